@@ -1,0 +1,3 @@
+module github.com/marple-mln/marple
+
+go 1.26

@@ -1,0 +1,110 @@
+package mln
+
+// Truth is the value of a ground atom in a database.
+type Truth uint8
+
+// Truth values. False is the zero value: under the closed-world assumption
+// an unlisted atom is false.
+const (
+	False Truth = iota
+	True
+	Unknown
+)
+
+// String returns "false", "true" or "unknown".
+func (t Truth) String() string {
+	switch t {
+	case False:
+		return "false"
+	case True:
+		return "true"
+	}
+	return "unknown"
+}
+
+// Database holds ground atoms with their truth values (an Alchemy .db file,
+// or several merged). Only listed atoms are stored; whether an unlisted atom
+// is false or unknown is decided by the predicate's world assumption when
+// grounding.
+type Database struct {
+	Model *Model
+	preds []dbPred
+}
+
+type dbPred struct {
+	index map[string]int32 // BindingKey(args) -> position in atoms
+	atoms [][]ConstID
+	truth []Truth
+}
+
+// NewDatabase returns an empty database over m's predicates.
+func NewDatabase(m *Model) *Database {
+	return &Database{Model: m}
+}
+
+func (db *Database) pred(p PredID) *dbPred {
+	for int(p) >= len(db.preds) {
+		db.preds = append(db.preds, dbPred{})
+	}
+	return &db.preds[p]
+}
+
+// Set records atom p(args) with value v, replacing any earlier value.
+func (db *Database) Set(p PredID, args []ConstID, v Truth) {
+	d := db.pred(p)
+	if d.index == nil {
+		d.index = make(map[string]int32)
+	}
+	key := BindingKey(args)
+	if i, ok := d.index[key]; ok {
+		d.truth[i] = v
+		return
+	}
+	d.index[key] = int32(len(d.atoms))
+	d.atoms = append(d.atoms, append([]ConstID(nil), args...))
+	d.truth = append(d.truth, v)
+}
+
+// Get returns the value of p(args) and whether the atom is listed.
+func (db *Database) Get(p PredID, args []ConstID) (Truth, bool) {
+	if int(p) >= len(db.preds) {
+		return False, false
+	}
+	d := &db.preds[p]
+	i, ok := d.index[BindingKey(args)]
+	if !ok {
+		return False, false
+	}
+	return d.truth[i], true
+}
+
+// Atoms calls fn for every listed atom of predicate p, in insertion order.
+// fn must not keep or modify args.
+func (db *Database) Atoms(p PredID, fn func(args []ConstID, v Truth)) {
+	if int(p) >= len(db.preds) {
+		return
+	}
+	d := &db.preds[p]
+	for i, a := range d.atoms {
+		fn(a, d.truth[i])
+	}
+}
+
+// Count returns the number of listed atoms of predicate p.
+func (db *Database) Count(p PredID) int {
+	if int(p) >= len(db.preds) {
+		return 0
+	}
+	return len(db.preds[p].atoms)
+}
+
+// Merge copies every atom of other into db (later values win). Both must
+// share the same model.
+func (db *Database) Merge(other *Database) {
+	for p := range other.preds {
+		d := &other.preds[p]
+		for i, a := range d.atoms {
+			db.Set(PredID(p), a, d.truth[i])
+		}
+	}
+}

@@ -1,0 +1,300 @@
+// Package mln holds a typed Markov logic network: types and their domains,
+// predicates, weighted first-order formulas and the clauses (CNF) they
+// compile to, and evidence databases over the model's constants.
+//
+// A Model is built from parsed Alchemy files (package syntax) by Build, or
+// loaded directly with Load. Evidence is read into a Database, which may add
+// constants to the model's domains. Compile turns the formulas into
+// first-order Clauses once the domains are final; package ground grounds
+// them.
+package mln
+
+import (
+	"github.com/marple-mln/marple/syntax"
+)
+
+// ConstID identifies a constant. IDs are dense and global across types: a
+// constant that belongs to several types has one ID.
+type ConstID int32
+
+// TypeID identifies a type (a domain of constants).
+type TypeID int32
+
+// PredID identifies a predicate.
+type PredID int32
+
+// Type is a named domain of constants.
+type Type struct {
+	ID     TypeID
+	Name   string
+	Consts []ConstID          // the domain, in order of first appearance
+	index  map[ConstID]int32  // position of each constant in Consts
+	Pos    syntax.Pos         // where the type was declared or first used
+}
+
+// Size returns the number of constants in the type's domain.
+func (t *Type) Size() int { return len(t.Consts) }
+
+// Index returns the position of c in the type's domain.
+func (t *Type) Index(c ConstID) (int32, bool) {
+	i, ok := t.index[c]
+	return i, ok
+}
+
+// Has reports whether c belongs to the type.
+func (t *Type) Has(c ConstID) bool {
+	_, ok := t.index[c]
+	return ok
+}
+
+// add appends c to the domain unless it is already there.
+func (t *Type) add(c ConstID) {
+	if t.index == nil {
+		t.index = make(map[ConstID]int32)
+	}
+	if _, ok := t.index[c]; ok {
+		return
+	}
+	t.index[c] = int32(len(t.Consts))
+	t.Consts = append(t.Consts, c)
+}
+
+// Predicate is a declared predicate.
+type Predicate struct {
+	ID   PredID
+	Name string
+	Args []TypeID
+	// Unique marks Alchemy's "!" on an argument: for each binding of the
+	// other arguments exactly one value of this argument is true (a hard
+	// constraint).
+	Unique []bool
+	// Closed is set for a declaration with a leading "*" (Tuffy's dialect):
+	// the predicate is closed-world.
+	Closed bool
+	Pos    syntax.Pos
+}
+
+// Arity returns the number of arguments.
+func (p *Predicate) Arity() int { return len(p.Args) }
+
+// Builtin names an internal predicate (a comparison between terms).
+type Builtin uint8
+
+// The internal predicates.
+const (
+	NoBuiltin Builtin = iota
+	Eq                // =
+	Neq               // !=
+	Lt                // <
+	Le                // <=
+	Gt                // >
+	Ge                // >=
+)
+
+// Term is a variable or a constant in a clause. Non-negative values are
+// constants (a ConstID); negative values are variables, -1 being variable 0
+// of the clause, -2 variable 1, and so on.
+type Term int32
+
+// VarTerm returns the term for variable i of a clause.
+func VarTerm(i int) Term { return Term(-1 - i) }
+
+// ConstTerm returns the term for constant c.
+func ConstTerm(c ConstID) Term { return Term(c) }
+
+// IsVar reports whether t is a variable.
+func (t Term) IsVar() bool { return t < 0 }
+
+// Var returns the variable index of t (t must be a variable).
+func (t Term) Var() int { return int(-1 - t) }
+
+// Const returns the constant of t (t must be a constant).
+func (t Term) Const() ConstID { return ConstID(t) }
+
+// Literal is a possibly negated atom, or an internal comparison, in a clause.
+type Literal struct {
+	Pred    PredID  // the predicate; -1 for a builtin comparison
+	Builtin Builtin // the comparison when Pred is -1
+	Neg     bool
+	Args    []Term
+}
+
+// Var is a variable of a clause.
+type Var struct {
+	Name string
+	Type TypeID
+}
+
+// Clause is a first-order clause: the disjunction of its literals,
+// universally quantified over its variables except those listed in Exist,
+// which are existentially quantified inside the clause (the ground clause is
+// the disjunction over all values of those variables).
+type Clause struct {
+	Lits  []Literal
+	Vars  []Var
+	Exist []int // indices of existentially quantified variables
+	// Plus lists the variables marked "+": the clause has one weight for
+	// each binding of them (Formula.Param).
+	Plus    []int
+	Formula int // index into Model.Formulas
+	// Coef multiplies the formula's weight: 1/k when the formula's CNF has k
+	// clauses, negated for a weighted conjunction kept as one clause.
+	Coef float64
+	Hard bool
+}
+
+// Formula is a weighted first-order formula as written in a .mln file (after
+// "*" expansion: each sign combination is its own Formula).
+type Formula struct {
+	Pos       syntax.Pos
+	AST       syntax.Formula // the formula, after "*" sign expansion
+	Weight    float64        // the weight written (0 when none)
+	HasWeight bool           // a weight was written
+	Hard      bool           // written with a trailing "."
+	// PlusVars names the "+" variables, in the order used by parameter
+	// bindings.
+	PlusVars []string
+	Clauses  []int // indices into Model.Clauses (after Compile)
+	// Params maps a binding of the "+" variables (constants in PlusVars
+	// order, encoded by BindingKey) to an index into Model.Weights. A
+	// formula without "+" variables has one parameter, under key "".
+	Params map[string]int
+}
+
+// Model is a typed Markov logic network.
+type Model struct {
+	Types    []*Type
+	Preds    []*Predicate
+	Formulas []*Formula
+	Clauses  []*Clause // compiled from Formulas by Compile
+	// Weights holds one weight per parameter (a formula, or a formula and a
+	// binding of its "+" variables).
+	Weights []float64
+	// ParamFormula and ParamBinding give, for each parameter, its formula
+	// and the binding of the formula's "+" variables.
+	ParamFormula []int
+	ParamBinding [][]ConstID
+
+	constNames []string
+	constIndex map[string]ConstID
+	typeIndex  map[string]TypeID
+	predIndex  map[string]PredID
+}
+
+// NumConsts returns the number of constants.
+func (m *Model) NumConsts() int { return len(m.constNames) }
+
+// ConstName returns the name of constant c as written in the files.
+func (m *Model) ConstName(c ConstID) string { return m.constNames[c] }
+
+// Const looks a constant up by name.
+func (m *Model) Const(name string) (ConstID, bool) {
+	c, ok := m.constIndex[name]
+	return c, ok
+}
+
+// Type looks a type up by name.
+func (m *Model) Type(name string) (*Type, bool) {
+	t, ok := m.typeIndex[name]
+	if !ok {
+		return nil, false
+	}
+	return m.Types[t], true
+}
+
+// Pred looks a predicate up by name.
+func (m *Model) Pred(name string) (*Predicate, bool) {
+	p, ok := m.predIndex[name]
+	if !ok {
+		return nil, false
+	}
+	return m.Preds[p], true
+}
+
+// AddConst interns a constant name (without adding it to any type) and
+// returns its ID.
+func (m *Model) AddConst(name string) ConstID {
+	if m.constIndex == nil {
+		m.constIndex = make(map[string]ConstID)
+	}
+	if c, ok := m.constIndex[name]; ok {
+		return c
+	}
+	c := ConstID(len(m.constNames))
+	m.constNames = append(m.constNames, name)
+	m.constIndex[name] = c
+	return c
+}
+
+// AddToType interns a constant and adds it to type t's domain.
+func (m *Model) AddToType(t TypeID, name string) ConstID {
+	c := m.AddConst(name)
+	m.Types[t].add(c)
+	return c
+}
+
+// AddType declares a new, empty type and returns it; if a type of that
+// name exists it is returned.
+func (m *Model) AddType(name string, pos syntax.Pos) *Type {
+	if m.typeIndex == nil {
+		m.typeIndex = make(map[string]TypeID)
+	}
+	if t, ok := m.typeIndex[name]; ok {
+		return m.Types[t]
+	}
+	t := &Type{ID: TypeID(len(m.Types)), Name: name, Pos: pos}
+	m.typeIndex[name] = t.ID
+	m.Types = append(m.Types, t)
+	return t
+}
+
+// AddPred declares a predicate. It panics if the name is taken: callers
+// check with Pred first and report a positioned error.
+func (m *Model) AddPred(p *Predicate) *Predicate {
+	if m.predIndex == nil {
+		m.predIndex = make(map[string]PredID)
+	}
+	if _, ok := m.predIndex[p.Name]; ok {
+		panic("mln: predicate " + p.Name + " declared twice")
+	}
+	p.ID = PredID(len(m.Preds))
+	if p.Unique == nil {
+		p.Unique = make([]bool, len(p.Args))
+	}
+	m.predIndex[p.Name] = p.ID
+	m.Preds = append(m.Preds, p)
+	return p
+}
+
+// BindingKey encodes a tuple of constants as a map key.
+func BindingKey(cs []ConstID) string {
+	b := make([]byte, 4*len(cs))
+	for i, c := range cs {
+		b[4*i] = byte(c)
+		b[4*i+1] = byte(c >> 8)
+		b[4*i+2] = byte(c >> 16)
+		b[4*i+3] = byte(c >> 24)
+	}
+	return string(b)
+}
+
+// Param returns the parameter index of formula f for a binding of its "+"
+// variables (nil or empty for a formula without them), allocating a new
+// parameter with the formula's written weight the first time a binding is
+// seen.
+func (m *Model) Param(f int, binding []ConstID) int {
+	fm := m.Formulas[f]
+	if fm.Params == nil {
+		fm.Params = make(map[string]int)
+	}
+	key := BindingKey(binding)
+	if p, ok := fm.Params[key]; ok {
+		return p
+	}
+	p := len(m.Weights)
+	m.Weights = append(m.Weights, fm.Weight)
+	m.ParamFormula = append(m.ParamFormula, f)
+	m.ParamBinding = append(m.ParamBinding, append([]ConstID(nil), binding...))
+	fm.Params[key] = p
+	return p
+}
