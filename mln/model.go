@@ -27,9 +27,9 @@ type PredID int32
 type Type struct {
 	ID     TypeID
 	Name   string
-	Consts []ConstID          // the domain, in order of first appearance
-	index  map[ConstID]int32  // position of each constant in Consts
-	Pos    syntax.Pos         // where the type was declared or first used
+	Consts []ConstID         // the domain, in order of first appearance
+	index  map[ConstID]int32 // position of each constant in Consts
+	Pos    syntax.Pos        // where the type was declared or first used
 }
 
 // Size returns the number of constants in the type's domain.
