@@ -1,0 +1,54 @@
+// Package infer holds what the inference engines share: the result of a MAP
+// (most probable explanation) computation and the options every MAP engine
+// accepts. The engines live in subpackages, one per engine: mws
+// (MaxWalkSAT), exact (exact MPE), lp (LP relaxation with ROUNDUP) and
+// mcsat (MC-SAT and Gibbs marginals).
+package infer
+
+import (
+	"math"
+
+	"github.com/marple-mln/marple/ground"
+)
+
+// Result is a MAP assignment with what is known about its quality.
+type Result struct {
+	// Assign is the assignment to the network's atoms.
+	Assign []bool
+	// Cost is the MaxWalkSAT cost of Assign (ground.Network.Cost) minus
+	// the bias terms: lower is better.
+	Cost float64
+	// HardViolated counts the hard clauses Assign violates.
+	HardViolated int
+	// Optimal is set when Assign is proved to be a MAP state.
+	Optimal bool
+	// Bound is a lower bound on the cost of any assignment that satisfies
+	// the hard clauses (-Inf when none is known). Optimal implies
+	// Bound == Cost up to rounding.
+	Bound float64
+}
+
+// Options are the settings every MAP engine takes.
+type Options struct {
+	// Bias adds Bias[a] to the score (subtracts it from the cost) of any
+	// assignment in which atom a is true: the linear terms of
+	// loss-augmented inference. Nil means none.
+	Bias []float64
+	// Seed seeds any randomness; the same seed gives the same result.
+	Seed int64
+}
+
+// BiasedCost returns the cost of y under net with the linear terms of bias
+// (may be nil): net.Cost(y) minus the sum of bias over true atoms.
+func BiasedCost(net *ground.Network, bias []float64, y []bool) (float64, int) {
+	cost, hard := net.Cost(y)
+	for a, b := range bias {
+		if y[a] {
+			cost -= b
+		}
+	}
+	return cost, hard
+}
+
+// NoBound is the Bound of a result about which nothing is proved.
+var NoBound = math.Inf(-1)
