@@ -76,6 +76,15 @@ type Network struct {
 	// HardFalse counts hard groundings the evidence alone falsifies.
 	HardFalse int
 
+	// Global maps each atom of a network made by Sub to its atom in the
+	// parent network, and GlobalClause each clause to its parent clause
+	// (both nil for other networks).
+	Global       []int32
+	GlobalClause []int32
+
+	unalloc []float64 // per formula: Coef × evidence-satisfied groundings of bindings without a parameter
+	g       *grounder // grounding state, for AddModelClause
+
 	occStart []int32 // atom -> clauses, compressed rows, built by Occurrences
 	occ      []int32
 	occN     int // number of clauses when occ was built

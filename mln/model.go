@@ -159,6 +159,23 @@ type Formula struct {
 	// order, encoded by BindingKey) to an index into Model.Weights. A
 	// formula without "+" variables has one parameter, under key "".
 	Params map[string]int
+	// Synthetic marks a formula that Compile adds itself rather than one
+	// written in a file: the hard "exactly one value" constraint of a
+	// predicate argument declared with "!" (Alchemy's mutual exclusion).
+	// It has no AST, HasWeight is false and Hard is true; printers skip it.
+	Synthetic bool
+
+	uniquePred PredID // for a Synthetic formula: the predicate
+	uniqueArg  int    // and its "!" argument
+}
+
+// Function is a declared function ("rettype name(argtypes)"). Functions are
+// recorded but cannot be used in formulas.
+type Function struct {
+	Name string
+	Args []TypeID
+	Ret  TypeID
+	Pos  syntax.Pos
 }
 
 // Model is a typed Markov logic network.
@@ -174,6 +191,8 @@ type Model struct {
 	// and the binding of the formula's "+" variables.
 	ParamFormula []int
 	ParamBinding [][]ConstID
+	// Funcs holds the declared functions (not supported in formulas).
+	Funcs []*Function
 
 	constNames []string
 	constIndex map[string]ConstID

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/mln"
+)
+
+const checkSynopsis = `-i model.mln [-e ev.db] [-q Pred1,Pred2]
+
+Parses the model (and evidence), prints its types, predicates and clauses,
+and the size of the ground network. Without -q, the predicates with no atom
+in the evidence are the query predicates.`
+
+func runCheck(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "check", checkSynopsis)
+	var (
+		modelFiles = fs.String("i", "", "input model file(s) (.mln), comma-separated")
+		evidence   = fs.String("e", "", "evidence database file(s) (.db), comma-separated")
+		noGround   = fs.Bool("noGround", false, "do not ground: only parse and compile")
+		verbose    = fs.Bool("v", false, "report every stage on stderr")
+	)
+	var wf worldFlags
+	wf.register(true, fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	p := newProgress(e.stderr, *verbose)
+	m, db, err := loadProblem(ctx, p, splitList(*modelFiles), splitList(*evidence))
+	if err != nil {
+		return err
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "types: %d\n", len(m.Types))
+	for _, t := range m.Types {
+		fmt.Fprintf(w, "  %s: %d constants\n", t.Name, t.Size())
+	}
+	if wf.query == "" {
+		var qs []string
+		for _, pr := range m.Preds {
+			if db.Count(pr.ID) == 0 && !pr.Closed {
+				qs = append(qs, pr.Name)
+			}
+		}
+		wf.query = strings.Join(qs, ",")
+	}
+	query, err := preds(m, wf.query, "q")
+	if err != nil {
+		return usagef("%v", err)
+	}
+	isQuery := make(map[mln.PredID]bool)
+	for _, q := range query {
+		isQuery[q] = true
+	}
+	fmt.Fprintf(w, "predicates: %d\n", len(m.Preds))
+	for _, pr := range m.Preds {
+		var ts []string
+		for i, t := range pr.Args {
+			s := m.Types[t].Name
+			if pr.Unique[i] {
+				s += "!"
+			}
+			ts = append(ts, s)
+		}
+		role := "evidence"
+		if isQuery[pr.ID] {
+			role = "query"
+		}
+		fmt.Fprintf(w, "  %s(%s)  %s, %d evidence atoms\n", pr.Name, strings.Join(ts, ","), role, db.Count(pr.ID))
+	}
+	hard := 0
+	for _, c := range m.Clauses {
+		if c.Hard {
+			hard++
+		}
+	}
+	fmt.Fprintf(w, "formulas: %d, clauses: %d (%d hard)\n", len(m.Formulas), len(m.Clauses), hard)
+	if *noGround {
+		return nil
+	}
+	gopt, err := wf.groundOptions(m, e.stderr)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	done := p.stage("ground")
+	net, err := ground.Ground(ctx, m, db, gopt)
+	if err != nil {
+		return err
+	}
+	done("%d atoms, %d clauses", net.NumAtoms(), net.NumClauses())
+	nh := 0
+	for c := 0; c < net.NumClauses(); c++ {
+		if net.IsHard(c) {
+			nh++
+		}
+	}
+	comps := net.Components()
+	largest := 0
+	for _, c := range comps {
+		if len(c.Atoms) > largest {
+			largest = len(c.Atoms)
+		}
+	}
+	fmt.Fprintf(w, "ground network: %d atoms, %d clauses (%d hard), %d literals, %d components (largest %d atoms)\n",
+		net.NumAtoms(), net.NumClauses(), nh, len(net.Lits), len(comps), largest)
+	if net.HardFalse > 0 {
+		fmt.Fprintf(w, "warning: the evidence alone falsifies %d hard ground clauses\n", net.HardFalse)
+	}
+	return nil
+}

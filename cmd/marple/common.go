@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/mln"
+)
+
+// progress reports stages of long work on stderr: a stage that takes more
+// than a second (or any stage, with -v) prints one line when it ends.
+type progress struct {
+	w       io.Writer
+	verbose bool
+	start   time.Time
+}
+
+func newProgress(w io.Writer, verbose bool) *progress {
+	return &progress{w: w, verbose: verbose, start: time.Now()}
+}
+
+// stage starts a stage; the returned function ends it with a detail line.
+func (p *progress) stage(name string) func(format string, args ...any) {
+	t0 := time.Now()
+	return func(format string, args ...any) {
+		d := time.Since(t0)
+		if p.verbose || d > time.Second {
+			fmt.Fprintf(p.w, "marple: %s: %s (%.2fs)\n", name, fmt.Sprintf(format, args...), d.Seconds())
+		}
+	}
+}
+
+// logf prints a line when verbose, or when the run has lasted over a second.
+func (p *progress) logf(format string, args ...any) {
+	if p.verbose || time.Since(p.start) > time.Second {
+		fmt.Fprintf(p.w, "marple: "+format+"\n", args...)
+	}
+}
+
+// worldFlags are the flags that decide which predicates are query
+// (open-world) and which are closed-world, shared by infer and check.
+type worldFlags struct {
+	query       string
+	openWorld   string
+	closedWorld string
+	maxMem      int64
+	workers     int
+}
+
+func (w *worldFlags) register(fsQuery bool, fs interface {
+	StringVar(*string, string, string, string)
+	Int64Var(*int64, string, int64, string)
+	IntVar(*int, string, int, string)
+}) {
+	if fsQuery {
+		fs.StringVar(&w.query, "q", "", "query predicates, comma-separated (open world)")
+	}
+	fs.StringVar(&w.openWorld, "ow", "", "predicates to treat as open world, comma-separated")
+	fs.StringVar(&w.closedWorld, "cw", "", "predicates to treat as closed world, comma-separated")
+	fs.Int64Var(&w.maxMem, "maxMem", 8<<10, "refuse groundings estimated above this many MiB")
+	fs.IntVar(&w.workers, "workers", runtime.GOMAXPROCS(0), "worker goroutines for grounding and inference")
+}
+
+// preds resolves a comma-separated list of predicate names.
+func preds(m *mln.Model, list, flagName string) ([]mln.PredID, error) {
+	var out []mln.PredID
+	for _, name := range splitList(list) {
+		p, ok := m.Pred(name)
+		if !ok {
+			return nil, fmt.Errorf("-%s: unknown predicate %q", flagName, name)
+		}
+		out = append(out, p.ID)
+	}
+	return out, nil
+}
+
+// groundOptions builds the grounder's options from the world flags.
+func (w *worldFlags) groundOptions(m *mln.Model, prog io.Writer) (ground.Options, error) {
+	q, err := preds(m, w.query, "q")
+	if err != nil {
+		return ground.Options{}, err
+	}
+	ow, err := preds(m, w.openWorld, "ow")
+	if err != nil {
+		return ground.Options{}, err
+	}
+	cw, err := preds(m, w.closedWorld, "cw")
+	if err != nil {
+		return ground.Options{}, err
+	}
+	return ground.Options{
+		Query:       q,
+		OpenWorld:   ow,
+		ClosedWorld: cw,
+		MaxBytes:    w.maxMem << 20,
+		Workers:     w.workers,
+		Progress:    prog,
+	}, nil
+}
+
+// loadProblem reads the model and evidence files and compiles the model.
+func loadProblem(ctx context.Context, p *progress, modelFiles, evidenceFiles []string) (*mln.Model, *mln.Database, error) {
+	if len(modelFiles) == 0 {
+		return nil, nil, usagef("no model: give -i model.mln")
+	}
+	done := p.stage("parse")
+	m, err := mln.LoadModel(modelFiles...)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := mln.LoadDatabase(m, evidenceFiles...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := m.Compile(); err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	done("%d predicates, %d formulas, %d clauses", len(m.Preds), len(m.Formulas), len(m.Clauses))
+	return m, db, nil
+}
+
+// atomString writes ground atom p(args) in Alchemy syntax.
+func atomString(m *mln.Model, p mln.PredID, args []mln.ConstID) string {
+	b := make([]byte, 0, 64)
+	b = append(b, m.Preds[p].Name...)
+	b = append(b, '(')
+	for i, c := range args {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, m.ConstName(c)...)
+	}
+	b = append(b, ')')
+	return string(b)
+}

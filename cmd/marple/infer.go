@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/exact"
+	"github.com/marple-mln/marple/infer/lp"
+	"github.com/marple-mln/marple/infer/mcsat"
+	"github.com/marple-mln/marple/infer/mws"
+	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/mln"
+)
+
+const inferSynopsis = `-i model.mln -e a.db,b.db -r out.result -q Pred1,Pred2 [-m | -ms | -p]
+
+Grounds the model against the evidence and writes, for MAP inference (-m,
+the default), the true query atoms of the most probable state, one per
+line; for marginal inference (-ms MC-SAT, -p Gibbs), every unknown query
+atom with its probability ("atom probability" per line).`
+
+func runInfer(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "infer", inferSynopsis)
+	var (
+		modelFiles = fs.String("i", "", "input model file(s) (.mln), comma-separated")
+		evidence   = fs.String("e", "", "evidence database file(s) (.db), comma-separated")
+		out        = fs.String("r", "", "output result file (required)")
+		mapInf     = fs.Bool("m", false, "MAP inference (the default)")
+		mcsatInf   = fs.Bool("ms", false, "marginal inference with MC-SAT")
+		gibbsInf   = fs.Bool("p", false, "marginal inference with Gibbs sampling")
+		solver     = fs.String("solver", "exact", "MAP engine: exact, lp or mws (MaxWalkSAT)")
+		seed       = fs.Int64("seed", 1, "random seed")
+		maxSteps   = fs.Int("mwsMaxSteps", 1000000, "MaxWalkSAT: maximum flips per try")
+		tries      = fs.Int("tries", 1, "MaxWalkSAT: number of tries (restarts)")
+		samples    = fs.Int("numSamples", 1000, "MC-SAT/Gibbs: number of samples")
+		burnIn     = fs.Int("burnIn", 100, "MC-SAT/Gibbs: burn-in steps")
+		timeLimit  = fs.Duration("timeLimit", 0, "exact/lp: stop after this long with the best answer so far (0: none)")
+		lossAug    = fs.String("lossAugment", "", "truth database: solve the Hamming-loss-augmented MAP problem")
+		verbose    = fs.Bool("v", false, "report every stage on stderr")
+	)
+	var wf worldFlags
+	wf.register(true, fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef("no output file: give -r out.result")
+	}
+	if wf.query == "" {
+		return usagef("no query predicates: give -q Pred1,Pred2")
+	}
+	modes := 0
+	for _, b := range []bool{*mapInf, *mcsatInf, *gibbsInf} {
+		if b {
+			modes++
+		}
+	}
+	if modes > 1 {
+		return usagef("-m, -ms and -p exclude each other")
+	}
+	switch *solver {
+	case "exact", "lp", "mws":
+	default:
+		return usagef("-solver must be exact, lp or mws, not %q", *solver)
+	}
+
+	p := newProgress(e.stderr, *verbose)
+	m, db, err := loadProblem(ctx, p, splitList(*modelFiles), splitList(*evidence))
+	if err != nil {
+		return err
+	}
+	gopt, err := wf.groundOptions(m, e.stderr)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	done := p.stage("ground")
+	net, err := ground.Ground(ctx, m, db, gopt)
+	if err != nil {
+		return err
+	}
+	done("%d atoms, %d clauses", net.NumAtoms(), net.NumClauses())
+
+	isQuery := make([]bool, len(m.Preds))
+	for _, q := range gopt.Query {
+		isQuery[q] = true
+	}
+
+	if *mcsatInf || *gibbsInf {
+		done := p.stage("sample")
+		opt := mcsat.Options{Samples: *samples, BurnIn: *burnIn}
+		opt.Seed = *seed
+		var probs []float64
+		if *gibbsInf {
+			probs, err = mcsat.Gibbs(ctx, net, opt)
+		} else {
+			probs, err = mcsat.MCSAT(ctx, net, opt)
+		}
+		if err != nil {
+			return err
+		}
+		done("%d samples", *samples)
+		return atomicfile.Write(*out, func(w io.Writer) error {
+			for a := 0; a < net.NumAtoms(); a++ {
+				pr := net.AtomPred[a]
+				if !isQuery[pr] {
+					continue
+				}
+				fmt.Fprintf(w, "%s %s\n", atomString(m, pr, net.AtomArgs[a]), strconv.FormatFloat(probs[a], 'g', 6, 64))
+			}
+			return nil
+		})
+	}
+
+	var bias []float64
+	if *lossAug != "" {
+		truth, err := mln.LoadDatabase(m, *lossAug)
+		if err != nil {
+			return err
+		}
+		bias = hammingBias(net, truth, isQuery)
+	}
+	done = p.stage("MAP (" + *solver + ")")
+	res, err := solveMAP(ctx, net, *solver, infer.Options{Bias: bias, Seed: *seed}, *maxSteps, *tries, *timeLimit, wf.workers)
+	if err != nil {
+		return err
+	}
+	done("cost %.6g, %d hard clauses violated, optimal %v", res.Cost, res.HardViolated, res.Optimal)
+	if res.HardViolated > 0 || net.HardFalse > 0 {
+		fmt.Fprintf(e.stderr, "marple infer: warning: the MAP state violates %d hard clauses (%d falsified by the evidence alone)\n",
+			res.HardViolated+net.HardFalse, net.HardFalse)
+	}
+	return atomicfile.Write(*out, func(w io.Writer) error {
+		return writeMAP(w, m, db, net, res.Assign, isQuery)
+	})
+}
+
+// solveMAP runs the chosen MAP engine.
+func solveMAP(ctx context.Context, net *ground.Network, solver string, opt infer.Options, maxSteps, tries int, limit time.Duration, workers int) (*infer.Result, error) {
+	switch solver {
+	case "mws":
+		return mws.Solve(ctx, net, mws.Options{Options: opt, MaxSteps: maxSteps, Tries: tries})
+	case "lp":
+		res, _, err := lp.Solve(ctx, net, lp.Options{Options: opt, Workers: workers, TimeLimit: limit})
+		return res, err
+	default:
+		return exact.Solve(ctx, net, exact.Options{Options: opt, Workers: workers, TimeLimit: limit})
+	}
+}
+
+// hammingBias returns the linear terms of Hamming-loss-augmented inference
+// against truth: +1 for making a gold-false query atom true, -1 for making a
+// gold-true one true (its loss is 1 when it is false).
+func hammingBias(net *ground.Network, truth *mln.Database, isQuery []bool) []float64 {
+	gold := net.Assignment(truth)
+	bias := make([]float64, net.NumAtoms())
+	for a := range bias {
+		if !isQuery[net.AtomPred[a]] {
+			continue
+		}
+		if gold[a] {
+			bias[a] = -1
+		} else {
+			bias[a] = 1
+		}
+	}
+	return bias
+}
+
+// writeMAP writes the true query atoms: those the evidence makes true, then
+// those true in the MAP assignment y.
+func writeMAP(w io.Writer, m *mln.Model, db *mln.Database, net *ground.Network, y []bool, isQuery []bool) error {
+	for p := range m.Preds {
+		if !isQuery[p] {
+			continue
+		}
+		var err error
+		db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
+			if v == mln.True && err == nil {
+				_, err = fmt.Fprintln(w, atomString(m, mln.PredID(p), args))
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for a := 0; a < net.NumAtoms(); a++ {
+		if y[a] && isQuery[net.AtomPred[a]] {
+			if _, err := fmt.Fprintln(w, atomString(m, net.AtomPred[a], net.AtomArgs[a])); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,171 @@
+// Command marple is the Marple Markov logic toolkit: it checks, grounds,
+// runs inference on, learns and evaluates Markov logic networks written in
+// Alchemy's .mln and .db languages.
+//
+// Usage:
+//
+//	marple <command> [flags]
+//
+// The commands are infer, learn, eval and check; "marple help <command>"
+// describes each. Flags follow Alchemy's single-dash names (-i, -e, -r,
+// -q, -t, -ne, -m, -ms, ...).
+//
+// Exit status: 0 on success, 1 on bad input (syntax errors, unknown
+// predicates, missing files, groundings too large), 2 on bad usage.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand of marple.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *env, args []string) error
+}
+
+// env is what a command may use besides its arguments.
+type env struct {
+	stdout io.Writer
+	stderr io.Writer
+}
+
+var commands = []command{
+	{"infer", "MAP or marginal inference (Alchemy's infer)", runInfer},
+	{"learn", "weight learning (Alchemy's learnwts; online max-margin learners)", runLearn},
+	{"eval", "score predictions against the truth: P, R, F1, Hamming, CLL, AUC-PR", runEval},
+	{"check", "parse a model and evidence; print predicates, clauses and ground network size", runCheck},
+}
+
+// usageError is an error in how marple was called (exit status 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run executes marple with args and returns the exit status.
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 {
+		printUsage(e.stderr)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			return run(ctx, e, []string{args[1], "-h"})
+		}
+		printUsage(e.stdout)
+		return 0
+	case "version", "-version", "--version":
+		fmt.Fprintln(e.stdout, "marple", version)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != name {
+			continue
+		}
+		err := c.run(ctx, e, args[1:])
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case isUsage(err):
+			fmt.Fprintf(e.stderr, "marple %s: %v\n", name, err)
+			fmt.Fprintf(e.stderr, "run 'marple help %s' for usage\n", name)
+			return 2
+		case errors.Is(err, context.Canceled):
+			fmt.Fprintf(e.stderr, "marple %s: interrupted\n", name)
+			return 1
+		default:
+			fmt.Fprintf(e.stderr, "marple %s: %v\n", name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(e.stderr, "marple: unknown command %q\n", name)
+	printUsage(e.stderr)
+	return 2
+}
+
+func isUsage(err error) bool {
+	var u *usageError
+	return errors.As(err, &u)
+}
+
+const version = "0.1.0"
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "Marple: Markov logic networks in one static binary.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "usage: marple <command> [flags]")
+	fmt.Fprintln(w)
+	cs := append([]command(nil), commands...)
+	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'marple help <command>' for a command's flags.")
+}
+
+// newFlagSet returns a flag set that reports errors as usage errors and
+// prints its help on e.stdout.
+func newFlagSet(e *env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fs.SetOutput(e.stdout)
+		fmt.Fprintf(e.stdout, "usage: marple %s %s\n\nflags:\n", name, synopsis)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parseFlags parses args, turning flag errors into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return err
+		}
+		return usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// splitList splits Alchemy's comma-separated flag values ("a.db,b.db"),
+// dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,158 @@
+package ground
+
+import (
+	"github.com/marple-mln/marple/mln"
+	"slices"
+)
+
+// Component is a connected component of a network: atoms linked by the
+// clauses they share. Atoms and Clauses are in increasing order.
+type Component struct {
+	Atoms   []int32
+	Clauses []int32
+}
+
+// Components returns the connected components of the network's atoms
+// through its clauses, ordered by their smallest atom. Every atom is in
+// exactly one component (an atom in no clause is a component alone), and
+// every clause with literals in one.
+func (n *Network) Components() []Component {
+	na := n.numAtoms
+	parent := make([]int32, na)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	var find func(a int32) int32
+	find = func(a int32) int32 {
+		for parent[a] != a {
+			parent[a] = parent[parent[a]]
+			a = parent[a]
+		}
+		return a
+	}
+	for c := 0; c < n.NumClauses(); c++ {
+		lits := n.Clause(c)
+		if len(lits) == 0 {
+			continue
+		}
+		r := find(lits[0].Atom())
+		for _, l := range lits[1:] {
+			s := find(l.Atom())
+			if s != r {
+				if s < r {
+					r, s = s, r
+				}
+				parent[s] = r
+			}
+		}
+	}
+	// Number components by smallest atom.
+	comp := make([]int32, na)
+	var nc int32
+	idOf := make([]int32, na)
+	for a := range idOf {
+		idOf[a] = -1
+	}
+	for a := 0; a < na; a++ {
+		r := find(int32(a))
+		if idOf[r] < 0 {
+			idOf[r] = nc
+			nc++
+		}
+		comp[a] = idOf[r]
+	}
+	// Sizes, then fill (counting sort keeps increasing order).
+	atomCnt := make([]int32, nc)
+	clauseCnt := make([]int32, nc)
+	for a := 0; a < na; a++ {
+		atomCnt[comp[a]]++
+	}
+	for c := 0; c < n.NumClauses(); c++ {
+		if lits := n.Clause(c); len(lits) > 0 {
+			clauseCnt[comp[lits[0].Atom()]]++
+		}
+	}
+	out := make([]Component, nc)
+	atomBuf := make([]int32, 0, na)
+	clauseBuf := make([]int32, 0, n.NumClauses())
+	for i := range out {
+		out[i].Atoms = atomBuf[len(atomBuf) : len(atomBuf) : len(atomBuf)+int(atomCnt[i])]
+		atomBuf = atomBuf[:len(atomBuf)+int(atomCnt[i])]
+		out[i].Clauses = clauseBuf[len(clauseBuf) : len(clauseBuf) : len(clauseBuf)+int(clauseCnt[i])]
+		clauseBuf = clauseBuf[:len(clauseBuf)+int(clauseCnt[i])]
+	}
+	for a := 0; a < na; a++ {
+		k := comp[a]
+		out[k].Atoms = append(out[k].Atoms, int32(a))
+	}
+	for c := 0; c < n.NumClauses(); c++ {
+		if lits := n.Clause(c); len(lits) > 0 {
+			k := comp[lits[0].Atom()]
+			out[k].Clauses = append(out[k].Clauses, int32(c))
+		}
+	}
+	return out
+}
+
+// Sub returns component c as a standalone network: atom i of the result is
+// c.Atoms[i] (recorded in Global), clause j is c.Clauses[j] (recorded in
+// GlobalClause), with their weights, sources, parameters and coefficients.
+// The result's ConstScore and HardFalse are zero and its EvidenceCount all
+// zeros, so the parent's Score(y) is its ConstScore plus the sum of its
+// components' scores (and likewise for Counts and hard violations). Every
+// atom of c's clauses must be in c.Atoms.
+func (n *Network) Sub(c Component) *Network {
+	local := n.localizer(c.Atoms)
+	s := &Network{Model: n.Model, numAtoms: len(c.Atoms), Start: make([]int32, 1, len(c.Clauses)+1)}
+	s.Global = slices.Clone(c.Atoms)
+	s.GlobalClause = slices.Clone(c.Clauses)
+	if len(n.AtomPred) > 0 {
+		s.AtomPred = make([]mln.PredID, len(c.Atoms))
+		s.AtomArgs = make([][]mln.ConstID, len(c.Atoms))
+		for i, a := range c.Atoms {
+			s.AtomPred[i] = n.AtomPred[a]
+			s.AtomArgs[i] = n.AtomArgs[a]
+		}
+	}
+	s.Weight = make([]float64, 0, len(c.Clauses))
+	s.Source = make([]int32, 0, len(c.Clauses))
+	s.Param = make([]int32, 0, len(c.Clauses))
+	s.Coef = make([]float64, 0, len(c.Clauses))
+	for _, cl := range c.Clauses {
+		for _, l := range n.Clause(int(cl)) {
+			s.Lits = append(s.Lits, MakeLit(local(l.Atom()), l.Neg()))
+		}
+		s.Start = append(s.Start, int32(len(s.Lits)))
+		s.Weight = append(s.Weight, n.Weight[cl])
+		s.Source = append(s.Source, n.Source[cl])
+		s.Param = append(s.Param, n.Param[cl])
+		s.Coef = append(s.Coef, n.Coef[cl])
+	}
+	s.EvidenceCount = make([]float64, len(n.EvidenceCount))
+	return s
+}
+
+// localizer maps parent atoms to positions in atoms: by binary search when
+// atoms is sorted, else through a map.
+func (n *Network) localizer(atoms []int32) func(int32) int32 {
+	if slices.IsSorted(atoms) {
+		return func(a int32) int32 {
+			i, ok := slices.BinarySearch(atoms, a)
+			if !ok {
+				panic("ground: Sub: a clause's atom is not in the component")
+			}
+			return int32(i)
+		}
+	}
+	idx := make(map[int32]int32, len(atoms))
+	for i, a := range atoms {
+		idx[a] = int32(i)
+	}
+	return func(a int32) int32 {
+		i, ok := idx[a]
+		if !ok {
+			panic("ground: Sub: a clause's atom is not in the component")
+		}
+		return i
+	}
+}

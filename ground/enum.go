@@ -1,0 +1,320 @@
+package ground
+
+import (
+	"context"
+	"slices"
+
+	"github.com/marple-mln/marple/mln"
+)
+
+// worker enumerates the surviving groundings of a clause's plan.
+type worker struct {
+	g   *grounder
+	ctx context.Context
+	pl  *plan
+
+	vals      []int32 // value of each variable: index in its type's domain
+	litTruth  []mln.Truth
+	litKey    []uint64
+	varConsts [][]mln.ConstID // domain of each variable
+	buf       []wlit
+	out       *unitOut
+	leaves    int
+	stop      bool
+}
+
+// Truth of a literal (not of its atom).
+const (
+	litFalse = iota
+	litTrue
+	litUnknown
+)
+
+// ground enumerates rows lo..hi of the plan's first step. It returns nil
+// when the context is cancelled.
+func (w *worker) ground(pl *plan, lo, hi int) *unitOut {
+	w.pl = pl
+	w.stop = false
+	n := len(pl.clause.Vars)
+	w.vals = slices.Grow(w.vals[:0], n)[:n]
+	w.varConsts = w.varConsts[:0]
+	for _, v := range pl.clause.Vars {
+		w.varConsts = append(w.varConsts, w.g.m.Types[v.Type].Consts)
+	}
+	nl := len(pl.lits)
+	w.litTruth = slices.Grow(w.litTruth[:0], nl)[:nl]
+	w.litKey = slices.Grow(w.litKey[:0], nl)[:nl]
+	w.out = &unitOut{}
+	for _, li := range pl.ground {
+		if w.eval(li) == litTrue {
+			return w.out
+		}
+	}
+	if len(pl.steps) == 0 {
+		if lo < hi {
+			w.leaf()
+		}
+	} else {
+		w.step(0, lo, hi)
+	}
+	if w.stop {
+		return nil
+	}
+	return w.out
+}
+
+// step runs binding step si (restricted to rows lo..hi for the first).
+func (w *worker) step(si int, lo, hi int) {
+	pl := w.pl
+	if si == len(pl.steps) {
+		w.leaf()
+		return
+	}
+	s := &pl.steps[si]
+	switch s.kind {
+	case stepDomain:
+		if si > 0 {
+			lo, hi = 0, int(s.size)
+		}
+		for x := lo; x < hi && !w.stop; x++ {
+			w.vals[s.v] = int32(x)
+			if w.check(s) {
+				w.step(si+1, 0, 0)
+			}
+		}
+	case stepEq:
+		if si == 0 && lo >= hi {
+			return
+		}
+		var x int32
+		switch {
+		case s.eqFrom < 0:
+			x = s.eqConst
+		case !s.eqMap:
+			x = w.vals[s.eqFrom]
+		default:
+			c := w.varConsts[s.eqFrom][w.vals[s.eqFrom]]
+			i, ok := w.g.m.Types[pl.clause.Vars[s.v].Type].Index(c)
+			if !ok {
+				return
+			}
+			x = i
+		}
+		if x < 0 {
+			return
+		}
+		w.vals[s.v] = x
+		if w.check(s) {
+			w.step(si+1, 0, 0)
+		}
+	case stepGen:
+		pt := pl.lits[s.lit].pred
+		key := s.keyConst
+		for _, pv := range s.keyVars {
+			key += uint64(w.vals[pv.v]) * pt.strides[pv.pos]
+		}
+		rows := s.ix.lookup(key)
+		if si == 0 {
+			rows = rows[lo:hi]
+		}
+		k := pt.arity()
+	rowLoop:
+		for _, r := range rows {
+			if w.stop {
+				return
+			}
+			args := pt.rowArgs[int(r)*k : int(r)*k+k]
+			for _, pv := range s.binds {
+				w.vals[pv.v] = args[pv.pos]
+			}
+			for _, pv := range s.same {
+				if w.vals[pv.v] != args[pv.pos] {
+					continue rowLoop
+				}
+			}
+			w.litTruth[s.lit] = pt.rowTruth[r]
+			w.litKey[s.lit] = pt.rowKey[r]
+			if w.check(s) {
+				w.step(si+1, 0, 0)
+			}
+		}
+	}
+}
+
+// check evaluates the literals step s completes; it reports false when
+// one of them is true (the grounding is satisfied and pruned).
+func (w *worker) check(s *step) bool {
+	for _, li := range s.checks {
+		if w.eval(li) == litTrue {
+			return false
+		}
+	}
+	return true
+}
+
+// eval evaluates literal li under the current binding, caching the atom's
+// key and truth for the leaf.
+func (w *worker) eval(li int) int {
+	l := &w.pl.lits[li]
+	if l.pred == nil {
+		if w.builtin(l) {
+			return litTrue
+		}
+		return litFalse
+	}
+	pt := l.pred
+	var key uint64
+	for j, t := range l.terms {
+		if t.IsVar() {
+			key += uint64(w.vals[t.Var()]) * pt.strides[j]
+		} else {
+			key += uint64(l.local[j]) * pt.strides[j]
+		}
+	}
+	v := pt.truth(key)
+	w.litTruth[li] = v
+	w.litKey[li] = key
+	return litValue(v, l.neg)
+}
+
+func litValue(v mln.Truth, neg bool) int {
+	switch v {
+	case mln.Unknown:
+		return litUnknown
+	case mln.True:
+		if neg {
+			return litFalse
+		}
+		return litTrue
+	}
+	if neg {
+		return litTrue
+	}
+	return litFalse
+}
+
+// builtin evaluates a comparison literal.
+func (w *worker) builtin(l *litInfo) bool {
+	a, b := w.constOf(l.terms[0]), w.constOf(l.terms[1])
+	var r bool
+	switch l.builtin {
+	case mln.Eq:
+		r = a == b
+	case mln.Neq:
+		r = a != b
+	default:
+		c := w.g.compare(a, b)
+		switch l.builtin {
+		case mln.Lt:
+			r = c < 0
+		case mln.Le:
+			r = c <= 0
+		case mln.Gt:
+			r = c > 0
+		case mln.Ge:
+			r = c >= 0
+		}
+	}
+	return r != l.neg
+}
+
+func (w *worker) constOf(t mln.Term) mln.ConstID {
+	if t.IsVar() {
+		v := t.Var()
+		return w.varConsts[v][w.vals[v]]
+	}
+	return t.Const()
+}
+
+// leaf handles a full binding of the universal variables that no literal
+// has satisfied so far: it expands the existential variables, builds the
+// ground clause and records it unless it is satisfied.
+func (w *worker) leaf() {
+	w.leaves++
+	if w.leaves&(1<<14-1) == 0 && w.ctx.Err() != nil {
+		w.stop = true
+		return
+	}
+	pl := w.pl
+	buf := w.buf[:0]
+	for li := range pl.lits {
+		l := &pl.lits[li]
+		if l.pred == nil || l.exist {
+			continue
+		}
+		if w.litTruth[li] == mln.Unknown {
+			buf = append(buf, wlit{pred: int32(l.pred.id), neg: l.neg, key: w.litKey[li]})
+		}
+	}
+	if len(pl.exist) > 0 {
+		var ok bool
+		buf, ok = w.expandExist(buf)
+		if !ok {
+			w.buf = buf
+			return
+		}
+	}
+	// Merge duplicate literals; an atom with both signs is a tautology.
+	for i := 0; i < len(buf); i++ {
+		for j := i + 1; j < len(buf); {
+			if buf[j].pred == buf[i].pred && buf[j].key == buf[i].key {
+				if buf[j].neg != buf[i].neg {
+					w.buf = buf
+					return
+				}
+				buf = append(buf[:j], buf[j+1:]...)
+				continue
+			}
+			j++
+		}
+	}
+	w.buf = buf
+	out := w.out
+	out.lits = append(out.lits, buf...)
+	out.ends = append(out.ends, int32(len(out.lits)))
+	if len(pl.plus) > 0 {
+		var b uint64
+		for k, v := range pl.plus {
+			b += uint64(w.vals[v]) * pl.pstride[k]
+		}
+		out.binds = append(out.binds, b)
+	}
+}
+
+// expandExist appends the literals of every value of the existential
+// variables; ok is false when one of them is true.
+func (w *worker) expandExist(buf []wlit) (_ []wlit, ok bool) {
+	pl := w.pl
+	for _, sz := range pl.existSz {
+		if sz == 0 {
+			return buf, true // an empty disjunction
+		}
+	}
+	for _, v := range pl.exist {
+		w.vals[v] = 0
+	}
+	for {
+		for _, li := range pl.exLits {
+			switch w.eval(li) {
+			case litTrue:
+				return buf, false
+			case litUnknown:
+				l := &pl.lits[li]
+				buf = append(buf, wlit{pred: int32(l.pred.id), neg: l.neg, key: w.litKey[li]})
+			}
+		}
+		// Next combination (odometer, last variable fastest).
+		k := len(pl.exist) - 1
+		for ; k >= 0; k-- {
+			v := pl.exist[k]
+			w.vals[v]++
+			if w.vals[v] < pl.existSz[k] {
+				break
+			}
+			w.vals[v] = 0
+		}
+		if k < 0 {
+			return buf, true
+		}
+	}
+}

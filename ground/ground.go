@@ -1,0 +1,740 @@
+package ground
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/marple-mln/marple/mln"
+)
+
+// Options control grounding.
+type Options struct {
+	// Query lists the query predicates. They are open world: their atoms
+	// listed in the database are evidence, the others (unlisted, or listed
+	// with "?") are unknown. Every unknown atom of a query predicate is an
+	// atom of the network, whether or not it occurs in a clause.
+	Query []mln.PredID
+	// OpenWorld lists further open-world predicates (Alchemy's -ow): their
+	// unlisted atoms are unknown. ClosedWorld (Alchemy's -cw) lists
+	// predicates that must be closed world; naming a predicate in both
+	// ClosedWorld and Query or OpenWorld is an error. Every predicate not
+	// named in Query or OpenWorld is closed world: unlisted atoms are false,
+	// "?"-listed atoms unknown.
+	OpenWorld, ClosedWorld []mln.PredID
+	// MaxBytes is the memory the grounding may take, as estimated before
+	// it starts (Estimate); above it Ground refuses with an error naming the
+	// largest clause. Zero means 8 GiB; negative means no limit.
+	MaxBytes int64
+	// Workers is the number of goroutines; zero means GOMAXPROCS. The
+	// result does not depend on it.
+	Workers int
+	// Progress, when not nil, receives a progress line about once a second
+	// once grounding has taken more than two seconds.
+	Progress io.Writer
+}
+
+// DefaultMaxBytes is the memory limit used when Options.MaxBytes is zero.
+const DefaultMaxBytes = 8 << 30
+
+// grounder is the state grounding keeps, so that clauses can be added to a
+// network later (Network.AddModelClause).
+type grounder struct {
+	m        *mln.Model
+	db       *mln.Database
+	open     []bool
+	query    []bool
+	tables   []*predTable
+	workers  int
+	progress io.Writer
+	maxBytes int64
+
+	constNum   []float64
+	constIsNum []bool
+
+	net       *Network
+	stats     map[int]*clauseStats // per ground model clause
+	paramMark int                  // parameters accounted for in EvidenceCount
+	slab      []mln.ConstID        // backing store for AtomArgs
+}
+
+// clauseStats records, for one ground model clause, how many groundings
+// survived the evidence for each "+" binding, to account for the evidence
+// counts (and to move them when a parameter appears later).
+type clauseStats struct {
+	pl     *plan
+	bind   u64map // packed binding -> index
+	keys   []uint64
+	surv   []float64
+	params []int32 // parameter of each binding; -1 when none (yet)
+}
+
+func (cs *clauseStats) slot(key uint64) int32 {
+	if i, ok := cs.bind.get(key); ok {
+		return i
+	}
+	i := int32(len(cs.keys))
+	cs.bind.put(key, i)
+	cs.keys = append(cs.keys, key)
+	cs.surv = append(cs.surv, 0)
+	cs.params = append(cs.params, -1)
+	return i
+}
+
+func newGrounder(m *mln.Model, db *mln.Database, opt Options) (*grounder, error) {
+	if m == nil {
+		return nil, errors.New("ground: nil model")
+	}
+	g := &grounder{m: m, db: db, workers: opt.Workers, progress: opt.Progress, maxBytes: opt.MaxBytes}
+	if g.workers <= 0 {
+		g.workers = runtime.GOMAXPROCS(0)
+	}
+	if g.maxBytes == 0 {
+		g.maxBytes = DefaultMaxBytes
+	}
+	n := len(m.Preds)
+	g.open = make([]bool, n)
+	g.query = make([]bool, n)
+	closed := make([]bool, n)
+	check := func(list []mln.PredID, what string) error {
+		for _, p := range list {
+			if p < 0 || int(p) >= n {
+				return fmt.Errorf("ground: %s predicate %d out of range", what, p)
+			}
+		}
+		return nil
+	}
+	for _, l := range []struct {
+		list []mln.PredID
+		what string
+	}{{opt.Query, "query"}, {opt.OpenWorld, "open-world"}, {opt.ClosedWorld, "closed-world"}} {
+		if err := check(l.list, l.what); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range opt.Query {
+		g.query[p] = true
+		g.open[p] = true
+	}
+	for _, p := range opt.OpenWorld {
+		g.open[p] = true
+	}
+	for _, p := range opt.ClosedWorld {
+		closed[p] = true
+		if g.open[p] {
+			what := "open world"
+			if g.query[p] {
+				what = "a query predicate"
+			}
+			return nil, fmt.Errorf("ground: predicate %s is declared closed world but is %s", m.Preds[p].Name, what)
+		}
+	}
+	g.tables = make([]*predTable, n)
+	g.stats = make(map[int]*clauseStats)
+	return g, nil
+}
+
+// table returns the table of predicate p, building it on first use.
+func (g *grounder) table(p mln.PredID) (*predTable, error) {
+	for int(p) >= len(g.tables) {
+		// A predicate declared after grounding started: closed world.
+		g.tables = append(g.tables, nil)
+		g.open = append(g.open, false)
+		g.query = append(g.query, false)
+	}
+	if pt := g.tables[p]; pt != nil {
+		return pt, nil
+	}
+	if len(g.m.Preds[p].Args) > 32 {
+		return nil, fmt.Errorf("ground: predicate %s has more than 32 arguments", g.m.Preds[p].Name)
+	}
+	pt, err := g.newPredTable(p)
+	if err != nil {
+		return nil, err
+	}
+	g.tables[p] = pt
+	return pt, nil
+}
+
+// needInts parses the constant names as numbers for the order
+// comparisons.
+func (g *grounder) needInts() {
+	n := g.m.NumConsts()
+	for c := len(g.constNum); c < n; c++ {
+		v, err := strconv.ParseFloat(g.m.ConstName(mln.ConstID(c)), 64)
+		g.constNum = append(g.constNum, v)
+		g.constIsNum = append(g.constIsNum, err == nil)
+	}
+}
+
+// compare orders two constants as mln.Model.EvalBuiltin does: as numbers
+// when both names are numbers, else by name.
+func (g *grounder) compare(a, b mln.ConstID) int {
+	if int(a) < len(g.constIsNum) && int(b) < len(g.constIsNum) && g.constIsNum[a] && g.constIsNum[b] {
+		x, y := g.constNum[a], g.constNum[b]
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	}
+	x, y := g.m.ConstName(a), g.m.ConstName(b)
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// Estimate returns a rough upper estimate of the number of ground clauses
+// and of the bytes that grounding m against db would take, without
+// grounding. It reads the evidence and plans every clause, which costs
+// time proportional to the size of the database.
+func Estimate(m *mln.Model, db *mln.Database, opt Options) (clauses, bytes int64, err error) {
+	g, err := newGrounder(m, db, opt)
+	if err != nil {
+		return 0, 0, err
+	}
+	plans, err := g.planAll(allClauses(m))
+	if err != nil {
+		return 0, 0, err
+	}
+	c, b, _ := g.estimate(plans)
+	return c, b, nil
+}
+
+func allClauses(m *mln.Model) []int {
+	cs := make([]int, len(m.Clauses))
+	for i := range cs {
+		cs[i] = i
+	}
+	return cs
+}
+
+func (g *grounder) planAll(cis []int) ([]*plan, error) {
+	plans := make([]*plan, 0, len(cis))
+	for _, ci := range cis {
+		pl, err := g.makePlan(ci)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, pl)
+	}
+	return plans, nil
+}
+
+// Memory per ground clause (Start, Weight, Source, Param, Coef, and the
+// grounding buffer) and per literal (Lits, occurrence lists, buffer).
+const (
+	bytesPerClause = 4 + 8 + 4 + 4 + 8 + 12
+	bytesPerLit    = 4 + 4 + 16
+	bytesPerAtom   = 4 + 24 + 8 + 4 + 4
+)
+
+// estimate sums the plans' estimates; it also returns the plan whose
+// clauses take the most memory.
+func (g *grounder) estimate(plans []*plan) (clauses, bytes int64, worst *plan) {
+	var fc, fb, wb float64
+	for _, pl := range plans {
+		b := pl.estimate * (bytesPerClause + bytesPerLit*pl.estLits)
+		fc += pl.estimate
+		fb += b
+		if worst == nil || b > wb {
+			worst, wb = pl, b
+		}
+	}
+	for p, pt := range g.tables {
+		if pt != nil && g.query[p] {
+			fb += float64(pt.total) * (bytesPerAtom + 4 + 4*float64(pt.arity()))
+		}
+	}
+	for _, pt := range g.tables {
+		if pt != nil {
+			fb += float64(len(pt.ev.keys))*12 + float64(len(pt.rowKey))*(13+4*float64(pt.arity()))
+		}
+	}
+	return clampInt(fc), clampInt(fb), worst
+}
+
+func clampInt(x float64) int64 {
+	if x >= math.MaxInt64/2 || math.IsInf(x, 1) || math.IsNaN(x) {
+		return math.MaxInt64 / 2
+	}
+	return int64(math.Ceil(x))
+}
+
+// Ground grounds every clause of the compiled model m against the evidence
+// db and returns the network of the unknown atoms and the ground clauses
+// the evidence leaves undecided.
+//
+// Query predicates and Options.OpenWorld predicates are open world (their
+// listed atoms are evidence; unlisted and "?"-listed atoms are unknown);
+// the others are closed world (unlisted atoms are false; "?"-listed atoms
+// are unknown). The network's atoms are every unknown atom of a query
+// predicate (first, by predicate and then argument order) followed by the
+// other unknown atoms that occur in an undecided ground clause, in order of
+// first occurrence. Clauses come in model clause order, then enumeration
+// order; the result does not depend on Options.Workers.
+//
+// Groundings the evidence satisfies are never materialised: they are
+// counted into EvidenceCount and ConstScore. A ground clause drops its false
+// literals and merges duplicate ones; a grounding with a true literal, or
+// with an atom and its negation, is satisfied; one with no literal left is
+// false (a hard one counts in HardFalse). Parameters are allocated with
+// Model.Param for the "+" bindings that produce an undecided clause.
+//
+// Ground refuses, naming the largest clause, when Estimate exceeds
+// Options.MaxBytes. It stops with ctx.Err() when ctx is cancelled.
+func Ground(ctx context.Context, m *mln.Model, db *mln.Database, opt Options) (*Network, error) {
+	g, err := newGrounder(m, db, opt)
+	if err != nil {
+		return nil, err
+	}
+	for p := range m.Preds {
+		if g.query[p] {
+			if _, err := g.table(mln.PredID(p)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	plans, err := g.planAll(allClauses(m))
+	if err != nil {
+		return nil, err
+	}
+	if clauses, bytes, worst := g.estimate(plans); g.maxBytes > 0 && bytes > g.maxBytes {
+		msg := fmt.Sprintf("ground: the grounding would take about %d MiB (%d ground clauses), above the limit of %d MiB",
+			bytes>>20, clauses, g.maxBytes>>20)
+		if worst != nil {
+			msg += fmt.Sprintf("; the largest is %s with about %.3g ground clauses", g.clauseName(worst.ci), worst.estimate)
+		}
+		return nil, errors.New(msg)
+	}
+	net := &Network{Model: m, Start: []int32{0}, g: g}
+	g.net = net
+	if err := g.queryAtoms(); err != nil {
+		return nil, err
+	}
+	if err := g.run(ctx, plans, true); err != nil {
+		return nil, err
+	}
+	net.EvidenceCount = make([]float64, len(m.Weights))
+	net.unalloc = make([]float64, len(m.Formulas))
+	for _, pl := range plans {
+		g.finalize(g.stats[pl.ci])
+	}
+	g.paramMark = len(m.Weights)
+	net.ConstScore = net.constScore()
+	return net, nil
+}
+
+// queryAtoms gives IDs to every unknown atom of the query predicates.
+func (g *grounder) queryAtoms() error {
+	for p := range g.m.Preds {
+		if !g.query[p] {
+			continue
+		}
+		pt := g.tables[p]
+		if pt.total > math.MaxInt32 || uint64(g.net.numAtoms)+pt.total > math.MaxInt32 {
+			return fmt.Errorf("ground: query predicate %s has %d groundings, too many", pt.name, pt.total)
+		}
+		pt.dense = make([]int32, pt.total)
+		for k := uint64(0); k < pt.total; k++ {
+			if v, ok := pt.ev.get(k); ok && mln.Truth(v) != mln.Unknown {
+				pt.dense[k] = -1
+				continue
+			}
+			pt.dense[k] = g.newAtom(pt, k)
+		}
+	}
+	return nil
+}
+
+// newAtom appends the atom of pt with key k to the network.
+func (g *grounder) newAtom(pt *predTable, k uint64) int32 {
+	n := g.net
+	a := int32(n.numAtoms)
+	n.numAtoms++
+	ar := pt.arity()
+	if len(g.slab)+ar > cap(g.slab) {
+		g.slab = make([]mln.ConstID, 0, max(4096, ar))
+	}
+	args := g.slab[len(g.slab) : len(g.slab)+ar : len(g.slab)+ar]
+	g.slab = g.slab[:len(g.slab)+ar]
+	for j := range pt.types {
+		idx := k / pt.strides[j]
+		k %= pt.strides[j]
+		args[j] = g.m.Types[pt.types[j]].Consts[idx]
+	}
+	n.AtomPred = append(n.AtomPred, pt.id)
+	n.AtomArgs = append(n.AtomArgs, args)
+	return a
+}
+
+// atomID returns the network atom of pt with key k, adding it if needed.
+func (g *grounder) atomID(pt *predTable, k uint64) int32 {
+	if pt.dense != nil {
+		return pt.dense[k]
+	}
+	if a, ok := pt.ids.get(k); ok {
+		return a
+	}
+	a := g.newAtom(pt, k)
+	pt.ids.put(k, a)
+	return a
+}
+
+// unit is a slice of one clause's enumeration, ground by one worker.
+type unit struct {
+	pl     *plan
+	lo, hi int
+	out    *unitOut
+	done   chan struct{}
+}
+
+// unitOut holds the surviving groundings of a unit: ground clauses whose
+// literals refer to atoms by predicate and key (an empty clause is a
+// grounding the evidence falsifies).
+type unitOut struct {
+	lits  []wlit
+	ends  []int32
+	binds []uint64
+}
+
+type wlit struct {
+	pred int32
+	neg  bool
+	key  uint64
+}
+
+// units splits the plans into work units.
+func (g *grounder) units(plans []*plan) []*unit {
+	var us []*unit
+	for _, pl := range plans {
+		n := 1
+		if len(pl.steps) > 0 {
+			s := &pl.steps[0]
+			switch s.kind {
+			case stepDomain:
+				n = int(s.size)
+			case stepGen:
+				n = len(s.ix.lookup(s.keyConst))
+			}
+		}
+		chunks := int(math.Min(pl.estimate/4096+1, float64(16*g.workers)))
+		chunks = max(1, min(chunks, n))
+		for c := 0; c < chunks; c++ {
+			us = append(us, &unit{pl: pl, lo: c * n / chunks, hi: (c + 1) * n / chunks, done: make(chan struct{})})
+		}
+	}
+	return us
+}
+
+// run grounds the plans with the workers and merges the units into the
+// network in order. With stream set, units are merged as they complete;
+// otherwise only once all are done (so that an error leaves the network
+// untouched).
+func (g *grounder) run(ctx context.Context, plans []*plan, stream bool) error {
+	us := g.units(plans)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	nw := min(g.workers, len(us))
+	for i := 0; i < nw; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &worker{g: g, ctx: ctx}
+			for {
+				j := int(next.Add(1)) - 1
+				if j >= len(us) || ctx.Err() != nil {
+					return
+				}
+				u := us[j]
+				u.out = w.ground(u.pl, u.lo, u.hi)
+				close(u.done)
+			}
+		}()
+	}
+	defer wg.Wait()
+	start := time.Now()
+	var tick <-chan time.Time
+	if g.progress != nil {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		tick = t.C
+	}
+	for i := 0; i < len(us); i++ {
+		u := us[i]
+	wait:
+		for {
+			select {
+			case <-u.done:
+				break wait
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tick:
+				if time.Since(start) > 2*time.Second {
+					fmt.Fprintf(g.progress, "grounding: clause %d of %d, %d ground clauses, %d atoms, %.0fs\n",
+						u.pl.ci+1, len(g.m.Clauses), g.net.NumClauses(), g.net.numAtoms, time.Since(start).Seconds())
+				}
+			}
+		}
+		if u.out == nil {
+			return ctx.Err()
+		}
+		if stream {
+			g.merge(u)
+			u.out = nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !stream {
+		for _, u := range us {
+			g.merge(u)
+			u.out = nil
+		}
+	}
+	return nil
+}
+
+// merge appends a unit's ground clauses to the network, giving IDs to new
+// atoms and allocating parameters.
+func (g *grounder) merge(u *unit) {
+	pl, out, n, m := u.pl, u.out, g.net, g.m
+	cs := g.stats[pl.ci]
+	if cs == nil {
+		cs = &clauseStats{pl: pl}
+		g.stats[pl.ci] = cs
+	}
+	var binding []mln.ConstID
+	start := int32(0)
+	for j, end := range out.ends {
+		lits := out.lits[start:end]
+		start = end
+		var b uint64
+		if len(pl.plus) > 0 {
+			b = out.binds[j]
+		}
+		si := cs.slot(b)
+		cs.surv[si]++
+		if len(lits) == 0 {
+			if pl.hard {
+				n.HardFalse++
+			}
+			continue
+		}
+		param, weight := int32(-1), math.Inf(1)
+		if !pl.hard {
+			if cs.params[si] < 0 {
+				binding = pl.decodeBinding(m, b, binding[:0])
+				cs.params[si] = int32(m.Param(pl.formula, binding))
+			}
+			param = cs.params[si]
+			weight = m.Weights[param] * pl.coef
+		}
+		for _, l := range lits {
+			a := g.atomID(g.tables[l.pred], l.key)
+			n.Lits = append(n.Lits, MakeLit(a, l.neg))
+		}
+		n.Start = append(n.Start, int32(len(n.Lits)))
+		n.Weight = append(n.Weight, weight)
+		n.Source = append(n.Source, int32(pl.ci))
+		n.Param = append(n.Param, param)
+		n.Coef = append(n.Coef, pl.coef)
+	}
+}
+
+// decodeBinding turns a packed "+" binding into constants.
+func (pl *plan) decodeBinding(m *mln.Model, b uint64, out []mln.ConstID) []mln.ConstID {
+	for k, v := range pl.plus {
+		idx := b / pl.pstride[k]
+		b %= pl.pstride[k]
+		out = append(out, m.Types[pl.clause.Vars[v].Type].Consts[idx])
+	}
+	return out
+}
+
+// encodeBinding packs a binding of constants; ok is false when a constant
+// is not in its variable's domain.
+func (pl *plan) encodeBinding(m *mln.Model, binding []mln.ConstID) (uint64, bool) {
+	if len(binding) != len(pl.plus) {
+		return 0, false
+	}
+	var b uint64
+	for k, v := range pl.plus {
+		i, ok := m.Types[pl.clause.Vars[v].Type].Index(binding[k])
+		if !ok {
+			return 0, false
+		}
+		b += uint64(i) * pl.pstride[k]
+	}
+	return b, true
+}
+
+// existingParam returns the parameter of formula f for a packed binding,
+// without allocating one.
+func (g *grounder) existingParam(pl *plan, b uint64) int32 {
+	fm := g.m.Formulas[pl.formula]
+	if fm.Params == nil {
+		return -1
+	}
+	p, ok := fm.Params[mln.BindingKey(pl.decodeBinding(g.m, b, nil))]
+	if !ok {
+		return -1
+	}
+	return int32(p)
+}
+
+// grow extends EvidenceCount and unalloc to the model's sizes.
+func (n *Network) growCounts() {
+	if m := n.Model; m != nil {
+		for len(n.EvidenceCount) < len(m.Weights) {
+			n.EvidenceCount = append(n.EvidenceCount, 0)
+		}
+		for len(n.unalloc) < len(m.Formulas) {
+			n.unalloc = append(n.unalloc, 0)
+		}
+	}
+}
+
+// finalize adds the evidence-satisfied groundings of a ground clause to
+// EvidenceCount (bindings with a parameter) or to the formula's
+// unallocated count.
+func (g *grounder) finalize(cs *clauseStats) {
+	if cs == nil || cs.pl.hard {
+		return
+	}
+	n, pl := g.net, cs.pl
+	n.growCounts()
+	unalloc := 0.0
+	for i, b := range cs.keys {
+		sat := pl.perBinding - cs.surv[i]
+		p := cs.params[i]
+		if p < 0 {
+			p = g.existingParam(pl, b)
+			cs.params[i] = p
+		}
+		if p >= 0 {
+			n.EvidenceCount[p] += pl.coef * sat
+		} else {
+			unalloc += sat
+		}
+	}
+	others := pl.numBindings - float64(len(cs.keys))
+	if others > 0 {
+		// Bindings with no surviving grounding: all satisfied. Those with a
+		// parameter count there, in parameter order.
+		var ps []int
+		for key, p := range g.m.Formulas[pl.formula].Params {
+			b, ok := pl.encodeBinding(g.m, g.m.ParamBinding[p])
+			if !ok || mln.BindingKey(g.m.ParamBinding[p]) != key {
+				continue
+			}
+			if _, seen := cs.bind.get(b); !seen {
+				ps = append(ps, p)
+			}
+		}
+		sort.Ints(ps)
+		for _, p := range ps {
+			n.EvidenceCount[p] += pl.coef * pl.perBinding
+		}
+		others -= float64(len(ps))
+		unalloc += others * pl.perBinding
+	}
+	n.unalloc[pl.formula] += pl.coef * unalloc
+}
+
+// account moves evidence counts from formulas' unallocated counts to the
+// parameters allocated since the last call, for the clauses in done.
+func (g *grounder) account(done []int) {
+	n, m := g.net, g.m
+	n.growCounts()
+	for p := g.paramMark; p < len(m.Weights); p++ {
+		f := m.ParamFormula[p]
+		for _, ci := range done {
+			cs := g.stats[ci]
+			if cs == nil || cs.pl.hard || cs.pl.formula != f {
+				continue
+			}
+			pl := cs.pl
+			b, ok := pl.encodeBinding(m, m.ParamBinding[p])
+			if !ok {
+				continue
+			}
+			cnt := pl.perBinding
+			if i, seen := cs.bind.get(b); seen {
+				if cs.params[i] >= 0 {
+					continue
+				}
+				cs.params[i] = int32(p)
+				cnt -= cs.surv[i]
+			}
+			n.EvidenceCount[p] += pl.coef * cnt
+			n.unalloc[f] -= pl.coef * cnt
+		}
+	}
+	g.paramMark = len(m.Weights)
+}
+
+// AddModelClause grounds model clause ci (an index into Model.Clauses,
+// typically a clause just appended) into the network, appending its ground
+// clauses and any new atoms; nothing else is ground again. Evidence counts
+// move to parameters the new clause allocates, the new clauses' weights come
+// from the current Model.Weights, and ConstScore is recomputed from them.
+// On error (including cancellation) the network is unchanged.
+func (n *Network) AddModelClause(ctx context.Context, ci int) error {
+	g := n.g
+	if g == nil {
+		return errors.New("ground: AddModelClause needs a network made by Ground")
+	}
+	if ci < 0 || ci >= len(g.m.Clauses) {
+		return fmt.Errorf("ground: AddModelClause: clause %d out of range", ci)
+	}
+	if _, ok := g.stats[ci]; ok {
+		return fmt.Errorf("ground: AddModelClause: %s is already ground", g.clauseName(ci))
+	}
+	for i := len(g.open); i < len(g.m.Preds); i++ {
+		if _, err := g.table(mln.PredID(i)); err != nil {
+			return err
+		}
+	}
+	pl, err := g.makePlan(ci)
+	if err != nil {
+		return err
+	}
+	if _, bytes, _ := g.estimate([]*plan{pl}); g.maxBytes > 0 && bytes > g.maxBytes {
+		return fmt.Errorf("ground: %s would take about %d MiB (%.3g ground clauses), above the limit of %d MiB",
+			g.clauseName(ci), bytes>>20, pl.estimate, g.maxBytes>>20)
+	}
+	var done []int
+	for c := range g.stats {
+		done = append(done, c)
+	}
+	sort.Ints(done)
+	if err := g.run(ctx, []*plan{pl}, false); err != nil {
+		return err
+	}
+	if g.stats[ci] == nil {
+		g.stats[ci] = &clauseStats{pl: pl}
+	}
+	g.account(done)
+	g.finalize(g.stats[ci])
+	g.paramMark = len(g.m.Weights)
+	n.ConstScore = n.constScore()
+	return nil
+}

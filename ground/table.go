@@ -1,0 +1,334 @@
+package ground
+
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+
+	"github.com/marple-mln/marple/mln"
+)
+
+// u64map is an open-addressing hash table from uint64 keys to int32 values.
+// It is safe for concurrent readers once no goroutine writes to it.
+type u64map struct {
+	keys  []uint64 // key+1; 0 marks an empty slot
+	vals  []int32
+	n     int
+	shift uint
+}
+
+func (h *u64map) hash(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> h.shift }
+
+// get returns the value stored under k.
+func (h *u64map) get(k uint64) (int32, bool) {
+	if h.n == 0 {
+		return 0, false
+	}
+	k1 := k + 1
+	mask := uint64(len(h.keys) - 1)
+	for i := h.hash(k1); ; i = (i + 1) & mask {
+		switch h.keys[i] {
+		case k1:
+			return h.vals[i], true
+		case 0:
+			return 0, false
+		}
+	}
+}
+
+// put stores v under k, replacing any earlier value.
+func (h *u64map) put(k uint64, v int32) {
+	if 4*(h.n+1) > 3*len(h.keys) {
+		h.grow()
+	}
+	k1 := k + 1
+	mask := uint64(len(h.keys) - 1)
+	for i := h.hash(k1); ; i = (i + 1) & mask {
+		switch h.keys[i] {
+		case k1:
+			h.vals[i] = v
+			return
+		case 0:
+			h.keys[i] = k1
+			h.vals[i] = v
+			h.n++
+			return
+		}
+	}
+}
+
+// reserve makes room for n entries without rehashing.
+func (h *u64map) reserve(n int) {
+	for 4*n > 3*len(h.keys) {
+		h.grow()
+	}
+}
+
+func (h *u64map) grow() {
+	size := 2 * len(h.keys)
+	if size < 16 {
+		size = 16
+	}
+	old, oldv := h.keys, h.vals
+	h.keys = make([]uint64, size)
+	h.vals = make([]int32, size)
+	h.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	h.n = 0
+	mask := uint64(size - 1)
+	for j, k1 := range old {
+		if k1 == 0 {
+			continue
+		}
+		i := h.hash(k1)
+		for h.keys[i] != 0 {
+			i = (i + 1) & mask
+		}
+		h.keys[i] = k1
+		h.vals[i] = oldv[j]
+		h.n++
+	}
+}
+
+// predTable holds what the grounder knows about one predicate: how its
+// ground atoms are packed into integer keys, its evidence, the rows that
+// generate bindings (closed-world predicates), and the IDs of its atoms in
+// the network.
+//
+// A ground atom p(c_0..c_k-1) is packed as Σ idx_j·stride_j, idx_j being the
+// position of c_j in the domain of argument j's type (mixed radix, the last
+// argument varying fastest).
+type predTable struct {
+	id      mln.PredID
+	name    string
+	types   []mln.TypeID
+	sizes   []int64
+	strides []uint64
+	total   uint64 // number of groundings (product of the domain sizes)
+	open    bool   // unlisted atoms are unknown (else false)
+	query   bool
+
+	ev u64map // listed atoms: key -> mln.Truth
+
+	// Generator rows: the listed atoms whose value is not False (True or
+	// Unknown), used to enumerate the bindings of a negative literal of a
+	// closed-world predicate. rowArgs holds arity local indices per row.
+	rowArgs  []int32
+	rowKey   []uint64
+	rowTruth []mln.Truth
+	distinct []int // per argument: distinct values among the rows
+
+	mu      sync.Mutex
+	indexes map[uint32]*genIndex // by mask of bound argument positions
+
+	// Atom IDs: dense for query predicates (all groundings; -1 for
+	// evidence atoms), hashed for the others.
+	dense []int32
+	ids   u64map
+}
+
+func (pt *predTable) arity() int { return len(pt.types) }
+
+// truth returns the evidence value of the atom with key k under the
+// predicate's world assumption.
+func (pt *predTable) truth(k uint64) mln.Truth {
+	if v, ok := pt.ev.get(k); ok {
+		return mln.Truth(v)
+	}
+	if pt.open {
+		return mln.Unknown
+	}
+	return mln.False
+}
+
+// decode writes the local indices of key k into idx.
+func (pt *predTable) decode(k uint64, idx []int32) {
+	for j := range pt.types {
+		idx[j] = int32(k / pt.strides[j])
+		k %= pt.strides[j]
+	}
+}
+
+// newPredTable builds the table of predicate p from the database.
+func (g *grounder) newPredTable(p mln.PredID) (*predTable, error) {
+	pr := g.m.Preds[p]
+	pt := &predTable{id: p, name: pr.Name, types: pr.Args, open: g.open[p], query: g.query[p]}
+	k := len(pr.Args)
+	pt.sizes = make([]int64, k)
+	pt.strides = make([]uint64, k)
+	total := uint64(1)
+	for j := k - 1; j >= 0; j-- {
+		n := uint64(g.m.Types[pr.Args[j]].Size())
+		pt.sizes[j] = int64(n)
+		pt.strides[j] = total
+		if n != 0 {
+			hi, lo := bits.Mul64(total, n)
+			if hi != 0 || lo >= 1<<62 {
+				return nil, fmt.Errorf("ground: predicate %s has too many groundings to index", pr.Name)
+			}
+			total = lo
+		}
+	}
+	for j := range pr.Args {
+		if pt.sizes[j] == 0 {
+			total = 0
+		}
+	}
+	pt.total = total
+	if g.db == nil {
+		return pt, nil
+	}
+	pt.ev.reserve(g.db.Count(p))
+	idx := make([]int32, k)
+	g.db.Atoms(p, func(args []mln.ConstID, v mln.Truth) {
+		if len(args) != k {
+			return
+		}
+		key, ok := g.packConsts(pt, args, idx)
+		if !ok {
+			return
+		}
+		pt.ev.put(key, int32(v))
+	})
+	// Generator rows, in key order of first listing (database order) made
+	// deterministic by iterating the database again.
+	if !pt.open {
+		g.db.Atoms(p, func(args []mln.ConstID, _ mln.Truth) {
+			if len(args) != k {
+				return
+			}
+			key, ok := g.packConsts(pt, args, idx)
+			if !ok {
+				return
+			}
+			v := pt.truth(key)
+			if v == mln.False {
+				return
+			}
+			// Skip duplicates (an atom listed twice).
+			pt.rowArgs = append(pt.rowArgs, idx...)
+			pt.rowKey = append(pt.rowKey, key)
+			pt.rowTruth = append(pt.rowTruth, v)
+		})
+		if len(pt.rowKey) > 0 {
+			pt.dedupRows()
+		}
+		pt.distinct = make([]int, k)
+		for j := 0; j < k; j++ {
+			seen := make(map[int32]struct{})
+			for r := 0; r < len(pt.rowKey); r++ {
+				seen[pt.rowArgs[r*k+j]] = struct{}{}
+			}
+			pt.distinct[j] = len(seen)
+		}
+	}
+	return pt, nil
+}
+
+// dedupRows removes rows listed more than once (the database keeps one
+// entry per atom, so this only guards against a misbehaving Database).
+func (pt *predTable) dedupRows() {
+	var seen u64map
+	seen.reserve(len(pt.rowKey))
+	k := pt.arity()
+	w := 0
+	for r, key := range pt.rowKey {
+		if _, ok := seen.get(key); ok {
+			continue
+		}
+		seen.put(key, 0)
+		copy(pt.rowArgs[w*k:(w+1)*k], pt.rowArgs[r*k:(r+1)*k])
+		pt.rowKey[w] = key
+		pt.rowTruth[w] = pt.rowTruth[r]
+		w++
+	}
+	pt.rowArgs = pt.rowArgs[:w*k]
+	pt.rowKey = pt.rowKey[:w]
+	pt.rowTruth = pt.rowTruth[:w]
+}
+
+// packConsts packs atom args of pt, writing the local indices into idx. It
+// fails when a constant is not in its argument's domain.
+func (g *grounder) packConsts(pt *predTable, args []mln.ConstID, idx []int32) (uint64, bool) {
+	var key uint64
+	for j, c := range args {
+		i, ok := g.m.Types[pt.types[j]].Index(c)
+		if !ok {
+			return 0, false
+		}
+		idx[j] = i
+		key += uint64(i) * pt.strides[j]
+	}
+	return key, true
+}
+
+// genIndex indexes the generator rows of a predicate by the values at a set
+// of bound argument positions.
+type genIndex struct {
+	mask    uint32
+	buckets u64map // bound key -> bucket
+	start   []int32
+	rows    []int32
+}
+
+// lookup returns the rows whose bound positions pack to key.
+func (ix *genIndex) lookup(key uint64) []int32 {
+	b, ok := ix.buckets.get(key)
+	if !ok {
+		return nil
+	}
+	return ix.rows[ix.start[b]:ix.start[b+1]]
+}
+
+// index returns the index of pt's rows on the positions in mask, building
+// it on first use.
+func (pt *predTable) index(mask uint32) *genIndex {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	if ix, ok := pt.indexes[mask]; ok {
+		return ix
+	}
+	if pt.indexes == nil {
+		pt.indexes = make(map[uint32]*genIndex)
+	}
+	k := pt.arity()
+	n := len(pt.rowKey)
+	ix := &genIndex{mask: mask}
+	bucketOf := make([]int32, n)
+	var counts []int32
+	ix.buckets.reserve(n)
+	for r := 0; r < n; r++ {
+		key := pt.boundKey(pt.rowArgs[r*k:(r+1)*k], mask)
+		b, ok := ix.buckets.get(key)
+		if !ok {
+			b = int32(len(counts))
+			ix.buckets.put(key, b)
+			counts = append(counts, 0)
+		}
+		counts[b]++
+		bucketOf[r] = b
+	}
+	ix.start = make([]int32, len(counts)+1)
+	for b, c := range counts {
+		ix.start[b+1] = ix.start[b] + c
+	}
+	fill := append([]int32(nil), ix.start[:len(counts)]...)
+	ix.rows = make([]int32, n)
+	for r := 0; r < n; r++ {
+		b := bucketOf[r]
+		ix.rows[fill[b]] = int32(r)
+		fill[b]++
+	}
+	pt.indexes[mask] = ix
+	return ix
+}
+
+// boundKey packs the positions of idx selected by mask.
+func (pt *predTable) boundKey(idx []int32, mask uint32) uint64 {
+	var key uint64
+	for j := range pt.types {
+		if mask&(1<<uint(j)) != 0 {
+			key += uint64(idx[j]) * pt.strides[j]
+		}
+	}
+	return key
+}

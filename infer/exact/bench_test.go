@@ -1,0 +1,117 @@
+package exact
+
+import (
+	"context"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/marple-mln/marple/ground"
+)
+
+// chain returns a linear-chain network over n atoms: a unit clause with a
+// random real weight per atom and two pairwise clauses with random real
+// weights (some negative) between consecutive atoms.
+func chain(n int, seed int64) *ground.Network {
+	r := rand.New(rand.NewSource(seed))
+	net := ground.NewNetwork(n)
+	for a := 0; a < n; a++ {
+		net.AddClause([]ground.Lit{ground.MakeLit(int32(a), false)}, r.NormFloat64(), -1, -1, 1)
+		if a+1 < n {
+			for k := 0; k < 2; k++ {
+				lits := []ground.Lit{ground.MakeLit(int32(a), r.Intn(2) == 0), ground.MakeLit(int32(a+1), r.Intn(2) == 0)}
+				net.AddClause(lits, r.NormFloat64(), -1, -1, 1)
+			}
+		}
+	}
+	return net
+}
+
+// citeseerLike returns a network shaped like the CiteSeer segmentation
+// networks of the ISM model: per citation, 30 to 48 positions times three
+// fields; unary clauses (token and LessThan-driven rules once the evidence
+// is in), hard mutual exclusion of the fields at a position, a soft
+// at-least-one-field clause, "Next" chain clauses of the same field and
+// cross-field transitions between consecutive positions.
+func citeseerLike(citations int, seed int64) *ground.Network {
+	r := rand.New(rand.NewSource(seed))
+	total := 0
+	sizes := make([]int, citations)
+	for c := range sizes {
+		sizes[c] = 30 + r.Intn(19)
+		total += 3 * sizes[c]
+	}
+	net := ground.NewNetwork(total)
+	inf := math.Inf(1)
+	base := int32(0)
+	lit := func(p, f int, neg bool) ground.Lit { return ground.MakeLit(base+int32(3*p+f), neg) }
+	for _, np := range sizes {
+		for p := 0; p < np; p++ {
+			for f := 0; f < 3; f++ {
+				for k := 0; k < 4; k++ {
+					net.AddClause([]ground.Lit{lit(p, f, r.Intn(3) == 0)}, r.NormFloat64(), -1, -1, 1)
+				}
+				for g := f + 1; g < 3; g++ {
+					net.AddClause([]ground.Lit{lit(p, f, true), lit(p, g, true)}, inf, -1, -1, 1)
+				}
+			}
+			net.AddClause([]ground.Lit{lit(p, 0, false), lit(p, 1, false), lit(p, 2, false)}, 1+r.Float64(), -1, -1, 1)
+			if p+1 < np {
+				for f := 0; f < 3; f++ {
+					if r.Intn(5) != 0 {
+						net.AddClause([]ground.Lit{lit(p, f, true), lit(p+1, f, false)}, 1+r.Float64(), -1, -1, 1)
+					} else {
+						net.AddClause([]ground.Lit{lit(p, f, true), lit(p+1, f, true)}, -0.5*r.Float64(), -1, -1, 1)
+					}
+					for g := 0; g < 3; g++ {
+						if g != f {
+							net.AddClause([]ground.Lit{lit(p, f, true), lit(p+1, g, true)}, 0.3*r.NormFloat64(), -1, -1, 1)
+						}
+					}
+				}
+			}
+		}
+		base += int32(3 * np)
+	}
+	return net
+}
+
+func benchSolve(b *testing.B, net *ground.Network, opt Options) {
+	b.ReportAllocs()
+	var st *Stats
+	for i := 0; i < b.N; i++ {
+		res, s, err := SolveStats(context.Background(), net, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Optimal {
+			b.Fatal("not optimal")
+		}
+		st = s
+	}
+	b.ReportMetric(float64(len(st.Components)), "components")
+	b.ReportMetric(float64(st.Width), "width")
+}
+
+// BenchmarkChain20000 solves the 20,000-atom linear chain.
+func BenchmarkChain20000(b *testing.B) {
+	benchSolve(b, chain(20000, 1), Options{})
+}
+
+// BenchmarkCiteSeerLike solves 1,563 CiteSeer-shaped components.
+func BenchmarkCiteSeerLike(b *testing.B) {
+	net := citeseerLike(1563, 1)
+	b.Logf("%d atoms, %d clauses", net.NumAtoms(), net.NumClauses())
+	benchSolve(b, net, Options{})
+}
+
+// BenchmarkCiteSeerLikeOneWorker is BenchmarkCiteSeerLike on one worker.
+func BenchmarkCiteSeerLikeOneWorker(b *testing.B) {
+	benchSolve(b, citeseerLike(1563, 1), Options{Workers: 1})
+}
+
+// BenchmarkCiteSeerLikeSearch forces the search path (mini-bucket i-bound
+// 2) on the CiteSeer-shaped network.
+func BenchmarkCiteSeerLikeSearch(b *testing.B) {
+	benchSolve(b, citeseerLike(1563, 1), Options{Method: Search, IBound: 2})
+}

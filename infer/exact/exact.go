@@ -1,0 +1,413 @@
+// Package exact computes exact MPE (MAP) assignments of ground Markov
+// networks.
+//
+// The network is first simplified: hard unit clauses are propagated, the
+// clauses they decide are dropped and soft unit clauses become linear terms.
+// What is left splits into independent components, which are solved in
+// parallel. A component whose induced width (under a min-fill or
+// min-degree elimination order) is at most Options.MaxWidth is solved by
+// max-sum bucket elimination (variable elimination) with argmax traceback;
+// any other component by depth-first branch and bound over the reverse
+// elimination order, with lower bounds from mini-bucket elimination. Both
+// are exact for real, negative and infinite (hard) weights.
+//
+// When the hard clauses of a component cannot all be satisfied, the
+// component is solved again with every hard clause turned into a soft
+// clause whose weight exceeds the total of the soft weights, so that the
+// assignment returned violates as few hard clauses as possible (and, among
+// those, has the least soft cost). Such a result is never Optimal and has
+// Bound +Inf: no assignment satisfies the hard clauses.
+//
+// Under a time limit (Options.TimeLimit) or a cancelled context, each
+// component keeps the best assignment found and a lower bound on its cost;
+// Result.Optimal is then false unless every component was still proved
+// optimal.
+package exact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+)
+
+// Method selects the algorithm used on each component.
+type Method int
+
+const (
+	// Auto uses variable elimination when the component's induced width
+	// is at most MaxWidth and branch and bound otherwise.
+	Auto Method = iota
+	// VE forces variable elimination; Solve fails when a component's
+	// induced width exceeds MaxWidth.
+	VE
+	// Search forces branch and bound with mini-bucket bounds of i-bound
+	// IBound on every component.
+	Search
+)
+
+// String returns the method's name.
+func (m Method) String() string {
+	switch m {
+	case Auto:
+		return "auto"
+	case VE:
+		return "ve"
+	case Search:
+		return "search"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// Order selects the elimination-order heuristic.
+type Order int
+
+const (
+	// MinFill eliminates next the variable whose elimination adds the
+	// fewest fill edges (ties: fewest neighbours).
+	MinFill Order = iota
+	// MinDegree eliminates next the variable with the fewest neighbours.
+	MinDegree
+)
+
+// Default and limit values of the options.
+const (
+	DefaultMaxWidth = 20
+	// MaxMaxWidth caps MaxWidth: a bucket table has 2^(width+1) entries.
+	MaxMaxWidth   = 25
+	DefaultIBound = 12
+)
+
+// Options are the settings of Solve.
+type Options struct {
+	infer.Options
+	// MaxWidth is the largest induced width solved by variable
+	// elimination (default DefaultMaxWidth, at most MaxMaxWidth).
+	MaxWidth int
+	// IBound is the i-bound of the mini-bucket lower bounds used by the
+	// search: mini-bucket tables have at most IBound+1 variables (default
+	// DefaultIBound; in Auto mode at most MaxWidth).
+	IBound int
+	// TimeLimit bounds the run time (0: none). When it expires, Solve
+	// returns the best assignment found with its lower bound.
+	TimeLimit time.Duration
+	// Workers is the number of components solved in parallel (default
+	// GOMAXPROCS).
+	Workers int
+	// Method selects the algorithm (default Auto).
+	Method Method
+	// Order selects the elimination-order heuristic (default MinFill).
+	Order Order
+}
+
+// ComponentStats describes the solution of one component. Cost and Bound
+// are in the component's residual objective, which differs from its share
+// of Result.Cost by a constant that does not depend on the assignment.
+type ComponentStats struct {
+	// First is the smallest atom of the component.
+	First int
+	// Atoms and Clauses count the component's free atoms and residual
+	// clauses of two or more literals.
+	Atoms, Clauses int
+	// Method is VE or Search.
+	Method Method
+	// Width is the induced width of the elimination order (a lower
+	// estimate when it exceeds the range where fill edges are tracked).
+	Width int
+	// IBound is the mini-bucket i-bound of the search (0 for VE).
+	IBound int
+	// Nodes counts search nodes expanded.
+	Nodes int64
+	// Optimal is set when the component's assignment is proved optimal.
+	Optimal bool
+	// Infeasible is set when the component's hard clauses cannot all
+	// hold; the component was then solved minimising violated hard
+	// clauses (proved minimal when HardMinimal is set).
+	Infeasible, HardMinimal bool
+	// Cost is the residual cost of the assignment, Bound a lower bound on
+	// the residual cost of any assignment satisfying the hard clauses.
+	Cost, Bound float64
+	// Elapsed is the time spent on the component.
+	Elapsed time.Duration
+}
+
+// Stats describes a run of Solve.
+type Stats struct {
+	// Atoms is the number of atoms of the network; Forced of them were
+	// fixed by unit propagation of hard clauses and Singletons were free
+	// atoms in no residual clause (set by their linear term alone).
+	Atoms, Forced, Singletons int
+	// Components lists the components of two or more atoms, ordered by
+	// their smallest atom.
+	Components []ComponentStats
+	// Width is the largest induced width over the components.
+	Width int
+	// TimedOut is set when the time limit expired or the context was
+	// cancelled before every component was proved optimal.
+	TimedOut bool
+	// Infeasible is set when no assignment satisfies the hard clauses;
+	// the assignment returned then minimises the number of violated hard
+	// clauses, proved so when HardMinimal is set.
+	Infeasible, HardMinimal bool
+	// Elapsed is the wall time of the run.
+	Elapsed time.Duration
+}
+
+// Solve computes an MPE assignment of net: one minimising
+// infer.BiasedCost(net, opt.Bias, ·) subject to the hard clauses. See
+// SolveStats.
+func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result, error) {
+	res, _, err := SolveStats(ctx, net, opt)
+	return res, err
+}
+
+// SolveStats is Solve that also returns statistics per component.
+//
+// Result.Cost and HardViolated are those infer.BiasedCost gives for the
+// assignment. Result.Optimal is set when every component was proved
+// optimal, and Result.Bound is then equal to Cost; otherwise Bound is the
+// sum of the components' lower bounds (+Inf when the hard clauses are
+// unsatisfiable). When the time limit expires the result is returned with
+// a nil error; when ctx is cancelled it is returned with ctx.Err().
+func SolveStats(ctx context.Context, net *ground.Network, opt Options) (*infer.Result, *Stats, error) {
+	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if err := validate(net, &opt); err != nil {
+		return nil, nil, err
+	}
+
+	var stop atomic.Bool
+	tctx := ctx
+	cancel := func() {}
+	if opt.TimeLimit > 0 {
+		tctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
+	}
+	defer cancel()
+	done := make(chan struct{})
+	var watcher sync.WaitGroup
+	if tctx.Done() != nil {
+		watcher.Add(1)
+		go func() {
+			defer watcher.Done()
+			select {
+			case <-tctx.Done():
+				stop.Store(true)
+			case <-done:
+			}
+		}()
+	}
+	defer func() {
+		close(done)
+		watcher.Wait()
+	}()
+
+	pr := prepare(net, opt.Bias)
+	st := &Stats{Atoms: net.NumAtoms(), Forced: pr.forced, Singletons: pr.singletons}
+	assign := pr.assign
+
+	// Round 1: the components left by unit propagation, and the
+	// components where propagation met a conflict (solved minimising
+	// violated hard clauses).
+	tasks := pr.components()
+	tasks = append(tasks, pr.relaxed(pr.conflictRoots())...)
+	outs, err := run(tasks, &opt, &stop, assign)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Round 2: components found infeasible in round 1.
+	var again []int32
+	seen := map[int32]bool{}
+	for i, t := range tasks {
+		if !t.relaxed && outs[i].infeasible && !seen[t.orig] {
+			seen[t.orig] = true
+			again = append(again, t.orig)
+		}
+	}
+	if len(again) > 0 {
+		t2 := pr.relaxed(again)
+		o2, err := run(t2, &opt, &stop, assign)
+		if err != nil {
+			return nil, nil, err
+		}
+		keepT, keepO := tasks[:0:0], outs[:0:0]
+		for i, t := range tasks {
+			if !seen[t.orig] {
+				keepT, keepO = append(keepT, t), append(keepO, outs[i])
+			}
+		}
+		tasks, outs = append(keepT, t2...), append(keepO, o2...)
+	}
+
+	// Merge deterministically.
+	optimal := true
+	infeasible := pr.hardEmpty > 0
+	hardMinimal := true
+	bound := pr.constant
+	for i, t := range tasks {
+		o := &outs[i]
+		cs := o.stats
+		cs.First = int(t.atoms[0])
+		cs.Atoms = len(t.atoms)
+		cs.Clauses = len(t.w)
+		st.Components = append(st.Components, cs)
+		if cs.Width > st.Width {
+			st.Width = cs.Width
+		}
+		if t.relaxed {
+			infeasible = true
+			if !cs.HardMinimal {
+				hardMinimal = false
+			}
+			continue
+		}
+		if !cs.Optimal {
+			optimal = false
+		}
+		bound += cs.Bound
+	}
+	sortStats(st.Components)
+	if stop.Load() && !(optimal && !infeasible) {
+		st.TimedOut = true
+	}
+	res := &infer.Result{Assign: assign}
+	res.Cost, res.HardViolated = infer.BiasedCost(net, opt.Bias, assign)
+	switch {
+	case infeasible:
+		st.Infeasible = true
+		st.HardMinimal = hardMinimal
+		res.Bound = math.Inf(1)
+	case optimal:
+		res.Optimal = true
+		res.Bound = res.Cost
+	default:
+		res.Bound = math.Min(bound, res.Cost)
+	}
+	st.Elapsed = time.Since(start)
+	if err := ctx.Err(); err != nil {
+		return res, st, err
+	}
+	return res, st, nil
+}
+
+func validate(net *ground.Network, opt *Options) error {
+	if net == nil {
+		return errors.New("exact: nil network")
+	}
+	if opt.Bias != nil && len(opt.Bias) != net.NumAtoms() {
+		return fmt.Errorf("exact: bias has %d entries for %d atoms", len(opt.Bias), net.NumAtoms())
+	}
+	for a, b := range opt.Bias {
+		if math.IsNaN(b) || math.IsInf(b, 0) {
+			return fmt.Errorf("exact: bias of atom %d is %v", a, b)
+		}
+	}
+	for c, w := range net.Weight {
+		if math.IsNaN(w) || math.IsInf(w, -1) {
+			return fmt.Errorf("exact: clause %d has weight %v", c, w)
+		}
+	}
+	for _, l := range net.Lits {
+		if a := l.Atom(); a < 0 || int(a) >= net.NumAtoms() {
+			return fmt.Errorf("exact: literal of unknown atom %d", a)
+		}
+	}
+	if opt.MaxWidth <= 0 {
+		opt.MaxWidth = DefaultMaxWidth
+	}
+	if opt.MaxWidth > MaxMaxWidth {
+		opt.MaxWidth = MaxMaxWidth
+	}
+	if opt.IBound <= 0 {
+		opt.IBound = DefaultIBound
+		if opt.IBound > opt.MaxWidth {
+			opt.IBound = opt.MaxWidth
+		}
+	}
+	if opt.IBound > MaxMaxWidth {
+		opt.IBound = MaxMaxWidth
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	switch opt.Method {
+	case Auto, VE, Search:
+	default:
+		return fmt.Errorf("exact: unknown method %d", int(opt.Method))
+	}
+	switch opt.Order {
+	case MinFill, MinDegree:
+	default:
+		return fmt.Errorf("exact: unknown order %d", int(opt.Order))
+	}
+	return nil
+}
+
+func sortStats(cs []ComponentStats) {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].First < cs[j].First })
+}
+
+func sortBySize(idx []int, tasks []*problem) {
+	size := func(t *problem) int { return len(t.atoms) + len(t.lits) }
+	sort.SliceStable(idx, func(i, j int) bool { return size(tasks[idx[i]]) > size(tasks[idx[j]]) })
+}
+
+// run solves tasks on opt.Workers goroutines, writing each task's
+// assignment into assign.
+func run(tasks []*problem, opt *Options, stop *atomic.Bool, assign []bool) ([]outcome, error) {
+	outs := make([]outcome, len(tasks))
+	if len(tasks) == 0 {
+		return outs, nil
+	}
+	// Largest first, for load balance.
+	idx := make([]int, len(tasks))
+	for i := range idx {
+		idx[i] = i
+	}
+	sortBySize(idx, tasks)
+	workers := opt.Workers
+	if workers > len(tasks) {
+		workers = len(tasks)
+	}
+	var next atomic.Int64
+	errs := make([]error, len(tasks))
+	work := func(w int) {
+		ws := newWorkspace()
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= len(idx) {
+				return
+			}
+			i := idx[k]
+			errs[i] = ws.solve(tasks[i], opt, stop, assign, &outs[i])
+		}
+	}
+	if workers == 1 {
+		work(0)
+	} else {
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				work(w)
+			}(w)
+		}
+		wg.Wait()
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return outs, nil
+}

@@ -1,0 +1,314 @@
+package exact
+
+import (
+	"math"
+	"sync/atomic"
+
+	"github.com/marple-mln/marple/ground"
+)
+
+// mbucket is a mini-bucket kept for the search: the table of the sum of
+// its functions over vars (vars[0] is the bucket's variable) or, when vars
+// is nil, a single clause too long for a table.
+type mbucket struct {
+	vars []int32
+	tab  []float64
+	lits []ground.Lit
+	w    float64
+}
+
+// group is a mini-bucket being formed: its scope and its factors.
+type group struct {
+	vars []int32
+	fs   []int32
+}
+
+// snode is a search node: variable d (a depth) set to v, with lower bound
+// f on the cost of any completion.
+type snode struct {
+	f float64
+	d int32
+	v bool
+}
+
+func (ws *workspace) factorSize(fi int32) int {
+	f := &ws.factors[fi]
+	if f.tab != nil {
+		return len(f.vars)
+	}
+	return len(f.lits)
+}
+
+// mbe runs mini-bucket elimination with i-bound ib over the buckets set up
+// by initBuckets, keeping each mini-bucket's table for the search. It
+// returns the constant of the bound (the bound before any variable is set)
+// and false when the tables would exceed budget entries.
+//
+// Along the search order (depth 0 first), the bound after setting depths
+// 0..d is the constant plus, for each depth e <= d and each mini-bucket of
+// e, its table at the assignment minus the minimum of the table over the
+// value of e (that minimum is the message the mini-bucket sent to a
+// shallower bucket, where it is counted). It is exact at the leaves, and
+// exact everywhere when every bucket is a single mini-bucket.
+func (ws *workspace) mbe(n int, ib int32, budget int) (float64, bool) {
+	c := 0.0
+	total := 0
+	ws.mbs = ws.mbs[:0]
+	ws.mbLo = grow32(ws.mbLo, n)
+	ws.mbHi = grow32(ws.mbHi, n)
+	limit := int(ib) + 1
+	for d := int32(n - 1); d >= 0; d-- {
+		fs := ws.fs[:0]
+		for f := ws.head[d]; f >= 0; f = ws.factors[f].next {
+			fs = append(fs, f)
+		}
+		ws.fs = fs
+		// Largest first (insertion sort: buckets are small; stable).
+		for i := 1; i < len(fs); i++ {
+			for j := i; j > 0 && ws.factorSize(fs[j]) > ws.factorSize(fs[j-1]); j-- {
+				fs[j], fs[j-1] = fs[j-1], fs[j]
+			}
+		}
+		lo := len(ws.mbs)
+		groups := ws.groups[:0]
+		for _, fi := range fs {
+			f := ws.factors[fi]
+			if f.tab == nil && len(f.lits) > limit {
+				// A long clause alone: its message drops it when its
+				// weight is positive (the variable can satisfy it) and is
+				// the clause without the variable otherwise.
+				ws.mbs = append(ws.mbs, mbucket{lits: f.lits, w: f.w})
+				if f.w < 0 {
+					rest := ws.la.alloc(len(f.lits) - 1)[:0]
+					maxd := int32(-1)
+					for _, l := range f.lits {
+						if l.Atom() != d {
+							rest = append(rest, l)
+							maxd = max(maxd, l.Atom())
+						}
+					}
+					ws.addFactor(factor{lits: rest, w: f.w}, maxd)
+				}
+				continue
+			}
+			vars := f.vars
+			if f.tab == nil {
+				vars = ws.nb2[:0]
+				for _, l := range f.lits {
+					vars = append(vars, l.Atom())
+				}
+				ws.nb2 = vars
+			}
+			placed := false
+			for g := range groups {
+				extra := 0
+				for _, v := range vars {
+					if !contains(groups[g].vars, v) {
+						extra++
+					}
+				}
+				if len(groups[g].vars)+extra <= limit {
+					for _, v := range vars {
+						if !contains(groups[g].vars, v) {
+							groups[g].vars = append(groups[g].vars, v)
+						}
+					}
+					groups[g].fs = append(groups[g].fs, fi)
+					placed = true
+					break
+				}
+			}
+			if !placed {
+				if len(groups) < cap(groups) {
+					groups = groups[:len(groups)+1]
+				} else {
+					groups = append(groups, group{})
+				}
+				g := &groups[len(groups)-1]
+				g.vars = append(g.vars[:0], d)
+				for _, v := range vars {
+					if v != d {
+						g.vars = append(g.vars, v)
+					}
+				}
+				g.fs = append(g.fs[:0], fi)
+			}
+		}
+		if len(groups) == 0 {
+			if len(groups) < cap(groups) {
+				groups = groups[:1]
+			} else {
+				groups = append(groups, group{})
+			}
+			groups[0].vars = append(groups[0].vars[:0], d)
+			groups[0].fs = groups[0].fs[:0]
+		}
+		ws.groups = groups
+		for g := range groups {
+			maxo := ws.scope(d, groups[g].fs)
+			U := ws.U
+			k := len(U)
+			size := 1 << k
+			total += size
+			if total > budget {
+				return 0, false
+			}
+			T := ws.fa.alloc(size)
+			u := 0.0
+			if g == 0 {
+				u = ws.du[d]
+			}
+			ws.combine(U, groups[g].fs, u, T)
+			vars := ws.ia.alloc(k)
+			copy(vars, U)
+			ws.mbs = append(ws.mbs, mbucket{vars: vars, tab: T})
+			if k == 1 {
+				c += math.Min(T[0], T[1])
+				continue
+			}
+			half := size >> 1
+			msg := ws.fa.alloc(half)
+			for j := 0; j < half; j++ {
+				msg[j] = math.Min(T[2*j], T[2*j+1])
+			}
+			ws.addFactor(factor{vars: vars[1:], tab: msg}, maxo)
+		}
+		ws.mbLo[d], ws.mbHi[d] = int32(lo), int32(len(ws.mbs))
+	}
+	return c, true
+}
+
+func contains(s []int32, v int32) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// delta returns the increase of the bound when depth d is set to false
+// and to true, given the values of the shallower depths in ws.x.
+func (ws *workspace) delta(d int32) (d0, d1 float64) {
+	x := ws.x
+	for i := ws.mbLo[d]; i < ws.mbHi[d]; i++ {
+		m := &ws.mbs[i]
+		if m.vars != nil {
+			base := 0
+			for t := 1; t < len(m.vars); t++ {
+				if x[m.vars[t]] {
+					base |= 1 << t
+				}
+			}
+			a, b := m.tab[base], m.tab[base|1]
+			mn := math.Min(a, b)
+			if math.IsInf(mn, 1) {
+				continue // only on a path already known infeasible
+			}
+			d0 += a - mn
+			d1 += b - mn
+			continue
+		}
+		var ld ground.Lit
+		sat := false
+		for _, l := range m.lits {
+			if l.Atom() == d {
+				ld = l
+				continue
+			}
+			if l.True(x) {
+				sat = true
+				break
+			}
+		}
+		if sat {
+			continue
+		}
+		mn := math.Min(m.w, 0)
+		if ld.Neg() {
+			d1 += m.w - mn
+			d0 -= mn
+		} else {
+			d0 += m.w - mn
+			d1 -= mn
+		}
+	}
+	return d0, d1
+}
+
+// search runs depth-first branch and bound over depths 0..n-1 with the
+// mini-bucket bounds, starting from bound c. The best assignment found is
+// left in ws.best. It returns its cost (+Inf if none satisfies the hard
+// clauses), a lower bound on the optimum, whether the search finished (the
+// cost is then optimal, or the problem infeasible when it is +Inf), and
+// the number of nodes expanded. When stop is raised before any assignment
+// satisfying the hard clauses was found, ws.best is the greedy assignment
+// along the bounds.
+func (ws *workspace) search(n int, c float64, stop *atomic.Bool) (ub, lb float64, finished bool, nodes int64) {
+	x, best := ws.x, ws.best
+	ub = math.Inf(1)
+	lim := ub
+	found := false
+	stack := ws.stack[:0]
+	push := func(d int32, f, d0, d1 float64) {
+		f0, f1 := f+d0, f+d1
+		if d1 < d0 {
+			if f0 < lim {
+				stack = append(stack, snode{f: f0, d: d})
+			}
+			if f1 < lim {
+				stack = append(stack, snode{f: f1, d: d, v: true})
+			}
+		} else {
+			if f1 < lim {
+				stack = append(stack, snode{f: f1, d: d, v: true})
+			}
+			if f0 < lim {
+				stack = append(stack, snode{f: f0, d: d})
+			}
+		}
+	}
+	if c < lim {
+		d0, d1 := ws.delta(0)
+		push(0, c, d0, d1)
+	}
+	interrupted := false
+	last := int32(n - 1)
+	for len(stack) > 0 {
+		nodes++
+		if nodes&1023 == 0 && stop.Load() {
+			interrupted = true
+			break
+		}
+		nd := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !(nd.f < lim) {
+			continue
+		}
+		x[nd.d] = nd.v
+		if nd.d == last {
+			ub = nd.f
+			lim = ub - 1e-9*math.Max(1, math.Abs(ub))
+			copy(best, x[:n])
+			found = true
+			continue
+		}
+		d0, d1 := ws.delta(nd.d + 1)
+		push(nd.d+1, nd.f, d0, d1)
+	}
+	lb = ub
+	if interrupted {
+		for _, nd := range stack {
+			lb = math.Min(lb, nd.f)
+		}
+		if !found {
+			for d := int32(0); d < int32(n); d++ {
+				d0, d1 := ws.delta(d)
+				x[d] = d1 < d0
+			}
+			copy(best, x[:n])
+		}
+	}
+	ws.stack = stack[:0]
+	return ub, lb, !interrupted, nodes
+}

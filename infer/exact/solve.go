@@ -1,0 +1,322 @@
+package exact
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"sync/atomic"
+	"time"
+
+	"github.com/marple-mln/marple/ground"
+)
+
+// cheapVE is the number of table entries below which variable elimination
+// runs to the end even after the time limit: it is faster than anything
+// that could replace it.
+const cheapVE = 1 << 22
+
+// searchBudget bounds the table entries the mini-buckets of one search
+// keep; beyond it the i-bound is lowered.
+const searchBudget = 1 << 24
+
+// arena hands out slices from large chunks, reused across problems.
+type arena[T any] struct{ buf []T }
+
+func (a *arena[T]) alloc(n int) []T {
+	if n > 4096 {
+		return make([]T, n)
+	}
+	if len(a.buf)+n > cap(a.buf) {
+		a.buf = make([]T, 0, 1<<16)
+	}
+	l := len(a.buf)
+	a.buf = a.buf[:l+n]
+	return a.buf[l : l+n : l+n]
+}
+
+func (a *arena[T]) reset() { a.buf = a.buf[:0] }
+
+// factor is a function in a bucket: a table over vars (bit t of the index
+// is the value of vars[t]) or, when tab is nil, a clause costing w when all
+// its literals are false. Variables are depths.
+type factor struct {
+	vars []int32
+	tab  []float64
+	lits []ground.Lit
+	w    float64
+	next int32 // next factor in the same bucket, -1 at the end
+}
+
+// workspace is the scratch memory of one worker.
+type workspace struct {
+	// ordering
+	occStart, occ, fill []int32
+	adj                 [][]int32
+	deg, ver, mark      []int32
+	elim                []bool
+	heap                []hent
+	nb, nb2             []int32
+	order, dep          []int32
+
+	// buckets
+	dlits   []ground.Lit
+	du      []float64
+	factors []factor
+	head    []int32
+	pos     []int32
+	umark   []int32
+	ustamp  int32
+	U, fs   []int32
+	T       []float64
+	stride  []int
+	cum     []int
+	fa      arena[float64]
+	ia      arena[int32]
+	la      arena[ground.Lit]
+
+	// variable elimination traceback
+	chVars [][]int32
+	chOff  []int32
+	bits   []uint64
+
+	// search
+	mbs        []mbucket
+	mbLo, mbHi []int32
+	groups     []group
+	x, best    []bool
+	stack      []snode
+}
+
+func newWorkspace() *workspace { return &workspace{} }
+
+// initBuckets relabels the problem's atoms by depth and puts its clauses
+// in their buckets.
+func (ws *workspace) initBuckets(p *problem) {
+	n := len(p.atoms)
+	ws.fa.reset()
+	ws.ia.reset()
+	ws.la.reset()
+	if cap(ws.dlits) < len(p.lits) {
+		ws.dlits = make([]ground.Lit, 0, len(p.lits))
+	}
+	ws.dlits = ws.dlits[:0]
+	ws.du = growF(ws.du, n)
+	for v := 0; v < n; v++ {
+		ws.du[ws.dep[v]] = p.unary[v]
+	}
+	ws.head = grow32(ws.head, n)
+	for d := range ws.head {
+		ws.head[d] = -1
+	}
+	ws.pos = grow32(ws.pos, n)
+	ws.umark = grow32(ws.umark, n)
+	clear(ws.umark)
+	ws.ustamp = 0
+	ws.factors = ws.factors[:0]
+	for c := range p.w {
+		s := len(ws.dlits)
+		maxd := int32(-1)
+		for _, l := range p.lits[p.start[c]:p.start[c+1]] {
+			d := ws.dep[l.Atom()]
+			ws.dlits = append(ws.dlits, ground.MakeLit(d, l.Neg()))
+			maxd = max(maxd, d)
+		}
+		ws.addFactor(factor{lits: ws.dlits[s:len(ws.dlits):len(ws.dlits)], w: p.w[c]}, maxd)
+	}
+	ws.x = growBool(ws.x, n)
+	ws.best = growBool(ws.best, n)
+}
+
+func (ws *workspace) addFactor(f factor, bucket int32) {
+	f.next = ws.head[bucket]
+	ws.head[bucket] = int32(len(ws.factors))
+	ws.factors = append(ws.factors, f)
+}
+
+// scope collects into ws.U the variables of the given factors, d first,
+// setting ws.pos; it returns the largest variable other than d (-1 if
+// none).
+func (ws *workspace) scope(d int32, fs []int32) int32 {
+	ws.ustamp++
+	st := ws.ustamp
+	U := append(ws.U[:0], d)
+	ws.umark[d] = st
+	ws.pos[d] = 0
+	maxo := int32(-1)
+	add := func(v int32) {
+		if ws.umark[v] != st {
+			ws.umark[v] = st
+			ws.pos[v] = int32(len(U))
+			U = append(U, v)
+			maxo = max(maxo, v)
+		}
+	}
+	for _, fi := range fs {
+		f := &ws.factors[fi]
+		if f.tab != nil {
+			for _, v := range f.vars {
+				add(v)
+			}
+		} else {
+			for _, l := range f.lits {
+				add(l.Atom())
+			}
+		}
+	}
+	ws.U = U
+	return maxo
+}
+
+// combine sets T (of size 2^len(U)) to u times the value of U[0] plus the
+// sum of the factors fs over the scope U; ws.pos must map U[t] to t.
+func (ws *workspace) combine(U []int32, fs []int32, u float64, T []float64) {
+	size := len(T)
+	for i := 0; i < size; i += 2 {
+		T[i] = 0
+		T[i+1] = u
+	}
+	k := len(U)
+	if cap(ws.stride) < k+1 {
+		ws.stride = make([]int, k+1, 2*k+2)
+		ws.cum = make([]int, k+1, 2*k+2)
+	}
+	stride, cum := ws.stride[:k+1], ws.cum[:k+1]
+	for _, fi := range fs {
+		f := &ws.factors[fi]
+		if f.tab == nil {
+			mask, val := 0, 0
+			for _, l := range f.lits {
+				b := 1 << ws.pos[l.Atom()]
+				mask |= b
+				if l.Neg() {
+					val |= b
+				}
+			}
+			free := (size - 1) &^ mask
+			w := f.w
+			for s := free; ; s = (s - 1) & free {
+				T[s|val] += w
+				if s == 0 {
+					break
+				}
+			}
+			continue
+		}
+		tab := f.tab
+		if len(f.vars) == k {
+			same := true
+			for t, v := range f.vars {
+				if U[t] != v {
+					same = false
+					break
+				}
+			}
+			if same {
+				for i, x := range tab {
+					T[i] += x
+				}
+				continue
+			}
+		}
+		clear(stride)
+		for j, v := range f.vars {
+			stride[ws.pos[v]] = 1 << j
+		}
+		cum[0] = 0
+		for t := 0; t < k; t++ {
+			cum[t+1] = cum[t] + stride[t]
+		}
+		j := 0
+		for idx := 0; idx < size; idx++ {
+			T[idx] += tab[j]
+			t := bits.TrailingZeros(uint(idx + 1))
+			j += stride[t] - cum[t]
+		}
+	}
+}
+
+// solve solves problem p into assign and out.
+func (ws *workspace) solve(p *problem, opt *Options, stop *atomic.Bool, assign []bool, out *outcome) error {
+	start := time.Now()
+	n := len(p.atoms)
+	width, veCost := ws.orderVars(p, opt.Order, opt.MaxWidth)
+	cs := &out.stats
+	cs.Width = width
+	useVE := false
+	switch opt.Method {
+	case VE:
+		if width > opt.MaxWidth {
+			return fmt.Errorf("exact: component of atom %d has induced width %d > MaxWidth %d", p.atoms[0], width, opt.MaxWidth)
+		}
+		useVE = true
+	case Auto:
+		useVE = width <= opt.MaxWidth && (veCost <= cheapVE || !stop.Load())
+	}
+	var x []bool
+	done := false
+	if useVE {
+		ws.initBuckets(p)
+		if v, ok := ws.ve(n, stop, veCost > cheapVE); ok {
+			cs.Method, cs.Optimal, cs.Bound = VE, true, v
+			x = ws.x
+			done = true
+		}
+	}
+	if !done {
+		ib := opt.IBound
+		if stop.Load() {
+			ib = min(ib, 8)
+		}
+		var c float64
+		for {
+			ws.initBuckets(p)
+			var ok bool
+			if c, ok = ws.mbe(n, int32(ib), searchBudget); ok || ib <= 1 {
+				break
+			}
+			ib = max(1, ib-2)
+		}
+		ub, lb, optimal, nodes := ws.search(n, c, stop)
+		cs.Method, cs.IBound, cs.Nodes, cs.Optimal = Search, ib, nodes, optimal
+		cs.Bound = lb
+		_ = ub
+		x = ws.best
+	}
+	for v, a := range p.atoms {
+		assign[a] = x[ws.dep[v]]
+	}
+	cs.Cost = ws.eval(p, x)
+	if math.IsInf(cs.Bound, 1) && cs.Optimal && !p.relaxed {
+		out.infeasible = true
+		cs.Optimal = false
+	}
+	if p.relaxed {
+		cs.Infeasible = true
+		cs.HardMinimal = cs.Optimal
+	}
+	cs.Elapsed = time.Since(start)
+	return nil
+}
+
+// eval returns the residual cost of x (indexed by depth) for p.
+func (ws *workspace) eval(p *problem, x []bool) float64 {
+	cost := 0.0
+	for v, u := range p.unary {
+		if x[ws.dep[v]] {
+			cost += u
+		}
+	}
+	for c, w := range p.w {
+		sat := false
+		for _, l := range p.lits[p.start[c]:p.start[c+1]] {
+			if x[ws.dep[l.Atom()]] != l.Neg() {
+				sat = true
+				break
+			}
+		}
+		if !sat {
+			cost += w
+		}
+	}
+	return cost
+}

@@ -1,0 +1,316 @@
+// Package mcsat computes marginal probabilities of the atoms of a ground
+// Markov network by MC-SAT (Poon and Domingos 2006) and by Gibbs sampling.
+//
+// MC-SAT is slice sampling: at each step every clause in its preferred state
+// (true for a positive weight, false for a negative one) is selected with
+// probability 1-exp(-|w|), hard clauses always; the next world is then drawn
+// (near-)uniformly from the worlds in which every selected clause keeps its
+// preferred state, by SampleSAT (Wei, Erenrich and Selman 2004): simulated
+// annealing moves mixed with WalkSAT moves. A selected clause of negative
+// weight asks for all its literals to be false, which fixes its atoms for
+// the step. The chain starts from a world satisfying the hard clauses found
+// by WalkSAT.
+//
+// Bias terms (infer.Options.Bias) are unit clauses with weight Bias[a].
+package mcsat
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+)
+
+// Defaults (Alchemy's where it has one).
+const (
+	// DefaultSamples is the default number of samples per chain.
+	DefaultSamples = 1000
+	// DefaultBurnIn is the default number of discarded steps per chain.
+	DefaultBurnIn = 100
+	// DefaultTemp is SampleSAT's default annealing temperature (Alchemy's
+	// -saTemp 80, in hundredths).
+	DefaultTemp = 0.8
+	// DefaultWalkProb is the default probability that a SampleSAT move
+	// away from the satisfying worlds is a WalkSAT move (Alchemy's
+	// -saRatio 50: half the moves are annealing moves).
+	DefaultWalkProb = 0.5
+	// DefaultNoise is the default WalkSAT noise.
+	DefaultNoise = 0.5
+	// DefaultInitSteps is the default step limit of the WalkSAT search
+	// for a world satisfying the hard clauses.
+	DefaultInitSteps = 1000000
+)
+
+// ErrHard is returned when no world satisfying the hard clauses was found.
+var ErrHard = errors.New("mcsat: could not satisfy the hard clauses")
+
+// Options are the sampler settings. Zero values select the defaults.
+type Options struct {
+	infer.Options
+	// Samples is the number of samples each chain contributes (default
+	// DefaultSamples).
+	Samples int
+	// BurnIn is the number of steps each chain discards first (default
+	// DefaultBurnIn; negative means none).
+	BurnIn int
+	// Chains is the number of independent chains, each started from its
+	// own random world satisfying the hard clauses (default 1).
+	Chains int
+
+	// Flips is the number of SampleSAT moves per MC-SAT step (default:
+	// the number of unfixed atoms in selected clauses; the other unfixed
+	// atoms are drawn uniformly at random directly).
+	Flips int
+	// Temp is SampleSAT's annealing temperature (default DefaultTemp).
+	Temp float64
+	// WalkProb is the probability that a SampleSAT move made while some
+	// selected clause is violated is a WalkSAT move rather than an
+	// annealing move (default DefaultWalkProb; negative means 0, which
+	// samples exactly uniformly at the price of slower repairs).
+	WalkProb float64
+	// Noise is the WalkSAT noise (default DefaultNoise).
+	Noise float64
+	// InitSteps bounds the WalkSAT search for the initial world (default
+	// DefaultInitSteps).
+	InitSteps int
+
+	// HardWeight, when positive, is the weight Gibbs sampling gives hard
+	// clauses; by default they are constraints the chain never violates.
+	HardWeight float64
+}
+
+func (o *Options) defaults() {
+	if o.Samples <= 0 {
+		o.Samples = DefaultSamples
+	}
+	if o.BurnIn == 0 {
+		o.BurnIn = DefaultBurnIn
+	}
+	if o.BurnIn < 0 {
+		o.BurnIn = 0
+	}
+	if o.Chains <= 0 {
+		o.Chains = 1
+	}
+	if o.Temp <= 0 {
+		o.Temp = DefaultTemp
+	}
+	if o.WalkProb == 0 {
+		o.WalkProb = DefaultWalkProb
+	}
+	if o.WalkProb < 0 {
+		o.WalkProb = 0
+	}
+	if o.Noise <= 0 {
+		o.Noise = DefaultNoise
+	}
+	if o.InitSteps <= 0 {
+		o.InitSteps = DefaultInitSteps
+	}
+}
+
+func prepare(net *ground.Network, opt *Options) (*model, error) {
+	if opt.Bias != nil && len(opt.Bias) != net.NumAtoms() {
+		return nil, errors.New("mcsat: Bias has the wrong length")
+	}
+	opt.defaults()
+	return newModel(net, opt.Bias), nil
+}
+
+// newChain returns a state for chain k seeded from opt.Seed, in a random
+// world satisfying the hard clauses.
+func newChain(m *model, opt *Options, k int) (*state, error) {
+	rng := rand.New(rand.NewPCG(uint64(opt.Seed), 0x6a09e667f3bcc909+uint64(k)))
+	s := newState(m, rng)
+	for a := range s.y {
+		s.y[a] = rng.Uint64()&1 == 1
+	}
+	s.recount()
+	s.begin()
+	for c := range m.w {
+		if math.IsInf(m.w[c], -1) {
+			s.fixFalse(c)
+		}
+	}
+	for c := range m.w {
+		if math.IsInf(m.w[c], 1) {
+			s.activate(c)
+		}
+	}
+	for c := range m.w {
+		if math.IsInf(m.w[c], -1) && s.numTrue[c] != 0 {
+			return nil, ErrHard // two must-be-false clauses disagree
+		}
+	}
+	if !s.walkSAT(opt.InitSteps, opt.Noise) {
+		return nil, ErrHard
+	}
+	return s, nil
+}
+
+// MCSAT returns the marginal probability of each atom of net being true,
+// estimated by MC-SAT: the fraction of samples in which the atom is true.
+func MCSAT(ctx context.Context, net *ground.Network, opt Options) ([]float64, error) {
+	m, err := prepare(net, &opt)
+	if err != nil {
+		return nil, err
+	}
+	counts := make([]float64, m.n)
+	for k := 0; k < opt.Chains; k++ {
+		s, err := newChain(m, &opt, k)
+		if err != nil {
+			return nil, err
+		}
+		for step := 0; step < opt.BurnIn+opt.Samples; step++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			s.mcsatStep(&opt)
+			if step >= opt.BurnIn {
+				for a, v := range s.y {
+					if v {
+						counts[a]++
+					}
+				}
+			}
+		}
+	}
+	total := float64(opt.Chains * opt.Samples)
+	for a := range counts {
+		counts[a] /= total
+	}
+	return counts, nil
+}
+
+// mcsatStep selects the clauses and moves the world by SampleSAT.
+func (s *state) mcsatStep(opt *Options) {
+	m := s.m
+	s.begin()
+	rng := s.rng
+	for c, w := range m.w {
+		switch {
+		case w > 0:
+			if s.numTrue[c] > 0 && (w > math.MaxFloat64 || rng.Float64() < m.sel[c]) {
+				s.activate(c)
+			}
+		case s.numTrue[c] == 0 && (w < -math.MaxFloat64 || rng.Float64() < m.sel[c]):
+			// The clause is false and stays false: fix its atoms.
+			for _, l := range m.clause(c) {
+				s.fixedAt[l.Atom()] = s.epoch
+			}
+		}
+	}
+	s.collectFree()
+	steps := opt.Flips
+	if steps <= 0 {
+		steps = len(s.cons)
+	}
+	maxExc := 100 + 10*len(s.cons)
+	if maxExc > 100000 {
+		maxExc = 100000
+	}
+	s.sampleSAT(steps, opt.Temp, opt.WalkProb, opt.Noise, maxExc)
+}
+
+// Gibbs returns the marginal probability of each atom of net being true,
+// estimated by Gibbs sampling: each sweep resamples every atom from its
+// distribution given the rest of the world. The estimate averages these
+// conditional probabilities over the sweeps (Rao-Blackwellised). Hard
+// clauses are constraints the chain never violates, unless
+// Options.HardWeight gives them a finite weight; with hard constraints the
+// chain may be unable to reach every world, so use several chains.
+func Gibbs(ctx context.Context, net *ground.Network, opt Options) ([]float64, error) {
+	m, err := prepare(net, &opt)
+	if err != nil {
+		return nil, err
+	}
+	sum := make([]float64, m.n)
+	for k := 0; k < opt.Chains; k++ {
+		s, err := newChain(m, &opt, k)
+		if err != nil {
+			return nil, err
+		}
+		s.begin() // nothing active: flips need no clause lists
+		for sweep := 0; sweep < opt.BurnIn+opt.Samples; sweep++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			record := sweep >= opt.BurnIn
+			for a := range s.y {
+				p := s.conditional(int32(a), opt.HardWeight)
+				if record {
+					sum[a] += p
+				}
+				if v := s.rng.Float64() < p; v != s.y[a] {
+					s.flip(int32(a))
+				}
+			}
+		}
+	}
+	total := float64(opt.Chains * opt.Samples)
+	for a := range sum {
+		sum[a] /= total
+	}
+	return sum, nil
+}
+
+// conditional returns the probability that atom a is true given the other
+// atoms. Hard clauses weigh hardWeight, or force the atom when hardWeight
+// is not positive.
+func (s *state) conditional(a int32, hardWeight float64) float64 {
+	m := s.m
+	ya := s.y[a]
+	diff := 0.0 // score(a true) - score(a false)
+	forceT, forceF := false, false
+	for _, o := range m.occurrences(a) {
+		c := o >> 1
+		neg := o&1 == 1
+		litTrue := ya != neg
+		others := s.numTrue[c]
+		if litTrue {
+			others--
+		}
+		if others > 0 {
+			continue // the clause holds whatever a is
+		}
+		// The clause is true exactly when a's literal is: when a is true
+		// for a positive literal, false for a negative one.
+		w := m.w[c]
+		if math.IsInf(w, 0) && hardWeight > 0 {
+			w = math.Copysign(hardWeight, w)
+		}
+		switch {
+		case math.IsInf(w, 1):
+			if neg {
+				forceF = true
+			} else {
+				forceT = true
+			}
+		case math.IsInf(w, -1):
+			if neg {
+				forceT = true
+			} else {
+				forceF = true
+			}
+		case neg:
+			diff -= w
+		default:
+			diff += w
+		}
+	}
+	switch {
+	case forceT && forceF:
+		if ya {
+			return 1
+		}
+		return 0
+	case forceT:
+		return 1
+	case forceF:
+		return 0
+	}
+	return 1 / (1 + math.Exp(-diff))
+}

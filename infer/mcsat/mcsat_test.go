@@ -1,0 +1,244 @@
+package mcsat
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+)
+
+// exactMarginals enumerates all worlds: P(y) ∝ exp(score(y) + bias·y) over
+// the worlds violating no hard clause.
+func exactMarginals(net *ground.Network, bias []float64) ([]float64, bool) {
+	n := net.NumAtoms()
+	y := make([]bool, n)
+	marg := make([]float64, n)
+	type world struct {
+		score float64
+		mask  int
+	}
+	var ws []world
+	maxS := math.Inf(-1)
+	for mask := 0; mask < 1<<n; mask++ {
+		for a := range y {
+			y[a] = mask>>a&1 == 1
+		}
+		s, h := net.Score(y)
+		if h > 0 {
+			continue
+		}
+		for a, b := range bias {
+			if y[a] {
+				s += b
+			}
+		}
+		ws = append(ws, world{s, mask})
+		maxS = math.Max(maxS, s)
+	}
+	if len(ws) == 0 {
+		return nil, false
+	}
+	z := 0.0
+	for _, w := range ws {
+		p := math.Exp(w.score - maxS)
+		z += p
+		for a := range marg {
+			if w.mask>>a&1 == 1 {
+				marg[a] += p
+			}
+		}
+	}
+	for a := range marg {
+		marg[a] /= z
+	}
+	return marg, true
+}
+
+// connected reports whether the worlds satisfying the hard clauses are
+// connected by single flips (so that Gibbs sampling with hard constraints
+// is ergodic).
+func connected(net *ground.Network) bool {
+	n := net.NumAtoms()
+	y := make([]bool, n)
+	ok := make([]bool, 1<<n)
+	start, total := -1, 0
+	for mask := range ok {
+		for a := range y {
+			y[a] = mask>>a&1 == 1
+		}
+		if _, h := net.Score(y); h == 0 {
+			ok[mask] = true
+			total++
+			if start < 0 {
+				start = mask
+			}
+		}
+	}
+	seen := make([]bool, 1<<n)
+	stack := []int{start}
+	seen[start] = true
+	cnt := 0
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		cnt++
+		for a := range n {
+			z := x ^ 1<<a
+			if ok[z] && !seen[z] {
+				seen[z] = true
+				stack = append(stack, z)
+			}
+		}
+	}
+	return cnt == total
+}
+
+func lits(spec ...int) []ground.Lit {
+	var ls []ground.Lit
+	for _, x := range spec {
+		if x < 0 {
+			ls = append(ls, ground.MakeLit(int32(-x-1), true))
+		} else {
+			ls = append(ls, ground.MakeLit(int32(x-1), false))
+		}
+	}
+	return ls
+}
+
+// randomModel returns a random small model with at least one world
+// satisfying its hard clauses.
+func randomModel(rng *rand.Rand, needConnected bool) (*ground.Network, []float64, []float64) {
+	for {
+		n := 2 + rng.IntN(7)
+		net := ground.NewNetwork(n)
+		m := 1 + rng.IntN(2*n)
+		for range m {
+			k := 1 + rng.IntN(3)
+			var ls []ground.Lit
+			for range k {
+				ls = append(ls, ground.MakeLit(int32(rng.IntN(n)), rng.IntN(2) == 0))
+			}
+			w := 5*rng.Float64() - 2.5
+			if rng.IntN(7) == 0 {
+				w = math.Inf(1)
+			}
+			net.AddClause(ls, w, -1, -1, 1)
+		}
+		var bias []float64
+		if rng.IntN(4) == 0 {
+			bias = make([]float64, n)
+			for a := range bias {
+				bias[a] = 2*rng.Float64() - 1
+			}
+		}
+		exact, ok := exactMarginals(net, bias)
+		if !ok || (needConnected && !connected(net)) {
+			continue
+		}
+		return net, bias, exact
+	}
+}
+
+func maxErr(got, want []float64) (float64, int) {
+	e, at := 0.0, -1
+	for a := range got {
+		if d := math.Abs(got[a] - want[a]); d > e {
+			e, at = d, a
+		}
+	}
+	return e, at
+}
+
+func TestUniformOverSatisfyingWorlds(t *testing.T) {
+	// One hard clause H(A) v S(C): three satisfying worlds, P(H(A)) = 2/3.
+	net := ground.NewNetwork(2)
+	net.AddClause(lits(1, 2), math.Inf(1), -1, -1, 1)
+	got, err := MCSAT(context.Background(), net, Options{Options: infer.Options{Seed: 1}, Samples: 40000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a, p := range got {
+		if math.Abs(p-2.0/3) > 0.01 {
+			t.Errorf("P(atom %d) = %.4f, want 2/3", a, p)
+		}
+	}
+	g, err := Gibbs(context.Background(), net, Options{Options: infer.Options{Seed: 1}, Samples: 40000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a, p := range g {
+		if math.Abs(p-2.0/3) > 0.01 {
+			t.Errorf("Gibbs: P(atom %d) = %.4f, want 2/3", a, p)
+		}
+	}
+}
+
+func TestUniformRandomSAT(t *testing.T) {
+	// Hard clauses only: the marginals are solution counts, which SampleSAT
+	// must reproduce without WalkSAT's bias towards some solutions.
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := 0; i < 5; {
+		n := 8
+		net := ground.NewNetwork(n)
+		for range 14 {
+			var ls []ground.Lit
+			for range 3 {
+				ls = append(ls, ground.MakeLit(int32(rng.IntN(n)), rng.IntN(2) == 0))
+			}
+			net.AddClause(ls, math.Inf(1), -1, -1, 1)
+		}
+		exact, ok := exactMarginals(net, nil)
+		if !ok {
+			continue
+		}
+		got, err := MCSAT(context.Background(), net, Options{Options: infer.Options{Seed: int64(i)}, Samples: 20000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, a := maxErr(got, exact); e > 0.03 {
+			t.Errorf("model %d: atom %d: %.4f, exact %.4f", i, a, got[a], exact[a])
+		} else {
+			t.Logf("model %d: max error %.4f", i, e)
+		}
+		i++
+	}
+}
+
+func TestMCSATMatchesExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	worst := 0.0
+	for i := range 25 {
+		net, bias, exact := randomModel(rng, false)
+		got, err := MCSAT(context.Background(), net, Options{Options: infer.Options{Bias: bias, Seed: int64(i)}, Samples: 10000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, a := maxErr(got, exact)
+		worst = math.Max(worst, e)
+		if e > 0.03 {
+			t.Errorf("model %d (%d atoms, %d clauses): atom %d: %.4f, exact %.4f", i, net.NumAtoms(), net.NumClauses(), a, got[a], exact[a])
+		}
+	}
+	t.Logf("worst error %.4f", worst)
+}
+
+func TestGibbsMatchesExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	worst := 0.0
+	for i := range 25 {
+		net, bias, exact := randomModel(rng, true)
+		got, err := Gibbs(context.Background(), net, Options{Options: infer.Options{Bias: bias, Seed: int64(i)}, Samples: 10000, Chains: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, a := maxErr(got, exact)
+		worst = math.Max(worst, e)
+		if e > 0.03 {
+			t.Errorf("model %d (%d atoms, %d clauses): atom %d: %.4f, exact %.4f", i, net.NumAtoms(), net.NumClauses(), a, got[a], exact[a])
+		}
+	}
+	t.Logf("worst error %.4f", worst)
+}

@@ -1,0 +1,69 @@
+package learn_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/learn"
+	"github.com/marple-mln/marple/mln"
+)
+
+// solveUnits is a stand-in MAP engine for networks of unit clauses: each
+// atom is true when the weights of its positive unit clauses plus its bias
+// are positive.
+func solveUnits(_ context.Context, net *ground.Network, bias []float64) ([]bool, error) {
+	score := make([]float64, net.NumAtoms())
+	copy(score, bias)
+	for c := 0; c < net.NumClauses(); c++ {
+		l := net.Clause(c)[0]
+		if l.Neg() {
+			score[l.Atom()] -= net.Weight[c]
+		} else {
+			score[l.Atom()] += net.Weight[c]
+		}
+	}
+	y := make([]bool, len(score))
+	for a, s := range score {
+		y[a] = s > 0
+	}
+	return y, nil
+}
+
+// Learn two weights: parameter 0 says "a word that is capitalised starts
+// an author field", parameter 1 "a lower-case word does". Each example is
+// a network of unit clauses, one per atom, tied to the parameter of the
+// atom's feature. The first example fixes the capitalised weight; the
+// lower-case atoms are already predicted false at weight 0, so that weight
+// never moves.
+func Example() {
+	model := &mln.Model{Weights: []float64{0, 0}}
+	var exs learn.Examples
+	for i := 0; i < 4; i++ {
+		net := ground.NewNetwork(3)
+		truth := make([]bool, 3)
+		for a := int32(0); a < 3; a++ {
+			capital := (i+int(a))%2 == 0
+			p := int32(1)
+			if capital {
+				p = 0
+			}
+			net.AddClause([]ground.Lit{ground.MakeLit(a, false)}, 0, p, p, 1)
+			truth[a] = capital
+		}
+		exs = append(exs, &learn.Example{Net: net, Truth: truth})
+	}
+	st, err := learn.Online(context.Background(), model, exs, learn.DefaultCDA(), learn.Settings{
+		Solver: solveUnits,
+		Passes: 2,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s: loss per pass %v\n", st.Method, st.PassLoss)
+	fmt.Printf("capitalised %+.3f, lower-case %+.3f\n", model.Weights[0], model.Weights[1])
+	// Output:
+	// CDA-PL: loss per pass [0.5 0]
+	// capitalised +0.340, lower-case +0.000
+}

@@ -1,0 +1,210 @@
+package learn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/marple-mln/marple/mln"
+)
+
+// Settings configure the Online driver.
+type Settings struct {
+	// Solver computes (loss-augmented) MAP assignments. Required.
+	Solver MAPSolver
+	// Loss is the label loss ρ (default Hamming). F1 needs a method with
+	// the Prediction label.
+	Loss LabelLoss
+	// Passes over the examples (0 means 1, as in both papers).
+	Passes int
+	// Shuffle visits the examples of each pass in a random order drawn
+	// from Seed; otherwise in the source's order.
+	Shuffle bool
+	// Seed seeds the shuffling.
+	Seed int64
+	// NoAverage writes the last weights w_{T+1} into the model instead of
+	// the average (1/T)·Σ_t w_{t+1} the papers predict with.
+	NoAverage bool
+	// KeepInitial starts from the model's weights (and a parameter the
+	// grounder allocates later from its formula's written weight) instead
+	// of 0 as the papers do.
+	KeepInitial bool
+	// Progress, when set, is called after every example.
+	Progress func(Progress)
+}
+
+// Progress reports how learning is going.
+type Progress struct {
+	Pass     int           // current pass, from 0
+	Done     int           // examples processed, over all passes
+	Total    int           // examples to process, over all passes
+	Elapsed  time.Duration // since Online started
+	Rate     float64       // examples per second
+	ETA      time.Duration // estimated time to finish
+	Loss     float64       // mean label loss ρ(y,ŷ) in this pass so far
+	Mistakes int           // examples of this pass whose ŷ differs from the truth on the query atoms
+}
+
+// Stats summarise a run of Online.
+type Stats struct {
+	Method string
+	// Steps is the number of updates done (examples processed).
+	Steps int
+	// PassLoss and PassMistakes hold, per pass (the last one possibly
+	// partial), the mean label loss ρ(y,ŷ) and the number of examples
+	// whose ŷ differed from the truth. ŷ is the label the update used:
+	// the prediction for PL methods, the loss-augmented label for ML.
+	PassLoss     []float64
+	PassMistakes []int
+	// Hinge is the sum of the hinge losses l_t the updates computed.
+	Hinge float64
+	// Last holds the weights after the last update (w_{T+1}); the model
+	// receives the average unless Settings.NoAverage.
+	Last    []float64
+	Elapsed time.Duration
+}
+
+// Online learns the weights of model from examples with the update rule
+// method, one example at a time, and writes the learned weights into
+// model.Weights (averaged unless settings.NoAverage). The examples' ground
+// networks must refer to model's parameters (Network.Param indexes
+// model.Weights, which may grow while examples are ground); clauses
+// without a parameter (hard ones) are not learned.
+//
+// If ctx is cancelled, Online stops between examples (or when the solver
+// returns), writes the weights learned so far into the model and returns
+// the Stats with ctx's error.
+func Online(ctx context.Context, model *mln.Model, examples ExampleSource, method Method, settings Settings) (*Stats, error) {
+	start := time.Now()
+	if model == nil || examples == nil || method == nil {
+		return nil, errors.New("learn: Online needs a model, examples and a method")
+	}
+	if settings.Solver == nil {
+		return nil, errors.New("learn: Settings.Solver is not set")
+	}
+	label := method.Label()
+	if label == MaxLoss && settings.Loss != Hamming {
+		return nil, fmt.Errorf("learn: %s needs a decomposable loss; %v only works with the prediction-based label", method.Name(), settings.Loss)
+	}
+	passes := settings.Passes
+	if passes < 0 {
+		return nil, fmt.Errorf("learn: negative number of passes %d", passes)
+	}
+	if passes == 0 {
+		passes = 1
+	}
+	initial := func() []float64 {
+		init := make([]float64, len(model.Weights))
+		if settings.KeepInitial {
+			copy(init, model.Weights)
+		}
+		return init
+	}
+	learner, err := method.NewLearner(initial())
+	if err != nil {
+		return nil, err
+	}
+	st := &Stats{Method: method.Name()}
+	finish := func() {
+		if learner.Len() < len(model.Weights) {
+			learner.Grow(initial())
+		}
+		st.Last = make([]float64, learner.Len())
+		learner.Final(st.Last, false)
+		if settings.NoAverage {
+			copy(model.Weights, st.Last)
+		} else {
+			learner.Final(model.Weights, true)
+		}
+		st.Elapsed = time.Since(start)
+	}
+
+	n := examples.Len()
+	total := passes * n
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	rng := rand.New(rand.NewPCG(uint64(settings.Seed), 0x6c6561726e))
+	var (
+		d    differ
+		bias []float64
+	)
+	for pass := 0; pass < passes; pass++ {
+		if settings.Shuffle {
+			rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		st.PassLoss = append(st.PassLoss, 0)
+		st.PassMistakes = append(st.PassMistakes, 0)
+		var lossSum float64
+		for k, i := range order {
+			if err := ctx.Err(); err != nil {
+				finish()
+				return st, err
+			}
+			ex, err := examples.Example(ctx, i)
+			if err == nil {
+				err = ex.validate()
+			}
+			if err != nil {
+				finish()
+				if ctx.Err() != nil {
+					return st, ctx.Err()
+				}
+				return st, fmt.Errorf("learn: example %d: %w", i, err)
+			}
+			if learner.Len() < len(model.Weights) {
+				learner.Grow(initial())
+			}
+			net := ex.Net
+			for c, p := range net.Param {
+				if int(p) >= learner.Len() {
+					finish()
+					return st, fmt.Errorf("learn: example %d (%s): clause %d has parameter %d, model has %d", i, ex.Name, c, p, learner.Len())
+				}
+				if p >= 0 {
+					net.Weight[c] = learner.Weight(int(p)) * net.Coef[c]
+				}
+			}
+			var b []float64
+			if label == MaxLoss {
+				bias = HammingBias(bias, ex.Truth, ex.Query)
+				b = bias
+			}
+			yhat, err := settings.Solver(ctx, net, b)
+			if err == nil && len(yhat) != net.NumAtoms() {
+				err = fmt.Errorf("solver returned %d atoms, network has %d", len(yhat), net.NumAtoms())
+			}
+			if err != nil {
+				finish()
+				if ctx.Err() != nil {
+					return st, ctx.Err()
+				}
+				return st, fmt.Errorf("learn: example %d (%s): %w", i, ex.Name, err)
+			}
+			rho := settings.Loss.Loss(ex.Truth, yhat, ex.Query)
+			diff := d.diff(net, ex.Truth, yhat, learner.Len())
+			st.Hinge += learner.Step(diff, rho)
+			st.Steps++
+			lossSum += rho
+			st.PassLoss[pass] = lossSum / float64(k+1)
+			if HammingLoss(ex.Truth, yhat, ex.Query) > 0 {
+				st.PassMistakes[pass]++
+			}
+			if settings.Progress != nil {
+				el := time.Since(start)
+				pr := Progress{Pass: pass, Done: st.Steps, Total: total, Elapsed: el,
+					Loss: st.PassLoss[pass], Mistakes: st.PassMistakes[pass]}
+				if s := el.Seconds(); s > 0 {
+					pr.Rate = float64(st.Steps) / s
+					pr.ETA = time.Duration(float64(total-st.Steps) / pr.Rate * float64(time.Second))
+				}
+				settings.Progress(pr)
+			}
+		}
+	}
+	finish()
+	return st, nil
+}

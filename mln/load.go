@@ -1,0 +1,203 @@
+package mln
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/marple-mln/marple/syntax"
+)
+
+// LoadModel reads and builds a model from .mln files, in order (Alchemy's
+// "-i a.mln,b.mln"). #include "file" is resolved relative to the including
+// file, as the directive is met (its declarations are known to the rest of
+// the including file); a file already loaded is not loaded again, and an
+// include cycle is an error at the #include.
+func LoadModel(paths ...string) (*Model, error) {
+	l := newLoader()
+	var files []*syntax.File
+	for _, p := range paths {
+		f := l.load(p, nil, syntax.Pos{})
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	return l.build(files)
+}
+
+// ParseModel builds a model from the text of a .mln file called name (for
+// tests and programs that hold the model in memory). #include directives
+// are resolved relative to name's directory.
+func ParseModel(name, src string) (*Model, error) {
+	l := newLoader()
+	f := l.load(name, []byte(src), syntax.Pos{})
+	return l.build([]*syntax.File{f})
+}
+
+type loader struct {
+	known   map[string]bool
+	visited map[string]bool
+	stack   []string
+	errs    syntax.ErrorList
+}
+
+func newLoader() *loader {
+	return &loader{known: map[string]bool{}, visited: map[string]bool{}}
+}
+
+func (l *loader) build(files []*syntax.File) (*Model, error) {
+	m, err := Build(files...)
+	if err != nil {
+		l.errs = appendErr(l.errs, err)
+	}
+	if len(l.errs) > 0 {
+		l.errs.Sort()
+		return m, l.errs
+	}
+	return m, nil
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}
+
+// load parses file path (src, if not nil, is its content), resolving its
+// includes recursively. from is the position of the #include, if any.
+func (l *loader) load(path string, src []byte, from syntax.Pos) *syntax.File {
+	abs := absPath(path)
+	for i, s := range l.stack {
+		if s == abs {
+			chain := append(append([]string(nil), l.stack[i:]...), abs)
+			for k := range chain {
+				chain[k] = filepath.Base(chain[k])
+			}
+			l.errs.Add(from, "include cycle: %s", strings.Join(chain, " includes "))
+			return nil
+		}
+	}
+	if l.visited[abs] {
+		return nil
+	}
+	l.visited[abs] = true
+	if src == nil {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			if from.IsValid() {
+				l.errs.Add(from, "cannot include %q: %v", path, err)
+			} else {
+				l.errs = append(l.errs, &syntax.Error{Msg: err.Error()})
+			}
+			return nil
+		}
+		src = b
+	}
+	l.stack = append(l.stack, abs)
+	defer func() { l.stack = l.stack[:len(l.stack)-1] }()
+	dir := filepath.Dir(path)
+	cfg := &syntax.Config{
+		Known: l.known,
+		Include: func(inc *syntax.Include) {
+			p := inc.Path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			inc.File = l.load(p, nil, inc.IncludePos)
+		},
+	}
+	f, err := syntax.ParseMLNConfig(path, src, cfg)
+	if err != nil {
+		l.errs = appendErr(l.errs, err)
+	}
+	return f
+}
+
+// LoadDatabase reads .db evidence files into a new database over m. Each
+// atom's predicate must be declared with that arity; its constants are
+// added to the argument types' domains (so load evidence before Compile).
+// Errors are positioned (a syntax.ErrorList); on error the database holds
+// the atoms that were read.
+func LoadDatabase(m *Model, paths ...string) (*Database, error) {
+	db := NewDatabase(m)
+	var errs syntax.ErrorList
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			errs = append(errs, &syntax.Error{Msg: err.Error()})
+			continue
+		}
+		errs = db.read(p, src, errs)
+	}
+	errs.Sort()
+	return db, errs.Err()
+}
+
+// ParseDatabase reads evidence from the text of a .db file called name.
+func ParseDatabase(m *Model, name, src string) (*Database, error) {
+	db := NewDatabase(m)
+	errs := db.read(name, []byte(src), nil)
+	errs.Sort()
+	return db, errs.Err()
+}
+
+// ReadFrom adds the atoms of .db source src (file name for positions) to
+// db, adding constants to the model's domains.
+func (db *Database) ReadFrom(name string, src []byte) error {
+	errs := db.read(name, src, nil)
+	errs.Sort()
+	return errs.Err()
+}
+
+const maxLoadErrors = 100
+
+func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.ErrorList {
+	m := db.Model
+	var args []ConstID
+	if m.constIndex == nil {
+		m.constIndex = make(map[string]ConstID)
+	}
+	var lastPred []byte
+	var p *Predicate
+	err := syntax.ScanDB(name, src, func(a *syntax.RawAtom) {
+		if p == nil || string(a.Pred) != string(lastPred) {
+			id, ok := m.predIndex[string(a.Pred)]
+			if !ok {
+				p = nil
+				if len(errs) < maxLoadErrors {
+					errs.Add(a.PredPos(), "unknown predicate %s", a.Pred)
+				}
+				return
+			}
+			p, lastPred = m.Preds[id], a.Pred
+		}
+		if len(a.Args) != len(p.Args) {
+			if len(errs) < maxLoadErrors {
+				errs.Add(a.PredPos(), "predicate %s has %d argument(s), found %d", p.Name, len(p.Args), len(a.Args))
+			}
+			return
+		}
+		args = args[:0]
+		for i, b := range a.Args {
+			c, ok := m.constIndex[string(b)]
+			if !ok {
+				c = m.AddConst(string(b))
+			}
+			m.Types[p.Args[i]].add(c)
+			args = append(args, c)
+		}
+		v := True
+		switch a.Value {
+		case syntax.ValFalse:
+			v = False
+		case syntax.ValUnknown:
+			v = Unknown
+		}
+		db.Set(p.ID, args, v)
+	})
+	if err != nil {
+		errs = appendErr(errs, err)
+	}
+	return errs
+}

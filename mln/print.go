@@ -1,0 +1,183 @@
+package mln
+
+import (
+	"bufio"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/marple-mln/marple/syntax"
+)
+
+// WriteModel writes m in Alchemy syntax: the types with their domains, the
+// predicate declarations ("*" for closed-world predicates, "!" for unique
+// arguments), the function declarations, and the formulas with their
+// current weights (Model.Weights). A formula with "+" variables is written
+// once per allocated parameter, the "+" variables replaced by the binding's
+// constants (as Alchemy does); one without allocated parameters is written
+// as in the file. Hard formulas end with "."; formulas without a parameter
+// or written weight are written without weight. Synthetic formulas are
+// skipped (they follow from the "!" declarations).
+func WriteModel(w io.Writer, m *Model) error {
+	bw := bufio.NewWriter(w)
+	var b strings.Builder
+	if len(m.Types) > 0 {
+		bw.WriteString("// types\n")
+	}
+	for _, t := range m.Types {
+		b.Reset()
+		b.WriteString(t.Name)
+		b.WriteString(" = {")
+		for i, c := range t.Consts {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(m.constNames[c])
+		}
+		b.WriteString("}\n")
+		bw.WriteString(b.String())
+	}
+	if len(m.Preds) > 0 {
+		bw.WriteString("\n// predicates\n")
+	}
+	for _, p := range m.Preds {
+		b.Reset()
+		if p.Closed {
+			b.WriteByte('*')
+		}
+		b.WriteString(p.Name)
+		b.WriteByte('(')
+		for i, t := range p.Args {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(m.Types[t].Name)
+			if p.Unique[i] {
+				b.WriteByte('!')
+			}
+		}
+		b.WriteString(")\n")
+		bw.WriteString(b.String())
+	}
+	if len(m.Funcs) > 0 {
+		bw.WriteString("\n// functions\n")
+	}
+	for _, f := range m.Funcs {
+		b.Reset()
+		b.WriteString(m.Types[f.Ret].Name)
+		b.WriteByte(' ')
+		b.WriteString(f.Name)
+		b.WriteByte('(')
+		for i, t := range f.Args {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(m.Types[t].Name)
+		}
+		b.WriteString(")\n")
+		bw.WriteString(b.String())
+	}
+	if len(m.Formulas) > 0 {
+		bw.WriteString("\n// formulas\n")
+	}
+	for _, f := range m.Formulas {
+		if f.Synthetic || f.AST == nil {
+			continue
+		}
+		if len(f.PlusVars) == 0 || len(f.Params) == 0 {
+			b.Reset()
+			if p, ok := f.Params[""]; ok && !f.Hard {
+				b.WriteString(syntax.FormatWeight(m.Weights[p]))
+				b.WriteByte(' ')
+			} else if f.HasWeight && !f.Hard {
+				b.WriteString(syntax.FormatWeight(f.Weight))
+				b.WriteByte(' ')
+			}
+			b.WriteString(syntax.FormulaString(f.AST))
+			if f.Hard {
+				b.WriteByte('.')
+			}
+			b.WriteByte('\n')
+			bw.WriteString(b.String())
+			continue
+		}
+		params := make([]int, 0, len(f.Params))
+		for _, p := range f.Params {
+			params = append(params, p)
+		}
+		sort.Ints(params)
+		for _, p := range params {
+			sub := map[string]string{}
+			for i, name := range f.PlusVars {
+				if i < len(m.ParamBinding[p]) {
+					sub[name] = m.constNames[m.ParamBinding[p][i]]
+				}
+			}
+			b.Reset()
+			if !f.Hard {
+				b.WriteString(syntax.FormatWeight(m.Weights[p]))
+				b.WriteByte(' ')
+			}
+			b.WriteString(syntax.FormulaString(substPlus(f.AST, sub)))
+			if f.Hard {
+				b.WriteByte('.')
+			}
+			b.WriteByte('\n')
+			bw.WriteString(b.String())
+		}
+	}
+	return bw.Flush()
+}
+
+// substPlus returns a copy of f with the free "+" variables named in sub
+// replaced by constants. Quantified variables of the same name are left
+// alone.
+func substPlus(f syntax.Formula, sub map[string]string) syntax.Formula {
+	var rec func(f syntax.Formula, bound map[string]bool) syntax.Formula
+	term := func(t syntax.Term, bound map[string]bool) syntax.Term {
+		if t.Kind == syntax.VarTerm && !bound[t.Name] {
+			if c, ok := sub[t.Name]; ok {
+				return syntax.Term{TermPos: t.TermPos, Kind: syntax.ConstTerm, Name: c}
+			}
+		}
+		return t
+	}
+	rec = func(f syntax.Formula, bound map[string]bool) syntax.Formula {
+		switch f := f.(type) {
+		case *syntax.Atom:
+			a := *f
+			a.Args = make([]syntax.Term, len(f.Args))
+			for i, t := range f.Args {
+				a.Args[i] = term(t, bound)
+			}
+			return &a
+		case *syntax.Compare:
+			c := *f
+			c.X, c.Y = term(f.X, bound), term(f.Y, bound)
+			return &c
+		case *syntax.Not:
+			return &syntax.Not{NotPos: f.NotPos, X: rec(f.X, bound)}
+		case *syntax.Binary:
+			return &syntax.Binary{Op: f.Op, OpPos: f.OpPos, X: rec(f.X, bound), Y: rec(f.Y, bound)}
+		case *syntax.Quant:
+			b2 := make(map[string]bool, len(bound)+len(f.Vars))
+			for k := range bound {
+				b2[k] = true
+			}
+			for _, v := range f.Vars {
+				b2[v.Name] = true
+			}
+			q := *f
+			q.Body = rec(f.Body, b2)
+			return &q
+		}
+		return f
+	}
+	return rec(f, nil)
+}
+
+// ClauseString returns clause c in Alchemy syntax (see ClauseFormula),
+// for messages and debugging.
+func (m *Model) ClauseString(c *Clause) string {
+	return syntax.FormulaString(m.ClauseFormula(c))
+}

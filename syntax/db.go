@@ -1,0 +1,247 @@
+package syntax
+
+// RawAtom is a ground atom as read by ScanDB. Its byte slices point into
+// the source (or into buffers reused between calls): they are valid only
+// during the callback.
+type RawAtom struct {
+	Pos     Pos // position of the atom (its "!" or "?" if any)
+	Value   Value
+	Pred    []byte
+	PredCol int      // column of the predicate name
+	Args    [][]byte // constants; quoted strings keep their quotes
+	argPos  []Pos
+}
+
+// ArgPos returns the position of argument i.
+func (a *RawAtom) ArgPos(i int) Pos { return a.argPos[i] }
+
+// PredPos returns the position of the predicate name.
+func (a *RawAtom) PredPos() Pos {
+	return Pos{File: a.Pos.File, Line: a.Pos.Line, Col: a.PredCol}
+}
+
+// maxDBErrors bounds the syntax errors reported for one .db file.
+const maxDBErrors = 100
+
+// ScanDB reads a .db evidence file (one ground atom per line, optionally
+// prefixed by "!" for false or "?" for unknown; // and /* */ comments) and
+// calls fn for each atom, in order. It does no allocation per atom. It
+// returns the syntax errors (an ErrorList) or nil; atoms on bad lines are
+// skipped.
+func ScanDB(filename string, src []byte, fn func(a *RawAtom)) error {
+	d := dbScanner{file: filename, src: src, line: 1}
+	d.atom.Args = make([][]byte, 0, 8)
+	d.atom.argPos = make([]Pos, 0, 8)
+	d.run(fn)
+	d.errs.Sort()
+	return d.errs.Err()
+}
+
+// ParseDB parses a .db evidence file into an AST.
+func ParseDB(filename string, src []byte) (*DBFile, error) {
+	f := &DBFile{Name: filename}
+	err := ScanDB(filename, src, func(a *RawAtom) {
+		g := &GroundAtom{AtomPos: a.Pos, Value: a.Value,
+			Pred: Ident{NamePos: a.PredPos(), Name: string(a.Pred)}}
+		g.Args = make([]Ident, len(a.Args))
+		for i, b := range a.Args {
+			g.Args[i] = Ident{NamePos: a.ArgPos(i), Name: string(b)}
+		}
+		f.Atoms = append(f.Atoms, g)
+	})
+	return f, err
+}
+
+type dbScanner struct {
+	file      string
+	src       []byte
+	i         int
+	line      int
+	lineStart int
+	errs      ErrorList
+	atom      RawAtom
+}
+
+func (d *dbScanner) errorf(off int, format string, args ...any) {
+	d.errs.Add(Pos{File: d.file, Line: d.line, Col: off - d.lineStart + 1}, format, args...)
+}
+
+func (d *dbScanner) describe(off int) string {
+	if off >= len(d.src) {
+		return "end of file"
+	}
+	c := d.src[off]
+	switch {
+	case c == '\n':
+		return "end of line"
+	case c >= 0x20 && c < 0x7f:
+		return "'" + string(c) + "'"
+	}
+	return "a non-ASCII byte"
+}
+
+// skipSpace skips blanks and comments; with newlines set it also skips line
+// ends (inside parentheses). It reports false for an unterminated comment.
+func (d *dbScanner) skipSpace(newlines bool) {
+	src := d.src
+	for d.i < len(src) {
+		c := src[d.i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+			d.i++
+		case c == '\n' && newlines:
+			d.i++
+			d.line++
+			d.lineStart = d.i
+		case c == '/' && d.i+1 < len(src) && src[d.i+1] == '/':
+			for d.i < len(src) && src[d.i] != '\n' {
+				d.i++
+			}
+		case c == '/' && d.i+1 < len(src) && src[d.i+1] == '*':
+			start, line, ls := d.i, d.line, d.lineStart
+			d.i += 2
+			for {
+				if d.i+1 >= len(src) {
+					d.i = len(src)
+					d.errs.Add(Pos{File: d.file, Line: line, Col: start - ls + 1}, "comment not terminated")
+					return
+				}
+				if src[d.i] == '*' && src[d.i+1] == '/' {
+					d.i += 2
+					break
+				}
+				if src[d.i] == '\n' {
+					d.line++
+					d.lineStart = d.i + 1
+				}
+				d.i++
+			}
+		default:
+			return
+		}
+	}
+}
+
+func (d *dbScanner) run(fn func(a *RawAtom)) {
+	for len(d.errs) < maxDBErrors {
+		d.skipSpace(true)
+		if d.i >= len(d.src) {
+			return
+		}
+		if !d.parseAtom() {
+			// Skip the rest of the line.
+			for d.i < len(d.src) && d.src[d.i] != '\n' {
+				d.i++
+			}
+			continue
+		}
+		fn(&d.atom)
+	}
+}
+
+// name scans a predicate name or constant at d.i and returns its bytes.
+func (d *dbScanner) name() []byte {
+	src := d.src
+	start := d.i
+	if d.i >= len(src) {
+		return nil
+	}
+	c := src[d.i]
+	if c == '"' {
+		d.i++
+		for d.i < len(src) {
+			switch src[d.i] {
+			case '\\':
+				d.i += 2
+				continue
+			case '"':
+				d.i++
+				return src[start:d.i]
+			case '\n':
+				d.errorf(start, "string not terminated")
+				return nil
+			}
+			d.i++
+		}
+		d.i = len(src)
+		d.errorf(start, "string not terminated")
+		return nil
+	}
+	if !isIdentStart(c) && !isDigit(c) && c != '-' {
+		return nil
+	}
+	d.i++
+	for d.i < len(src) && (isIdentChar(src[d.i]) || src[d.i] == '.' && d.i+1 < len(src) && isDigit(src[d.i+1])) {
+		d.i++
+	}
+	return src[start:d.i]
+}
+
+func (d *dbScanner) parseAtom() bool {
+	a := &d.atom
+	src := d.src
+	a.Pos = Pos{File: d.file, Line: d.line, Col: d.i - d.lineStart + 1}
+	a.Value = ValTrue
+	a.Args = a.Args[:0]
+	a.argPos = a.argPos[:0]
+	switch src[d.i] {
+	case '!':
+		a.Value = ValFalse
+		d.i++
+		d.skipSpace(false)
+	case '?':
+		a.Value = ValUnknown
+		d.i++
+		d.skipSpace(false)
+	}
+	a.PredCol = d.i - d.lineStart + 1
+	if d.i >= len(src) || !isIdentStart(src[d.i]) {
+		d.errorf(d.i, "expected a ground atom, found %s", d.describe(d.i))
+		return false
+	}
+	a.Pred = d.name()
+	d.skipSpace(false)
+	if d.i >= len(src) || src[d.i] != '(' {
+		d.errorf(d.i, "expected '(' after predicate %s, found %s", a.Pred, d.describe(d.i))
+		return false
+	}
+	d.i++
+	for {
+		d.skipSpace(true)
+		col := d.i - d.lineStart + 1
+		arg := d.name()
+		if arg == nil {
+			if len(d.errs) == 0 || d.errs[len(d.errs)-1].Pos.Line != d.line {
+				d.errorf(d.i, "expected a constant, found %s", d.describe(d.i))
+			}
+			return false
+		}
+		if len(arg) > 0 && arg[0] >= 'a' && arg[0] <= 'z' {
+			d.errorf(col-1+d.lineStart, "%s is a variable (lower case): evidence atoms must be ground", arg)
+			return false
+		}
+		a.Args = append(a.Args, arg)
+		a.argPos = append(a.argPos, Pos{File: d.file, Line: d.line, Col: col})
+		d.skipSpace(true)
+		if d.i >= len(src) {
+			d.errorf(d.i, "expected ',' or ')', found end of file")
+			return false
+		}
+		if src[d.i] == ',' {
+			d.i++
+			continue
+		}
+		if src[d.i] == ')' {
+			d.i++
+			break
+		}
+		d.errorf(d.i, "expected ',' or ')', found %s", d.describe(d.i))
+		return false
+	}
+	d.skipSpace(false)
+	if d.i < len(src) && src[d.i] != '\n' {
+		d.errorf(d.i, "unexpected %s after ground atom", d.describe(d.i))
+		return false
+	}
+	return true
+}

@@ -1,0 +1,654 @@
+package syntax
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Config controls the parsing of a .mln file.
+type Config struct {
+	// Known holds the names of the predicates (and functions) declared
+	// before this file, by earlier files. A bare atom whose predicate is not
+	// known yet declares it; one whose predicate is known is a unit formula.
+	// The parser adds every predicate it meets. Nil means none.
+	Known map[string]bool
+	// Include, if set, is called for each #include directive as soon as it
+	// is parsed (so that the included declarations are known to the rest of
+	// the file); it sets inc.File or reports its own errors.
+	Include func(inc *Include)
+}
+
+// ParseMLN parses a .mln model file. It returns the file (possibly partial)
+// and, if there were syntax errors, an ErrorList sorted by position.
+// #include directives are recorded but not resolved (see mln.LoadModel).
+func ParseMLN(filename string, src []byte) (*File, error) {
+	return ParseMLNConfig(filename, src, nil)
+}
+
+// ParseMLNConfig is ParseMLN with a configuration (cfg may be nil).
+func ParseMLNConfig(filename string, src []byte, cfg *Config) (*File, error) {
+	var errs ErrorList
+	s := newScanner(filename, src, &errs)
+	p := &parser{file: filename, toks: s.scanAll(), errs: &errs}
+	if cfg != nil {
+		p.onInclude = cfg.Include
+	}
+	if cfg != nil && cfg.Known != nil {
+		p.known = cfg.Known
+	} else {
+		p.known = make(map[string]bool)
+	}
+	f := &File{Name: filename}
+	p.parseFile(f)
+	errs.Sort()
+	return f, errs.Err()
+}
+
+// ParseFormula parses a single formula statement ("[weight] formula [.]")
+// given the predicates already declared (known may be nil). It is meant for
+// programs that build formulas from text.
+func ParseFormula(filename string, src string, known map[string]bool) (*FormulaDecl, error) {
+	var errs ErrorList
+	s := newScanner(filename, []byte(src), &errs)
+	p := &parser{file: filename, toks: s.scanAll(), errs: &errs, known: known}
+	if p.known == nil {
+		p.known = map[string]bool{}
+	}
+	var d *FormulaDecl
+	func() {
+		defer p.recoverBailout()
+		p.skipNewlines()
+		if p.cur().kind == tEOF {
+			p.errorAt(p.cur(), "expected a formula")
+		}
+		d = p.formulaDecl()
+		p.skipNewlines()
+		if t := p.cur(); t.kind != tEOF {
+			p.errorAt(t, "unexpected %s after formula", t.describe())
+		}
+	}()
+	errs.Sort()
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return d, nil
+}
+
+type parser struct {
+	file  string
+	toks  []token
+	i     int
+	depth int // parenthesis/brace nesting: newlines are skipped inside
+	errs  *ErrorList
+	known map[string]bool
+	nest  int // formula nesting depth, bounded to keep the stack small
+
+	onInclude func(inc *Include)
+}
+
+// maxNesting bounds the nesting of formulas.
+const maxNesting = 2000
+
+// bailout is panicked to abandon the current statement after an error.
+type bailout struct{}
+
+func (p *parser) recoverBailout() {
+	if r := recover(); r != nil {
+		if _, ok := r.(bailout); !ok {
+			panic(r)
+		}
+	}
+}
+
+func (p *parser) posOf(t token) Pos {
+	return Pos{File: p.file, Line: int(t.line), Col: int(t.col)}
+}
+
+func (p *parser) errorAt(t token, format string, args ...any) {
+	p.errs.Add(p.posOf(t), format, args...)
+	panic(bailout{})
+}
+
+// cur returns the current token, skipping newlines inside brackets.
+func (p *parser) cur() token {
+	for p.depth > 0 && p.toks[p.i].kind == tNewline {
+		p.i++
+	}
+	return p.toks[p.i]
+}
+
+// peek returns the token k positions after the current one (newlines
+// count as tokens unless inside brackets).
+func (p *parser) peek(k int) token {
+	p.cur()
+	j := p.i
+	for ; k > 0; k-- {
+		if p.toks[j].kind == tEOF {
+			break
+		}
+		j++
+		for p.depth > 0 && p.toks[j].kind == tNewline {
+			j++
+		}
+	}
+	return p.toks[j]
+}
+
+func (p *parser) advance() token {
+	t := p.cur()
+	if t.kind != tEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) expect(k tokKind, what string) token {
+	t := p.cur()
+	if t.kind != k {
+		p.errorAt(t, "expected %s, found %s", what, t.describe())
+	}
+	p.i++
+	return t
+}
+
+func (p *parser) skipNewlines() {
+	for p.toks[p.i].kind == tNewline {
+		p.i++
+	}
+}
+
+// parseFile parses statements until the end of the file, recovering from
+// errors at line ends.
+func (p *parser) parseFile(f *File) {
+	const maxErrors = 100
+	for {
+		p.depth = 0
+		p.skipNewlines()
+		if p.toks[p.i].kind == tEOF || len(*p.errs) >= maxErrors {
+			return
+		}
+		start := p.i
+		d := p.statement()
+		if d != nil {
+			f.Decls = append(f.Decls, d)
+			continue
+		}
+		// Error: skip to the end of the line.
+		p.depth = 0
+		if p.i == start {
+			p.i++
+		}
+		for p.toks[p.i].kind != tNewline && p.toks[p.i].kind != tEOF {
+			p.i++
+		}
+	}
+}
+
+func (p *parser) statement() (d Decl) {
+	defer p.recoverBailout()
+	t := p.cur()
+	switch {
+	case t.kind == tInclude:
+		d = p.include()
+	case t.kind == tIdent && p.peek(1).kind == tEq && p.peek(2).kind == tLbrace:
+		d = p.typeDecl()
+	case t.kind == tIdent && !isQuantifier(t.text) && p.peek(1).kind == tIdent && p.peek(2).kind == tLparen:
+		d = p.funcDecl()
+	case t.kind == tIdent && p.peek(1).kind == tLparen && !p.known[t.text] && p.isDeclArgs(2):
+		d = p.predDecl()
+	case t.kind == tStar && p.peek(1).kind == tIdent && p.peek(2).kind == tLparen && !p.known[p.peek(1).text] && p.isDeclArgs(3):
+		d = p.predDecl()
+	default:
+		d = p.formulaDecl()
+	}
+	p.endStatement()
+	return d
+}
+
+// endStatement requires the end of a line (or of the file).
+func (p *parser) endStatement() {
+	p.depth = 0
+	t := p.cur()
+	if t.kind != tNewline && t.kind != tEOF {
+		p.errorAt(t, "unexpected %s at end of statement", t.describe())
+	}
+}
+
+// isDeclArgs reports whether the tokens from k on look like the argument
+// list of a declaration: "ident[!], ..., ident[!])" then end of line.
+func (p *parser) isDeclArgs(k int) bool {
+	j := p.i + k
+	skip := func() {
+		for p.toks[j].kind == tNewline {
+			j++
+		}
+	}
+	for {
+		skip()
+		if p.toks[j].kind != tIdent {
+			return false
+		}
+		j++
+		skip()
+		if p.toks[j].kind == tNot {
+			j++
+			skip()
+		}
+		switch p.toks[j].kind {
+		case tComma:
+			j++
+			continue
+		case tRparen:
+			j++
+			k := p.toks[j].kind
+			return k == tNewline || k == tEOF
+		}
+		return false
+	}
+}
+
+func isQuantifier(s string) bool {
+	switch strings.ToLower(s) {
+	case "exist", "exists", "forall":
+		return true
+	}
+	return false
+}
+
+func (p *parser) ident() Ident {
+	t := p.expect(tIdent, "a name")
+	return Ident{NamePos: p.posOf(t), Name: t.text}
+}
+
+func (p *parser) include() Decl {
+	t := p.advance()
+	s := p.expect(tString, "a quoted file name after #include")
+	path, err := strconv.Unquote(s.text)
+	if err != nil {
+		path = strings.Trim(s.text, "\"")
+	}
+	inc := &Include{IncludePos: p.posOf(t), Path: path}
+	p.endStatement()
+	if p.onInclude != nil {
+		p.onInclude(inc)
+	}
+	return inc
+}
+
+func (p *parser) typeDecl() Decl {
+	d := &TypeDecl{Name: p.ident()}
+	p.expect(tEq, "'='")
+	p.expect(tLbrace, "'{'")
+	p.depth++
+	if p.cur().kind == tRbrace {
+		p.advance()
+		p.depth--
+		return d
+	}
+	for {
+		t := p.cur()
+		switch t.kind {
+		case tIdent, tInt, tString, tFloat:
+			p.advance()
+			d.Consts = append(d.Consts, Ident{NamePos: p.posOf(t), Name: t.text})
+		case tEllipsis:
+			// {lo, ..., hi}: an integer range.
+			if len(d.Consts) != 1 || d.IsRange {
+				p.errorAt(t, "'...' must follow the first integer of a range {lo,...,hi}")
+			}
+			lo, err := strconv.Atoi(d.Consts[0].Name)
+			if err != nil {
+				p.errorAt(t, "range {lo,...,hi} needs integer bounds, found %s", d.Consts[0].Name)
+			}
+			p.advance()
+			if p.cur().kind == tComma {
+				p.advance()
+			}
+			h := p.expect(tInt, "the integer upper bound of the range")
+			hi, err := strconv.Atoi(h.text)
+			if err != nil {
+				p.errorAt(h, "bad integer %s", h.text)
+			}
+			if hi < lo {
+				p.errorAt(h, "empty range {%d,...,%d}", lo, hi)
+			}
+			if hi-lo > 10_000_000 {
+				p.errorAt(h, "range {%d,...,%d} is too large", lo, hi)
+			}
+			d.IsRange, d.Lo, d.Hi, d.Consts = true, lo, hi, nil
+			p.depth--
+			p.expect(tRbrace, "'}' after the range")
+			return d
+		default:
+			p.errorAt(t, "expected a constant in the domain of %s, found %s", d.Name.Name, t.describe())
+		}
+		t = p.cur()
+		if t.kind == tComma {
+			p.advance()
+			continue
+		}
+		if t.kind == tRbrace {
+			p.depth--
+			p.advance()
+			return d
+		}
+		p.errorAt(t, "expected ',' or '}' in the domain of %s, found %s", d.Name.Name, t.describe())
+	}
+}
+
+func (p *parser) declArgs() []ArgDecl {
+	p.expect(tLparen, "'('")
+	p.depth++
+	var args []ArgDecl
+	for {
+		a := ArgDecl{Type: p.ident()}
+		if p.cur().kind == tNot {
+			p.advance()
+			a.Unique = true
+		}
+		args = append(args, a)
+		t := p.cur()
+		if t.kind == tComma {
+			p.advance()
+			continue
+		}
+		p.depth--
+		p.expect(tRparen, "',' or ')'")
+		return args
+	}
+}
+
+func (p *parser) predDecl() Decl {
+	d := &PredDecl{}
+	if t := p.cur(); t.kind == tStar {
+		p.advance()
+		d.Star, d.Closed = p.posOf(t), true
+	}
+	d.Name = p.ident()
+	d.Args = p.declArgs()
+	p.known[d.Name.Name] = true
+	return d
+}
+
+func (p *parser) funcDecl() Decl {
+	d := &FuncDecl{Ret: p.ident(), Name: p.ident()}
+	d.Args = p.declArgs()
+	p.known[d.Name.Name] = true
+	return d
+}
+
+func isNumber(k tokKind) bool { return k == tInt || k == tFloat }
+
+func isCmp(k tokKind) bool {
+	switch k {
+	case tEq, tNeq, tLt, tLe, tGt, tGe:
+		return true
+	}
+	return false
+}
+
+func (p *parser) formulaDecl() *FormulaDecl {
+	t := p.cur()
+	d := &FormulaDecl{StartPos: p.posOf(t)}
+	if isNumber(t.kind) && !isCmp(p.peek(1).kind) {
+		w, err := strconv.ParseFloat(t.text, 64)
+		if err != nil {
+			p.errorAt(t, "bad weight %s", t.text)
+		}
+		p.advance()
+		d.Weight, d.HasWeight = w, true
+		if k := p.cur().kind; k == tNewline || k == tEOF {
+			p.errorAt(p.cur(), "expected a formula after the weight")
+		}
+	}
+	d.F = p.formula()
+	if t := p.cur(); t.kind == tDot {
+		p.advance()
+		d.Hard, d.Dot = true, p.posOf(t)
+	}
+	return d
+}
+
+// formula parses a formula at the loosest precedence (<=>).
+func (p *parser) formula() Formula {
+	x := p.implies()
+	for p.continues(tIff) {
+		op := p.advance()
+		p.skipNewlines()
+		y := p.implies()
+		x = &Binary{Op: OpIff, OpPos: p.posOf(op), X: x, Y: y}
+	}
+	return x
+}
+
+func (p *parser) implies() Formula {
+	x := p.or()
+	if p.continues(tImplies) {
+		op := p.advance()
+		p.skipNewlines()
+		y := p.implies()
+		x = &Binary{Op: OpImplies, OpPos: p.posOf(op), X: x, Y: y}
+	}
+	return x
+}
+
+func (p *parser) or() Formula {
+	x := p.and()
+	for p.continues(tOr) {
+		op := p.advance()
+		p.skipNewlines()
+		y := p.and()
+		x = &Binary{Op: OpOr, OpPos: p.posOf(op), X: x, Y: y}
+	}
+	return x
+}
+
+func (p *parser) and() Formula {
+	x := p.unary()
+	for p.continues(tAnd) {
+		op := p.advance()
+		p.skipNewlines()
+		y := p.unary()
+		x = &Binary{Op: OpAnd, OpPos: p.posOf(op), X: x, Y: y}
+	}
+	return x
+}
+
+// isOp reports whether token t is the connective k ("v" counts as "|").
+func (p *parser) isOp(t token, next token, k tokKind) bool {
+	if t.kind == k {
+		return true
+	}
+	return k == tOr && t.kind == tIdent && t.text == "v" && next.kind != tLparen && !isCmp(next.kind)
+}
+
+// continues reports whether the formula continues with connective k,
+// either on this line or at the start of the next line (in which case
+// the newlines are skipped).
+func (p *parser) continues(k tokKind) bool {
+	t := p.cur()
+	if p.isOp(t, p.peek(1), k) {
+		return true
+	}
+	if t.kind != tNewline {
+		return false
+	}
+	j := p.i
+	for p.toks[j].kind == tNewline {
+		j++
+	}
+	if p.isOp(p.toks[j], p.toks[min(j+1, len(p.toks)-1)], k) {
+		p.i = j
+		return true
+	}
+	return false
+}
+
+func (p *parser) unary() Formula {
+	t := p.cur()
+	p.nest++
+	defer func() { p.nest-- }()
+	if p.nest > maxNesting {
+		p.errorAt(t, "formula nested too deeply")
+	}
+	switch {
+	case t.kind == tNot:
+		p.advance()
+		p.skipNewlines()
+		return &Not{NotPos: p.posOf(t), X: p.unary()}
+	case t.kind == tIdent && isQuantifier(t.text) && p.peek(1).kind == tIdent:
+		p.advance()
+		q := &Quant{QuantPos: p.posOf(t), Exist: strings.ToLower(t.text) != "forall"}
+		for {
+			v := p.ident()
+			if !isVarName(v.Name) {
+				p.errs.Add(v.NamePos, "quantified variable %s must start with a lower-case letter", v.Name)
+				panic(bailout{})
+			}
+			q.Vars = append(q.Vars, v)
+			if p.cur().kind != tComma {
+				break
+			}
+			p.advance()
+			p.skipNewlines()
+		}
+		p.skipNewlines()
+		q.Body = p.formula()
+		return q
+	}
+	return p.primary()
+}
+
+func (p *parser) primary() Formula {
+	t := p.cur()
+	switch t.kind {
+	case tLparen:
+		p.advance()
+		p.depth++
+		f := p.formula()
+		p.depth--
+		p.expect(tRparen, "')'")
+		return f
+	case tStar:
+		p.advance()
+		n := p.cur()
+		if n.kind != tIdent || p.peek(1).kind != tLparen {
+			p.errorAt(n, "expected an atom after '*', found %s", n.describe())
+		}
+		a := p.atom()
+		a.AtomPos, a.Star = p.posOf(t), true
+		return a
+	case tIdent:
+		if p.peek(1).kind == tLparen {
+			a := p.atom()
+			if isCmp(p.cur().kind) {
+				// A function term compared with something: min(x,y) <= z.
+				x := Term{TermPos: a.PredPos, Kind: FuncTerm, Name: a.Pred, Args: a.Args}
+				return p.compare(x)
+			}
+			return a
+		}
+		fallthrough
+	case tInt, tFloat, tString, tPlus:
+		x := p.term()
+		if !isCmp(p.cur().kind) {
+			p.errorAt(p.cur(), "expected a comparison operator after term %s, found %s", x.Name, p.cur().describe())
+		}
+		return p.compare(x)
+	}
+	p.errorAt(t, "expected a formula, found %s", t.describe())
+	return nil
+}
+
+func (p *parser) compare(x Term) Formula {
+	op := p.advance()
+	var c CmpOp
+	switch op.kind {
+	case tEq:
+		c = CmpEq
+	case tNeq:
+		c = CmpNe
+	case tLt:
+		c = CmpLt
+	case tLe:
+		c = CmpLe
+	case tGt:
+		c = CmpGt
+	case tGe:
+		c = CmpGe
+	}
+	y := p.term()
+	return &Compare{Op: c, OpPos: p.posOf(op), X: x, Y: y}
+}
+
+func (p *parser) atom() *Atom {
+	name := p.advance()
+	a := &Atom{AtomPos: p.posOf(name), Pred: name.text, PredPos: p.posOf(name)}
+	p.known[name.text] = true
+	a.Args = p.termList()
+	return a
+}
+
+func (p *parser) termList() []Term {
+	p.nest++
+	defer func() { p.nest-- }()
+	if p.nest > maxNesting {
+		p.errorAt(p.cur(), "term nested too deeply")
+	}
+	p.expect(tLparen, "'('")
+	p.depth++
+	var args []Term
+	if p.cur().kind == tRparen {
+		p.errorAt(p.cur(), "expected an argument, found ')'")
+	}
+	for {
+		args = append(args, p.term())
+		t := p.cur()
+		if t.kind == tComma {
+			p.advance()
+			continue
+		}
+		p.depth--
+		p.expect(tRparen, "',' or ')'")
+		return args
+	}
+}
+
+// isVarName reports whether an identifier names a variable (it starts with
+// a lower-case ASCII letter).
+func isVarName(s string) bool {
+	return s != "" && s[0] >= 'a' && s[0] <= 'z'
+}
+
+func (p *parser) term() Term {
+	t := p.cur()
+	switch t.kind {
+	case tPlus:
+		p.advance()
+		v := p.cur()
+		if v.kind != tIdent || !isVarName(v.text) {
+			p.errorAt(v, "'+' must precede a variable, found %s", v.describe())
+		}
+		if p.peek(1).kind == tLparen {
+			p.errorAt(v, "'+' must precede a variable, found function %s", v.text)
+		}
+		p.advance()
+		return Term{TermPos: p.posOf(t), Kind: VarTerm, Name: v.text, Plus: true}
+	case tIdent:
+		p.advance()
+		if p.cur().kind == tLparen {
+			args := p.termList()
+			return Term{TermPos: p.posOf(t), Kind: FuncTerm, Name: t.text, Args: args}
+		}
+		k := ConstTerm
+		if isVarName(t.text) {
+			k = VarTerm
+		}
+		return Term{TermPos: p.posOf(t), Kind: k, Name: t.text}
+	case tInt, tFloat, tString:
+		p.advance()
+		return Term{TermPos: p.posOf(t), Kind: ConstTerm, Name: t.text}
+	}
+	p.errorAt(t, "expected a term, found %s", t.describe())
+	return Term{}
+}

@@ -1,0 +1,250 @@
+package syntax
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Fprint writes node in Alchemy syntax. node is a *File, a Decl, a
+// Formula, a *Term, a *DBFile or a *GroundAtom. Formulas are written with
+// the fewest parentheses that keep their structure (so parsing the output
+// gives the same tree), declarations one per line. Included files are not
+// expanded: the #include line is written.
+func Fprint(w io.Writer, node any) error {
+	bw := bufio.NewWriter(w)
+	var b strings.Builder
+	switch n := node.(type) {
+	case *File:
+		for _, d := range n.Decls {
+			b.Reset()
+			writeDecl(&b, d)
+			b.WriteByte('\n')
+			bw.WriteString(b.String())
+		}
+	case Decl:
+		writeDecl(&b, n)
+		bw.WriteString(b.String())
+	case Formula:
+		writeFormula(&b, n)
+		bw.WriteString(b.String())
+	case *Term:
+		writeTerm(&b, *n)
+		bw.WriteString(b.String())
+	case *DBFile:
+		for _, a := range n.Atoms {
+			b.Reset()
+			writeGroundAtom(&b, a)
+			b.WriteByte('\n')
+			bw.WriteString(b.String())
+		}
+	case *GroundAtom:
+		writeGroundAtom(&b, n)
+		bw.WriteString(b.String())
+	default:
+		return fmt.Errorf("syntax.Fprint: unsupported node %T", node)
+	}
+	return bw.Flush()
+}
+
+// FormulaString returns a formula in Alchemy syntax.
+func FormulaString(f Formula) string {
+	var b strings.Builder
+	writeFormula(&b, f)
+	return b.String()
+}
+
+// FormatWeight writes a weight so that it reads back exactly.
+func FormatWeight(w float64) string {
+	return strconv.FormatFloat(w, 'g', -1, 64)
+}
+
+func writeDecl(b *strings.Builder, d Decl) {
+	switch d := d.(type) {
+	case *TypeDecl:
+		b.WriteString(d.Name.Name)
+		b.WriteString(" = {")
+		if d.IsRange {
+			fmt.Fprintf(b, "%d, ..., %d", d.Lo, d.Hi)
+		}
+		for i, c := range d.Consts {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(c.Name)
+		}
+		b.WriteString("}")
+	case *PredDecl:
+		if d.Closed {
+			b.WriteByte('*')
+		}
+		b.WriteString(d.Name.Name)
+		writeArgDecls(b, d.Args)
+	case *FuncDecl:
+		b.WriteString(d.Ret.Name)
+		b.WriteByte(' ')
+		b.WriteString(d.Name.Name)
+		writeArgDecls(b, d.Args)
+	case *FormulaDecl:
+		if d.HasWeight {
+			b.WriteString(FormatWeight(d.Weight))
+			b.WriteByte(' ')
+		}
+		writeFormula(b, d.F)
+		if d.Hard {
+			b.WriteByte('.')
+		}
+	case *Include:
+		b.WriteString("#include ")
+		b.WriteString(strconv.Quote(d.Path))
+	}
+}
+
+func writeArgDecls(b *strings.Builder, args []ArgDecl) {
+	b.WriteByte('(')
+	for i, a := range args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(a.Type.Name)
+		if a.Unique {
+			b.WriteByte('!')
+		}
+	}
+	b.WriteByte(')')
+}
+
+func writeGroundAtom(b *strings.Builder, a *GroundAtom) {
+	switch a.Value {
+	case ValFalse:
+		b.WriteByte('!')
+	case ValUnknown:
+		b.WriteByte('?')
+	}
+	b.WriteString(a.Pred.Name)
+	b.WriteByte('(')
+	for i, c := range a.Args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.Name)
+	}
+	b.WriteByte(')')
+}
+
+func writeTerm(b *strings.Builder, t Term) {
+	if t.Plus {
+		b.WriteByte('+')
+	}
+	b.WriteString(t.Name)
+	if t.Kind == FuncTerm {
+		writeTerms(b, t.Args)
+	}
+}
+
+func writeTerms(b *strings.Builder, ts []Term) {
+	b.WriteByte('(')
+	for i, t := range ts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeTerm(b, t)
+	}
+	b.WriteByte(')')
+}
+
+// Precedence levels for printing: higher binds tighter.
+const (
+	precQuant = 0
+	precIff   = 1
+	precImpl  = 2
+	precOr    = 3
+	precAnd   = 4
+	precNot   = 5
+	precAtom  = 6
+)
+
+func prec(f Formula) int {
+	switch f := f.(type) {
+	case *Binary:
+		switch f.Op {
+		case OpIff:
+			return precIff
+		case OpImplies:
+			return precImpl
+		case OpOr:
+			return precOr
+		}
+		return precAnd
+	case *Quant:
+		return precQuant
+	case *Not:
+		return precNot
+	}
+	return precAtom
+}
+
+func writeParen(b *strings.Builder, f Formula, paren bool) {
+	if paren {
+		b.WriteByte('(')
+		writeFormula(b, f)
+		b.WriteByte(')')
+		return
+	}
+	writeFormula(b, f)
+}
+
+func writeFormula(b *strings.Builder, f Formula) {
+	switch f := f.(type) {
+	case *Atom:
+		if f.Star {
+			b.WriteByte('*')
+		}
+		b.WriteString(f.Pred)
+		writeTerms(b, f.Args)
+	case *Compare:
+		writeTerm(b, f.X)
+		b.WriteByte(' ')
+		b.WriteString(f.Op.String())
+		b.WriteByte(' ')
+		writeTerm(b, f.Y)
+	case *Not:
+		b.WriteByte('!')
+		_, isCmp := f.X.(*Compare)
+		writeParen(b, f.X, prec(f.X) < precNot || isCmp)
+	case *Binary:
+		p := prec(f)
+		lp, rp := prec(f.X), prec(f.Y)
+		// A quantifier extends as far right as possible: as an operand it
+		// always gets parentheses (precQuant is below every connective).
+		var left, right bool
+		if f.Op == OpImplies {
+			left, right = lp <= p, rp < p
+		} else {
+			left, right = lp < p, rp <= p
+		}
+		writeParen(b, f.X, left)
+		b.WriteByte(' ')
+		b.WriteString(f.Op.String())
+		b.WriteByte(' ')
+		writeParen(b, f.Y, right)
+	case *Quant:
+		if f.Exist {
+			b.WriteString("EXIST ")
+		} else {
+			b.WriteString("FORALL ")
+		}
+		for i, v := range f.Vars {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(v.Name)
+		}
+		b.WriteByte(' ')
+		writeFormula(b, f.Body)
+	case nil:
+		b.WriteString("<nil>")
+	}
+}
