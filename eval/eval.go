@@ -192,7 +192,7 @@ func evaluate(pred, truth *AtomSet, opt Options, marginal bool) (*Report, error)
 		thr = 0.5
 	}
 	keep := func(a Atom) bool { return opt.Filter == nil || opt.Filter(a) }
-	rep := &Report{Marginal: marginal}
+	rep := &Report{Marginal: marginal, Preds: make([]Metrics, 0, len(query))}
 	items := make([][]scored, len(query))
 
 	// Predicted atoms.

@@ -126,6 +126,8 @@ func TestParseErrors(t *testing.T) {
 		{"A(X)\n/* open\n\n", "f.db:2:1: unterminated comment"},
 		{"(X)", `f.db:1:1: expected predicate name, found "(X)"`},
 		{"!!A", `f.db:1:2: expected predicate name, found "!A"`},
+		{"A\n!", "f.db:2:2: expected predicate name, found end of line"},
+		{"? // x\n", "f.db:1:7: expected predicate name, found end of line"},
 		{"A(X) B(Y)", `f.db:1:6: unexpected "B(Y)" after atom`},
 	}
 	for _, c := range cases {

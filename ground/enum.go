@@ -237,6 +237,10 @@ func (w *worker) leaf() {
 	}
 	pl := w.pl
 	buf := w.buf[:0]
+	if pl.allFalse {
+		w.emit(buf)
+		return
+	}
 	for li := range pl.lits {
 		l := &pl.lits[li]
 		if l.pred == nil || l.exist {
@@ -269,7 +273,12 @@ func (w *worker) leaf() {
 		}
 	}
 	w.buf = buf
-	out := w.out
+	w.emit(buf)
+}
+
+// emit records a surviving grounding.
+func (w *worker) emit(buf []wlit) {
+	pl, out := w.pl, w.out
 	out.lits = append(out.lits, buf...)
 	out.ends = append(out.ends, int32(len(out.lits)))
 	if len(pl.plus) > 0 {
@@ -285,11 +294,6 @@ func (w *worker) leaf() {
 // variables; ok is false when one of them is true.
 func (w *worker) expandExist(buf []wlit) (_ []wlit, ok bool) {
 	pl := w.pl
-	for _, sz := range pl.existSz {
-		if sz == 0 {
-			return buf, true // an empty disjunction
-		}
-	}
 	for _, v := range pl.exist {
 		w.vals[v] = 0
 	}

@@ -33,6 +33,7 @@ type plan struct {
 	perBinding  float64
 	numBindings float64
 	estimate    float64 // expected number of groundings that survive
+	allFalse    bool    // an existential variable has an empty domain
 	estLits     float64 // expected literals per surviving grounding
 }
 
@@ -254,6 +255,25 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 			}
 		}
 		pl.lits = append(pl.lits, info)
+	}
+
+	// An existential variable over an empty domain makes every grounding
+	// an empty disjunction: false. Enumerate them all, checking nothing.
+	for _, sz := range pl.existSz {
+		if sz == 0 {
+			pl.allFalse = true
+		}
+	}
+	if pl.allFalse {
+		pl.estimate = 1
+		for v := range c.Vars {
+			if !isExist[v] {
+				n := m.Types[c.Vars[v].Type].Size()
+				pl.steps = append(pl.steps, step{kind: stepDomain, v: v, size: int32(n), est: float64(n)})
+				pl.estimate *= float64(n)
+			}
+		}
+		return pl, nil
 	}
 
 	// Greedy ordering of the binding steps.

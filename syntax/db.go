@@ -222,9 +222,9 @@ func (d *dbScanner) parseAtom() bool {
 		}
 		a.Args = append(a.Args, arg)
 		a.argPos = append(a.argPos, Pos{File: d.file, Line: d.line, Col: col})
-		d.skipSpace(true)
-		if d.i >= len(src) {
-			d.errorf(d.i, "expected ',' or ')', found end of file")
+		d.skipSpace(false)
+		if d.i >= len(src) || src[d.i] == '\n' {
+			d.errorf(d.i, "expected ',' or ')', found %s", d.describe(d.i))
 			return false
 		}
 		if src[d.i] == ',' {

@@ -540,8 +540,12 @@ func (p *parser) primary() Formula {
 		return a
 	case tIdent:
 		if p.peek(1).kind == tLparen {
+			wasKnown := p.known[t.text]
 			a := p.atom()
 			if isCmp(p.cur().kind) {
+				if !wasKnown {
+					delete(p.known, t.text)
+				}
 				// A function term compared with something: min(x,y) <= z.
 				x := Term{TermPos: a.PredPos, Kind: FuncTerm, Name: a.Pred, Args: a.Args}
 				return p.compare(x)

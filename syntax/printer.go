@@ -18,9 +18,10 @@ func Fprint(w io.Writer, node any) error {
 	var b strings.Builder
 	switch n := node.(type) {
 	case *File:
+		known := map[string]bool{}
 		for _, d := range n.Decls {
 			b.Reset()
-			writeDecl(&b, d)
+			writeTopDecl(&b, d, known)
 			b.WriteByte('\n')
 			bw.WriteString(b.String())
 		}
@@ -59,6 +60,52 @@ func FormulaString(f Formula) string {
 // FormatWeight writes a weight so that it reads back exactly.
 func FormatWeight(w float64) string {
 	return strconv.FormatFloat(w, 'g', -1, 64)
+}
+
+// writeTopDecl writes a declaration of a file, tracking the predicates
+// declared so far as the parser does: a unit formula whose predicate is not
+// known yet is parenthesized so that it does not read back as a
+// declaration.
+func writeTopDecl(b *strings.Builder, d Decl, known map[string]bool) {
+	switch d := d.(type) {
+	case *PredDecl:
+		known[d.Name.Name] = true
+	case *FuncDecl:
+		known[d.Name.Name] = true
+	case *Include:
+		if d.File != nil {
+			var sub strings.Builder
+			for _, x := range d.File.Decls {
+				writeTopDecl(&sub, x, known)
+			}
+		}
+	case *FormulaDecl:
+		if a, ok := d.F.(*Atom); ok && !d.HasWeight && !d.Hard && !known[a.Pred] && declLike(a) {
+			b.WriteByte('(')
+			writeFormula(b, a)
+			b.WriteByte(')')
+			known[a.Pred] = true
+			return
+		}
+		Walk(d.F, func(f Formula) bool {
+			if a, ok := f.(*Atom); ok {
+				known[a.Pred] = true
+			}
+			return true
+		})
+	}
+	writeDecl(b, d)
+}
+
+// declLike reports whether an atom's arguments would read as a declaration
+// (plain identifiers).
+func declLike(a *Atom) bool {
+	for _, t := range a.Args {
+		if t.Kind == FuncTerm || t.Plus || t.Name == "" || !isIdentStart(t.Name[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 func writeDecl(b *strings.Builder, d Decl) {

@@ -20,8 +20,13 @@ func (s *scanner) pos(off int) Pos {
 	return Pos{File: s.file, Line: s.line, Col: off - s.lineStart + 1}
 }
 
+// maxScanErrors bounds the lexical errors reported for one file.
+const maxScanErrors = 50
+
 func (s *scanner) errorf(off int, format string, args ...any) {
-	s.errs.Add(s.pos(off), format, args...)
+	if len(*s.errs) < maxScanErrors {
+		s.errs.Add(s.pos(off), format, args...)
+	}
 }
 
 // scanAll returns every token of the source, ending with tEOF.
@@ -85,13 +90,17 @@ func (s *scanner) next() token {
 				return t
 			}
 		default:
-			return s.scanToken()
+			if t, ok := s.scanToken(); ok {
+				return t
+			}
 		}
 	}
 	return s.tok(tEOF, s.off, "")
 }
 
-func (s *scanner) scanToken() token {
+// scanToken scans the token at s.off; it reports false after skipping a
+// bad character.
+func (s *scanner) scanToken() (token, bool) {
 	src := s.src
 	start := s.off
 	c := src[start]
@@ -100,76 +109,76 @@ func (s *scanner) scanToken() token {
 		for s.off < len(src) && isIdentChar(src[s.off]) {
 			s.off++
 		}
-		return s.tok(tIdent, start, string(src[start:s.off]))
+		return s.tok(tIdent, start, string(src[start:s.off])), true
 	}
 	if isDigit(c) || (c == '-' || c == '.') && s.off+1 < len(src) && isDigit(src[s.off+1]) ||
 		c == '-' && s.off+2 < len(src) && src[s.off+1] == '.' && isDigit(src[s.off+2]) {
-		return s.scanNumber()
+		return s.scanNumber(), true
 	}
 	s.off++
-	two := func(next byte, yes, no tokKind) token {
+	two := func(next byte, yes, no tokKind) (token, bool) {
 		if s.off < len(src) && src[s.off] == next {
 			s.off++
-			return s.tok(yes, start, "")
+			return s.tok(yes, start, ""), true
 		}
-		return s.tok(no, start, "")
+		return s.tok(no, start, ""), true
 	}
 	switch c {
 	case '(':
-		return s.tok(tLparen, start, "")
+		return s.tok(tLparen, start, ""), true
 	case ')':
-		return s.tok(tRparen, start, "")
+		return s.tok(tRparen, start, ""), true
 	case '{':
-		return s.tok(tLbrace, start, "")
+		return s.tok(tLbrace, start, ""), true
 	case '}':
-		return s.tok(tRbrace, start, "")
+		return s.tok(tRbrace, start, ""), true
 	case ',':
-		return s.tok(tComma, start, "")
+		return s.tok(tComma, start, ""), true
 	case '.':
 		if s.off+1 < len(src) && src[s.off] == '.' && src[s.off+1] == '.' {
 			s.off += 2
-			return s.tok(tEllipsis, start, "")
+			return s.tok(tEllipsis, start, ""), true
 		}
-		return s.tok(tDot, start, "")
+		return s.tok(tDot, start, ""), true
 	case '!':
 		return two('=', tNeq, tNot)
 	case '^':
-		return s.tok(tAnd, start, "")
+		return s.tok(tAnd, start, ""), true
 	case '|':
-		return s.tok(tOr, start, "")
+		return s.tok(tOr, start, ""), true
 	case '=':
 		return two('>', tImplies, tEq)
 	case '<':
 		if s.off+1 < len(src) && src[s.off] == '=' && src[s.off+1] == '>' {
 			s.off += 2
-			return s.tok(tIff, start, "")
+			return s.tok(tIff, start, ""), true
 		}
 		return two('=', tLe, tLt)
 	case '>':
 		return two('=', tGe, tGt)
 	case '+':
-		return s.tok(tPlus, start, "")
+		return s.tok(tPlus, start, ""), true
 	case '*':
-		return s.tok(tStar, start, "")
+		return s.tok(tStar, start, ""), true
 	case '?':
-		return s.tok(tQuestion, start, "")
+		return s.tok(tQuestion, start, ""), true
 	case '"':
-		return s.scanString(start)
+		return s.scanString(start), true
 	case '#':
 		const kw = "include"
 		if len(src)-s.off >= len(kw) && string(src[s.off:s.off+len(kw)]) == kw {
 			s.off += len(kw)
-			return s.tok(tInclude, start, "")
+			return s.tok(tInclude, start, ""), true
 		}
 		s.errorf(start, "unexpected '#' (only #include is supported)")
-		return s.next()
+		return token{}, false
 	}
 	if c >= 0x20 && c < 0x7f {
 		s.errorf(start, "unexpected character '%c'", c)
 	} else {
 		s.errorf(start, "unexpected character %#02x", c)
 	}
-	return s.next()
+	return token{}, false
 }
 
 // scanNumber scans an integer or floating-point literal. A number directly

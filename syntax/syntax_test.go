@@ -190,10 +190,10 @@ func TestSyntaxErrors(t *testing.T) {
 		src, want string
 	}{
 		{"P(t)\nP(x) v\n", "f.mln:3:1: expected a formula, found end of file"},
-		{"P(t)\nP(x v Q(x)\n", "f.mln:2:5: expected ',' or ')', found 'Q'"},
+		{"P(t)\nP(x v Q(x)\n", "f.mln:2:5: expected ',' or ')', found 'v'"},
 		{"P(t)\n1.5\n", "f.mln:2:4: expected a formula after the weight"},
 		{"P(t)\nP(x) Q(x)\n", "f.mln:2:6: unexpected 'Q' at end of statement"},
-		{"t = {A, B\nP(t)\n", "f.mln:2:2: expected ',' or '}' in the domain of t, found '('"},
+		{"t = {A, B\nP(t)\n", "f.mln:2:1: expected ',' or '}' in the domain of t, found 'P'"},
 		{"t = {1, ..., B}\n", "f.mln:1:14: expected the integer upper bound of the range, found 'B'"},
 		{"t = {5, ..., 1}\n", "f.mln:1:14: empty range {5,...,1}"},
 		{"P(t)\nP(+A)\n", "f.mln:2:4: '+' must precede a variable, found 'A'"},
@@ -251,7 +251,7 @@ func TestDBErrors(t *testing.T) {
 }
 
 func TestErrorRecovery(t *testing.T) {
-	src := "P(t)\nP(x) v\nP(x) ^ ^\nP(x) v P(y)\n"
+	src := "P(t)\nP(x) v )\nP(x) ^ ^\nP(x) v P(y)\n"
 	f, err := ParseMLN("r.mln", []byte(src))
 	if err == nil {
 		t.Fatal("want errors")

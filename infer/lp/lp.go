@@ -173,6 +173,9 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 			st.LPBound = d
 		}
 		st.PrimalCost, st.HardViolation = f, hv
+		if dbgCheck != nil {
+			dbgCheck(it, f, hv, d)
+		}
 		if hv <= tol && f-st.LPBound <= tol*math.Max(1, math.Abs(st.LPBound)) {
 			st.Converged = true
 			break
@@ -228,10 +231,17 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 }
 
 // adapt balances the relative primal and dual residuals by scaling ρ.
+var dbgCheck func(it int, f, hv, d float64)
+var dbgTrace func(rp, rd, rho float64)
+var dbgMu = 10.0
+
 func (s *admm) adapt(res residuals) {
-	const mu, tau = 10.0, 2.0
+	mu, tau := dbgMu, 2.0
 	rp := math.Sqrt(res.r2) / math.Max(math.Sqrt(res.xn2), 1e-12)
 	rd := math.Sqrt(res.d2) / math.Max(math.Sqrt(res.an2), 1e-12)
+	if dbgTrace != nil {
+		dbgTrace(rp, rd, s.rho)
+	}
 	switch {
 	case rp > mu*rd:
 		s.setRho(s.rho * tau)

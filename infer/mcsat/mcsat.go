@@ -30,14 +30,15 @@ const (
 	DefaultSamples = 1000
 	// DefaultBurnIn is the default number of discarded steps per chain.
 	DefaultBurnIn = 100
-	// DefaultTemp is SampleSAT's default annealing temperature (Alchemy's
-	// -saTemp 80, in hundredths).
-	DefaultTemp = 0.8
+	// MaxTemp is the highest default SampleSAT temperature (Alchemy's
+	// -saTemp 80, in hundredths); see Options.Temp.
+	MaxTemp = 0.8
 	// DefaultWalkProb is the default probability that a SampleSAT move
-	// away from the satisfying worlds is a WalkSAT move (Alchemy's
+	// made while a selected clause is violated is a WalkSAT move (Alchemy's
 	// -saRatio 50: half the moves are annealing moves).
 	DefaultWalkProb = 0.5
-	// DefaultNoise is the default WalkSAT noise.
+	// DefaultNoise is the default noise of the WalkSAT search for the
+	// initial world.
 	DefaultNoise = 0.5
 	// DefaultInitSteps is the default step limit of the WalkSAT search
 	// for a world satisfying the hard clauses.
@@ -64,14 +65,21 @@ type Options struct {
 	// the number of unfixed atoms in selected clauses; the other unfixed
 	// atoms are drawn uniformly at random directly).
 	Flips int
-	// Temp is SampleSAT's annealing temperature (default DefaultTemp).
+	// Temp is SampleSAT's temperature: the excursions away from the
+	// satisfying worlds sample worlds with probability proportional to
+	// exp(-E/Temp), E the number of violated selected clauses. Any
+	// temperature gives uniform samples; it only sets how far and how long
+	// the excursions go. The default is min(MaxTemp, 1/ln(k)) for k
+	// constrained atoms, which keeps excursions short on large networks.
 	Temp float64
 	// WalkProb is the probability that a SampleSAT move made while some
-	// selected clause is violated is a WalkSAT move rather than an
-	// annealing move (default DefaultWalkProb; negative means 0, which
-	// samples exactly uniformly at the price of slower repairs).
+	// selected clause is violated flips an atom of a random violated
+	// clause (a WalkSAT move) rather than a random atom (default
+	// DefaultWalkProb; negative means 0). Moves are Metropolis-Hastings
+	// corrected, so sampling stays uniform.
 	WalkProb float64
-	// Noise is the WalkSAT noise (default DefaultNoise).
+	// Noise is the noise of the WalkSAT search for the initial world
+	// (default DefaultNoise).
 	Noise float64
 	// InitSteps bounds the WalkSAT search for the initial world (default
 	// DefaultInitSteps).
@@ -94,9 +102,6 @@ func (o *Options) defaults() {
 	}
 	if o.Chains <= 0 {
 		o.Chains = 1
-	}
-	if o.Temp <= 0 {
-		o.Temp = DefaultTemp
 	}
 	if o.WalkProb == 0 {
 		o.WalkProb = DefaultWalkProb
@@ -212,7 +217,13 @@ func (s *state) mcsatStep(opt *Options) {
 	if maxExc > 100000 {
 		maxExc = 100000
 	}
-	s.sampleSAT(steps, opt.Temp, opt.WalkProb, opt.Noise, maxExc)
+	lambda := 1 / MaxTemp
+	if opt.Temp > 0 {
+		lambda = 1 / opt.Temp
+	} else if k := float64(len(s.cons)); k > 1 && math.Log(k) > lambda {
+		lambda = math.Log(k)
+	}
+	s.sampleSAT(steps, lambda, opt.WalkProb, maxExc)
 }
 
 // Gibbs returns the marginal probability of each atom of net being true,

@@ -212,7 +212,7 @@ func TestMCSATMatchesExact(t *testing.T) {
 	worst := 0.0
 	for i := range 25 {
 		net, bias, exact := randomModel(rng, false)
-		got, err := MCSAT(context.Background(), net, Options{Options: infer.Options{Bias: bias, Seed: int64(i)}, Samples: 10000})
+		got, err := MCSAT(context.Background(), net, Options{Options: infer.Options{Bias: bias, Seed: int64(i)}, Samples: 50000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,4 +241,122 @@ func TestGibbsMatchesExact(t *testing.T) {
 		}
 	}
 	t.Logf("worst error %.4f", worst)
+}
+
+func TestDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	net, bias, _ := randomModel(rng, false)
+	for _, f := range []func(context.Context, *ground.Network, Options) ([]float64, error){MCSAT, Gibbs} {
+		opt := Options{Options: infer.Options{Bias: bias, Seed: 9}, Samples: 500, Chains: 2}
+		a, _ := f(context.Background(), net, opt)
+		b, _ := f(context.Background(), net, opt)
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("same seed, different marginals: %v %v", a, b)
+			}
+		}
+	}
+}
+
+func TestHardNegativeAndErrors(t *testing.T) {
+	// A -Inf clause must be false: atom 0 false, atom 1 true.
+	net := ground.NewNetwork(3)
+	net.AddClause(lits(1, -2), math.Inf(-1), -1, -1, 1)
+	net.AddClause(lits(3), 1, -1, -1, 1)
+	for _, f := range []func(context.Context, *ground.Network, Options) ([]float64, error){MCSAT, Gibbs} {
+		got, err := f(context.Background(), net, Options{Samples: 20000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 1 / (1 + math.Exp(-1))
+		if got[0] != 0 || got[1] != 1 || math.Abs(got[2]-want) > 0.02 {
+			t.Errorf("got %v, want [0 1 %.3f]", got, want)
+		}
+	}
+	bad := ground.NewNetwork(1)
+	bad.AddClause(lits(1), math.Inf(1), -1, -1, 1)
+	bad.AddClause(lits(-1), math.Inf(1), -1, -1, 1)
+	if _, err := MCSAT(context.Background(), bad, Options{InitSteps: 1000}); err != ErrHard {
+		t.Errorf("unsatisfiable hard clauses: got %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := MCSAT(ctx, net, Options{}); err == nil {
+		t.Error("cancelled context: no error")
+	}
+	if _, err := Gibbs(context.Background(), net, Options{Options: infer.Options{Bias: []float64{1}}}); err == nil {
+		t.Error("short bias: no error")
+	}
+}
+
+// TestSampleSATBookkeeping checks the clause counts and the list of false
+// active clauses against recomputation after MC-SAT steps.
+func TestSampleSATBookkeeping(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 20 {
+		net, bias, _ := randomModel(rng, false)
+		opt := Options{Options: infer.Options{Bias: bias}}
+		m, _ := prepare(net, &opt)
+		s, err := newChain(m, &opt, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 50 {
+			s.mcsatStep(&opt)
+			inUnsat := make(map[int32]bool)
+			for i, c := range s.unsat {
+				inUnsat[c] = true
+				if s.unsatPos[c] != int32(i) {
+					t.Fatal("unsat position wrong")
+				}
+			}
+			for c := range m.numClauses() {
+				nt := int32(0)
+				for _, l := range m.clause(c) {
+					if l.True(s.y) {
+						nt++
+					}
+				}
+				if nt != s.numTrue[c] {
+					t.Fatalf("clause %d: count %d, want %d", c, s.numTrue[c], nt)
+				}
+				if nt == 0 && s.activeAt[c] == s.epoch {
+					t.Fatalf("clause %d: selected clause false after SampleSAT", c)
+				}
+				if inUnsat[int32(c)] {
+					t.Fatalf("clause %d listed false", c)
+				}
+				if math.IsInf(m.w[c], 1) && nt == 0 {
+					t.Fatalf("hard clause %d violated", c)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMCSAT measures MC-SAT steps on a random network of 10k atoms and
+// 40k clauses of length 1 to 3, 5% of them hard.
+func BenchmarkMCSAT(b *testing.B) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	const n, m = 10000, 40000
+	net := ground.NewNetwork(n)
+	for range m {
+		var ls []ground.Lit
+		for range 1 + rng.IntN(3) {
+			ls = append(ls, ground.MakeLit(int32(rng.IntN(n)), rng.IntN(2) == 0))
+		}
+		w := 3*rng.Float64() - 1
+		if rng.IntN(20) == 0 && len(ls) > 1 {
+			w = math.Inf(1)
+		}
+		net.AddClause(ls, w, -1, -1, 1)
+	}
+	const samples = 100
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := MCSAT(context.Background(), net, Options{Options: infer.Options{Seed: int64(i)}, Samples: samples, BurnIn: -1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(samples)*float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 }

@@ -26,6 +26,22 @@ type state struct {
 	unsatPos []int32
 	log      []int32
 	bits     uint64
+
+	lambda float64
+	expTab [2*expMid + 1]float64 // exp(-lambda*(i-expMid))
+}
+
+const expMid = 8
+
+// setLambda sets the inverse temperature of the excursion chain.
+func (s *state) setLambda(lambda float64) {
+	if lambda == s.lambda {
+		return
+	}
+	s.lambda = lambda
+	for i := range s.expTab {
+		s.expTab[i] = math.Exp(-lambda * float64(i-expMid))
+	}
 }
 
 func newState(m *model, rng *rand.Rand) *state {
@@ -150,17 +166,60 @@ func (s *state) makeBreak(a int32) (mk, br int) {
 	return mk, br
 }
 
-// saMove proposes flipping a random constrained atom and accepts by the
-// Metropolis rule for the energy "number of false active clauses" at
-// temperature temp.
-func (s *state) saMove(temp float64) {
-	a := s.cons[s.rng.IntN(len(s.cons))]
-	s.saFlip(a, temp)
-}
-
-func (s *state) saFlip(a int32, temp float64) {
-	mk, br := s.makeBreak(a)
-	if d := br - mk; d <= 0 || s.rng.Float64() < math.Exp(-float64(d)/temp) {
+// mhMove is one Metropolis-Hastings move of the excursion chain, whose
+// stationary distribution is proportional to exp(-lambda*E) with E the
+// number of false active clauses. The proposal flips one atom: while some
+// active clause is false, with probability beta a random atom of a random
+// false active clause (a WalkSAT random-walk move), otherwise a random
+// constrained atom (an annealing move). The acceptance ratio accounts for
+// both the energy change and the proposal probabilities in both
+// directions, so the chain is reversible.
+func (s *state) mhMove(lambda, beta float64) {
+	m := s.m
+	nc := float64(len(s.cons))
+	u := len(s.unsat)
+	var a int32
+	if u > 0 && beta > 0 && s.rng.Float64() < beta {
+		lits := m.clause(int(s.unsat[s.rng.IntN(u)]))
+		a = lits[s.rng.IntN(len(lits))].Atom()
+		if s.fixedAt[a] == s.epoch {
+			return // not a move: stay
+		}
+	} else {
+		a = s.cons[s.rng.IntN(len(s.cons))]
+	}
+	ya := s.y[a]
+	mk, br := 0, 0
+	fm, fb := 0.0, 0.0
+	for _, o := range m.occurrences(a) {
+		c := o >> 1
+		if s.activeAt[c] != s.epoch {
+			continue
+		}
+		switch nt := s.numTrue[c]; {
+		case nt == 0:
+			mk++
+			fm += 1 / float64(m.start[c+1]-m.start[c])
+		case nt == 1 && ya != (o&1 == 1):
+			br++
+			fb += 1 / float64(m.start[c+1]-m.start[c])
+		}
+	}
+	// Forward and reverse proposal probabilities.
+	q := func(u int, f float64) float64 {
+		if u == 0 || beta == 0 {
+			return 1 / nc
+		}
+		return (1-beta)/nc + beta*f/float64(u)
+	}
+	var boltz float64
+	if d := br - mk + expMid; d >= 0 && d < len(s.expTab) {
+		boltz = s.expTab[d]
+	} else {
+		boltz = math.Exp(-lambda * float64(br-mk))
+	}
+	ratio := boltz * q(u-mk+br, fb) / q(u, fm)
+	if ratio >= 1 || s.rng.Float64() < ratio {
 		s.flip(a)
 		s.log = append(s.log, a)
 	}
@@ -209,19 +268,18 @@ func (s *state) walkMove(noise float64) {
 }
 
 // sampleSAT moves the world, which satisfies the active clauses, to another
-// world that satisfies them. The solutions are the product of the
-// solutions over the constrained atoms and all assignments of the free
-// ones, so the free atoms are drawn uniformly at random. The constrained
-// ones make steps moves of the chain that, from a satisfying world,
-// proposes a simulated-annealing flip of a random constrained atom and,
-// when that breaks clauses, walks (WalkSAT moves with probability walkProb,
-// SA moves otherwise) until all active clauses hold again. The world is
-// only observed when every active clause holds, so with walkProb 0 the
-// moves leave the uniform distribution over the satisfying worlds invariant
-// (a reversible chain observed on a subset of its states keeps the
-// restricted stationary distribution). An excursion longer than maxExc
-// moves is undone.
-func (s *state) sampleSAT(steps int, temp, walkProb, noise float64, maxExc int) {
+// world that satisfies them. The satisfying worlds are the product of those
+// over the constrained atoms (the unfixed atoms of active clauses) and all
+// assignments of the other unfixed atoms, so the latter are drawn uniformly
+// at random. The constrained atoms make steps moves of the chain observed
+// only when every active clause holds: from a satisfying world, run the
+// reversible excursion chain (mhMove) until all active clauses hold again.
+// A reversible chain observed on a subset of its states keeps its
+// stationary distribution restricted to that subset, here uniform, so the
+// moves leave the uniform distribution over satisfying worlds invariant.
+// An excursion longer than maxExc moves is undone.
+func (s *state) sampleSAT(steps int, lambda, beta float64, maxExc int) {
+	s.setLambda(lambda)
 	for i, a := range s.free {
 		if i&63 == 0 {
 			s.bits = s.rng.Uint64()
@@ -236,7 +294,7 @@ func (s *state) sampleSAT(steps int, temp, walkProb, noise float64, maxExc int) 
 	}
 	for range steps {
 		s.log = s.log[:0]
-		s.saMove(temp)
+		s.mhMove(lambda, beta)
 		for k := 0; len(s.unsat) > 0; k++ {
 			if k >= maxExc {
 				for i := len(s.log) - 1; i >= 0; i-- {
@@ -244,11 +302,7 @@ func (s *state) sampleSAT(steps int, temp, walkProb, noise float64, maxExc int) 
 				}
 				break
 			}
-			if walkProb > 0 && s.rng.Float64() < walkProb {
-				s.walkMove(noise)
-			} else {
-				s.saMove(temp)
-			}
+			s.mhMove(lambda, beta)
 		}
 	}
 }
