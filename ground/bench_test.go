@@ -75,6 +75,7 @@ func benchGround(b *testing.B, topics ...string) {
 	m, db, q := loadCiteSeer(b, topics...)
 	opt := ground.Options{Query: q, Workers: runtime.GOMAXPROCS(0)}
 	var net *ground.Network
+	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		// Parameters allocated by a previous iteration are reused, as
@@ -86,6 +87,7 @@ func benchGround(b *testing.B, topics ...string) {
 		}
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	hard := 0
 	for c := 0; c < net.NumClauses(); c++ {
 		if net.IsHard(c) {
@@ -104,3 +106,32 @@ func BenchmarkGroundFace(b *testing.B) { benchGround(b, "face") }
 
 // BenchmarkGroundAllTopics grounds the four topics together.
 func BenchmarkGroundAllTopics(b *testing.B) { benchGround(b, topics...) }
+
+// TestCiteSeerEstimate compares, per clause, the estimated and the actual
+// number of ground clauses on the Face topic (skipped without the data).
+func TestCiteSeerEstimate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	m, db, q := loadCiteSeer(t, "face")
+	opt := ground.Options{Query: q}
+	est, bytes, err := ground.Estimate(m, db, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := ground.Ground(context.Background(), m, db, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perClause := make([]int, len(m.Clauses))
+	for c := 0; c < net.NumClauses(); c++ {
+		perClause[net.Source[c]]++
+	}
+	t.Logf("estimate %d clauses, %d MiB; actual %d clauses, %d atoms", est, bytes>>20, net.NumClauses(), net.NumAtoms())
+	for ci, n := range perClause {
+		t.Logf("clause %2d: %7d ground clauses", ci, n)
+	}
+	if est < int64(net.NumClauses()) {
+		t.Errorf("estimate %d below the actual %d", est, net.NumClauses())
+	}
+}

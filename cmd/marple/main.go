@@ -45,6 +45,7 @@ var commands = []command{
 	{"learn", "weight learning (Alchemy's learnwts; online max-margin learners)", runLearn},
 	{"eval", "score predictions against the truth: P, R, F1, Hamming, CLL, AUC-PR", runEval},
 	{"check", "parse a model and evidence; print predicates, clauses and ground network size", runCheck},
+	{"experiment", "reproduce the papers' experiments on their data (citeseer)", runExperiment},
 }
 
 // usageError is an error in how marple was called (exit status 2).

@@ -34,6 +34,7 @@ type admm struct {
 	red     []float64
 	red2    []float64
 	red3    []float64
+	red4    []float64
 }
 
 var dbgRhoMul, dbgGamma, dbgAdapt = 1.0, 1.6, true
@@ -61,6 +62,7 @@ func newADMM(p *problem, workers int) *admm {
 	s.red = make([]float64, nb)
 	s.red2 = make([]float64, nb)
 	s.red3 = make([]float64, nb)
+	s.red4 = make([]float64, nb)
 	for a := range s.z {
 		s.z[a] = clamp(0.5, p.lo[a], p.hi[a])
 		s.zp[a] = s.z[a]
@@ -255,11 +257,12 @@ func prox(u, us []float64, kind uint8, t float64) {
 }
 
 // check returns the LP objective F at the consensus point z (cost units,
-// hard factors excluded), the largest hard violation at z, and the dual
+// hard factors excluded), the largest hard violation at z and the
+// Euclidean norm of the hard violations, and the dual
 // bound D ≤ LP optimum computed from the current multipliers. D is valid
 // for any multipliers: it is the Lagrangian dual function of the consensus
 // problem with every local copy restricted to [0,1].
-func (s *admm) check() (f, hardViol, d float64) {
+func (s *admm) check() (f, hardViol, viol2, d float64) {
 	p := s.p
 	rho, g := s.rho, s.gamma
 	// Next multipliers λ = ρ(α + x̂ − z), x̂ = γx + (1−γ)z_prev.
@@ -269,7 +272,7 @@ func (s *admm) check() (f, hardViol, d float64) {
 	s.run(s.nfb, func(b int) {
 		lo := b * factorBlock
 		hi := min(lo+factorBlock, p.numFactors())
-		fs, ds, hv := 0.0, 0.0, 0.0
+		fs, ds, hv, h2 := 0.0, 0.0, 0.0, 0.0
 		for j := lo; j < hi; j++ {
 			f0, f1 := p.fStart[j], p.fStart[j+1]
 			w := p.fW[j]
@@ -302,13 +305,15 @@ func (s *admm) check() (f, hardViol, d float64) {
 			case kindHard:
 				ds += cst + m
 				hv = math.Max(hv, v)
+				h2 += v * v
 			case kindNeg:
 				ds += cst + math.Min(0, w+negSum)
 				fs += v
 			}
 		}
-		s.red[b], s.red2[b], s.red3[b] = fs, ds, hv
+		s.red[b], s.red2[b], s.red3[b], s.red4[b] = fs, ds, hv, h2
 	})
+	viol2 = math.Sqrt(sumBlocks(s.red4, s.nfb))
 	f = p.k + sumBlocks(s.red, s.nfb)
 	d = p.k + sumBlocks(s.red2, s.nfb)
 	for _, v := range s.red3[:s.nfb] {
@@ -330,7 +335,7 @@ func (s *admm) check() (f, hardViol, d float64) {
 	})
 	f += sumBlocks(s.red, s.nab)
 	d += sumBlocks(s.red2, s.nab)
-	return f, hardViol, d
+	return f, hardViol, viol2, d
 }
 
 // setRho changes the penalty, rescaling the scaled duals.

@@ -168,7 +168,7 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		f, hv, d := s.check()
+		f, hv, hv2, d := s.check()
 		if d > st.LPBound {
 			st.LPBound = d
 		}
@@ -176,7 +176,7 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 		if dbgCheck != nil {
 			dbgCheck(it, f, hv, d)
 		}
-		if hv <= tol && f-st.LPBound <= tol*math.Max(1, math.Abs(st.LPBound)) {
+		if hv2 <= tol*(1+math.Sqrt(float64(p.nHard))) && f-st.LPBound <= tol*math.Max(1, math.Abs(st.LPBound)) {
 			st.Converged = true
 			break
 		}

@@ -34,6 +34,7 @@ type problem struct {
 	fNeg   []bool  // slot literal negated
 	fW     []float64
 	fKind  []uint8
+	nHard  int // number of hard factors
 	sFac   []int32 // factor of each slot
 
 	// Atom -> slots, compressed rows.
@@ -154,6 +155,9 @@ func newProblem(net *ground.Network, bias []float64) *problem {
 			p.fStart = append(p.fStart, int32(len(p.fAtom)))
 			p.fW = append(p.fW, aw)
 			p.fKind = append(p.fKind, kind)
+			if kind == kindHard {
+				p.nHard++
+			}
 		}
 	}
 	for a := 0; a < n; a++ {

@@ -4,14 +4,20 @@
 // MC-SAT is slice sampling: at each step every clause in its preferred state
 // (true for a positive weight, false for a negative one) is selected with
 // probability 1-exp(-|w|), hard clauses always; the next world is then drawn
-// (near-)uniformly from the worlds in which every selected clause keeps its
+// uniformly from the worlds in which every selected clause keeps its
 // preferred state, by SampleSAT (Wei, Erenrich and Selman 2004): simulated
 // annealing moves mixed with WalkSAT moves. A selected clause of negative
 // weight asks for all its literals to be false, which fixes its atoms for
-// the step. The chain starts from a world satisfying the hard clauses found
-// by WalkSAT.
+// the step; atoms in no selected clause are drawn uniformly directly.
 //
-// Bias terms (infer.Options.Bias) are unit clauses with weight Bias[a].
+// Unlike the original SampleSAT, whose WalkSAT moves bias the samples
+// towards some solutions, the moves here are Metropolis-Hastings corrected
+// and the chain is only observed at solutions, so the uniform distribution
+// over the solutions is exactly invariant (see Options.Temp).
+//
+// Each chain starts from a random world satisfying the hard clauses, found
+// by WalkSAT. Bias terms (infer.Options.Bias) are unit clauses with weight
+// Bias[a]. The network is only read, so concurrent calls may share it.
 package mcsat
 
 import (
@@ -106,9 +112,7 @@ func (o *Options) defaults() {
 	if o.WalkProb == 0 {
 		o.WalkProb = DefaultWalkProb
 	}
-	if o.WalkProb < 0 {
-		o.WalkProb = 0
-	}
+	o.WalkProb = min(max(o.WalkProb, 0), 1)
 	if o.Noise <= 0 {
 		o.Noise = DefaultNoise
 	}

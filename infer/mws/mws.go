@@ -10,7 +10,8 @@
 // all soft clauses together, so fewer hard violations always win. The
 // per-clause true-literal counts, the bad-clause list and each atom's flip
 // gain are kept up to date incrementally: a flip costs time proportional to
-// the atom's occurrences.
+// the atom's occurrences. Bias terms (infer.Options.Bias) enter the walk as
+// unit clauses. The network is only read, so concurrent calls may share it.
 package mws
 
 import (
@@ -204,7 +205,7 @@ type walker struct {
 
 	hardBad  int
 	softCost float64
-	sink     int32
+	sink     int32 // keeps flip's prefetching loop from being optimised away
 }
 
 func newWalker(p *problem) *walker {
