@@ -25,6 +25,9 @@ func Build(files ...*syntax.File) (*Model, error) {
 	for _, f := range files {
 		m.addFormulas(f, &errs)
 	}
+	for _, t := range m.Types {
+		t.Declared = len(t.Consts)
+	}
 	errs.Sort()
 	return m, errs.Err()
 }
@@ -246,9 +249,13 @@ func expandStars(f syntax.Formula, stars []*syntax.Atom, mask int) syntax.Formul
 // types. A formula with "*" literals is refused (it stands for several
 // formulas).
 func (m *Model) ParseFormula(text string) (*Formula, error) {
-	known := make(map[string]bool, len(m.Preds))
+	known := make(syntax.Known, len(m.Preds))
 	for _, p := range m.Preds {
-		known[p.Name] = true
+		names := make([]string, len(p.Args))
+		for i, t := range p.Args {
+			names[i] = m.Types[t].Name
+		}
+		known[p.Name] = names
 	}
 	d, err := syntax.ParseFormula("formula", text, known)
 	if err != nil {
@@ -268,16 +275,13 @@ func (m *Model) ParseFormula(text string) (*Formula, error) {
 // fvar is a variable of a formula under analysis.
 type fvar struct {
 	name  string
-	typ   TypeID // -1 until known
-	pos   Pos    // first occurrence
-	tpos  Pos    // occurrence that fixed the type
+	typ   TypeID     // -1 until known
+	pos   syntax.Pos // first occurrence
+	tpos  syntax.Pos // occurrence that fixed the type
 	plus  bool
 	bound bool // quantified (EXIST or FORALL)
 	used  bool // occurs in an atom or comparison
 }
-
-// Pos is an alias used in this package for positions.
-type Pos = syntax.Pos
 
 // node kinds of the internal formula tree.
 type nkind uint8
@@ -311,7 +315,7 @@ type analysis struct {
 
 type cmpCheck struct {
 	x, y Term
-	pos  Pos
+	pos  syntax.Pos
 }
 
 func (an *analysis) plusVars() []string {
@@ -377,7 +381,7 @@ type scopeEntry struct {
 	v    int
 }
 
-func (m *Model) lookupVar(name string, pos Pos, an *analysis, free map[string]int, scope *[]scopeEntry) int {
+func (m *Model) lookupVar(name string, pos syntax.Pos, an *analysis, free map[string]int, scope *[]scopeEntry) int {
 	for i := len(*scope) - 1; i >= 0; i-- {
 		if (*scope)[i].name == name {
 			return (*scope)[i].v
@@ -473,7 +477,7 @@ func (m *Model) convert(f syntax.Formula, an *analysis, free map[string]int, sco
 		n.vars = used
 		return n
 	case nil:
-		errs.Add(Pos{}, "missing formula")
+		errs.Add(syntax.Pos{}, "missing formula")
 		return &node{kind: nAnd}
 	}
 	errs.Add(f.Pos(), "unsupported formula node %T", f)

@@ -43,7 +43,7 @@ var MaxCNFClauses = 100000
 // allocated. It allocates the parameter of each soft formula without "+"
 // variables (binding nil); hard formulas have no parameter.
 func (m *Model) Compile() error {
-	m.Clauses = m.Clauses[:0]
+	m.Clauses = nil
 	m.addUniqueFormulas()
 	var errs syntax.ErrorList
 	for fi := range m.Formulas {
@@ -96,7 +96,7 @@ func appendErr(errs syntax.ErrorList, err error) syntax.ErrorList {
 // install appends the clauses of formula fi to the model.
 func (m *Model) install(fi int, cls []*Clause) {
 	f := m.Formulas[fi]
-	f.Clauses = f.Clauses[:0]
+	f.Clauses = nil
 	for _, c := range cls {
 		c.Formula = fi
 		f.Clauses = append(f.Clauses, len(m.Clauses))
@@ -161,10 +161,9 @@ func (m *Model) uniqueClauses(f *Formula) []*Clause {
 
 // compiler holds the state of compiling one formula.
 type compiler struct {
-	m     *Model
-	vars  []fvar
-	exist []bool // variable bound by an existential quantifier (after NNF)
-	pos   Pos
+	m    *Model
+	vars []fvar
+	pos  syntax.Pos
 }
 
 // cl is a clause under construction.
@@ -189,7 +188,7 @@ func (m *Model) compileFormula(fi int) (cls []*Clause, err error) {
 	if f.PlusVars == nil {
 		f.PlusVars = an.plusVars()
 	}
-	c := &compiler{m: m, vars: an.vars, exist: make([]bool, len(an.vars)), pos: f.Pos}
+	c := &compiler{m: m, vars: an.vars, pos: f.Pos}
 	defer func() {
 		if r := recover(); r != nil {
 			ce, ok := r.(compileError)
@@ -212,7 +211,6 @@ func (c *compiler) fresh(v int) int {
 	n := len(c.vars)
 	fv := c.vars[v]
 	c.vars = append(c.vars, fv)
-	c.exist = append(c.exist, c.exist[v])
 	return n
 }
 
@@ -329,9 +327,6 @@ func (c *compiler) nnf(n *node, neg bool) *node {
 		if neg {
 			k = nExist + nForall - k
 		}
-		for _, v := range n.vars {
-			c.exist[v] = k == nExist
-		}
 		return &node{kind: k, vars: n.vars, kids: []*node{c.nnf(n.kids[0], neg)}}
 	}
 	return n
@@ -433,7 +428,7 @@ func (c *compiler) cnf(n *node) []cl {
 		}
 		// Expand the first variable over its domain.
 		v, rest := n.vars[0], n.vars[1:]
-		if rest != nil && len(rest) > 0 {
+		if len(rest) > 0 {
 			body = &node{kind: nExist, vars: rest, kids: []*node{body}}
 		}
 		typ := c.vars[v].typ
@@ -503,6 +498,7 @@ func (c *compiler) simplify(x *cl) (taut bool) {
 // finish turns the raw clauses of formula f into model clauses.
 func (c *compiler) finish(f *Formula, raw []cl) []*Clause {
 	kept := raw[:0]
+	empty := 0
 	for _, x := range raw {
 		if c.simplify(&x) {
 			continue
@@ -511,12 +507,17 @@ func (c *compiler) finish(f *Formula, raw []cl) []*Clause {
 			if f.Hard {
 				c.fail("hard formula is unsatisfiable (a clause of its CNF is empty)")
 			}
-			continue // a constant: no effect on probabilities
+			// Never satisfied: a constant, no effect on probabilities,
+			// but it keeps its share of the weight.
+			empty++
+			continue
 		}
 		kept = append(kept, x)
 	}
 	coef := 1.0
-	if !f.Hard && len(kept) > 1 {
+	if empty > 0 {
+		coef = 1 / float64(len(kept)+empty)
+	} else if !f.Hard && len(kept) > 1 {
 		conj := true
 		for _, x := range kept {
 			if len(x.lits) != 1 || len(x.exist) > 0 {

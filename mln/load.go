@@ -35,14 +35,14 @@ func ParseModel(name, src string) (*Model, error) {
 }
 
 type loader struct {
-	known   map[string]bool
+	known   syntax.Known
 	visited map[string]bool
 	stack   []string
 	errs    syntax.ErrorList
 }
 
 func newLoader() *loader {
-	return &loader{known: map[string]bool{}, visited: map[string]bool{}}
+	return &loader{known: syntax.Known{}, visited: map[string]bool{}}
 }
 
 func (l *loader) build(files []*syntax.File) (*Model, error) {
@@ -75,11 +75,11 @@ func (l *loader) load(path string, src []byte, from syntax.Pos) *syntax.File {
 				chain[k] = filepath.Base(chain[k])
 			}
 			l.errs.Add(from, "include cycle: %s", strings.Join(chain, " includes "))
-			return nil
+			return &syntax.File{Name: path}
 		}
 	}
 	if l.visited[abs] {
-		return nil
+		return &syntax.File{Name: path} // already loaded
 	}
 	l.visited[abs] = true
 	if src == nil {
@@ -90,7 +90,7 @@ func (l *loader) load(path string, src []byte, from syntax.Pos) *syntax.File {
 			} else {
 				l.errs = append(l.errs, &syntax.Error{Msg: err.Error()})
 			}
-			return nil
+			return &syntax.File{Name: path}
 		}
 		src = b
 	}

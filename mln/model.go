@@ -30,6 +30,10 @@ type Type struct {
 	Consts []ConstID         // the domain, in order of first appearance
 	index  map[ConstID]int32 // position of each constant in Consts
 	Pos    syntax.Pos        // where the type was declared or first used
+	// Declared is the number of constants of the domain that come from the
+	// model files (declarations and constants in formulas): Consts[:Declared].
+	// The rest come from evidence; printers write only the declared ones.
+	Declared int
 }
 
 // Size returns the number of constants in the type's domain.

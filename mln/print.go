@@ -9,7 +9,9 @@ import (
 	"github.com/marple-mln/marple/syntax"
 )
 
-// WriteModel writes m in Alchemy syntax: the types with their domains, the
+// WriteModel writes m in Alchemy syntax: the types with the constants the
+// model files gave them and those of "+" bindings (not the other constants
+// that came from evidence), the
 // predicate declarations ("*" for closed-world predicates, "!" for unique
 // arguments), the function declarations, and the formulas with their
 // current weights (Model.Weights). A formula with "+" variables is written
@@ -21,14 +23,33 @@ import (
 func WriteModel(w io.Writer, m *Model) error {
 	bw := bufio.NewWriter(w)
 	var b strings.Builder
-	if len(m.Types) > 0 {
-		bw.WriteString("// types\n")
+	// Constants of "+" bindings are written into the formulas, so they are
+	// declared too: printing the printed model again gives the same text.
+	used := make(map[ConstID]bool)
+	for _, b := range m.ParamBinding {
+		for _, c := range b {
+			used[c] = true
+		}
 	}
+	header := false
 	for _, t := range m.Types {
+		var consts []ConstID
+		for i, c := range t.Consts {
+			if i < t.Declared || used[c] {
+				consts = append(consts, c)
+			}
+		}
+		if len(consts) == 0 {
+			continue // its constants all come from evidence
+		}
+		if !header {
+			bw.WriteString("// types\n")
+			header = true
+		}
 		b.Reset()
 		b.WriteString(t.Name)
 		b.WriteString(" = {")
-		for i, c := range t.Consts {
+		for i, c := range consts {
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -93,7 +114,13 @@ func WriteModel(w io.Writer, m *Model) error {
 				b.WriteString(syntax.FormatWeight(f.Weight))
 				b.WriteByte(' ')
 			}
-			b.WriteString(syntax.FormulaString(f.AST))
+			text := syntax.FormulaString(f.AST)
+			if _, atom := f.AST.(*syntax.Atom); atom && b.Len() == 0 && !f.Hard {
+				// An unweighted unit formula: parenthesized so that it
+				// cannot read back as a declaration.
+				text = "(" + text + ")"
+			}
+			b.WriteString(text)
 			if f.Hard {
 				b.WriteByte('.')
 			}

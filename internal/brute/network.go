@@ -51,7 +51,7 @@ func MAPBias(net *ground.Network, bias []float64) (y []bool, score float64, hard
 	return y, score, hard
 }
 
-// weights calls fn with every world of fewest hard violations and its
+// feasible calls fn with every world of fewest hard violations and its
 // log-weight (score).
 func feasible(net *ground.Network, fn func(y []bool, logw float64)) {
 	minHard := math.MaxInt
