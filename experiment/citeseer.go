@@ -85,8 +85,14 @@ type CiteSeerConfig struct {
 	Sigmas []float64
 	// Passes over the training data (default 1, as in the paper).
 	Passes int
-	// Seed seeds the engines (the examples are visited in file order).
+	// Seed seeds the engines and, with Shuffle, the order of the examples
+	// (otherwise they are visited in file order).
 	Seed int64
+	// Shuffle visits the training examples in a random order drawn from
+	// Seed.
+	Shuffle bool
+	// NoAverage predicts with the last weights instead of the average.
+	NoAverage bool
 	// Progress receives a line per finished run (optional).
 	Progress io.Writer
 }
@@ -307,9 +313,11 @@ func (f *fold) run(ctx context.Context, m OnlineMethod, sigmas []float64, cfg Ci
 		t0 := time.Now()
 		_, err := learn.Online(ctx, f.train, f.src, m.New(s), learn.Settings{
 			Solver: exactSolver(cfg.Seed, 1),
-			Loss:   m.Loss,
-			Passes: cfg.Passes,
-			Seed:   cfg.Seed,
+			Loss:      m.Loss,
+			Passes:    cfg.Passes,
+			Seed:      cfg.Seed,
+			Shuffle:   cfg.Shuffle,
+			NoAverage: cfg.NoAverage,
 		})
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package ground_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -98,6 +99,12 @@ func benchGround(b *testing.B, topics ...string) {
 	b.ReportMetric(float64(net.NumClauses()), "clauses")
 	b.ReportMetric(float64(hard), "hard")
 	b.ReportMetric(float64(len(net.Lits)), "lits")
+	est, bytes, err := ground.Estimate(m, db, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(est), "est-clauses")
+	b.ReportMetric(float64(bytes)/(1<<20), "est-MiB")
 }
 
 // BenchmarkGroundFace grounds the segmentation model on the Face topic
@@ -107,31 +114,51 @@ func BenchmarkGroundFace(b *testing.B) { benchGround(b, "face") }
 // BenchmarkGroundAllTopics grounds the four topics together.
 func BenchmarkGroundAllTopics(b *testing.B) { benchGround(b, topics...) }
 
-// TestCiteSeerEstimate compares, per clause, the estimated and the actual
-// number of ground clauses on the Face topic (skipped without the data).
-func TestCiteSeerEstimate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
-	m, db, q := loadCiteSeer(t, "face")
-	opt := ground.Options{Query: q}
-	est, bytes, err := ground.Estimate(m, db, opt)
+// faceNetwork grounds the Face topic and returns a random assignment.
+func faceNetwork(b *testing.B) (*ground.Network, []bool) {
+	m, db, q := loadCiteSeer(b, "face")
+	net, err := ground.Ground(context.Background(), m, db, ground.Options{Query: q})
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
-	net, err := ground.Ground(context.Background(), m, db, opt)
-	if err != nil {
-		t.Fatal(err)
+	r := rand.New(rand.NewPCG(1, 2))
+	y := make([]bool, net.NumAtoms())
+	for a := range y {
+		y[a] = r.IntN(3) == 0
 	}
-	perClause := make([]int, len(m.Clauses))
-	for c := 0; c < net.NumClauses(); c++ {
-		perClause[net.Source[c]]++
+	return net, y
+}
+
+// BenchmarkCounts measures Counts on the Face network (one full pass over
+// the clauses).
+func BenchmarkCounts(b *testing.B) {
+	net, y := faceNetwork(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		net.Counts(y)
 	}
-	t.Logf("estimate %d clauses, %d MiB; actual %d clauses, %d atoms", est, bytes>>20, net.NumClauses(), net.NumAtoms())
-	for ci, n := range perClause {
-		t.Logf("clause %2d: %7d ground clauses", ci, n)
+	b.ReportMetric(float64(net.NumClauses())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mclauses/s")
+}
+
+// BenchmarkCountDiff measures CountDiff for 100 flipped atoms on the Face
+// network.
+func BenchmarkCountDiff(b *testing.B) {
+	net, y := faceNetwork(b)
+	r := rand.New(rand.NewPCG(3, 4))
+	y2 := append([]bool(nil), y...)
+	changed := make([]int32, 0, 100)
+	for len(changed) < 100 {
+		a := int32(r.IntN(len(y)))
+		if y2[a] == y[a] {
+			y2[a] = !y[a]
+			changed = append(changed, a)
+		}
 	}
-	if est < int64(net.NumClauses()) {
-		t.Errorf("estimate %d below the actual %d", est, net.NumClauses())
+	acc := make([]float64, len(net.EvidenceCount))
+	net.CountDiff(y, y2, changed, acc) // builds the occurrence lists
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		net.CountDiff(y, y2, changed, acc)
 	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(changed)), "ns/atom")
 }

@@ -48,7 +48,9 @@ func TestRandomBrute(t *testing.T) {
 		m2, db2, _, _, _ := c.Load()
 		opt2 := opt
 		opt2.Workers = 4 - int(seed%3)
+		old := ground.SetChunkSize(1) // many work units
 		net2, err := ground.Ground(ctx, m2, db2, opt2)
+		ground.SetChunkSize(old)
 		if err != nil {
 			fail("Ground: %v", err)
 		}
@@ -164,6 +166,7 @@ func checkWorlds(t *testing.T, fail func(string, ...any), seed int64, m *mln.Mod
 		}
 		// Components.
 		sum, sh := net.ConstScore, net.HardFalse
+		subCounts := append([]float64(nil), net.EvidenceCount...)
 		for i, cp := range comps {
 			sy := make([]bool, len(cp.Atoms))
 			for j, a := range cp.Atoms {
@@ -172,9 +175,17 @@ func checkWorlds(t *testing.T, fail func(string, ...any), seed int64, m *mln.Mod
 			s, h := subs[i].Score(sy)
 			sum += s
 			sh += h
+			for p, v := range subs[i].Counts(sy) {
+				subCounts[p] += v
+			}
 		}
 		if !close(sum, score) || sh != hard {
 			fail("world %d: components score %v (hard %d), network %v (hard %d)", w, sum, sh, score, hard)
+		}
+		for p := range counts {
+			if !close(subCounts[p], counts[p]) {
+				fail("world %d: components count %d: %v, network %v", w, p, subCounts[p], counts[p])
+			}
 		}
 		// CountDiff against the previous world.
 		if prevY != nil {

@@ -97,8 +97,8 @@ func (n *Network) Components() []Component {
 // Sub returns component c as a standalone network: atom i of the result is
 // c.Atoms[i] (recorded in Global), clause j is c.Clauses[j] (recorded in
 // GlobalClause), with their weights, sources, parameters and coefficients.
-// The result's ConstScore and HardFalse are zero and its EvidenceCount all
-// zeros, so the parent's Score(y) is its ConstScore plus the sum of its
+// The result's ConstScore and HardFalse are zero and its EvidenceCount nil
+// (all zeros), so the parent's Score(y) is its ConstScore plus the sum of its
 // components' scores (and likewise for Counts and hard violations). Every
 // atom of c's clauses must be in c.Atoms.
 func (n *Network) Sub(c Component) *Network {
@@ -128,7 +128,6 @@ func (n *Network) Sub(c Component) *Network {
 		s.Param = append(s.Param, n.Param[cl])
 		s.Coef = append(s.Coef, n.Coef[cl])
 	}
-	s.EvidenceCount = make([]float64, len(n.EvidenceCount))
 	return s
 }
 

@@ -1,6 +1,7 @@
 package ground
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -19,7 +20,7 @@ type worker struct {
 	varConsts [][]mln.ConstID // domain of each variable
 	buf       []wlit
 	out       *unitOut
-	leaves    int
+	visits    int
 	stop      bool
 }
 
@@ -30,9 +31,10 @@ const (
 	litUnknown
 )
 
-// ground enumerates rows lo..hi of the plan's first step. It returns nil
-// when the context is cancelled.
-func (w *worker) ground(pl *plan, lo, hi int) *unitOut {
+// ground enumerates rows lo..hi of the plan's first step; hint is the
+// expected number of ground clauses. It returns nil when the context is
+// cancelled.
+func (w *worker) ground(pl *plan, lo, hi, hint int) *unitOut {
 	w.pl = pl
 	w.stop = false
 	n := len(pl.clause.Vars)
@@ -44,7 +46,13 @@ func (w *worker) ground(pl *plan, lo, hi int) *unitOut {
 	nl := len(pl.lits)
 	w.litTruth = slices.Grow(w.litTruth[:0], nl)[:nl]
 	w.litKey = slices.Grow(w.litKey[:0], nl)[:nl]
-	w.out = &unitOut{}
+	w.out = &unitOut{
+		lits: make([]wlit, 0, int(float64(hint)*pl.estLits)),
+		ends: make([]int32, 0, hint),
+	}
+	if len(pl.plus) > 0 {
+		w.out.binds = make([]uint64, 0, hint)
+	}
 	for _, li := range pl.ground {
 		if w.eval(li) == litTrue {
 			return w.out
@@ -144,6 +152,11 @@ func (w *worker) step(si int, lo, hi int) {
 // check evaluates the literals step s completes; it reports false when
 // one of them is true (the grounding is satisfied and pruned).
 func (w *worker) check(s *step) bool {
+	w.visits++
+	if w.visits&(1<<16-1) == 0 && w.ctx.Err() != nil {
+		w.stop = true
+		return false
+	}
 	for _, li := range s.checks {
 		if w.eval(li) == litTrue {
 			return false
@@ -230,11 +243,6 @@ func (w *worker) constOf(t mln.Term) mln.ConstID {
 // has satisfied so far: it expands the existential variables, builds the
 // ground clause and records it unless it is satisfied.
 func (w *worker) leaf() {
-	w.leaves++
-	if w.leaves&(1<<14-1) == 0 && w.ctx.Err() != nil {
-		w.stop = true
-		return
-	}
 	pl := w.pl
 	buf := w.buf[:0]
 	if pl.allFalse {
@@ -259,6 +267,15 @@ func (w *worker) leaf() {
 		}
 	}
 	// Merge duplicate literals; an atom with both signs is a tautology.
+	if len(buf) > 32 {
+		var taut bool
+		buf, taut = dedupSorted(buf)
+		w.buf = buf
+		if !taut {
+			w.emit(buf)
+		}
+		return
+	}
 	for i := 0; i < len(buf); i++ {
 		for j := i + 1; j < len(buf); {
 			if buf[j].pred == buf[i].pred && buf[j].key == buf[i].key {
@@ -321,4 +338,35 @@ func (w *worker) expandExist(buf []wlit) (_ []wlit, ok bool) {
 			return buf, true
 		}
 	}
+}
+
+// dedupSorted sorts a long clause's literals by atom and merges
+// duplicates; taut reports an atom with both signs.
+func dedupSorted(buf []wlit) (_ []wlit, taut bool) {
+	slices.SortFunc(buf, func(a, b wlit) int {
+		if a.pred != b.pred {
+			return cmp.Compare(a.pred, b.pred)
+		}
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
+		}
+		switch {
+		case a.neg == b.neg:
+			return 0
+		case a.neg:
+			return 1
+		}
+		return -1
+	})
+	out := buf[:0]
+	for _, l := range buf {
+		if k := len(out) - 1; k >= 0 && l.pred == out[k].pred && l.key == out[k].key {
+			if l.neg != out[k].neg {
+				return out, true
+			}
+			continue
+		}
+		out = append(out, l)
+	}
+	return out, false
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -57,8 +58,11 @@ type grounder struct {
 	progress io.Writer
 	maxBytes int64
 
+	local      [][]int32 // per type: constant -> position in the domain, or -1
 	constNum   []float64
 	constIsNum []bool
+
+	typeSizes []int // domain sizes at grounding time
 
 	net       *Network
 	stats     map[int]*clauseStats // per ground model clause
@@ -139,6 +143,9 @@ func newGrounder(m *mln.Model, db *mln.Database, opt Options) (*grounder, error)
 	}
 	g.tables = make([]*predTable, n)
 	g.stats = make(map[int]*clauseStats)
+	for _, t := range m.Types {
+		g.typeSizes = append(g.typeSizes, t.Size())
+	}
 	return g, nil
 }
 
@@ -268,6 +275,20 @@ func (g *grounder) estimate(plans []*plan) (clauses, bytes int64, worst *plan) {
 	return clampInt(fc), clampInt(fb), worst
 }
 
+// fmtBytes renders a byte count with a binary unit.
+func fmtBytes(b int64) string {
+	const unit = "KMGTPE"
+	if b < 1024 {
+		return fmt.Sprintf("%d bytes", b)
+	}
+	x, i := float64(b)/1024, 0
+	for x >= 1024 && i < len(unit)-1 {
+		x /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.3g %ciB", x, unit[i])
+}
+
 func clampInt(x float64) int64 {
 	if x >= math.MaxInt64/2 || math.IsInf(x, 1) || math.IsNaN(x) {
 		return math.MaxInt64 / 2
@@ -297,6 +318,10 @@ func clampInt(x float64) int64 {
 //
 // Ground refuses, naming the largest clause, when Estimate exceeds
 // Options.MaxBytes. It stops with ctx.Err() when ctx is cancelled.
+//
+// Ground (like AddModelClause) allocates parameters in m: do not run two
+// groundings of one model at the same time. EvidenceCount and ConstScore
+// account for the parameters m has when grounding ends.
 func Ground(ctx context.Context, m *mln.Model, db *mln.Database, opt Options) (*Network, error) {
 	g, err := newGrounder(m, db, opt)
 	if err != nil {
@@ -314,8 +339,8 @@ func Ground(ctx context.Context, m *mln.Model, db *mln.Database, opt Options) (*
 		return nil, err
 	}
 	if clauses, bytes, worst := g.estimate(plans); g.maxBytes > 0 && bytes > g.maxBytes {
-		msg := fmt.Sprintf("ground: the grounding would take about %d MiB (%d ground clauses), above the limit of %d MiB",
-			bytes>>20, clauses, g.maxBytes>>20)
+		msg := fmt.Sprintf("ground: the grounding would take about %s (%d ground clauses), above the limit of %s",
+			fmtBytes(bytes), clauses, fmtBytes(g.maxBytes))
 		if worst != nil {
 			msg += fmt.Sprintf("; the largest is %s with about %.3g ground clauses", g.clauseName(worst.ci), worst.estimate)
 		}
@@ -323,12 +348,14 @@ func Ground(ctx context.Context, m *mln.Model, db *mln.Database, opt Options) (*
 	}
 	net := &Network{Model: m, Start: []int32{0}, g: g}
 	g.net = net
+	net.reserve(plans)
 	if err := g.queryAtoms(); err != nil {
 		return nil, err
 	}
 	if err := g.run(ctx, plans, true); err != nil {
 		return nil, err
 	}
+	net.trim()
 	net.EvidenceCount = make([]float64, len(m.Weights))
 	net.unalloc = make([]float64, len(m.Formulas))
 	for _, pl := range plans {
@@ -337,6 +364,41 @@ func Ground(ctx context.Context, m *mln.Model, db *mln.Database, opt Options) (*
 	g.paramMark = len(m.Weights)
 	net.ConstScore = net.constScore()
 	return net, nil
+}
+
+// reserve gives the clause arrays the capacity the plans estimate (within
+// reason; trim gives back what is not used).
+func (n *Network) reserve(plans []*plan) {
+	var c, l float64
+	for _, pl := range plans {
+		c += pl.estimate
+		l += pl.estimate * pl.estLits
+	}
+	nc := int(math.Min(c, 1<<24)) + 1
+	nl := int(math.Min(l, 1<<26)) + 1
+	n.Lits = make([]Lit, 0, nl)
+	n.Start = append(make([]int32, 0, nc+1), n.Start...)
+	n.Weight = make([]float64, 0, nc)
+	n.Source = make([]int32, 0, nc)
+	n.Param = make([]int32, 0, nc)
+	n.Coef = make([]float64, 0, nc)
+}
+
+// trim reallocates the clause arrays that are much larger than needed.
+func (n *Network) trim() {
+	n.Lits = trimSlice(n.Lits)
+	n.Start = trimSlice(n.Start)
+	n.Weight = trimSlice(n.Weight)
+	n.Source = trimSlice(n.Source)
+	n.Param = trimSlice(n.Param)
+	n.Coef = trimSlice(n.Coef)
+}
+
+func trimSlice[T any](s []T) []T {
+	if cap(s) > len(s)+len(s)/4+64 {
+		return append(make([]T, 0, len(s)), s...)
+	}
+	return s
 }
 
 // queryAtoms gives IDs to every unknown atom of the query predicates.
@@ -350,6 +412,10 @@ func (g *grounder) queryAtoms() error {
 			return fmt.Errorf("ground: query predicate %s has %d groundings, too many", pt.name, pt.total)
 		}
 		pt.dense = make([]int32, pt.total)
+		n := g.net
+		n.AtomPred = slices.Grow(n.AtomPred, int(pt.total))
+		n.AtomArgs = slices.Grow(n.AtomArgs, int(pt.total))
+		g.slab = make([]mln.ConstID, 0, int(pt.total)*pt.arity())
 		for k := uint64(0); k < pt.total; k++ {
 			if v, ok := pt.ev.get(k); ok && mln.Truth(v) != mln.Unknown {
 				pt.dense[k] = -1
@@ -399,6 +465,7 @@ func (g *grounder) atomID(pt *predTable, k uint64) int32 {
 type unit struct {
 	pl     *plan
 	lo, hi int
+	hint   int // expected ground clauses
 	out    *unitOut
 	done   chan struct{}
 }
@@ -418,6 +485,9 @@ type wlit struct {
 	key  uint64
 }
 
+// chunkSize is the expected number of ground clauses per work unit.
+var chunkSize = 4096.0
+
 // units splits the plans into work units.
 func (g *grounder) units(plans []*plan) []*unit {
 	var us []*unit
@@ -432,10 +502,12 @@ func (g *grounder) units(plans []*plan) []*unit {
 				n = len(s.ix.lookup(s.keyConst))
 			}
 		}
-		chunks := int(math.Min(pl.estimate/4096+1, float64(16*g.workers)))
+		chunks := int(math.Min(pl.estimate/chunkSize+1, float64(16*g.workers)))
 		chunks = max(1, min(chunks, n))
+		// Capacity hint for each unit's output, from the estimate.
+		hint := int(math.Min(pl.estimate/float64(chunks)*1.1+16, 1<<18))
 		for c := 0; c < chunks; c++ {
-			us = append(us, &unit{pl: pl, lo: c * n / chunks, hi: (c + 1) * n / chunks, done: make(chan struct{})})
+			us = append(us, &unit{pl: pl, lo: c * n / chunks, hi: (c + 1) * n / chunks, hint: hint, done: make(chan struct{})})
 		}
 	}
 	return us
@@ -463,7 +535,7 @@ func (g *grounder) run(ctx context.Context, plans []*plan, stream bool) error {
 					return
 				}
 				u := us[j]
-				u.out = w.ground(u.pl, u.lo, u.hi)
+				u.out = w.ground(u.pl, u.lo, u.hi, u.hint)
 				close(u.done)
 			}
 		}()
@@ -600,7 +672,7 @@ func (g *grounder) existingParam(pl *plan, b uint64) int32 {
 	return int32(p)
 }
 
-// grow extends EvidenceCount and unalloc to the model's sizes.
+// growCounts extends EvidenceCount and unalloc to the model's sizes.
 func (n *Network) growCounts() {
 	if m := n.Model; m != nil {
 		for len(n.EvidenceCount) < len(m.Weights) {
@@ -708,6 +780,11 @@ func (n *Network) AddModelClause(ctx context.Context, ci int) error {
 	if _, ok := g.stats[ci]; ok {
 		return fmt.Errorf("ground: AddModelClause: %s is already ground", g.clauseName(ci))
 	}
+	for t, n := range g.typeSizes {
+		if g.m.Types[t].Size() != n {
+			return fmt.Errorf("ground: AddModelClause: the domain of type %s changed since grounding; ground again", g.m.Types[t].Name)
+		}
+	}
 	for i := len(g.open); i < len(g.m.Preds); i++ {
 		if _, err := g.table(mln.PredID(i)); err != nil {
 			return err
@@ -718,8 +795,8 @@ func (n *Network) AddModelClause(ctx context.Context, ci int) error {
 		return err
 	}
 	if _, bytes, _ := g.estimate([]*plan{pl}); g.maxBytes > 0 && bytes > g.maxBytes {
-		return fmt.Errorf("ground: %s would take about %d MiB (%.3g ground clauses), above the limit of %d MiB",
-			g.clauseName(ci), bytes>>20, pl.estimate, g.maxBytes>>20)
+		return fmt.Errorf("ground: %s would take about %s (%.3g ground clauses), above the limit of %s",
+			g.clauseName(ci), fmtBytes(bytes), pl.estimate, fmtBytes(g.maxBytes))
 	}
 	var done []int
 	for c := range g.stats {

@@ -68,6 +68,7 @@ type step struct {
 	eqMap   bool
 	// stepGen
 	lit      int
+	mask     uint32 // bound argument positions
 	ix       *genIndex
 	keyVars  []posVar // bound variable positions (packed with the row strides)
 	keyConst uint64   // packed constant positions
@@ -168,6 +169,9 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 	for _, v := range pl.plus {
 		if v < 0 || v >= len(c.Vars) {
 			return nil, fmt.Errorf("ground: %s: \"+\" variable %d out of range", g.clauseName(ci), v)
+		}
+		if isExist[v] {
+			return nil, fmt.Errorf("ground: %s: \"+\" variable %s is existentially quantified", g.clauseName(ci), c.Vars[v].Name)
 		}
 		isPlus[v] = true
 	}
@@ -374,7 +378,7 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 			// Constant positions are estimated exactly from the index;
 			// bound variables divide by the number of distinct values.
 			s.est = float64(len(pt.index(mask&constMask(l)).lookup(s.keyConst))) / bvars
-			s.ix = pt.index(mask)
+			s.mask = mask
 			consider(s, 1)
 		}
 		for v := range c.Vars {
@@ -395,6 +399,7 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 				remaining--
 			}
 			checked[best.lit] = true
+			best.ix = pl.lits[best.lit].pred.index(best.mask)
 		}
 		est *= best.est
 		// Literals now fully bound are checked after this step.

@@ -189,8 +189,7 @@ func (g *grounder) newPredTable(p mln.PredID) (*predTable, error) {
 		}
 		pt.ev.put(key, int32(v))
 	})
-	// Generator rows, in key order of first listing (database order) made
-	// deterministic by iterating the database again.
+	// Generator rows, in database order.
 	if !pt.open {
 		g.db.Atoms(p, func(args []mln.ConstID, _ mln.Truth) {
 			if len(args) != k {
@@ -204,7 +203,6 @@ func (g *grounder) newPredTable(p mln.PredID) (*predTable, error) {
 			if v == mln.False {
 				return
 			}
-			// Skip duplicates (an atom listed twice).
 			pt.rowArgs = append(pt.rowArgs, idx...)
 			pt.rowKey = append(pt.rowKey, key)
 			pt.rowTruth = append(pt.rowTruth, v)
@@ -214,11 +212,13 @@ func (g *grounder) newPredTable(p mln.PredID) (*predTable, error) {
 		}
 		pt.distinct = make([]int, k)
 		for j := 0; j < k; j++ {
-			seen := make(map[int32]struct{})
+			seen := make([]bool, pt.sizes[j])
 			for r := 0; r < len(pt.rowKey); r++ {
-				seen[pt.rowArgs[r*k+j]] = struct{}{}
+				if v := pt.rowArgs[r*k+j]; !seen[v] {
+					seen[v] = true
+					pt.distinct[j]++
+				}
 			}
-			pt.distinct[j] = len(seen)
 		}
 	}
 	return pt, nil
@@ -251,14 +251,38 @@ func (pt *predTable) dedupRows() {
 func (g *grounder) packConsts(pt *predTable, args []mln.ConstID, idx []int32) (uint64, bool) {
 	var key uint64
 	for j, c := range args {
-		i, ok := g.m.Types[pt.types[j]].Index(c)
-		if !ok {
+		i := g.localIndex(pt.types[j], c)
+		if i < 0 {
 			return 0, false
 		}
 		idx[j] = i
 		key += uint64(i) * pt.strides[j]
 	}
 	return key, true
+}
+
+// localIndex returns the position of constant c in type t's domain, or -1,
+// through a dense table per type built on first use (not safe for
+// concurrent use: workers use Type.Index).
+func (g *grounder) localIndex(t mln.TypeID, c mln.ConstID) int32 {
+	for int(t) >= len(g.local) {
+		g.local = append(g.local, nil)
+	}
+	tab := g.local[t]
+	if len(tab) != g.m.NumConsts() {
+		tab = make([]int32, g.m.NumConsts())
+		for i := range tab {
+			tab[i] = -1
+		}
+		for i, k := range g.m.Types[t].Consts {
+			tab[k] = int32(i)
+		}
+		g.local[t] = tab
+	}
+	if c < 0 || int(c) >= len(tab) {
+		return -1
+	}
+	return tab[c]
 }
 
 // genIndex indexes the generator rows of a predicate by the values at a set

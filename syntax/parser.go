@@ -7,20 +7,50 @@ import (
 
 // Config controls the parsing of a .mln file.
 type Config struct {
-	// Known holds the names of the predicates (and functions) declared
-	// before this file, by earlier files. A bare atom whose predicate is not
-	// known yet declares it; one whose predicate is known is a unit formula.
-	// The parser adds every predicate it meets. Nil means none.
-	Known map[string]bool
+	// Known holds the predicates (and functions) met before this file, by
+	// earlier files. The parser adds every predicate it meets. Nil means
+	// none.
+	Known Known
 	// Include, if set, is called for each #include directive as soon as it
 	// is parsed (so that the included declarations are known to the rest of
 	// the file); it sets inc.File or reports its own errors.
 	Include func(inc *Include)
 }
 
+// Known records the predicate and function names met so far, with the
+// argument types of predicate declarations (nil for a name only used in
+// formulas, and for functions). A bare atom "P(a, b)" whose arguments are
+// plain names declares P if P is not known yet, or if P was declared with
+// exactly these types (a harmless redeclaration) or with another number of
+// arguments (a conflicting redeclaration); otherwise it is a unit formula.
+type Known map[string][]string
+
 // ParseMLN parses a .mln model file. It returns the file (possibly partial)
 // and, if there were syntax errors, an ErrorList sorted by position.
 // #include directives are recorded but not resolved (see mln.LoadModel).
+//
+// The language is Alchemy's, one statement per line:
+//
+//	// comment, /* block comment */
+//	#include "other.mln"
+//	person = {Anna, Bob, "Quoted Name"}    type declaration (braces may span lines)
+//	int = {1, ..., 10}                     integer range
+//	Friends(person, person)                predicate declaration (first appearance)
+//	HasColor(thing, color!)                "!": exactly one color per thing
+//	*Next(position, position)              Tuffy: closed-world predicate
+//	person motherOf(person)                function declaration (recorded only)
+//	1.5 Smokes(x) => Cancer(x)             weighted formula (weight: float, may be negative)
+//	Friends(x, y) ^ x != y => Friends(y, x).   hard formula (trailing ".")
+//	EXIST y Friends(x, y)                  quantifiers: EXIST, FORALL (any case), scope to the right
+//	!Token(+w, i, c) v InField(c, +f, i)   "+": one weight per constant of w and f
+//	*InPhase(s, Pre) v *InPhase(s, Post)   "*": one formula per sign combination
+//
+// Connectives, tightest first: "!", "^", "v" (or "|"), "=>", "<=>";
+// comparisons "=", "!=", "<", "<=", ">", ">=" between terms. Variables start
+// with a lower-case letter; constants with an upper-case letter or a digit,
+// or are "quoted strings". A formula continues on the next line inside
+// parentheses, after a binary connective at the end of a line, or when the
+// next line starts with one.
 func ParseMLN(filename string, src []byte) (*File, error) {
 	return ParseMLNConfig(filename, src, nil)
 }
@@ -36,7 +66,7 @@ func ParseMLNConfig(filename string, src []byte, cfg *Config) (*File, error) {
 	if cfg != nil && cfg.Known != nil {
 		p.known = cfg.Known
 	} else {
-		p.known = make(map[string]bool)
+		p.known = make(Known)
 	}
 	f := &File{Name: filename}
 	p.parseFile(f)
@@ -47,12 +77,12 @@ func ParseMLNConfig(filename string, src []byte, cfg *Config) (*File, error) {
 // ParseFormula parses a single formula statement ("[weight] formula [.]")
 // given the predicates already declared (known may be nil). It is meant for
 // programs that build formulas from text.
-func ParseFormula(filename string, src string, known map[string]bool) (*FormulaDecl, error) {
+func ParseFormula(filename string, src string, known Known) (*FormulaDecl, error) {
 	var errs ErrorList
 	s := newScanner(filename, []byte(src), &errs)
 	p := &parser{file: filename, toks: s.scanAll(), errs: &errs, known: known}
 	if p.known == nil {
-		p.known = map[string]bool{}
+		p.known = Known{}
 	}
 	var d *FormulaDecl
 	func() {
@@ -80,7 +110,7 @@ type parser struct {
 	i     int
 	depth int // parenthesis/brace nesting: newlines are skipped inside
 	errs  *ErrorList
-	known map[string]bool
+	known Known
 	nest  int // formula nesting depth, bounded to keep the stack small
 
 	onInclude func(inc *Include)
@@ -194,9 +224,9 @@ func (p *parser) statement() (d Decl) {
 		d = p.typeDecl()
 	case t.kind == tIdent && !isQuantifier(t.text) && p.peek(1).kind == tIdent && p.peek(2).kind == tLparen:
 		d = p.funcDecl()
-	case t.kind == tIdent && p.peek(1).kind == tLparen && !p.known[t.text] && p.isDeclArgs(2):
+	case t.kind == tIdent && p.peek(1).kind == tLparen && p.isDecl(t.text, 2):
 		d = p.predDecl()
-	case t.kind == tStar && p.peek(1).kind == tIdent && p.peek(2).kind == tLparen && !p.known[p.peek(1).text] && p.isDeclArgs(3):
+	case t.kind == tStar && p.peek(1).kind == tIdent && p.peek(2).kind == tLparen && p.isDecl(p.peek(1).text, 3):
 		d = p.predDecl()
 	default:
 		d = p.formulaDecl()
@@ -214,20 +244,52 @@ func (p *parser) endStatement() {
 	}
 }
 
-// isDeclArgs reports whether the tokens from k on look like the argument
-// list of a declaration: "ident[!], ..., ident[!])" then end of line.
-func (p *parser) isDeclArgs(k int) bool {
+// isDecl reports whether the statement is a declaration of predicate name
+// whose argument list starts at token k: the arguments are plain names
+// ("ident[!], ...") followed by the end of the line, and name is not known
+// yet, or declared with exactly these argument types, or declared with
+// another number of arguments (a conflict reported by the model builder).
+func (p *parser) isDecl(name string, k int) bool {
+	args := p.declArgNames(k)
+	if args == nil {
+		return false
+	}
+	old, ok := p.known[name]
+	if !ok {
+		return true
+	}
+	if old == nil {
+		return false
+	}
+	if len(old) != len(args) {
+		// Not a valid unit formula: a conflicting redeclaration, which
+		// the model builder reports.
+		return true
+	}
+	for i := range old {
+		if old[i] != args[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// declArgNames returns the argument names if the tokens from k on look
+// like the argument list of a declaration, and nil otherwise.
+func (p *parser) declArgNames(k int) []string {
 	j := p.i + k
 	skip := func() {
 		for p.toks[j].kind == tNewline {
 			j++
 		}
 	}
+	var names []string
 	for {
 		skip()
 		if p.toks[j].kind != tIdent {
-			return false
+			return nil
 		}
+		names = append(names, p.toks[j].text)
 		j++
 		skip()
 		if p.toks[j].kind == tNot {
@@ -240,10 +302,11 @@ func (p *parser) isDeclArgs(k int) bool {
 			continue
 		case tRparen:
 			j++
-			k := p.toks[j].kind
-			return k == tNewline || k == tEOF
+			if k := p.toks[j].kind; k == tNewline || k == tEOF {
+				return names
+			}
 		}
-		return false
+		return nil
 	}
 }
 
@@ -366,14 +429,18 @@ func (p *parser) predDecl() Decl {
 	}
 	d.Name = p.ident()
 	d.Args = p.declArgs()
-	p.known[d.Name.Name] = true
+	names := make([]string, len(d.Args))
+	for i, a := range d.Args {
+		names[i] = a.Type.Name
+	}
+	p.known[d.Name.Name] = names
 	return d
 }
 
 func (p *parser) funcDecl() Decl {
 	d := &FuncDecl{Ret: p.ident(), Name: p.ident()}
 	d.Args = p.declArgs()
-	p.known[d.Name.Name] = true
+	p.known[d.Name.Name] = nil
 	return d
 }
 
@@ -454,12 +521,17 @@ func (p *parser) and() Formula {
 	return x
 }
 
-// isOp reports whether token t is the connective k ("v" counts as "|").
-func (p *parser) isOp(t token, next token, k tokKind) bool {
+// isOp reports whether token t, following an operand, is the connective k
+// ("v" counts as "|"). At the start of a continuation line (lineStart),
+// "v" followed by "(" or a comparison is not taken as a connective.
+func (p *parser) isOp(t token, next token, k tokKind, lineStart bool) bool {
 	if t.kind == k {
 		return true
 	}
-	return k == tOr && t.kind == tIdent && t.text == "v" && next.kind != tLparen && !isCmp(next.kind)
+	if k != tOr || t.kind != tIdent || t.text != "v" {
+		return false
+	}
+	return !lineStart || next.kind != tLparen && !isCmp(next.kind)
 }
 
 // continues reports whether the formula continues with connective k,
@@ -467,7 +539,7 @@ func (p *parser) isOp(t token, next token, k tokKind) bool {
 // the newlines are skipped).
 func (p *parser) continues(k tokKind) bool {
 	t := p.cur()
-	if p.isOp(t, p.peek(1), k) {
+	if p.isOp(t, p.peek(1), k, false) {
 		return true
 	}
 	if t.kind != tNewline {
@@ -477,7 +549,7 @@ func (p *parser) continues(k tokKind) bool {
 	for p.toks[j].kind == tNewline {
 		j++
 	}
-	if p.isOp(p.toks[j], p.toks[min(j+1, len(p.toks)-1)], k) {
+	if p.isOp(p.toks[j], p.toks[min(j+1, len(p.toks)-1)], k, true) {
 		p.i = j
 		return true
 	}
@@ -540,7 +612,7 @@ func (p *parser) primary() Formula {
 		return a
 	case tIdent:
 		if p.peek(1).kind == tLparen {
-			wasKnown := p.known[t.text]
+			_, wasKnown := p.known[t.text]
 			a := p.atom()
 			if isCmp(p.cur().kind) {
 				if !wasKnown {
@@ -588,7 +660,9 @@ func (p *parser) compare(x Term) Formula {
 func (p *parser) atom() *Atom {
 	name := p.advance()
 	a := &Atom{AtomPos: p.posOf(name), Pred: name.text, PredPos: p.posOf(name)}
-	p.known[name.text] = true
+	if _, ok := p.known[name.text]; !ok {
+		p.known[name.text] = nil
+	}
 	a.Args = p.termList()
 	return a
 }

@@ -18,7 +18,7 @@ func Fprint(w io.Writer, node any) error {
 	var b strings.Builder
 	switch n := node.(type) {
 	case *File:
-		known := map[string]bool{}
+		known := Known{}
 		for _, d := range n.Decls {
 			b.Reset()
 			writeTopDecl(&b, d, known)
@@ -63,15 +63,18 @@ func FormatWeight(w float64) string {
 }
 
 // writeTopDecl writes a declaration of a file, tracking the predicates
-// declared so far as the parser does: a unit formula whose predicate is not
-// known yet is parenthesized so that it does not read back as a
-// declaration.
-func writeTopDecl(b *strings.Builder, d Decl, known map[string]bool) {
+// met so far as the parser does: a unit formula that would read back as a
+// declaration is parenthesized.
+func writeTopDecl(b *strings.Builder, d Decl, known Known) {
 	switch d := d.(type) {
 	case *PredDecl:
-		known[d.Name.Name] = true
+		names := make([]string, len(d.Args))
+		for i, a := range d.Args {
+			names[i] = a.Type.Name
+		}
+		known[d.Name.Name] = names
 	case *FuncDecl:
-		known[d.Name.Name] = true
+		known[d.Name.Name] = nil
 	case *Include:
 		if d.File != nil {
 			var sub strings.Builder
@@ -80,16 +83,27 @@ func writeTopDecl(b *strings.Builder, d Decl, known map[string]bool) {
 			}
 		}
 	case *FormulaDecl:
-		if a, ok := d.F.(*Atom); ok && !d.HasWeight && !d.Hard && !known[a.Pred] && declLike(a) {
-			b.WriteByte('(')
-			writeFormula(b, a)
-			b.WriteByte(')')
-			known[a.Pred] = true
-			return
+		if a, ok := d.F.(*Atom); ok && !d.HasWeight && !d.Hard && declLike(a) {
+			old, isKnown := known[a.Pred]
+			same := len(old) == len(a.Args)
+			for i := 0; same && i < len(old); i++ {
+				same = old[i] == a.Args[i].Name
+			}
+			if !isKnown || same || old != nil && len(old) != len(a.Args) {
+				b.WriteByte('(')
+				writeFormula(b, a)
+				b.WriteByte(')')
+				if !isKnown {
+					known[a.Pred] = nil
+				}
+				return
+			}
 		}
 		Walk(d.F, func(f Formula) bool {
 			if a, ok := f.(*Atom); ok {
-				known[a.Pred] = true
+				if _, ok := known[a.Pred]; !ok {
+					known[a.Pred] = nil
+				}
 			}
 			return true
 		})

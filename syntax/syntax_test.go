@@ -265,7 +265,7 @@ func TestErrorRecovery(t *testing.T) {
 }
 
 func TestKnownAcrossFiles(t *testing.T) {
-	known := map[string]bool{}
+	known := Known{}
 	if _, err := ParseMLNConfig("a.mln", []byte("P(t)\n"), &Config{Known: known}); err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestKnownAcrossFiles(t *testing.T) {
 }
 
 func TestParseFormula(t *testing.T) {
-	d, err := ParseFormula("f", "2.5 P(x) => Q(x)", map[string]bool{"P": true})
+	d, err := ParseFormula("f", "2.5 P(x) => Q(x)", Known{"P": {"t"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,34 +4,34 @@ package syntax
 type tokKind uint8
 
 const (
-	tEOF     tokKind = iota
-	tNewline         // end of line (or a block comment spanning lines)
-	tIdent           // identifier (predicate, type, variable, constant, keyword, "v")
-	tInt             // integer literal, possibly negative
-	tFloat           // floating-point literal, possibly negative
-	tString          // "quoted string" (text keeps the quotes)
-	tLparen          // (
-	tRparen          // )
-	tLbrace          // {
-	tRbrace          // }
-	tComma           // ,
-	tDot             // .
-	tEllipsis        // ...
-	tNot             // !
-	tAnd             // ^
-	tOr              // |
-	tImplies         // =>
-	tIff             // <=>
-	tEq              // =
-	tNeq             // !=
-	tLt              // <
-	tLe              // <=
-	tGt              // >
-	tGe              // >=
-	tPlus            // +
-	tStar            // *
-	tQuestion        // ?
-	tInclude         // #include
+	tEOF      tokKind = iota
+	tNewline          // end of line (or a block comment spanning lines)
+	tIdent            // identifier (predicate, type, variable, constant, keyword, "v")
+	tInt              // integer literal, possibly negative
+	tFloat            // floating-point literal, possibly negative
+	tString           // "quoted string" (text keeps the quotes)
+	tLparen           // (
+	tRparen           // )
+	tLbrace           // {
+	tRbrace           // }
+	tComma            // ,
+	tDot              // .
+	tEllipsis         // ...
+	tNot              // !
+	tAnd              // ^
+	tOr               // |
+	tImplies          // =>
+	tIff              // <=>
+	tEq               // =
+	tNeq              // !=
+	tLt               // <
+	tLe               // <=
+	tGt               // >
+	tGe               // >=
+	tPlus             // +
+	tStar             // *
+	tQuestion         // ?
+	tInclude          // #include
 )
 
 var tokNames = [...]string{

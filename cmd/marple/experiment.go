@@ -37,6 +37,8 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 		sigmas  = fs.String("sigmas", "1,0.1,0.01,0.001", "grid σ is tuned on (by training F1)")
 		passes  = fs.Int("passes", 1, "passes over the training data")
 		seed    = fs.Int64("seed", 1, "random seed")
+		shuffle = fs.Bool("shuffle", false, "visit the training examples in a random order drawn from -seed")
+		noAvg   = fs.Bool("noAverage", false, "predict with the last weights instead of the average")
 	)
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -50,13 +52,15 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 		grid = append(grid, v)
 	}
 	cfg := experiment.CiteSeerConfig{
-		Dir:      filepath.Join(*data, "citeseer"),
-		Methods:  splitList(*methods),
-		Topics:   splitList(*topics),
-		Sigmas:   grid,
-		Passes:   *passes,
-		Seed:     *seed,
-		Progress: e.stderr,
+		Dir:       filepath.Join(*data, "citeseer"),
+		Methods:   splitList(*methods),
+		Topics:    splitList(*topics),
+		Sigmas:    grid,
+		Passes:    *passes,
+		Seed:      *seed,
+		Shuffle:   *shuffle,
+		NoAverage: *noAvg,
+		Progress:  e.stderr,
 	}
 	table, err := experiment.RunCiteSeer(ctx, cfg)
 	if err != nil {

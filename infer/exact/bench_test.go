@@ -111,7 +111,7 @@ func BenchmarkCiteSeerLikeOneWorker(b *testing.B) {
 }
 
 // BenchmarkCiteSeerLikeSearch forces the search path (mini-bucket i-bound
-// 2) on the CiteSeer-shaped network.
+// 4, below the width) on the CiteSeer-shaped network.
 func BenchmarkCiteSeerLikeSearch(b *testing.B) {
-	benchSolve(b, citeseerLike(1563, 1), Options{Method: Search, IBound: 2})
+	benchSolve(b, citeseerLike(1563, 1), Options{Method: Search, IBound: 4})
 }

@@ -82,8 +82,7 @@ const (
 const (
 	DefaultMaxWidth = 20
 	// MaxMaxWidth caps MaxWidth: a bucket table has 2^(width+1) entries.
-	MaxMaxWidth   = 25
-	DefaultIBound = 12
+	MaxMaxWidth = 25
 )
 
 // Options are the settings of Solve.
@@ -93,8 +92,9 @@ type Options struct {
 	// elimination (default DefaultMaxWidth, at most MaxMaxWidth).
 	MaxWidth int
 	// IBound is the i-bound of the mini-bucket lower bounds used by the
-	// search: mini-bucket tables have at most IBound+1 variables (default
-	// DefaultIBound; in Auto mode at most MaxWidth).
+	// search: mini-bucket tables have at most IBound+1 variables. The
+	// default (0) is MaxWidth; either way it is lowered while the tables
+	// of a component would exceed 2^24 entries.
 	IBound int
 	// TimeLimit bounds the run time (0: none). When it expires, Solve
 	// returns the best assignment found with its lower bound.
@@ -150,6 +150,11 @@ type Stats struct {
 	Components []ComponentStats
 	// Width is the largest induced width over the components.
 	Width int
+	// Bound is the lower bound computed from the components: the
+	// constant part of the cost plus the sum of their bounds (+Inf when
+	// the hard clauses are unsatisfiable). When every component is proved
+	// optimal it equals Result.Cost up to rounding.
+	Bound float64
 	// TimedOut is set when the time limit expired or the context was
 	// cancelled before every component was proved optimal.
 	TimedOut bool
@@ -281,8 +286,10 @@ func SolveStats(ctx context.Context, net *ground.Network, opt Options) (*infer.R
 	}
 	res := &infer.Result{Assign: assign}
 	res.Cost, res.HardViolated = infer.BiasedCost(net, opt.Bias, assign)
+	st.Bound = bound
 	switch {
 	case infeasible:
+		st.Bound = math.Inf(1)
 		st.Infeasible = true
 		st.HardMinimal = hardMinimal
 		res.Bound = math.Inf(1)
@@ -328,10 +335,7 @@ func validate(net *ground.Network, opt *Options) error {
 		opt.MaxWidth = MaxMaxWidth
 	}
 	if opt.IBound <= 0 {
-		opt.IBound = DefaultIBound
-		if opt.IBound > opt.MaxWidth {
-			opt.IBound = opt.MaxWidth
-		}
+		opt.IBound = opt.MaxWidth
 	}
 	if opt.IBound > MaxMaxWidth {
 		opt.IBound = MaxMaxWidth

@@ -105,7 +105,7 @@ func check(t *testing.T, label string, net *ground.Network, bias []float64, opt 
 		t.Fatalf("%s: cost %.12g, optimum %.12g", label, c, wantC)
 	}
 	if wantH == 0 {
-		if !res.Optimal || res.Bound != res.Cost || st.Infeasible {
+		if !res.Optimal || res.Bound != res.Cost || st.Infeasible || !near(st.Bound, res.Cost) {
 			t.Fatalf("%s: optimal %v bound %v cost %v infeasible %v", label, res.Optimal, res.Bound, res.Cost, st.Infeasible)
 		}
 	} else {
@@ -342,6 +342,45 @@ func TestDeterministic(t *testing.T) {
 			if first[a] != res.Assign[a] {
 				t.Fatalf("workers=%d: atom %d differs", w, a)
 			}
+		}
+	}
+}
+
+// TestLongClause checks clauses longer than any bucket table: a
+// conjunction over 40 atoms with a negative weight (rewarded when all are
+// false) against linear terms.
+func TestLongClause(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for it := 0; it < 20; it++ {
+		n := 40
+		net := ground.NewNetwork(n)
+		lits := make([]ground.Lit, n)
+		for a := 0; a < n; a++ {
+			lits[a] = ground.MakeLit(int32(a), false)
+			net.AddClause([]ground.Lit{lits[a].Not()}, r.NormFloat64(), -1, -1, 1)
+		}
+		w := -float64(it)
+		net.AddClause(lits, w, -1, -1, 1)
+		// Atom a true costs max(u,0), false max(-u,0). The long clause
+		// costs -w unless every atom is false.
+		best, allFalse := -w, 0.0
+		for c := 0; c < n; c++ {
+			u := net.Weight[c]
+			best += math.Min(math.Max(u, 0), math.Max(-u, 0))
+			allFalse += math.Max(-u, 0)
+		}
+		best = math.Min(best, allFalse)
+		for _, cf := range []Options{{}, {Method: Search, IBound: 2}, {Method: Search, IBound: 5, Order: MinDegree}} {
+			res, err := Solve(context.Background(), net, cf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Optimal || !near(res.Cost, best) {
+				t.Fatalf("it %d %+v: cost %v optimal %v, want %v", it, cf, res.Cost, res.Optimal, best)
+			}
+		}
+		if _, err := Solve(context.Background(), net, Options{Method: VE}); err == nil {
+			t.Fatal("VE accepted a 40-literal clause")
 		}
 	}
 }

@@ -149,6 +149,9 @@ func (ws *workspace) orderVars(p *problem, ord Order, maxWidth int) (width int, 
 	clear(ws.mark)
 	ws.elim = growBool(ws.elim, n)
 	clear(ws.elim)
+	ws.umark = grow32(ws.umark, n)
+	clear(ws.umark)
+	ws.ustamp = 0
 	for u := int32(0); int(u) < n; u++ {
 		nb := ws.adj[u][:0]
 		ws.mark[u] = u + 1
@@ -180,6 +183,11 @@ func (ws *workspace) orderVars(p *problem, ord Order, maxWidth int) (width int, 
 		ws.adj[u] = nb
 		ws.deg[u] = int32(len(nb))
 		ws.ver[u] = 0
+	}
+	// A clause longer than cliqueCap is not a clique of the graph, but
+	// it would be one in a bucket table.
+	for c := 0; c < nc; c++ {
+		width = max(width, int(p.start[c+1]-p.start[c])-1)
 	}
 	scoreCap := maxWidth + 1
 	ws.heap = ws.heap[:0]
@@ -233,6 +241,7 @@ func (ws *workspace) orderVars(p *problem, ord Order, maxWidth int) (width int, 
 		if exact && d > fillCap {
 			exact = false
 		}
+		filled := false
 		if exact {
 			for i := range nb {
 				for j := i + 1; j < len(nb); j++ {
@@ -242,6 +251,25 @@ func (ws *workspace) orderVars(p *problem, ord Order, maxWidth int) (width int, 
 						ws.adj[y] = append(ws.adj[y], x)
 						ws.deg[x]++
 						ws.deg[y]++
+						filled = true
+					}
+				}
+			}
+		}
+		if filled && ord == MinFill {
+			// New edges lower the fill-in of the common neighbours of
+			// their ends: rescore the neighbours of nb.
+			ws.ustamp++
+			st := ws.ustamp
+			for _, x := range nb {
+				ws.umark[x] = st
+			}
+			for _, x := range nb {
+				for _, w := range ws.adj[x] {
+					if !ws.elim[w] && ws.umark[w] != st && int(ws.deg[w]) <= scoreCap {
+						ws.umark[w] = st
+						ws.ver[w]++
+						ws.push(hent{key: ws.score(w, ord, scoreCap), v: w, ver: ws.ver[w]})
 					}
 				}
 			}

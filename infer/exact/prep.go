@@ -147,7 +147,9 @@ func prepare(net *ground.Network, bias []float64) *prep {
 		uf[a] = int32(a)
 	}
 	inRes := make([]bool, n)
-	pr.rstart = []int32{0}
+	pr.rlits = make([]ground.Lit, 0, len(pr.nlits))
+	pr.rstart = make([]int32, 1, m+1)
+	pr.rw = make([]float64, 0, m)
 	for c := 0; c < m; c++ {
 		w := net.Weight[c]
 		hard := math.IsInf(w, 1)
@@ -433,15 +435,15 @@ func (pr *prep) relaxed(roots []int32) []*problem {
 		return nil
 	}
 	net := pr.net
-	idx := make(map[int32]int, len(roots))
+	idx := make([]int32, pr.n) // root -> problem index + 1
 	probs := make([]*problem, len(roots))
 	for i, r := range roots {
-		idx[r] = i
+		idx[r] = int32(i + 1)
 		probs[i] = &problem{orig: r, relaxed: true, start: []int32{0}}
 	}
 	local := make([]int32, pr.n)
 	for a := 0; a < pr.n; a++ {
-		if i, ok := idx[pr.root[a]]; ok {
+		if i := idx[pr.root[a]] - 1; i >= 0 {
 			p := probs[i]
 			local[a] = int32(len(p.atoms))
 			p.atoms = append(p.atoms, int32(a))
@@ -459,7 +461,7 @@ func (pr *prep) relaxed(roots []int32) []*problem {
 		if pr.taut[c] || len(ls) == 0 || net.IsHard(c) {
 			continue
 		}
-		if i, ok := idx[pr.root[ls[0].Atom()]]; ok {
+		if i := idx[pr.root[ls[0].Atom()]] - 1; i >= 0 {
 			probs[i].hardW += math.Abs(net.Weight[c])
 		}
 	}
@@ -471,8 +473,8 @@ func (pr *prep) relaxed(roots []int32) []*problem {
 		if pr.taut[c] || len(ls) == 0 {
 			continue
 		}
-		i, ok := idx[pr.root[ls[0].Atom()]]
-		if !ok {
+		i := idx[pr.root[ls[0].Atom()]] - 1
+		if i < 0 {
 			continue
 		}
 		p := probs[i]

@@ -144,8 +144,9 @@ func (ws *workspace) mbe(n int, ib int32, budget int) (float64, bool) {
 			groups[0].fs = groups[0].fs[:0]
 		}
 		ws.groups = groups
+		first := len(ws.mbs)
 		for g := range groups {
-			maxo := ws.scope(d, groups[g].fs)
+			ws.scope(d, groups[g].fs)
 			U := ws.U
 			k := len(U)
 			size := 1 << k
@@ -162,12 +163,19 @@ func (ws *workspace) mbe(n int, ib int32, budget int) (float64, bool) {
 			vars := ws.ia.alloc(k)
 			copy(vars, U)
 			ws.mbs = append(ws.mbs, mbucket{vars: vars, tab: T})
-			if k == 1 {
+		}
+		for i := first; i < len(ws.mbs); i++ {
+			vars, T := ws.mbs[i].vars, ws.mbs[i].tab
+			if len(vars) == 1 {
 				c += math.Min(T[0], T[1])
 				continue
 			}
-			half := size >> 1
+			half := len(T) >> 1
 			msg := ws.fa.alloc(half)
+			maxo := int32(-1)
+			for _, v := range vars[1:] {
+				maxo = max(maxo, v)
+			}
 			for j := 0; j < half; j++ {
 				msg[j] = math.Min(T[2*j], T[2*j+1])
 			}

@@ -263,7 +263,7 @@ func (ws *workspace) solve(p *problem, opt *Options, stop *atomic.Bool, assign [
 		}
 	}
 	if !done {
-		ib := opt.IBound
+		ib := min(opt.IBound, max(width, 1))
 		if stop.Load() {
 			ib = min(ib, 8)
 		}

@@ -3,6 +3,7 @@ package lp
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -23,8 +24,8 @@ const (
 type admm struct {
 	p       *problem
 	rho     float64
-	gamma   float64 // over-relaxation
-	x, al   []float64
+	gamma   float64   // over-relaxation
+	xa      []float64 // per slot t: local copy x at 2t, scaled dual α at 2t+1
 	z, zp   []float64 // consensus and previous consensus
 	started bool
 
@@ -37,15 +38,12 @@ type admm struct {
 	red4    []float64
 }
 
-var dbgRhoMul, dbgGamma, dbgAdapt = 1.0, 1.6, true
-
 func newADMM(p *problem, workers int) *admm {
 	s := &admm{
 		p:     p,
-		rho:   p.scale * dbgRhoMul,
-		gamma: dbgGamma,
-		x:     make([]float64, len(p.fAtom)),
-		al:    make([]float64, len(p.fAtom)),
+		rho:   p.scale,
+		gamma: 1.3,
+		xa:    make([]float64, 2*len(p.fAtom)),
 		z:     make([]float64, p.n),
 		zp:    make([]float64, p.n),
 	}
@@ -67,8 +65,8 @@ func newADMM(p *problem, workers int) *admm {
 		s.z[a] = clamp(0.5, p.lo[a], p.hi[a])
 		s.zp[a] = s.z[a]
 	}
-	for i, a := range p.fAtom {
-		s.x[i] = s.z[a]
+	for t, a := range p.fAtom {
+		s.xa[2*t] = s.z[a]
 	}
 	return s
 }
@@ -119,17 +117,9 @@ func clamp(v, lo, hi float64) float64 {
 	return v
 }
 
-// residuals are the squared norms an iteration reports.
-type residuals struct {
-	r2  float64 // primal residual Σ(x−z)², before the iteration
-	d2  float64 // Σ deg·(z−z_prev)² (times ρ², the dual residual)
-	xn2 float64 // Σx²
-	an2 float64 // Σα² (scaled duals)
-}
-
 // iterate performs one ADMM iteration: the dual update of the previous
 // iteration followed by the local (factor) step, then the consensus step.
-func (s *admm) iterate() residuals {
+func (s *admm) iterate() {
 	p := s.p
 	started := s.started
 	s.run(s.nfb, func(b int) {
@@ -137,46 +127,67 @@ func (s *admm) iterate() residuals {
 		hi := min(lo+factorBlock, p.numFactors())
 		var buf [16]float64
 		var srt [16]float64
-		r, xn, an := 0.0, 0.0, 0.0
+		var bigU, bigS []float64 // scratch for long clauses
 		g := s.gamma
+		irho := 1 / s.rho
+		xa, z, zp, off, sg := s.xa, s.z, s.zp, p.off, p.sg
 		for j := lo; j < hi; j++ {
 			f0, f1 := p.fStart[j], p.fStart[j+1]
+			kind := p.fKind[j]
+			if f1-f0 == 2 && kind != kindNeg {
+				// Two literals, hinge or hard: inline.
+				t0, t1 := f0, f0+1
+				a0, a1 := p.fAtom[t0], p.fAtom[t1]
+				z0, z1 := z[a0], z[a1]
+				al0, al1 := xa[2*t0+1], xa[2*t1+1]
+				if started {
+					al0 += g*xa[2*t0] + (1-g)*zp[a0] - z0
+					al1 += g*xa[2*t1] + (1-g)*zp[a1] - z1
+					xa[2*t0+1], xa[2*t1+1] = al0, al1
+				}
+				u0 := off[t0] + sg[t0]*(z0-al0)
+				u1 := off[t1] + sg[t1]*(z1-al1)
+				if sum := u0 + u1; sum < 1 {
+					step := (1 - sum) * 0.5
+					if kind == kindPos {
+						step = min(step, p.fW[j]*irho)
+					}
+					u0 += step
+					u1 += step
+				}
+				xa[2*t0] = off[t0] + sg[t0]*u0
+				xa[2*t1] = off[t1] + sg[t1]*u1
+				continue
+			}
 			k := int(f1 - f0)
 			u, us := buf[:0], srt[:0]
 			if k > len(buf) {
-				u, us = make([]float64, 0, k), make([]float64, 0, k)
+				if cap(bigU) < k {
+					bigU, bigS = make([]float64, 0, k), make([]float64, 0, k)
+				}
+				u, us = bigU[:0], bigS[:0]
 			}
 			for t := f0; t < f1; t++ {
 				a := p.fAtom[t]
-				za := s.z[a]
+				za := z[a]
 				if started {
-					d := s.x[t] - za
-					r += d * d
-					s.al[t] += g*s.x[t] + (1-g)*s.zp[a] - za
+					xa[2*t+1] += g*xa[2*t] + (1-g)*zp[a] - za
 				}
-				an += s.al[t] * s.al[t]
-				u = append(u, litVal(za-s.al[t], p.fNeg[t]))
+				u = append(u, off[t]+sg[t]*(za-xa[2*t+1]))
 			}
-			prox(u, us, p.fKind[j], p.fW[j]/s.rho)
+			prox(u, us, kind, p.fW[j]*irho)
 			for i, t := 0, f0; t < f1; i, t = i+1, t+1 {
-				v := litVal(u[i], p.fNeg[t])
-				s.x[t] = v
-				xn += v * v
+				xa[2*t] = off[t] + sg[t]*u[i]
 			}
 		}
-		s.red[b], s.red2[b], s.red3[b] = r, xn, an
 	})
-	var res residuals
-	res.r2 = sumBlocks(s.red, s.nfb)
-	res.xn2 = sumBlocks(s.red2, s.nfb)
-	res.an2 = sumBlocks(s.red3, s.nfb)
 	s.started = true
 	s.run(s.nab, func(b int) {
 		lo := b * atomBlock
 		hi := min(lo+atomBlock, p.n)
-		d := 0.0
 		g := s.gamma
-		rho := s.rho
+		irho := 1 / s.rho
+		xa := s.xa
 		for a := lo; a < hi; a++ {
 			o0, o1 := p.occStart[a], p.occStart[a+1]
 			za := s.z[a]
@@ -187,21 +198,19 @@ func (s *admm) iterate() residuals {
 					zn = p.hi[a]
 				}
 			} else {
-				sum := 0.0
+				sx, sa := 0.0, 0.0
 				for _, t := range p.occSlot[o0:o1] {
-					sum += g*s.x[t] + (1-g)*za + s.al[t]
+					sx += xa[2*t]
+					sa += xa[2*t+1]
 				}
-				zn = clamp((sum-p.c[a]/rho)/float64(o1-o0), p.lo[a], p.hi[a])
+				d := float64(o1 - o0)
+				sum := g*sx + d*(1-g)*za + sa
+				zn = clamp((sum-p.c[a]*irho)/d, p.lo[a], p.hi[a])
 			}
-			dz := zn - za
-			d += float64(o1-o0) * dz * dz
 			s.zp[a] = za
 			s.z[a] = zn
 		}
-		s.red[b] = d
 	})
-	res.d2 = sumBlocks(s.red, s.nab)
-	return res
 }
 
 // prox replaces u (literal values of one factor) by the proximal point of
@@ -228,14 +237,19 @@ func prox(u, us []float64, kind uint8, t float64) {
 	case kindNeg:
 		// prox of t·max_i u_i: u_i = min(u_i, τ) where Σ(u_i − τ)_+ = t.
 		us = append(us[:0], u...)
-		for i := 1; i < len(us); i++ { // insertion sort, descending
-			v := us[i]
-			j := i - 1
-			for j >= 0 && us[j] < v {
-				us[j+1] = us[j]
-				j--
+		if len(us) > 32 {
+			slices.Sort(us)
+			slices.Reverse(us)
+		} else {
+			for i := 1; i < len(us); i++ { // insertion sort, descending
+				v := us[i]
+				j := i - 1
+				for j >= 0 && us[j] < v {
+					us[j+1] = us[j]
+					j--
+				}
+				us[j+1] = v
 			}
-			us[j+1] = v
 		}
 		cum := 0.0
 		tau := us[0] - t
@@ -265,50 +279,61 @@ func prox(u, us []float64, kind uint8, t float64) {
 func (s *admm) check() (f, hardViol, viol2, d float64) {
 	p := s.p
 	rho, g := s.rho, s.gamma
-	// Next multipliers λ = ρ(α + x̂ − z), x̂ = γx + (1−γ)z_prev.
-	lam := func(t int32, a int32) float64 {
-		return rho * (s.al[t] + g*s.x[t] + (1-g)*s.zp[a] - s.z[a])
-	}
+	// The multipliers are the next ones, λ = ρ(α + x̂ − z) with
+	// x̂ = γx + (1−γ)z_prev: then the atoms' reduced costs vanish inside
+	// their boxes.
 	s.run(s.nfb, func(b int) {
 		lo := b * factorBlock
 		hi := min(lo+factorBlock, p.numFactors())
+		xa, z, zp, off, sg := s.xa, s.z, s.zp, p.off, p.sg
 		fs, ds, hv, h2 := 0.0, 0.0, 0.0, 0.0
 		for j := lo; j < hi; j++ {
 			f0, f1 := p.fStart[j], p.fStart[j+1]
-			w := p.fW[j]
-			cst := 0.0
-			negSum := 0.0 // Σ min(0, λ')
-			anyNeg := false
+			cst := 0.0    // constant part of λ·x in literal terms
+			negSum := 0.0 // Σ min(0, λ'), λ' the multiplier of u
 			minL := math.Inf(1)
+			usum, umax := 0.0, 0.0 // literal values at z
 			for t := f0; t < f1; t++ {
 				a := p.fAtom[t]
-				l := lam(t, a)
-				if p.fNeg[t] { // λ·x = λ(1−u) = λ − λu
-					cst += l
-					l = -l
-				}
+				za := z[a]
+				l := rho * (xa[2*t+1] + g*xa[2*t] + (1-g)*zp[a] - za)
+				cst += off[t] * l // λx = λ(off + sg·u)
+				l *= sg[t]
 				if l < 0 {
 					negSum += l
-					anyNeg = true
 				}
-				minL = math.Min(minL, l)
+				if l < minL {
+					minL = l
+				}
+				u := off[t] + sg[t]*za
+				usum += u
+				if u > umax {
+					umax = u
+				}
 			}
-			m := minL
-			if anyNeg {
+			// min over the box of the local Lagrangian term, in closed form
+			// (the minimum of each piece lies at a 0/1 vertex).
+			m := minL // best nonempty set of true literals
+			if negSum < 0 {
 				m = negSum
 			}
-			v := p.factorCost(j, s.z)
+			w := p.fW[j]
 			switch p.fKind[j] {
 			case kindPos:
-				ds += cst + math.Min(w, m)
-				fs += v
+				ds += cst + min(w, m)
+				if usum < 1 {
+					fs += w * (1 - usum)
+				}
 			case kindHard:
 				ds += cst + m
-				hv = math.Max(hv, v)
-				h2 += v * v
+				if usum < 1 {
+					v := 1 - usum
+					hv = max(hv, v)
+					h2 += v * v
+				}
 			case kindNeg:
-				ds += cst + math.Min(0, w+negSum)
-				fs += v
+				ds += cst + min(0, w+negSum)
+				fs += w * umax
 			}
 		}
 		s.red[b], s.red2[b], s.red3[b], s.red4[b] = fs, ds, hv, h2
@@ -317,32 +342,28 @@ func (s *admm) check() (f, hardViol, viol2, d float64) {
 	f = p.k + sumBlocks(s.red, s.nfb)
 	d = p.k + sumBlocks(s.red2, s.nfb)
 	for _, v := range s.red3[:s.nfb] {
-		hardViol = math.Max(hardViol, v)
+		hardViol = max(hardViol, v)
 	}
 	s.run(s.nab, func(b int) {
 		lo := b * atomBlock
 		hi := min(lo+atomBlock, p.n)
+		xa := s.xa
 		fs, ds := 0.0, 0.0
 		for a := lo; a < hi; a++ {
-			rc := p.c[a]
-			for _, t := range p.occSlot[p.occStart[a]:p.occStart[a+1]] {
-				rc -= lam(t, int32(a))
+			o0, o1 := p.occStart[a], p.occStart[a+1]
+			sx, sa := 0.0, 0.0
+			for _, t := range p.occSlot[o0:o1] {
+				sx += xa[2*t]
+				sa += xa[2*t+1]
 			}
-			ds += math.Min(rc*p.lo[a], rc*p.hi[a])
-			fs += p.c[a] * s.z[a]
+			za := s.z[a]
+			rc := p.c[a] - rho*(sa+g*sx+float64(o1-o0)*((1-g)*s.zp[a]-za))
+			ds += min(rc*p.lo[a], rc*p.hi[a])
+			fs += p.c[a] * za
 		}
 		s.red[b], s.red2[b] = fs, ds
 	})
 	f += sumBlocks(s.red, s.nab)
 	d += sumBlocks(s.red2, s.nab)
 	return f, hardViol, viol2, d
-}
-
-// setRho changes the penalty, rescaling the scaled duals.
-func (s *admm) setRho(rho float64) {
-	f := s.rho / rho
-	for i := range s.al {
-		s.al[i] *= f
-	}
-	s.rho = rho
 }

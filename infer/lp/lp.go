@@ -19,8 +19,9 @@
 // whose value at a 0/1 point is exactly infer.BiasedCost. Before solving,
 // repeated literals are merged, tautologies and empty clauses become
 // constants, unit clauses become linear terms (hard unit clauses fix the
-// atom), and an empty hard clause is dropped (no assignment meets it; the
-// bound stays valid). When every clause has at most two literals the LP
+// atom), and an empty hard clause or a pair of contradictory hard unit
+// clauses is dropped (no assignment meets them: Stats.Infeasible; the bound
+// stays valid). When every clause has at most two literals the LP
 // has a half-integral optimum (y ∈ {0, ½, 1}).
 //
 // # The solver
@@ -28,10 +29,11 @@
 // The LP is solved by consensus ADMM as in PSL (Bach et al. 2017): every
 // clause keeps a local copy of its atoms and takes a closed-form proximal
 // step on its hinge (a projection for hard clauses), then every atom
-// averages its copies and clips to its box; the penalty ρ is adapted by
-// residual balancing early on. Clauses and atoms are processed in fixed
-// blocks spread over Options.Workers goroutines; reductions are summed
-// per block in order, so the result does not depend on the worker count.
+// averages its copies and clips to its box (over-relaxation 1.3, penalty
+// ρ = the mean absolute soft weight; residual balancing was tried and
+// made things worse). Clauses and atoms are processed in fixed blocks
+// spread over Options.Workers goroutines; reductions are summed per block
+// in order, so the result does not depend on the worker count.
 //
 // # The bound and the tolerance
 //
@@ -49,23 +51,33 @@
 // score units (an upper bound on net.Score plus the bias of any
 // assignment satisfying the hard clauses).
 //
-// The solver stops (Converged) when the consensus point z violates no hard
-// clause by more than Tol (in literal-sum units) and its LP cost F(z) is
-// within a relative gap of the bound: F(z) − D ≤ Tol·max(1, |D|). Then the
-// LP optimum lies in [D, D + Tol·max(1,|D|)] up to that small violation.
+// The solver stops (Converged) when, at the consensus point z, the hard
+// clauses' violations max(0, 1 − Σ_l u(l)) have Euclidean norm at most
+// Tol·(1 + √(number of hard clauses)) (PDLP's relative primal residual)
+// and the LP cost F(z) is within a relative gap of the bound:
+// F(z) − D ≤ Tol·max(1, |D|). The LP optimum then lies in
+// [D, D + Tol·max(1,|D|)] up to that small violation; D itself is valid
+// whether or not the solver converged.
 //
 // # Rounding
 //
-// ROUNDUP (Boros & Hammer 2002) fixes one fractional atom at a time. The
-// LP objective with z at its best value given y is concave in each y_a
-// (score terms), so rounding one coordinate of it can lose; the rounded
-// function here is instead the multilinear extension (the expected cost
-// when every atom is true with probability y_a independently, with the
-// expected number of violated hard clauses compared first), which is
-// linear in each y_a, so each step never makes it worse (the method of
-// conditional expectations). Atoms closest to integral are rounded first.
-// A greedy single-flip local search (hard violations first, then cost)
-// follows unless Options.NoLocalSearch is set.
+// First, every connected component of fractional atoms (atoms strictly
+// between 0 and 1, connected through shared clauses) of at most
+// Options.ExactComponent atoms is solved exactly given the integral atoms
+// around it, by enumeration. The rest goes to ROUNDUP (Boros & Hammer
+// 2002, as Huynh & Mooney adapt it), which fixes one fractional atom at a
+// time. Note that the LP objective with z at its best value given y is
+// concave in each y_a (score terms), so rounding a coordinate of it can
+// lose; ROUNDUP here instead rounds the multilinear extension of the soft
+// cost (its expectation when each atom is true with probability y_a
+// independently), which is linear in each y_a: fixing an atom to the
+// better of 0 and 1 never raises it (the method of conditional
+// expectations). The atom fixed next is the one whose choice matters most
+// (largest |slope|). Hard clauses are kept by unit propagation rather than
+// expectation. A greedy single-flip local search (fewer violated hard
+// clauses first, then lower cost) follows unless Options.NoLocalSearch is
+// set. Atoms the LP leaves integral (within 1e-3) keep their value until
+// the local search. The solver is deterministic; Options.Seed is unused.
 package lp
 
 import (
@@ -82,8 +94,9 @@ import (
 // Options are the settings of Solve.
 type Options struct {
 	infer.Options
-	// Tol is the relative duality gap (and hard-clause violation) at which
-	// the LP solver stops; 0 means 1e-3.
+	// Tol is the tolerance at which the LP solver stops: relative duality
+	// gap and relative hard-clause residual (see the package comment);
+	// 0 means 1e-3.
 	Tol float64
 	// MaxIter caps the ADMM iterations; 0 means 20000.
 	MaxIter int
@@ -95,6 +108,12 @@ type Options struct {
 	TimeLimit time.Duration
 	// NoLocalSearch skips the single-flip local search after ROUNDUP.
 	NoLocalSearch bool
+	// ExactComponent is the size (in atoms) up to which a connected
+	// component of fractional atoms is solved exactly by enumeration,
+	// given the integral atoms around it, before ROUNDUP handles the
+	// rest; 0 means 16, negative disables. Components are never
+	// enumerated beyond 24 atoms or 2^24 clause visits.
+	ExactComponent int
 }
 
 // Stats describes an LP solve.
@@ -102,7 +121,8 @@ type Stats struct {
 	// LPValue is the bound in score units: no assignment that satisfies
 	// the hard clauses has net.Score plus bias above it.
 	LPValue float64
-	// LPBound is the bound in cost units (= infer.Result.Bound).
+	// LPBound is the bound in cost units (= infer.Result.Bound unless
+	// Infeasible).
 	LPBound float64
 	// PrimalCost is the LP objective (cost units) at the final fractional
 	// point, which violates hard clauses by at most HardViolation.
@@ -114,27 +134,37 @@ type Stats struct {
 	RoundupCost float64
 	RoundedCost float64
 	// FracIntegral is the fraction of atoms whose LP value is within
-	// 1e-3 of 0 or 1.
+	// 1e-3 of 0 or 1; rounding treats those as integral.
 	FracIntegral float64
 	// Y is the fractional LP solution (the ADMM consensus point).
 	Y []float64
 	// Iterations is the number of ADMM iterations, Flips the number of
-	// local-search flips.
+	// local-search flips, ExactAtoms the number of fractional atoms set by
+	// exact enumeration of their component.
 	Iterations int
 	Flips      int
+	ExactAtoms int
 	// Converged reports that the tolerance was met.
 	Converged bool
-	// Rho is the final ADMM penalty.
-	Rho float64
+	// Infeasible reports a proof that no assignment satisfies the hard
+	// clauses: the network has an empty or two contradictory hard unit
+	// clauses, or the bound exceeded the largest cost any assignment can
+	// have (the LP is infeasible). infer.Result.Bound is then +Inf.
+	Infeasible bool
 }
 
 // checkEvery is the number of iterations between convergence checks.
 const checkEvery = 10
 
+// intTol is the distance from 0 or 1 within which an LP value counts as
+// integral (and is snapped before rounding).
+const intTol = 1e-3
+
 // Solve relaxes the MAP problem of net (with the linear terms of
 // opt.Bias) to an LP, solves it to tolerance opt.Tol and rounds the
 // solution. Result.Bound is a valid lower bound on the biased cost of any
-// assignment satisfying the hard clauses; Result.Optimal is set when the
+// assignment satisfying the hard clauses (+Inf when Stats.Infeasible
+// proves there is none); Result.Optimal is set when the
 // rounded assignment satisfies the hard clauses and its cost meets the
 // bound up to 1e-9 relative. It returns ctx.Err() if ctx is cancelled.
 func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result, *Stats, error) {
@@ -156,11 +186,11 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	}
 	p := newProblem(net, opt.Bias)
 	s := newADMM(p, opt.Workers)
-	st := &Stats{LPBound: math.Inf(-1)}
-	adaptUntil := maxIter / 2
-	var res residuals
+	st := &Stats{LPBound: math.Inf(-1), Infeasible: p.droppedHard > 0}
+	ub := p.maxCost()
+	ub += 1e-9 * math.Max(1, math.Abs(ub))
 	for it := 1; it <= maxIter; it++ {
-		res = s.iterate()
+		s.iterate()
 		st.Iterations = it
 		if it%checkEvery != 0 && it != 1 && it != maxIter {
 			continue
@@ -173,8 +203,11 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 			st.LPBound = d
 		}
 		st.PrimalCost, st.HardViolation = f, hv
-		if dbgCheck != nil {
-			dbgCheck(it, f, hv, d)
+		if st.LPBound > ub {
+			// No assignment costs more than ub: the LP (and every
+			// assignment) violates the hard clauses.
+			st.Infeasible = true
+			break
 		}
 		if hv2 <= tol*(1+math.Sqrt(float64(p.nHard))) && f-st.LPBound <= tol*math.Max(1, math.Abs(st.LPBound)) {
 			st.Converged = true
@@ -183,20 +216,17 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 		if !deadline.IsZero() && time.Now().After(deadline) {
 			break
 		}
-		if dbgAdapt && it < adaptUntil && it > 1 {
-			s.adapt(res)
-		}
 	}
-	st.Rho = s.rho
 	if math.IsNaN(st.LPBound) {
 		return nil, nil, errors.New("lp: numerical failure (NaN bound)")
 	}
 	st.LPValue = p.scoreOffset - st.LPBound
 	st.Y = append([]float64(nil), s.z...)
 	integral := 0
-	for _, v := range s.z {
-		if math.Min(v, 1-v) <= 1e-3 {
+	for a, v := range s.z {
+		if math.Min(v, 1-v) <= intTol {
 			integral++
+			s.z[a] = math.Round(v) // snapped for rounding; st.Y keeps v
 		}
 	}
 	if n > 0 {
@@ -206,6 +236,11 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	}
 
 	y := s.z // rounded in place
+	ec := opt.ExactComponent
+	if ec == 0 {
+		ec = 16
+	}
+	st.ExactAtoms = completeSmall(p, y, ec)
 	roundup(p, y)
 	assign := make([]bool, n)
 	for a, v := range y {
@@ -226,26 +261,9 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 		HardViolated: hard,
 		Bound:        st.LPBound,
 	}
-	r.Optimal = hard == 0 && cost-st.LPBound <= 1e-9*math.Max(1, math.Abs(cost))
+	if st.Infeasible {
+		r.Bound = math.Inf(1)
+	}
+	r.Optimal = hard == 0 && cost-r.Bound <= 1e-9*math.Max(1, math.Abs(cost))
 	return r, st, nil
-}
-
-// adapt balances the relative primal and dual residuals by scaling ρ.
-var dbgCheck func(it int, f, hv, d float64)
-var dbgTrace func(rp, rd, rho float64)
-var dbgMu = 10.0
-
-func (s *admm) adapt(res residuals) {
-	mu, tau := dbgMu, 2.0
-	rp := math.Sqrt(res.r2) / math.Max(math.Sqrt(res.xn2), 1e-12)
-	rd := math.Sqrt(res.d2) / math.Max(math.Sqrt(res.an2), 1e-12)
-	if dbgTrace != nil {
-		dbgTrace(rp, rd, s.rho)
-	}
-	switch {
-	case rp > mu*rd:
-		s.setRho(s.rho * tau)
-	case rd > mu*rp:
-		s.setRho(s.rho / tau)
-	}
 }

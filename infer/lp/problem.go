@@ -35,7 +35,12 @@ type problem struct {
 	fW     []float64
 	fKind  []uint8
 	nHard  int // number of hard factors
-	sFac   []int32 // factor of each slot
+	// droppedHard counts hard clauses left out of the LP: empty ones and
+	// pairs of contradictory hard unit clauses.
+	droppedHard int
+	sFac        []int32 // factor of each slot
+	// Literal value u = off + sg·y of each slot (and y = off + sg·u).
+	off, sg []float64
 
 	// Atom -> slots, compressed rows.
 	occStart []int32
@@ -121,6 +126,9 @@ func newProblem(net *ground.Network, bias []float64) *problem {
 			if !hard && w > 0 {
 				p.k += w
 			}
+			if hard {
+				p.droppedHard++
+			}
 		case len(lits) == 1:
 			l := lits[0]
 			a := l.Atom()
@@ -168,6 +176,17 @@ func newProblem(net *ground.Network, bias []float64) *problem {
 		if fixHi[a] && !fixLo[a] {
 			p.hi[a] = 0
 		}
+		if fixHi[a] && fixLo[a] {
+			p.droppedHard++
+		}
+	}
+	p.off = make([]float64, len(p.fAtom))
+	p.sg = make([]float64, len(p.fAtom))
+	for t, neg := range p.fNeg {
+		p.sg[t] = 1
+		if neg {
+			p.off[t], p.sg[t] = 1, -1
+		}
 	}
 	p.sFac = make([]int32, len(p.fAtom))
 	for j := 0; j < p.numFactors(); j++ {
@@ -195,6 +214,18 @@ func newProblem(net *ground.Network, bias []float64) *problem {
 		fill[a]++
 	}
 	return p
+}
+
+// maxCost returns an upper bound on the cost of any point of the box.
+func (p *problem) maxCost() float64 {
+	m := p.k
+	for a, c := range p.c {
+		m += math.Max(c*p.lo[a], c*p.hi[a])
+	}
+	for _, w := range p.fW {
+		m += w
+	}
+	return m
 }
 
 // objective returns the LP objective (cost units) at y (which must lie in

@@ -2,104 +2,267 @@ package lp
 
 import (
 	"math"
-	"slices"
 )
 
-// hardEps is the tolerance below which a change in the expected number of
-// violated hard factors counts as none.
-const hardEps = 1e-12
+// rounder is the state of ROUNDUP.
+type rounder struct {
+	p     *problem
+	y     []float64
+	fixed []bool
+	// For hard factors: literals fixed false, literals fixed true.
+	nFalse, nTrue []int32
+	// Indexed max-heap of unfixed atoms by |soft slope|.
+	heap  []int32
+	pos   []int32 // heap position, -1 when absent
+	key   []float64
+	stack []int32
+}
 
-// roundup rounds the fractional point y (in the box) to a 0/1 assignment
-// by the method of conditional expectations (ROUNDUP of Boros & Hammer,
-// as adapted by Huynh & Mooney). The rounded objective is the multilinear
-// extension of the cost: the expected cost when each atom is true with
-// probability y_a independently, with the expected number of violated hard
-// factors compared first (lexicographically). It is linear in each y_a, so
-// fixing one fractional atom at a time to whichever of 0 and 1 is better
-// never makes it worse: the result is no worse than the expectation at y.
-//
-// Order: atoms closest to integral first (the LP's most confident
-// decisions fix the context for the uncertain ones), ties by atom index.
-// Atoms that are already 0 or 1 keep their value. y is modified in place.
-var roundMode = 0
-
+// roundup rounds the fractional point y (in the box) to a 0/1 assignment,
+// in place. It is ROUNDUP (Boros & Hammer 2002) as Huynh & Mooney adapt
+// it: one fractional atom at a time is fixed to 0 or 1. The soft clauses
+// are rounded by the method of conditional expectations on their
+// multilinear extension (the expected cost when each atom is true with
+// probability y_a independently), which is linear in each y_a, so fixing
+// an atom to the better of 0 and 1 never raises it. The next atom fixed is
+// the unfixed one whose choice matters most (largest |slope|; ties to the
+// lower index), so confident decisions are taken first and inform the
+// rest. Hard clauses are kept by propagation instead: an atom is not
+// given a value that falsifies a hard clause whose other literals are all
+// fixed false (unless both values do), and a hard clause left with a single
+// unfixed literal and none true forces it. Atoms already at 0 or 1 keep
+// their values. Only a forced or forbidden value can raise the expected
+// soft cost.
 func roundup(p *problem, y []float64) {
-	if roundMode == 3 {
-		roundupDynamic(p, y)
-		return
+	r := &rounder{
+		p:      p,
+		y:      y,
+		fixed:  make([]bool, p.n),
+		nFalse: make([]int32, p.numFactors()),
+		nTrue:  make([]int32, p.numFactors()),
+		pos:    make([]int32, p.n),
+		key:    make([]float64, p.n),
 	}
-	if roundMode >= 4 {
-		roundupProp(p, y, roundMode == 5)
-		return
-	}
-	var frac []int32
 	for a, v := range y {
-		if v > 0 && v < 1 {
-			frac = append(frac, int32(a))
+		r.pos[a] = -1
+		r.fixed[a] = v == 0 || v == 1
+	}
+	for j := range p.fKind {
+		if p.fKind[j] != kindHard {
+			continue
+		}
+		for t := p.fStart[j]; t < p.fStart[j+1]; t++ {
+			if a := p.fAtom[t]; r.fixed[a] {
+				if litVal(y[a], p.fNeg[t]) == 1 {
+					r.nTrue[j]++
+				} else {
+					r.nFalse[j]++
+				}
+			}
 		}
 	}
-	slices.SortStableFunc(frac, func(a, b int32) int {
-		fa := math.Min(y[a], 1-y[a])
-		fb := math.Min(y[b], 1-y[b])
-		if roundMode == 1 {
-			fa, fb = -fa, -fb
+	for a := range y {
+		if !r.fixed[a] {
+			r.key[a] = math.Abs(r.slope(int32(a)))
+			r.push(int32(a))
 		}
-		switch {
-		case fa < fb:
-			return -1
-		case fa > fb:
-			return 1
+	}
+	// Hard clauses that are unit already.
+	for j := range p.fKind {
+		if p.fKind[j] == kindHard {
+			r.unit(int32(j))
 		}
-		return 0
-	})
-	for _, a := range frac {
-		if roundMode == 2 {
-			y[a] = 0
-			c0 := p.localCost(a, y)
-			y[a] = 1
-			c1 := p.localCost(a, y)
-			if c0 <= c1 {
-				y[a] = 0
+	}
+	r.propagate()
+	for len(r.heap) > 0 {
+		a := r.heap[0]
+		ss := r.slope(a)
+		v := 0.0
+		if ss < 0 || (ss == 0 && y[a] >= 0.5) {
+			v = 1
+		}
+		if r.forbidden(a, v) && !r.forbidden(a, 1-v) {
+			v = 1 - v
+		}
+		r.fix(a, v)
+		r.propagate()
+	}
+}
+
+// slope returns the derivative in y_a of the multilinear extension of the
+// soft cost (linear terms included).
+func (r *rounder) slope(a int32) float64 {
+	p, y := r.p, r.y
+	ss := p.c[a]
+	for _, t := range p.occSlot[p.occStart[a]:p.occStart[a+1]] {
+		j := p.sFac[t]
+		if p.fKind[j] == kindHard {
+			continue
+		}
+		q := p.fW[j] // w · Π over the other literals of (1 − u)
+		for o := p.fStart[j]; o < p.fStart[j+1]; o++ {
+			if o != t {
+				q *= 1 - litVal(y[p.fAtom[o]], p.fNeg[o])
+			}
+		}
+		// d P(unsat)/d y_a is −Π for a positive literal, +Π for a negated
+		// one; a negative-weight clause costs |w|·(1 − P(unsat)).
+		if p.fNeg[t] == (p.fKind[j] == kindPos) {
+			ss += q
+		} else {
+			ss -= q
+		}
+	}
+	return ss
+}
+
+// forbidden reports whether giving atom a the value v falsifies a hard
+// clause whose other literals are all fixed false.
+func (r *rounder) forbidden(a int32, v float64) bool {
+	p := r.p
+	for _, t := range p.occSlot[p.occStart[a]:p.occStart[a+1]] {
+		j := p.sFac[t]
+		if p.fKind[j] != kindHard || r.nTrue[j] > 0 || litVal(v, p.fNeg[t]) == 1 {
+			continue
+		}
+		if r.nFalse[j] == p.fStart[j+1]-p.fStart[j]-1 {
+			return true
+		}
+	}
+	return false
+}
+
+// fix gives atom a the value v and updates the counts, the slopes of its
+// soft neighbours and the propagation stack.
+func (r *rounder) fix(a int32, v float64) {
+	p := r.p
+	r.y[a] = v
+	r.fixed[a] = true
+	r.remove(a)
+	for _, t := range p.occSlot[p.occStart[a]:p.occStart[a+1]] {
+		j := p.sFac[t]
+		if p.fKind[j] == kindHard {
+			if litVal(v, p.fNeg[t]) == 1 {
+				r.nTrue[j]++
+			} else {
+				r.nFalse[j]++
+				r.unit(j)
 			}
 			continue
 		}
-		hs, ss := 0.0, p.c[a]
-		for _, t := range p.occSlot[p.occStart[a]:p.occStart[a+1]] {
-			j := p.sFac[t]
-			q := 1.0 // Π over the other literals of (1 − u)
-			for o := p.fStart[j]; o < p.fStart[j+1]; o++ {
-				if o != t {
-					q *= 1 - litVal(y[p.fAtom[o]], p.fNeg[o])
-				}
-			}
-			// d P(unsat) / d y_a
-			dq := -q
-			if p.fNeg[t] {
-				dq = q
-			}
-			switch p.fKind[j] {
-			case kindPos:
-				ss += p.fW[j] * dq
-			case kindNeg:
-				ss -= p.fW[j] * dq
-			case kindHard:
-				hs += dq
+		for o := p.fStart[j]; o < p.fStart[j+1]; o++ {
+			if b := p.fAtom[o]; !r.fixed[b] {
+				r.key[b] = math.Abs(r.slope(b))
+				r.fixHeap(b)
 			}
 		}
-		var v float64
-		switch {
-		case hs < -hardEps:
-			v = 1
-		case hs > hardEps:
-			v = 0
-		case ss < 0:
-			v = 1
-		case ss > 0:
-			v = 0
-		case y[a] >= 0.5:
-			v = 1
+	}
+}
+
+// unit queues the forced literal of hard factor j if it has one.
+func (r *rounder) unit(j int32) {
+	p := r.p
+	k := p.fStart[j+1] - p.fStart[j]
+	if r.nTrue[j] > 0 || r.nFalse[j] != k-1 {
+		return
+	}
+	for o := p.fStart[j]; o < p.fStart[j+1]; o++ {
+		if b := p.fAtom[o]; !r.fixed[b] {
+			r.stack = append(r.stack, int32(o))
+			return
 		}
-		y[a] = v
+	}
+}
+
+// propagate fixes the forced literals on the stack (slot indices).
+func (r *rounder) propagate() {
+	p := r.p
+	for len(r.stack) > 0 {
+		t := r.stack[len(r.stack)-1]
+		r.stack = r.stack[:len(r.stack)-1]
+		a := p.fAtom[t]
+		if r.fixed[a] {
+			continue // already decided (possibly a conflict)
+		}
+		v := 1.0
+		if p.fNeg[t] {
+			v = 0
+		}
+		r.fix(a, v)
+	}
+}
+
+// Heap operations: max |slope| first, ties to the lower atom index.
+func (r *rounder) less(i, j int) bool {
+	a, b := r.heap[i], r.heap[j]
+	if r.key[a] != r.key[b] {
+		return r.key[a] > r.key[b]
+	}
+	return a < b
+}
+
+func (r *rounder) swap(i, j int) {
+	h := r.heap
+	h[i], h[j] = h[j], h[i]
+	r.pos[h[i]] = int32(i)
+	r.pos[h[j]] = int32(j)
+}
+
+func (r *rounder) up(i int) {
+	for i > 0 {
+		par := (i - 1) / 2
+		if !r.less(i, par) {
+			return
+		}
+		r.swap(i, par)
+		i = par
+	}
+}
+
+func (r *rounder) down(i int) {
+	n := len(r.heap)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if l+1 < n && r.less(l+1, l) {
+			m = l + 1
+		}
+		if !r.less(m, i) {
+			return
+		}
+		r.swap(i, m)
+		i = m
+	}
+}
+
+func (r *rounder) push(a int32) {
+	r.pos[a] = int32(len(r.heap))
+	r.heap = append(r.heap, a)
+	r.up(len(r.heap) - 1)
+}
+
+func (r *rounder) remove(a int32) {
+	i := int(r.pos[a])
+	if i < 0 {
+		return
+	}
+	last := len(r.heap) - 1
+	r.swap(i, last)
+	r.heap = r.heap[:last]
+	r.pos[a] = -1
+	if i < last {
+		r.down(i)
+		r.up(i)
+	}
+}
+
+func (r *rounder) fixHeap(a int32) {
+	if i := int(r.pos[a]); i >= 0 {
+		r.down(i)
+		r.up(i)
 	}
 }
 
@@ -184,243 +347,4 @@ func localSearch(p *problem, y []float64) int {
 		}
 	}
 	return flips
-}
-
-// localCost: LP objective terms touching a (hard viol weighted 1e6).
-func (p *problem) localCost(a int32, y []float64) float64 {
-	v := p.c[a] * y[a]
-	for _, t := range p.occSlot[p.occStart[a]:p.occStart[a+1]] {
-		j := int(p.sFac[t])
-		f := p.factorCost(j, y)
-		if p.fKind[j] == kindHard {
-			f *= 1e6
-		}
-		v += f
-	}
-	return v
-}
-
-// slopes of the multilinear extension at a.
-func (p *problem) slopes(a int32, y []float64) (hs, ss float64) {
-	ss = p.c[a]
-	for _, t := range p.occSlot[p.occStart[a]:p.occStart[a+1]] {
-		j := p.sFac[t]
-		q := 1.0
-		for o := p.fStart[j]; o < p.fStart[j+1]; o++ {
-			if o != t {
-				q *= 1 - litVal(y[p.fAtom[o]], p.fNeg[o])
-			}
-		}
-		dq := -q
-		if p.fNeg[t] {
-			dq = q
-		}
-		switch p.fKind[j] {
-		case kindPos:
-			ss += p.fW[j] * dq
-		case kindNeg:
-			ss -= p.fW[j] * dq
-		case kindHard:
-			hs += dq
-		}
-	}
-	return
-}
-
-func roundupDynamic(p *problem, y []float64) {
-	// repeatedly pick the fractional atom with the largest priority (hard slope*1e6 + |soft slope|); O(n^2) naive for test
-	var frac []int32
-	for a, v := range y {
-		if v > 0 && v < 1 {
-			frac = append(frac, int32(a))
-		}
-	}
-	done := make([]bool, p.n)
-	for range frac {
-		best, bi := -1.0, int32(-1)
-		var bv float64
-		for _, a := range frac {
-			if done[a] {
-				continue
-			}
-			hs, ss := p.slopes(a, y)
-			pr := math.Abs(hs)*1e6 + math.Abs(ss)
-			if pr > best {
-				best, bi = pr, a
-				v := 0.0
-				switch {
-				case hs < -hardEps:
-					v = 1
-				case hs > hardEps:
-					v = 0
-				case ss < 0:
-					v = 1
-				case ss > 0:
-					v = 0
-				case y[a] >= 0.5:
-					v = 1
-				}
-				bv = v
-			}
-		}
-		done[bi] = true
-		y[bi] = bv
-	}
-}
-
-// roundupProp: soft multilinear slopes, hard clauses by propagation.
-func roundupProp(p *problem, y []float64, dynamic bool) {
-	n := p.n
-	fixed := make([]bool, n)
-	nf := p.numFactors()
-	falseCnt := make([]int32, nf)
-	satCnt := make([]int32, nf)
-	for a := 0; a < n; a++ {
-		if y[a] == 0 || y[a] == 1 {
-			fixed[a] = true
-		}
-	}
-	for j := 0; j < nf; j++ {
-		if p.fKind[j] != kindHard {
-			continue
-		}
-		for t := p.fStart[j]; t < p.fStart[j+1]; t++ {
-			a := p.fAtom[t]
-			if fixed[a] {
-				if litVal(y[a], p.fNeg[t]) == 1 {
-					satCnt[j]++
-				} else {
-					falseCnt[j]++
-				}
-			}
-		}
-	}
-	var stack []int32
-	assign := func(a int32, v float64) {
-		y[a] = v
-		fixed[a] = true
-		stack = append(stack[:0], a)
-		for len(stack) > 0 {
-			b := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			for _, t := range p.occSlot[p.occStart[b]:p.occStart[b+1]] {
-				j := p.sFac[t]
-				if p.fKind[j] != kindHard {
-					continue
-				}
-				if litVal(y[b], p.fNeg[t]) == 1 {
-					satCnt[j]++
-					continue
-				}
-				falseCnt[j]++
-				k := p.fStart[j+1] - p.fStart[j]
-				if satCnt[j] == 0 && falseCnt[j] == k-1 {
-					for o := p.fStart[j]; o < p.fStart[j+1]; o++ {
-						c := p.fAtom[o]
-						if !fixed[c] {
-							y[c] = 1
-							if p.fNeg[o] {
-								y[c] = 0
-							}
-							fixed[c] = true
-							stack = append(stack, c)
-						}
-					}
-				}
-			}
-		}
-	}
-	forbidden := func(a int32, v float64) bool {
-		for _, t := range p.occSlot[p.occStart[a]:p.occStart[a+1]] {
-			j := p.sFac[t]
-			if p.fKind[j] != kindHard || satCnt[j] > 0 {
-				continue
-			}
-			k := p.fStart[j+1] - p.fStart[j]
-			if litVal(v, p.fNeg[t]) == 0 && falseCnt[j] == k-1 {
-				return true
-			}
-		}
-		return false
-	}
-	softSlope := func(a int32) float64 {
-		ss := p.c[a]
-		for _, t := range p.occSlot[p.occStart[a]:p.occStart[a+1]] {
-			j := p.sFac[t]
-			if p.fKind[j] == kindHard {
-				continue
-			}
-			q := 1.0
-			for o := p.fStart[j]; o < p.fStart[j+1]; o++ {
-				if o != t {
-					q *= 1 - litVal(y[p.fAtom[o]], p.fNeg[o])
-				}
-			}
-			dq := -q
-			if p.fNeg[t] {
-				dq = q
-			}
-			if p.fKind[j] == kindPos {
-				ss += p.fW[j] * dq
-			} else {
-				ss -= p.fW[j] * dq
-			}
-		}
-		return ss
-	}
-	decide := func(a int32) {
-		ss := softSlope(a)
-		v := 0.0
-		switch {
-		case ss < 0:
-			v = 1
-		case ss == 0 && y[a] >= 0.5:
-			v = 1
-		}
-		if forbidden(a, v) && !forbidden(a, 1-v) {
-			v = 1 - v
-		}
-		assign(a, v)
-	}
-	var frac []int32
-	for a := 0; a < n; a++ {
-		if !fixed[a] {
-			frac = append(frac, int32(a))
-		}
-	}
-	if !dynamic {
-		slices.SortStableFunc(frac, func(a, b int32) int {
-			fa := math.Min(y[a], 1-y[a])
-			fb := math.Min(y[b], 1-y[b])
-			switch {
-			case fa < fb:
-				return -1
-			case fa > fb:
-				return 1
-			}
-			return 0
-		})
-		for _, a := range frac {
-			if !fixed[a] {
-				decide(a)
-			}
-		}
-		return
-	}
-	for {
-		best, bi := -1.0, int32(-1)
-		for _, a := range frac {
-			if fixed[a] {
-				continue
-			}
-			s := math.Abs(softSlope(a))
-			if s > best {
-				best, bi = s, a
-			}
-		}
-		if bi < 0 {
-			return
-		}
-		decide(bi)
-	}
 }

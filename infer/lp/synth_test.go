@@ -61,6 +61,12 @@ func citeseerLike(positions int, seed uint64) *ground.Network {
 // two consecutive positions, by dynamic programming over positions (all
 // 2^fields states per position). Hard violations count as +Inf.
 func chainOptimum(net *ground.Network, fields int) float64 {
+	return chainOptimumFixed(net, fields, nil)
+}
+
+// chainOptimumFixed is chainOptimum with atoms a with fix[a] >= 0 fixed
+// to that value (fix may be nil).
+func chainOptimumFixed(net *ground.Network, fields int, fix []int8) float64 {
 	n := net.NumAtoms()
 	P := n / fields
 	ns := 1 << fields
@@ -98,6 +104,16 @@ func chainOptimum(net *ground.Network, fields int) float64 {
 		for s := range ns {
 			best := math.Inf(1)
 			set(p, s)
+			ok := true
+			for f := range fields {
+				if a := p*fields + f; fix != nil && fix[a] >= 0 && y[a] != (fix[a] == 1) {
+					ok = false
+				}
+			}
+			if !ok {
+				cur[s] = math.Inf(1)
+				continue
+			}
 			for ps := range ns {
 				if p == 0 && ps > 0 {
 					break
