@@ -312,7 +312,7 @@ func (f *fold) run(ctx context.Context, m OnlineMethod, sigmas []float64, cfg Ci
 		}
 		t0 := time.Now()
 		_, err := learn.Online(ctx, f.train, f.src, m.New(s), learn.Settings{
-			Solver: exactSolver(cfg.Seed, 1),
+			Solver:    exactSolver(cfg.Seed, 1),
 			Loss:      m.Loss,
 			Passes:    cfg.Passes,
 			Seed:      cfg.Seed,
