@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// marple runs the command in-process and returns its exit status, stdout
+// and stderr.
+func marple(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), &env{stdout: &out, stderr: &errb}, args)
+	return code, out.String(), errb.String()
+}
+
+const smokers = "../../examples/smokers/"
+
+func TestInferSmokersMAP(t *testing.T) {
+	res := filepath.Join(t.TempDir(), "out.result")
+	for _, solver := range []string{"exact", "lp", "mws"} {
+		code, _, stderr := marple(t, "infer", "-i", smokers+"smoking-weighted.mln", "-e", smokers+"smoking-test.db",
+			"-r", res, "-q", "Smokes,Cancer", "-m", "-solver", solver, "-seed", "3")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", solver, code, stderr)
+		}
+		b, err := os.ReadFile(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(b)
+		// Evidence query atoms come first; John and Michael are friends of
+		// smokers, Katherine and Lars of nobody who smokes.
+		for _, want := range []string{"Smokes(Ivan)\n", "Smokes(John)\n", "Cancer(Ivan)\n", "Cancer(Nick)\n"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s: result lacks %q:\n%s", solver, want, got)
+			}
+		}
+		if strings.Contains(got, "Smokes(Katherine)") {
+			t.Errorf("%s: Katherine should not smoke:\n%s", solver, got)
+		}
+	}
+}
+
+func TestInferMarginals(t *testing.T) {
+	res := filepath.Join(t.TempDir(), "out.result")
+	for _, mode := range []string{"-ms", "-p"} {
+		code, _, stderr := marple(t, "infer", "-i", smokers+"smoking-weighted.mln", "-e", smokers+"smoking-test.db",
+			"-r", res, "-q", "Cancer", mode, "-numSamples", "2000")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", mode, code, stderr)
+		}
+		b, _ := os.ReadFile(res)
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(lines) != 6 { // Cancer of the six test people
+			t.Fatalf("%s: %d lines:\n%s", mode, len(lines), b)
+		}
+		for _, l := range lines {
+			f := strings.Fields(l)
+			if len(f) != 2 || !strings.HasPrefix(f[0], "Cancer(") {
+				t.Errorf("%s: bad line %q", mode, l)
+			}
+		}
+	}
+}
+
+func TestBadInputExitsOneWithoutOutput(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "out.result")
+	cases := []struct {
+		name, model, ev, query, want string
+	}{
+		{"syntax", "testdata/bad-syntax.mln", smokers + "smoking-test.db", "Cancer", "bad-syntax.mln:3:"},
+		{"unknown predicate", "testdata/unknown-pred.mln", "", "Cancer", "unknown-pred.mln:2:"},
+		{"missing model", "testdata/nope.mln", "", "Cancer", "nope.mln"},
+		{"missing evidence", smokers + "smoking-weighted.mln", "testdata/nope.db", "Cancer", "nope.db"},
+		{"unknown query", smokers + "smoking-weighted.mln", "", "Drinks", "Drinks"},
+	}
+	for _, c := range cases {
+		args := []string{"infer", "-i", c.model, "-r", res, "-q", c.query}
+		if c.ev != "" {
+			args = append(args, "-e", c.ev)
+		}
+		code, _, stderr := marple(t, args...)
+		if code == 0 {
+			t.Errorf("%s: exit 0", c.name)
+		}
+		if !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: stderr %q lacks %q", c.name, stderr, c.want)
+		}
+		if _, err := os.Stat(res); err == nil {
+			t.Errorf("%s: output file written", c.name)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%s: left files: %v", c.name, entries)
+		}
+	}
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"frobnicate"},
+		{"infer", "-i", "x.mln"},                                       // no -r
+		{"infer", "-i", "x.mln", "-r", "o", "-q", "P", "-m", "-ms"},    // two modes
+		{"infer", "-i", "x.mln", "-r", "o", "-q", "P", "-solver", "z"}, // bad solver
+		{"infer", "-nosuchflag"},
+		{"learn", "-i", "x.mln", "-o", "o.mln", "-t", "a.db", "-ne", "P", "-method", "cda-ml", "-loss", "f1"},
+		{"eval", "-r", "a"},
+	} {
+		if code, _, _ := marple(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+	if code, out, _ := marple(t, "help", "infer"); code != 0 || !strings.Contains(out, "-mwsMaxSteps") {
+		t.Errorf("help infer: exit %d, output %q", code, out)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	code, out, stderr := marple(t, "check", "-i", smokers+"smoking-weighted.mln", "-e", smokers+"smoking-test.db", "-q", "Smokes,Cancer")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"Friends(person,person)", "formulas: 2", "ground network: 10 atoms"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestLearnInferEval(t *testing.T) {
+	dir := t.TempDir()
+	learned := filepath.Join(dir, "learned.mln")
+	res := filepath.Join(dir, "test.result")
+	for _, method := range []string{"cda-ml", "cda-pl", "mira", "subgradient", "adagrad"} {
+		code, _, stderr := marple(t, "learn", "-i", "testdata/seg.mln", "-o", learned, "-t", "testdata/seg-train.db",
+			"-ne", "InField", "-exampleType", "bib", "-method", method, "-sigma", "0.1", "-passes", "3")
+		if code != 0 {
+			t.Fatalf("%s: learn exit %d: %s", method, code, stderr)
+		}
+		code, _, stderr = marple(t, "infer", "-i", learned, "-e", "testdata/seg-test.db", "-r", res, "-q", "InField")
+		if code != 0 {
+			b, _ := os.ReadFile(learned)
+			t.Fatalf("%s: infer exit %d: %s\n%s", method, code, stderr, b)
+		}
+		code, out, stderr := marple(t, "eval", "-r", res, "-t", "testdata/seg-test-truth.db", "-q", "InField")
+		if code != 0 {
+			t.Fatalf("%s: eval exit %d: %s", method, code, stderr)
+		}
+		if !strings.Contains(out, "InField") {
+			t.Errorf("%s: eval output %q", method, out)
+		}
+	}
+	// The learned model is valid Alchemy: it parses and names the weights.
+	b, err := os.ReadFile(learned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "InField(c,Fauthor,i)") {
+		t.Errorf("learned model lacks the + expansion:\n%s", b)
+	}
+}
+
+func TestEvalJSON(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "r.result")
+	os.WriteFile(res, []byte("InField(B3,Fauthor,P0)\nInField(B3,Fauthor,P1)\nInField(B3,Ftitle,P2)\n"), 0o644)
+	code, out, stderr := marple(t, "eval", "-r", res, "-t", "testdata/seg-test-truth.db", "-q", "InField", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, `"F1"`) && !strings.Contains(out, `"f1"`) {
+		t.Errorf("no F1 in JSON: %s", out)
+	}
+}
