@@ -105,7 +105,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	for _, args := range [][]string{
 		{},
 		{"frobnicate"},
-		{"infer", "-i", "x.mln"},                                       // no -r
+		{"infer", "-i", "x.mln"}, // no -r
 		{"infer", "-i", "x.mln", "-r", "o", "-q", "P", "-m", "-ms"},    // two modes
 		{"infer", "-i", "x.mln", "-r", "o", "-q", "P", "-solver", "z"}, // bad solver
 		{"infer", "-nosuchflag"},
