@@ -9,6 +9,7 @@ import (
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/cpi"
 	"github.com/marple-mln/marple/infer/exact"
 	"github.com/marple-mln/marple/infer/lp"
 	"github.com/marple-mln/marple/infer/mcsat"
@@ -41,6 +42,7 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 		burnIn     = fs.Int("burnIn", 100, "MC-SAT/Gibbs: burn-in steps")
 		timeLimit  = fs.Duration("timeLimit", 0, "exact/lp: stop after this long with the best answer so far (0: none)")
 		lossAug    = fs.String("lossAugment", "", "truth database: solve the Hamming-loss-augmented MAP problem")
+		useCPI     = fs.Bool("cpi", false, "cutting-plane inference around the MAP engine: solve with only the clauses the current state violates")
 		verbose    = fs.Bool("v", false, "report every stage on stderr")
 	)
 	var wf worldFlags
@@ -125,7 +127,19 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 		bias = hammingBias(net, truth, isQuery)
 	}
 	done = p.stage("MAP (" + *solver + ")")
-	res, err := solveMAP(ctx, net, *solver, infer.Options{Bias: bias, Seed: *seed}, *maxSteps, *tries, *timeLimit, wf.workers)
+	engine := func(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
+		return solveMAP(ctx, net, *solver, opt, *maxSteps, *tries, *timeLimit, wf.workers)
+	}
+	var res *infer.Result
+	if *useCPI {
+		var st *cpi.Stats
+		res, st, err = cpi.Solve(ctx, net, engine, cpi.Options{Options: infer.Options{Bias: bias, Seed: *seed}})
+		if err == nil {
+			p.logf("cutting-plane inference: %d rounds, %d of %d ground clauses", st.Rounds, st.Clauses, st.Total)
+		}
+	} else {
+		res, err = engine(ctx, net, infer.Options{Bias: bias, Seed: *seed})
+	}
 	if err != nil {
 		return err
 	}

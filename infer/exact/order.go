@@ -152,8 +152,33 @@ func (ws *workspace) orderVars(p *problem, ord Order, maxWidth int) (width int, 
 	ws.umark = grow32(ws.umark, n)
 	clear(ws.umark)
 	ws.ustamp = 0
+	// Carve the neighbour lists from one block, with room for some fill.
+	total := 0
+	for u := 0; u < n; u++ {
+		for _, c := range ws.occ[cnt[u]:cnt[u+1]] {
+			if k := int(p.start[c+1] - p.start[c]); k <= cliqueCap {
+				total += k
+			} else {
+				total += 2
+			}
+		}
+		total += 4
+	}
+	if cap(ws.adjBuf) < total {
+		ws.adjBuf = make([]int32, total+total/4)
+	}
+	off := 0
 	for u := int32(0); int(u) < n; u++ {
-		nb := ws.adj[u][:0]
+		room := 4
+		for _, c := range ws.occ[cnt[u]:cnt[u+1]] {
+			if k := int(p.start[c+1] - p.start[c]); k <= cliqueCap {
+				room += k
+			} else {
+				room += 2
+			}
+		}
+		nb := ws.adjBuf[off : off : off+room]
+		off += room
 		ws.mark[u] = u + 1
 		for _, c := range ws.occ[cnt[u]:cnt[u+1]] {
 			ls := p.lits[p.start[c]:p.start[c+1]]

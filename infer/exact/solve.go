@@ -52,6 +52,7 @@ type workspace struct {
 	// ordering
 	occStart, occ, fill []int32
 	adj                 [][]int32
+	adjBuf              []int32
 	deg, ver, mark      []int32
 	elim                []bool
 	heap                []hent
