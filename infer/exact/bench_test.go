@@ -110,8 +110,14 @@ func BenchmarkCiteSeerLikeOneWorker(b *testing.B) {
 	benchSolve(b, citeseerLike(1563, 1), Options{Workers: 1})
 }
 
-// BenchmarkCiteSeerLikeSearch forces the search path (mini-bucket i-bound
-// 4, below the width) on the CiteSeer-shaped network.
-func BenchmarkCiteSeerLikeSearch(b *testing.B) {
-	benchSolve(b, citeseerLike(1563, 1), Options{Method: Search, IBound: 4})
+// BenchmarkCiteSeerLike100Search forces the search path (mini-bucket
+// i-bound 4, below the width 5) on 100 CiteSeer-shaped components.
+func BenchmarkCiteSeerLike100Search(b *testing.B) {
+	benchSolve(b, citeseerLike(100, 1), Options{Method: Search, IBound: 4})
+}
+
+// BenchmarkCiteSeerLike100SearchWide is BenchmarkCiteSeerLike100Search
+// with the default i-bound (the width: mini-buckets are exact).
+func BenchmarkCiteSeerLike100SearchWide(b *testing.B) {
+	benchSolve(b, citeseerLike(100, 1), Options{Method: Search})
 }
