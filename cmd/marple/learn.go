@@ -21,9 +21,9 @@ writes the model with the learned weights in Alchemy syntax. The -t files
 are merged into one database; its atoms of the -ne (non-evidence, query)
 predicates are the truth (unlisted atoms false), the rest is evidence. The
 training examples are the independent components of the ground network
-(grouped by a constant of -exampleType when given, e.g. one CiteSeer
-citation per bib constant); with -multipleDatabases each file is one
-example.
+grouped by a constant of -exampleType: by default the query predicates'
+argument type with the most constants, which gives one example per CiteSeer
+citation (bib); with -multipleDatabases each file is one example.
 
 Methods (Huynh & Mooney 2011): cda-pl, cda-ml (coordinate dual ascent with
 prediction-based or maximal loss), mira (1-best MIRA), subgradient, adagrad
@@ -37,7 +37,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		train      = fs.String("t", "", "training database file(s) (.db), comma-separated")
 		nonEv      = fs.String("ne", "", "non-evidence (query) predicates, comma-separated")
 		multi      = fs.Bool("multipleDatabases", false, "each -t file is one example")
-		exType     = fs.String("exampleType", "", "group components sharing a constant of this type into one example")
+		exType     = fs.String("exampleType", "auto", "group components sharing a constant of this type into one example; auto: the query predicates' argument type with the most constants; none: every component is an example")
 		method     = fs.String("method", "cda-ml", "cda-pl, cda-ml, mira, subgradient or adagrad")
 		loss       = fs.String("loss", "hamming", "label loss: hamming or f1 (f1 with prediction-based methods only)")
 		sigma      = fs.Float64("sigma", 1, "CDA, subgradient: the strong-convexity constant σ")
@@ -147,7 +147,13 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 			query[a] = isQuery[net.AtomPred[a]]
 		}
 		var key func(int32) int64
-		if *exType != "" {
+		switch *exType {
+		case "none", "":
+		case "auto":
+			if t, ok := largestQueryType(m, gopt.Query); ok {
+				key = constKey(m, net, t)
+			}
+		default:
 			t, ok := m.Type(*exType)
 			if !ok {
 				return usagef("-exampleType: unknown type %q", *exType)
@@ -252,4 +258,18 @@ func constKey(m *mln.Model, net *ground.Network, t mln.TypeID) func(int32) int64
 		}
 		return -1
 	}
+}
+
+// largestQueryType returns the argument type of the query predicates with
+// the most constants.
+func largestQueryType(m *mln.Model, query []mln.PredID) (mln.TypeID, bool) {
+	best, size := mln.TypeID(-1), -1
+	for _, q := range query {
+		for _, t := range m.Preds[q].Args {
+			if n := m.Types[t].Size(); n > size {
+				best, size = t, n
+			}
+		}
+	}
+	return best, best >= 0
 }

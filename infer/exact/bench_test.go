@@ -121,3 +121,35 @@ func BenchmarkCiteSeerLike100Search(b *testing.B) {
 func BenchmarkCiteSeerLike100SearchWide(b *testing.B) {
 	benchSolve(b, citeseerLike(100, 1), Options{Method: Search})
 }
+
+// grid returns a k-by-k grid with random real unary and pairwise weights
+// (induced width about k).
+func grid(k int, seed int64) *ground.Network {
+	r := rand.New(rand.NewSource(seed))
+	net := ground.NewNetwork(k * k)
+	id := func(i, j int) int32 { return int32(i*k + j) }
+	for i := 0; i < k; i++ {
+		for j := 0; j < k; j++ {
+			net.AddClause([]ground.Lit{ground.MakeLit(id(i, j), false)}, r.NormFloat64(), -1, -1, 1)
+			if i+1 < k {
+				net.AddClause([]ground.Lit{ground.MakeLit(id(i, j), true), ground.MakeLit(id(i+1, j), false)}, r.NormFloat64(), -1, -1, 1)
+			}
+			if j+1 < k {
+				net.AddClause([]ground.Lit{ground.MakeLit(id(i, j), false), ground.MakeLit(id(i, j+1), true)}, r.NormFloat64(), -1, -1, 1)
+			}
+		}
+	}
+	return net
+}
+
+// BenchmarkGrid15 solves a 15x15 grid (width about 20: variable
+// elimination with large tables).
+func BenchmarkGrid15(b *testing.B) {
+	benchSolve(b, grid(15, 1), Options{MaxWidth: 22})
+}
+
+// BenchmarkGrid20Search solves a 20x20 grid, too wide for variable
+// elimination, by branch and bound.
+func BenchmarkGrid20Search(b *testing.B) {
+	benchSolve(b, grid(20, 1), Options{})
+}

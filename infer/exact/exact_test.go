@@ -384,3 +384,31 @@ func TestLongClause(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeLimitVE interrupts variable elimination on a wide grid: the
+// result must still be a full assignment with a valid bound.
+func TestTimeLimitVE(t *testing.T) {
+	net := grid(16, 1)
+	for _, limit := range []time.Duration{time.Nanosecond, time.Millisecond, 10 * time.Millisecond} {
+		res, st, err := SolveStats(context.Background(), net, Options{TimeLimit: limit, MaxWidth: 24})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Assign) != net.NumAtoms() || res.Bound > res.Cost+1e-9 || res.HardViolated != 0 {
+			t.Fatalf("limit %v: bad result %+v", limit, res)
+		}
+		if !res.Optimal && !st.TimedOut {
+			t.Fatalf("limit %v: not optimal and not timed out", limit)
+		}
+		c, _ := infer.BiasedCost(net, nil, res.Assign)
+		if c != res.Cost {
+			t.Fatalf("cost %v, assignment costs %v", res.Cost, c)
+		}
+		t.Logf("limit %v: optimal %v cost %v bound %v method %v", limit, res.Optimal, res.Cost, res.Bound, st.Components[0].Method)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res, err := Solve(ctx, net, Options{}); res != nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled context: %v %v", res, err)
+	}
+}

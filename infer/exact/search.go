@@ -33,7 +33,7 @@ type snode struct {
 
 func (ws *workspace) factorSize(fi int32) int {
 	f := &ws.factors[fi]
-	if f.tab != nil {
+	if f.lits == nil {
 		return len(f.vars)
 	}
 	return len(f.lits)
@@ -50,7 +50,10 @@ func (ws *workspace) factorSize(fi int32) int {
 // value of e (that minimum is the message the mini-bucket sent to a
 // shallower bucket, where it is counted). It is exact at the leaves, and
 // exact everywhere when every bucket is a single mini-bucket.
-func (ws *workspace) mbe(n int, ib int32, budget int) (float64, bool) {
+//
+// With dry set, only the scopes are worked out (no table is filled), to
+// find whether the tables fit in budget.
+func (ws *workspace) mbe(n int, ib int32, budget int, dry bool) (float64, bool) {
 	c := 0.0
 	total := 0
 	ws.mbs = ws.mbs[:0]
@@ -73,7 +76,7 @@ func (ws *workspace) mbe(n int, ib int32, budget int) (float64, bool) {
 		groups := ws.groups[:0]
 		for _, fi := range fs {
 			f := ws.factors[fi]
-			if f.tab == nil && len(f.lits) > limit {
+			if f.lits != nil && len(f.lits) > limit {
 				// A long clause alone: its message drops it when its
 				// weight is positive (the variable can satisfy it) and is
 				// the clause without the variable otherwise.
@@ -92,7 +95,7 @@ func (ws *workspace) mbe(n int, ib int32, budget int) (float64, bool) {
 				continue
 			}
 			vars := f.vars
-			if f.tab == nil {
+			if f.lits != nil {
 				vars = ws.nb2[:0]
 				for _, l := range f.lits {
 					vars = append(vars, l.Atom())
@@ -154,14 +157,24 @@ func (ws *workspace) mbe(n int, ib int32, budget int) (float64, bool) {
 			if total > budget {
 				return 0, false
 			}
+			vars := ws.ia.alloc(k)
+			copy(vars, U)
+			if dry {
+				if k > 1 {
+					maxo := int32(-1)
+					for _, v := range vars[1:] {
+						maxo = max(maxo, v)
+					}
+					ws.addFactor(factor{vars: vars[1:]}, maxo)
+				}
+				continue
+			}
 			T := ws.fa.alloc(size)
 			u := 0.0
 			if g == 0 {
 				u = ws.du[d]
 			}
 			ws.combine(U, groups[g].fs, u, T)
-			vars := ws.ia.alloc(k)
-			copy(vars, U)
 			ws.mbs = append(ws.mbs, mbucket{vars: vars, tab: T})
 		}
 		for i := first; i < len(ws.mbs); i++ {

@@ -37,7 +37,7 @@ func (a *arena[T]) alloc(n int) []T {
 func (a *arena[T]) reset() { a.buf = a.buf[:0] }
 
 // factor is a function in a bucket: a table over vars (bit t of the index
-// is the value of vars[t]) or, when tab is nil, a clause costing w when all
+// is the value of vars[t]) or, when lits is set, a clause costing w when all
 // its literals are false. Variables are depths.
 type factor struct {
 	vars []int32
@@ -154,7 +154,7 @@ func (ws *workspace) scope(d int32, fs []int32) int32 {
 	}
 	for _, fi := range fs {
 		f := &ws.factors[fi]
-		if f.tab != nil {
+		if f.lits == nil {
 			for _, v := range f.vars {
 				add(v)
 			}
@@ -184,7 +184,7 @@ func (ws *workspace) combine(U []int32, fs []int32, u float64, T []float64) {
 	stride, cum := ws.stride[:k+1], ws.cum[:k+1]
 	for _, fi := range fs {
 		f := &ws.factors[fi]
-		if f.tab == nil {
+		if f.lits != nil {
 			mask, val := 0, 0
 			for _, l := range f.lits {
 				b := 1 << ws.pos[l.Atom()]
@@ -268,15 +268,15 @@ func (ws *workspace) solve(p *problem, opt *Options, stop *atomic.Bool, assign [
 		if stop.Load() {
 			ib = min(ib, 8)
 		}
-		var c float64
-		for {
+		for ib > 1 {
 			ws.initBuckets(p)
-			var ok bool
-			if c, ok = ws.mbe(n, int32(ib), searchBudget); ok || ib <= 1 {
+			if _, ok := ws.mbe(n, int32(ib), searchBudget, true); ok {
 				break
 			}
-			ib = max(1, ib-2)
+			ib--
 		}
+		ws.initBuckets(p)
+		c, _ := ws.mbe(n, int32(ib), math.MaxInt, false)
 		ub, lb, optimal, nodes := ws.search(n, c, stop)
 		cs.Method, cs.IBound, cs.Nodes, cs.Optimal = Search, ib, nodes, optimal
 		cs.Bound = lb
