@@ -178,3 +178,17 @@ func TestEvalJSON(t *testing.T) {
 		t.Errorf("no F1 in JSON: %s", out)
 	}
 }
+
+func TestGroundingTooLargeRefused(t *testing.T) {
+	res := filepath.Join(t.TempDir(), "out.result")
+	code, _, stderr := marple(t, "infer", "-i", "testdata/huge.mln", "-r", res, "-q", "P,Q,R", "-maxMem", "64")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "above the limit") || !strings.Contains(stderr, "huge.mln:6:") {
+		t.Errorf("stderr %q", stderr)
+	}
+	if _, err := os.Stat(res); err == nil {
+		t.Error("output written")
+	}
+}
