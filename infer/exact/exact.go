@@ -8,8 +8,9 @@
 // min-degree elimination order) is at most Options.MaxWidth is solved by
 // max-sum bucket elimination (variable elimination) with argmax traceback;
 // any other component by depth-first branch and bound over the reverse
-// elimination order, with lower bounds from mini-bucket elimination. Both
-// are exact for real, negative and infinite (hard) weights.
+// elimination order, with lower bounds from mini-bucket elimination
+// (i-bound Options.IBound) and caching of proved lower bounds per context.
+// Both are exact for real, negative and infinite (hard) weights.
 //
 // When the hard clauses of a component cannot all be satisfied, the
 // component is solved again with every hard clause turned into a soft
@@ -47,7 +48,8 @@ const (
 	// is at most MaxWidth and branch and bound otherwise.
 	Auto Method = iota
 	// VE forces variable elimination; Solve fails when a component's
-	// induced width exceeds MaxWidth.
+	// induced width exceeds MaxWidth. (When the time limit interrupts it,
+	// the component gets the search's first assignment instead.)
 	VE
 	// Search forces branch and bound with mini-bucket bounds of i-bound
 	// IBound on every component.
@@ -281,7 +283,7 @@ func SolveStats(ctx context.Context, net *ground.Network, opt Options) (*infer.R
 		bound += cs.Bound
 	}
 	sortStats(st.Components)
-	if stop.Load() && !(optimal && !infeasible) {
+	if stop.Load() && (!optimal || infeasible && !hardMinimal) {
 		st.TimedOut = true
 	}
 	res := &infer.Result{Assign: assign}

@@ -412,3 +412,15 @@ func TestTimeLimitVE(t *testing.T) {
 		t.Fatalf("cancelled context: %v %v", res, err)
 	}
 }
+
+func TestTrivial(t *testing.T) {
+	res, err := Solve(context.Background(), ground.NewNetwork(0), Options{})
+	if err != nil || len(res.Assign) != 0 || !res.Optimal || res.Cost != 0 {
+		t.Fatalf("empty network: %+v %v", res, err)
+	}
+	bias := []float64{1, -1, 0}
+	res, err = Solve(context.Background(), ground.NewNetwork(3), Options{Options: infer.Options{Bias: bias}})
+	if err != nil || !res.Assign[0] || res.Assign[1] || res.Assign[2] || res.Cost != -1 || !res.Optimal {
+		t.Fatalf("no clauses: %+v %v", res, err)
+	}
+}

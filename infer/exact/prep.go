@@ -339,7 +339,7 @@ func (pr *prep) conflictRoots() []int32 {
 // smallest atom.
 func (pr *prep) components() []*problem {
 	n := pr.n
-	comp := make([]int32, n) // root -> component index, then atom -> local index
+	comp := make([]int32, n) // root -> component index
 	for a := range comp {
 		comp[a] = -1
 	}

@@ -26,9 +26,11 @@ type group struct {
 // snode is a search node: variable d (a depth) set to v, with lower bound
 // f on the cost of any completion.
 type snode struct {
-	f float64
-	d int32
-	v bool
+	f     float64
+	d     int32
+	key   int32 // context index, for close
+	v     bool
+	close bool // marks the end of the subtree below depth d (f: its prefix cost)
 }
 
 func (ws *workspace) factorSize(fi int32) int {
@@ -257,6 +259,97 @@ func (ws *workspace) delta(d int32) (d0, d1 float64) {
 	return d0, d1
 }
 
+// Caching: the cost still to come below depth d depends on the shallower
+// depths only through its context, the shallower variables in the scopes
+// of the mini-buckets of depths >= d. When the search has finished the
+// subtree below a node, every completion of the node costs at least the
+// pruning limit at that time, which gives a lower bound on the cost to
+// come for the node's context; it is kept in a table per depth (for
+// contexts of at most maxCtx variables, within cacheBudget entries) and
+// prunes later nodes with the same context.
+const (
+	maxCtx      = 20
+	cacheBudget = 1 << 22
+)
+
+// contexts computes the context of every depth.
+func (ws *workspace) contexts(n int) {
+	ws.ctxLen = grow32(ws.ctxLen, n)
+	ws.ctxOff = grow32(ws.ctxOff, n)
+	ws.ctxVars = ws.ctxVars[:0]
+	ws.inS = growBool(ws.inS, n)
+	inS := ws.inS
+	clear(inS)
+	list := ws.nb[:0]
+	add := func(v, d int32) {
+		if v != d && !inS[v] {
+			inS[v] = true
+			list = append(list, v)
+		}
+	}
+	for d := int32(n - 1); d >= 0; d-- {
+		for i := ws.mbLo[d]; i < ws.mbHi[d]; i++ {
+			m := &ws.mbs[i]
+			for _, v := range m.vars {
+				add(v, d)
+			}
+			for _, l := range m.lits {
+				add(l.Atom(), d)
+			}
+		}
+		inS[d] = false
+		k := 0
+		for _, v := range list {
+			if inS[v] {
+				list[k] = v
+				k++
+			}
+		}
+		list = list[:k]
+		if k <= maxCtx {
+			ws.ctxOff[d], ws.ctxLen[d] = int32(len(ws.ctxVars)), int32(k)
+			ws.ctxVars = append(ws.ctxVars, list...)
+		} else {
+			ws.ctxLen[d] = -1
+		}
+	}
+	ws.nb = list[:0]
+	for len(ws.cache) < n {
+		ws.cache = append(ws.cache, nil)
+	}
+	clear(ws.cache[:n])
+	ws.cacheUsed = 0
+}
+
+// cacheSlot returns the cache table of depth d and the index of the
+// current context in it, or nil.
+func (ws *workspace) cacheSlot(d int32) ([]float64, int32) {
+	k := ws.ctxLen[d]
+	if k < 0 {
+		return nil, 0
+	}
+	tab := ws.cache[d]
+	if tab == nil {
+		if ws.cacheUsed+1<<k > cacheBudget {
+			ws.ctxLen[d] = -1
+			return nil, 0
+		}
+		ws.cacheUsed += 1 << k
+		tab = ws.fa.alloc(1 << k)
+		for i := range tab {
+			tab[i] = math.Inf(-1)
+		}
+		ws.cache[d] = tab
+	}
+	key := int32(0)
+	for t, v := range ws.ctxVars[ws.ctxOff[d] : ws.ctxOff[d]+k] {
+		if ws.x[v] {
+			key |= 1 << t
+		}
+	}
+	return tab, key
+}
+
 // search runs depth-first branch and bound over depths 0..n-1 with the
 // mini-bucket bounds, starting from bound c. The best assignment found is
 // left in ws.best. It returns its cost (+Inf if none satisfies the hard
@@ -293,6 +386,7 @@ func (ws *workspace) search(n int, c float64, stop *atomic.Bool) (ub, lb float64
 		d0, d1 := ws.delta(0)
 		push(0, c, d0, d1)
 	}
+	ws.contexts(n)
 	interrupted := false
 	last := int32(n - 1)
 	for len(stack) > 0 {
@@ -303,6 +397,14 @@ func (ws *workspace) search(n int, c float64, stop *atomic.Bool) (ub, lb float64
 		}
 		nd := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		if nd.close {
+			// The subtree below depth nd.d is done: every completion
+			// costs at least lim.
+			if tab := ws.cache[nd.d]; tab != nil && lim-nd.f > tab[nd.key] {
+				tab[nd.key] = lim - nd.f
+			}
+			continue
+		}
 		if !(nd.f < lim) {
 			continue
 		}
@@ -314,13 +416,22 @@ func (ws *workspace) search(n int, c float64, stop *atomic.Bool) (ub, lb float64
 			found = true
 			continue
 		}
-		d0, d1 := ws.delta(nd.d + 1)
-		push(nd.d+1, nd.f, d0, d1)
+		next := nd.d + 1
+		if tab, key := ws.cacheSlot(next); tab != nil {
+			if !(nd.f+tab[key] < lim) {
+				continue
+			}
+			stack = append(stack, snode{f: nd.f, d: next, key: key, close: true})
+		}
+		d0, d1 := ws.delta(next)
+		push(next, nd.f, d0, d1)
 	}
 	lb = ub
 	if interrupted {
 		for _, nd := range stack {
-			lb = math.Min(lb, nd.f)
+			if !nd.close {
+				lb = math.Min(lb, nd.f)
+			}
 		}
 		if !found {
 			for d := int32(0); d < int32(n); d++ {

@@ -86,6 +86,11 @@ type workspace struct {
 	groups     []group
 	x, best    []bool
 	stack      []snode
+	// search caching
+	ctxLen, ctxOff, ctxVars []int32
+	inS                     []bool
+	cache                   [][]float64
+	cacheUsed               int
 }
 
 func newWorkspace() *workspace { return &workspace{} }
@@ -277,10 +282,8 @@ func (ws *workspace) solve(p *problem, opt *Options, stop *atomic.Bool, assign [
 		}
 		ws.initBuckets(p)
 		c, _ := ws.mbe(n, int32(ib), math.MaxInt, false)
-		ub, lb, optimal, nodes := ws.search(n, c, stop)
-		cs.Method, cs.IBound, cs.Nodes, cs.Optimal = Search, ib, nodes, optimal
-		cs.Bound = lb
-		_ = ub
+		_, lb, optimal, nodes := ws.search(n, c, stop)
+		cs.Method, cs.IBound, cs.Nodes, cs.Optimal, cs.Bound = Search, ib, nodes, optimal, lb
 		x = ws.best
 	}
 	for v, a := range p.atoms {
