@@ -3,8 +3,7 @@ package eval
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
+	"github.com/marple-mln/marple/internal/datadir"
 	"testing"
 )
 
@@ -83,15 +82,8 @@ func BenchmarkEvaluateMarginals40k(b *testing.B) {
 // filter. It skips when the data folder is absent (MARPLE_DATA, default
 // ../shared/data relative to the repository root).
 func BenchmarkCiteSeerFace(b *testing.B) {
-	dir := os.Getenv("MARPLE_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
-	evPath := filepath.Join(dir, "citeseer", "face.evidence.db")
-	truthPath := filepath.Join(dir, "citeseer", "face.infield.db")
-	if _, err := os.Stat(truthPath); err != nil {
-		b.Skip("CiteSeer data not found: ", err)
-	}
+	evPath := datadir.Require(b, "citeseer", "face.evidence.db")
+	truthPath := datadir.Require(b, "citeseer", "face.infield.db")
 	for b.Loop() {
 		ev, err := LoadAtoms(evPath)
 		if err != nil {

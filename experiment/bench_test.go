@@ -2,8 +2,8 @@ package experiment
 
 import (
 	"context"
+	"github.com/marple-mln/marple/internal/datadir"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -18,15 +18,8 @@ import (
 // default ../shared/data/citeseer beside the repository), skipping the
 // benchmark when it is absent.
 func citeseerDir(b testing.TB) string {
-	root := os.Getenv("MARPLE_DATA")
-	if root == "" {
-		root = filepath.Join("..", "..", "shared", "data")
-	}
-	dir := filepath.Join(root, "citeseer")
-	if _, err := os.Stat(filepath.Join(dir, "face.evidence.db")); err != nil {
-		b.Skipf("CiteSeer data not found at %s", dir)
-	}
-	return dir
+	datadir.Require(b, "citeseer", "face.evidence.db")
+	return filepath.Join(datadir.Root(), "citeseer")
 }
 
 // groundWithRandomWeights grounds the ISM model on the given topics and

@@ -2,6 +2,7 @@ package ground_test
 
 import (
 	"context"
+	"github.com/marple-mln/marple/internal/datadir"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,14 +17,8 @@ import (
 // dataDir locates the shared data: $MARPLE_DATA, or ../shared/data next to
 // the repository.
 func dataDir(b testing.TB) string {
-	dir := os.Getenv("MARPLE_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "citeseer", "models", "ie_base.mln")); err != nil {
-		b.Skipf("CiteSeer data not found under %s (set MARPLE_DATA)", dir)
-	}
-	return dir
+	datadir.Require(b, "citeseer", "models", "ie_base.mln")
+	return datadir.Root()
 }
 
 // segModel returns the segmentation part of CiteSeer's ie_base.mln: the

@@ -1,6 +1,7 @@
 package mln
 
 import (
+	"github.com/marple-mln/marple/internal/datadir"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,20 +11,9 @@ import (
 
 // dataDir locates the shared data set (MARPLE_DATA, default ../shared/data
 // from the repository root).
-func dataDir() string {
-	if d := os.Getenv("MARPLE_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared", "data")
-}
+func dataDir() string { return datadir.Root() }
 
-func needData(tb testing.TB) string {
-	d := dataDir()
-	if _, err := os.Stat(d); err != nil {
-		tb.Skip("shared data not available (set MARPLE_DATA)")
-	}
-	return d
-}
+func needData(tb testing.TB) string { return datadir.Require(tb) }
 
 // modelExceptions lists the shared models that are not valid Alchemy, with
 // the error they must give.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/marple-mln/marple/internal/datadir"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -305,10 +306,7 @@ func TestDeepNesting(t *testing.T) {
 // dataDir locates the shared data (MARPLE_DATA, default ../shared/data from
 // the repository root).
 func dataDir(t testing.TB) string {
-	if d := os.Getenv("MARPLE_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared", "data")
+	return datadir.Root()
 }
 
 // TestSharedData parses every .mln and .db file of the shared data set.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/marple-mln/marple/experiment"
 	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/internal/datadir"
 )
 
 const experimentSynopsis = `citeseer [-data ../shared/data] [-out results] [-methods CDA-ML-HM,...] [-topics face,...]
@@ -30,7 +31,7 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 	}
 	fs := newFlagSet(e, "experiment", experimentSynopsis)
 	var (
-		data    = fs.String("data", filepath.Join("..", "shared", "data"), "the data folder (holding citeseer/)")
+		data    = fs.String("data", datadir.Root(), "the data folder (holding citeseer/); default $MARPLE_DATA or ../shared/data beside the repository")
 		out     = fs.String("out", "results", "folder for the table (Markdown) and chart (SVG)")
 		methods = fs.String("methods", "", "rows to run, comma-separated (default: all)")
 		topics  = fs.String("topics", "", "test topics, comma-separated (default: all four)")

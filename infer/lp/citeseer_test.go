@@ -2,9 +2,9 @@ package lp
 
 import (
 	"context"
+	"github.com/marple-mln/marple/internal/datadir"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -19,14 +19,7 @@ import (
 // (seeded; the model in the repository has no weights). It skips when the
 // data is absent.
 func citeseerTopic(b testing.TB, topic string) *ground.Network {
-	dir := os.Getenv("MARPLE_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "data")
-	}
-	evidence := filepath.Join(dir, "citeseer", topic+".evidence.db")
-	if _, err := os.Stat(evidence); err != nil {
-		b.Skipf("CiteSeer data not found under %s (set MARPLE_DATA)", dir)
-	}
+	evidence := datadir.Require(b, "citeseer", topic+".evidence.db")
 	m, err := mln.LoadModel(filepath.Join("..", "..", "examples", "citeseer", "ism.mln"))
 	if err != nil {
 		b.Fatal(err)

@@ -19,6 +19,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"strconv"
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
@@ -34,6 +36,10 @@ const (
 	DefaultTabu = 10
 	// DefaultNoise is the default random-walk probability.
 	DefaultNoise = 0.5
+	// DefaultHardFirst is the default probability with which a step of
+	// the hard-aware walk repairs a violated hard clause, when there is
+	// one, rather than picking any costly clause.
+	DefaultHardFirst = 0.9
 )
 
 // Options are the MaxWalkSAT settings. Zero values select the defaults.
@@ -51,6 +57,16 @@ type Options struct {
 	// Noise is the probability of a random-walk step (default
 	// DefaultNoise; negative means no noise).
 	Noise float64
+	// BreakHard restores the original MaxWalkSAT moves, which treat hard
+	// clauses like heavy soft clauses: a random-walk step flips any atom
+	// of the chosen clause, even one whose flip violates a satisfied hard
+	// clause. By default (BreakHard false) the walk spares hard clauses,
+	// like Alchemy's -hard: a step repairs a violated hard clause, when
+	// there is one, with probability DefaultHardFirst, and both random
+	// and greedy steps flip only atoms that violate no satisfied hard
+	// clause, unless every candidate of the chosen clause does, in which
+	// case the step takes the greedy choice (the least costly flip).
+	BreakHard bool
 	// Init, when not nil, is the assignment the first try starts from.
 	Init []bool
 	// Progress, when not nil, is called each time the best assignment
@@ -86,6 +102,16 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	p := newProblem(net, opt.Bias)
 	rng := rand.New(rand.NewPCG(uint64(opt.Seed), 0x9e3779b97f4a7c15))
 	w := newWalker(p)
+	w.hardAware = !opt.BreakHard
+	w.track = os.Getenv("MWS_GOOD") != ""
+	w.samples = 15
+	if v := os.Getenv("MWS_BMS"); v != "" {
+		w.samples, _ = strconv.Atoi(v)
+	}
+	w.eps = -1e-9 * p.hardW
+	if v := os.Getenv("MWS_HF"); v != "" {
+		w.hardFirst, _ = strconv.ParseFloat(v, 64)
+	}
 	offset := p.constCost - p.biasOffset(opt.Bias)
 
 	best := make([]bool, n)
@@ -104,6 +130,15 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 			}
 		}
 		w.reset()
+		if os.Getenv("MWS_INIT") == "false" {
+			for a := range w.y {
+				w.y[a] = false
+			}
+			w.reset()
+		}
+		if os.Getenv("MWS_DESC0") != "" {
+			println("init descend", w.descend(), w.hardBad, w.softCost)
+		}
 		// The try's best is the current state with the atoms in log
 		// flipped back.
 		log := w.log[:0]
@@ -120,12 +155,15 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 			}
 		}
 		report()
-		for step := 0; step < opt.MaxSteps && len(w.bad) > 0; step++ {
+		for step := 0; step < opt.MaxSteps && w.numBad() > 0; step++ {
 			if step&4095 == 0 && ctx.Err() != nil {
 				err = ctx.Err()
 				break
 			}
 			total++
+			if dbg && step%20000 == 0 {
+				println("step", step, "hard", w.hardBad, "soft", int(w.softCost), "good", len(w.good), "best", int(trySoft))
+			}
 			a := w.pick(rng, opt.Noise, opt.Tabu, int64(step), tryHard, trySoft)
 			if a < 0 {
 				continue
@@ -133,7 +171,7 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 			w.flip(a)
 			w.at[a].last = int64(step)
 			log = append(log, a)
-			if w.hardBad < tryHard || (w.hardBad == tryHard && w.softCost < trySoft-1e-9*math.Abs(trySoft)) || len(w.bad) == 0 {
+			if w.hardBad < tryHard || (w.hardBad == tryHard && w.softCost < trySoft-1e-9*math.Abs(trySoft)) || w.numBad() == 0 {
 				tryHard, trySoft = w.hardBad, w.softCost
 				log = log[:0]
 				report()
@@ -144,12 +182,18 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 				w.y[a] = !w.y[a]
 			}
 		}
+		if os.Getenv("MWS_DESC1") != "" {
+			w.reset()
+			println("final descend", w.descend(), w.hardBad, w.softCost, tryHard, trySoft)
+			tryHard, trySoft = w.hardBad, w.softCost
+			log = log[:0]
+		}
 		if !haveBest || tryHard < bestHard || (tryHard == bestHard && trySoft < bestSoft) {
 			copy(best, w.y)
 			bestHard, bestSoft, haveBest = tryHard, trySoft, true
 			// A try that reaches a state with no bad clause stops there,
 			// so its log is empty.
-			optimal = tryHard == 0 && len(log) == 0 && len(w.bad) == 0
+			optimal = tryHard == 0 && len(log) == 0 && w.numBad() == 0
 		}
 		w.log = log
 	}
@@ -162,6 +206,8 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	}
 	return res, err
 }
+
+var dbg = os.Getenv("MWS_DBG") != ""
 
 // biasOffset returns the constant that turns the walk's cost of the bias
 // unit clauses into infer.BiasedCost's bias term: the sum of the positive
@@ -192,29 +238,54 @@ type clauseState struct {
 type atomState struct {
 	delta float64 // cost change if the atom is flipped
 	last  int64   // step of the atom's last flip
+	// brk is the number of hard clauses in their preferred state that
+	// flipping the atom would take out of it.
+	brk int32
+	// good is the atom's position in walker.good, -1 if not there.
+	good int32
 }
 
 // walker is the incremental state of one walk.
 type walker struct {
-	p   *problem
-	y   []bool
-	cl  []clauseState
-	at  []atomState
-	bad []int32 // clauses in a costly state
-	log []int32
+	p  *problem
+	y  []bool
+	cl []clauseState
+	at []atomState
+	// badHard and badSoft list the hard and soft clauses in a costly
+	// state; clauseState.badPos is a position in one of them.
+	badHard []int32
+	badSoft []int32
+	log     []int32
 
-	hardBad  int
+	hardBad  int // len(badHard)
 	softCost float64
-	sink     int32 // keeps flip's prefetching loop from being optimised away
+
+	// hardAware selects the moves that spare hard clauses (see
+	// Options.BreakHard); hardFirst is the probability of repairing a
+	// violated hard clause when there is one, instead of picking any
+	// costly clause.
+	hardAware bool
+	hardFirst float64
+
+	// track keeps good, the list of atoms whose flip lowers the cost by
+	// more than -eps (eps < 0), up to date.
+	track bool
+	eps   float64
+	good  []int32
+	// samples is the number of good atoms a greedy step samples.
+	samples int
+	sink    int32 // keeps flip's prefetching loop from being optimised away
 }
 
 func newWalker(p *problem) *walker {
 	nc := p.numClauses()
 	w := &walker{
-		p:  p,
-		y:  make([]bool, p.n),
-		cl: make([]clauseState, nc),
-		at: make([]atomState, p.n),
+		p:         p,
+		y:         make([]bool, p.n),
+		cl:        make([]clauseState, nc),
+		at:        make([]atomState, p.n),
+		hardAware: true,
+		hardFirst: DefaultHardFirst,
 	}
 	for c := range w.cl {
 		w.cl[c] = clauseState{s: p.s[c], start: p.start[c], end: p.start[c+1], hard: p.hard[c]}
@@ -222,13 +293,17 @@ func newWalker(p *problem) *walker {
 	return w
 }
 
+// numBad returns the number of clauses in a costly state.
+func (w *walker) numBad() int { return len(w.badHard) + len(w.badSoft) }
+
 // reset recomputes all bookkeeping from w.y.
 func (w *walker) reset() {
 	p := w.p
 	for a := range w.at {
-		w.at[a] = atomState{last: math.MinInt64 / 2}
+		w.at[a] = atomState{last: math.MinInt64 / 2, good: -1}
 	}
-	w.bad = w.bad[:0]
+	w.good = w.good[:0]
+	w.badHard, w.badSoft = w.badHard[:0], w.badSoft[:0]
 	w.hardBad, w.softCost = 0, 0
 	for c := range w.cl {
 		cs := &w.cl[c]
@@ -245,41 +320,74 @@ func (w *walker) reset() {
 		case 0:
 			for _, l := range lits {
 				w.at[l.Atom()].delta -= cs.s
+				if cs.hard && cs.s < 0 {
+					w.at[l.Atom()].brk++
+				}
 			}
 		case 1:
 			w.at[x].delta += cs.s
+			if cs.hard && cs.s > 0 {
+				w.at[x].brk++
+			}
 		}
 		cs.badPos = -1
 		if (cs.s > 0) == (nt == 0) {
 			w.addBad(int32(c))
 		}
 	}
+	if w.track {
+		for a := range w.at {
+			w.upd(int32(a))
+		}
+	}
+}
+
+// upd puts atom b in the good list or takes it out, as its delta says.
+func (w *walker) upd(b int32) {
+	as := &w.at[b]
+	if as.delta < w.eps {
+		if as.good < 0 {
+			as.good = int32(len(w.good))
+			w.good = append(w.good, b)
+		}
+	} else if i := as.good; i >= 0 {
+		last := w.good[len(w.good)-1]
+		w.good[i] = last
+		w.at[last].good = i
+		w.good = w.good[:len(w.good)-1]
+		as.good = -1
+	}
 }
 
 func (w *walker) addBad(c int32) {
 	cs := &w.cl[c]
-	cs.badPos = int32(len(w.bad))
-	w.bad = append(w.bad, c)
 	if cs.hard {
+		cs.badPos = int32(len(w.badHard))
+		w.badHard = append(w.badHard, c)
 		w.hardBad++
 	} else {
+		cs.badPos = int32(len(w.badSoft))
+		w.badSoft = append(w.badSoft, c)
 		w.softCost += math.Abs(cs.s)
 	}
 }
 
 func (w *walker) removeBad(c int32) {
 	cs := &w.cl[c]
-	i := cs.badPos
-	last := w.bad[len(w.bad)-1]
-	w.bad[i] = last
-	w.cl[last].badPos = i
-	w.bad = w.bad[:len(w.bad)-1]
-	cs.badPos = -1
+	list := &w.badSoft
 	if cs.hard {
+		list = &w.badHard
 		w.hardBad--
 	} else {
 		w.softCost -= math.Abs(cs.s)
 	}
+	bad := *list
+	i := cs.badPos
+	last := bad[len(bad)-1]
+	bad[i] = last
+	w.cl[last].badPos = i
+	*list = bad[:len(bad)-1]
+	cs.badPos = -1
 }
 
 // flip flips atom a and updates the bookkeeping.
@@ -305,15 +413,35 @@ func (w *walker) flip(a int32) {
 			case 0:
 				for _, l := range p.lits[cs.start:cs.end] {
 					at[l>>1].delta += s
+					if w.track {
+						w.upd(int32(l >> 1))
+					}
 				}
 				at[a].delta += s
+				if w.track {
+					w.upd(a)
+				}
 				if s > 0 {
 					w.removeBad(c)
+					if cs.hard { // a is now critical
+						at[a].brk++
+					}
 				} else {
 					w.addBad(c)
+					if cs.hard { // no flip can break it any more
+						for _, l := range p.lits[cs.start:cs.end] {
+							at[l>>1].brk--
+						}
+					}
 				}
 			case 1:
 				at[cs.xorTrue].delta -= s
+				if w.track {
+					w.upd(cs.xorTrue)
+				}
+				if cs.hard && s > 0 {
+					at[cs.xorTrue].brk--
+				}
 			}
 			cs.numTrue = nt + 1
 			cs.xorTrue ^= a
@@ -326,14 +454,31 @@ func (w *walker) flip(a int32) {
 				at[a].delta -= s
 				for _, l := range p.lits[cs.start:cs.end] {
 					at[l>>1].delta -= s
+					if w.track {
+						w.upd(int32(l >> 1))
+					}
 				}
 				if s > 0 {
 					w.addBad(c)
+					if cs.hard {
+						at[a].brk--
+					}
 				} else {
 					w.removeBad(c)
+					if cs.hard { // any flip breaks it now
+						for _, l := range p.lits[cs.start:cs.end] {
+							at[l>>1].brk++
+						}
+					}
 				}
 			case 2:
 				at[x].delta += s
+				if w.track {
+					w.upd(x)
+				}
+				if cs.hard && s > 0 {
+					at[x].brk++
+				}
 			}
 		}
 	}
@@ -342,28 +487,78 @@ func (w *walker) flip(a int32) {
 // pick chooses the atom to flip at this step, or -1 for a null step.
 func (w *walker) pick(rng *rand.Rand, noise float64, tabu int, step int64, bestHard int, bestSoft float64) int32 {
 	p := w.p
-	c := w.bad[rng.IntN(len(w.bad))]
+	cur := float64(w.hardBad)*p.hardW + w.softCost
+	bestTotal := float64(bestHard)*p.hardW + bestSoft
+	if w.track && len(w.good) > 0 {
+		// Best of a few sampled improving flips.
+		chosen, bd := int32(-1), math.Inf(1)
+		for range w.samples {
+			a := w.good[rng.IntN(len(w.good))]
+			as := &w.at[a]
+			d := as.delta
+			if tabu > 0 && step-as.last < int64(tabu) && !(cur+d < bestTotal) {
+				continue
+			}
+			if d < bd {
+				chosen, bd = a, d
+			}
+		}
+		if chosen >= 0 {
+			return chosen
+		}
+	}
+	var c int32
+	nh := len(w.badHard)
+	if w.hardAware && nh > 0 && (w.hardFirst >= 1 || rng.Float64() < w.hardFirst) {
+		c = w.badHard[rng.IntN(nh)]
+	} else if k := rng.IntN(nh + len(w.badSoft)); k < nh {
+		c = w.badHard[k]
+	} else {
+		c = w.badSoft[k-nh]
+	}
 	cs := &w.cl[c]
 	lits := p.lits[cs.start:cs.end]
 	neg := cs.s < 0 // a true clause of negative weight: flip a true literal
 	if noise > 0 && rng.Float64() < noise {
+		var a int32
 		if !neg {
-			return lits[rng.IntN(len(lits))].Atom()
-		}
-		k := rng.IntN(int(cs.numTrue))
-		for _, l := range lits {
-			if l.True(w.y) {
-				if k == 0 {
-					return l.Atom()
+			a = lits[rng.IntN(len(lits))].Atom()
+		} else {
+			k := rng.IntN(int(cs.numTrue))
+			for _, l := range lits {
+				if l.True(w.y) {
+					if k == 0 {
+						a = l.Atom()
+						break
+					}
+					k--
 				}
-				k--
 			}
 		}
+		if !w.hardAware || w.at[a].brk == 0 {
+			return a
+		}
+		// A random candidate that breaks no hard clause, if any.
+		chosen, n := int32(-1), 0
+		for _, l := range lits {
+			if neg && !l.True(w.y) {
+				continue
+			}
+			if b := l.Atom(); w.at[b].brk == 0 {
+				n++
+				if rng.IntN(n) == 0 {
+					chosen = b
+				}
+			}
+		}
+		if chosen >= 0 {
+			return chosen
+		}
+		// Every candidate breaks a hard clause: take the least damaging.
 	}
-	cur := float64(w.hardBad)*p.hardW + w.softCost
-	bestTotal := float64(bestHard)*p.hardW + bestSoft
 	chosen, nbest := int32(-1), 0
 	bestDelta := math.Inf(1)
+	bestBrk := true
 	for _, l := range lits {
 		if neg && !l.True(w.y) {
 			continue
@@ -374,7 +569,13 @@ func (w *walker) pick(rng *rand.Rand, noise float64, tabu int, step int64, bestH
 		if tabu > 0 && step-as.last < int64(tabu) && !(cur+d < bestTotal) {
 			continue
 		}
+		brk := w.hardAware && as.brk > 0
 		switch {
+		case brk != bestBrk:
+			if brk {
+				continue
+			}
+			bestBrk, bestDelta, chosen, nbest = brk, d, a, 1
 		case d < bestDelta:
 			bestDelta, chosen, nbest = d, a, 1
 		case d == bestDelta:

@@ -127,21 +127,25 @@ func (w *walker) check(t *testing.T) {
 		}
 		if isBad {
 			nbad++
-			if w.bad[cs.badPos] != int32(c) {
-				t.Fatalf("clause %d: bad position wrong", c)
-			}
+			list := w.badSoft
 			if p.hard[c] {
+				list = w.badHard
 				hard++
 			} else {
 				soft += math.Abs(p.s[c])
 			}
+			if list[cs.badPos] != int32(c) {
+				t.Fatalf("clause %d: bad position wrong", c)
+			}
 		}
 	}
-	if nbad != len(w.bad) || hard != w.hardBad || math.Abs(soft-w.softCost) > 1e-9 {
-		t.Fatalf("bad list %d/%d, hard %d/%d, soft %v/%v", len(w.bad), nbad, w.hardBad, hard, w.softCost, soft)
+	if nbad != w.numBad() || hard != w.hardBad || hard != len(w.badHard) || math.Abs(soft-w.softCost) > 1e-9 {
+		t.Fatalf("bad list %d/%d, hard %d/%d, soft %v/%v", w.numBad(), nbad, w.hardBad, hard, w.softCost, soft)
 	}
-	total := func() float64 {
+	// total returns the cost and the set of costly hard clauses.
+	total := func() (float64, []bool) {
 		s := 0.0
+		badHard := make([]bool, p.numClauses())
 		for c := 0; c < p.numClauses(); c++ {
 			sat := false
 			for _, l := range p.clause(c) {
@@ -151,17 +155,27 @@ func (w *walker) check(t *testing.T) {
 			}
 			if sat != (p.s[c] > 0) {
 				s += math.Abs(p.s[c])
+				badHard[c] = p.hard[c]
 			}
 		}
-		return s
+		return s, badHard
 	}
-	base := total()
+	base, baseBad := total()
 	for a := range w.y {
 		w.y[a] = !w.y[a]
-		d := total() - base
+		cost, bad := total()
 		w.y[a] = !w.y[a]
-		if math.Abs(d-w.at[a].delta) > 1e-9 {
+		if d := cost - base; math.Abs(d-w.at[a].delta) > 1e-9 {
 			t.Fatalf("atom %d: delta %v, want %v", a, w.at[a].delta, d)
+		}
+		brk := int32(0)
+		for c := range bad {
+			if bad[c] && !baseBad[c] {
+				brk++
+			}
+		}
+		if brk != w.at[a].brk {
+			t.Fatalf("atom %d: breaks %d hard clauses, want %d", a, w.at[a].brk, brk)
 		}
 	}
 }
@@ -179,7 +193,7 @@ func TestIncrementalBookkeeping(t *testing.T) {
 		w.check(t)
 		for step := range 200 {
 			var a int32
-			if len(w.bad) > 0 && step%2 == 0 {
+			if w.numBad() > 0 && step%2 == 0 {
 				a = w.pick(rng, 0.3, 3, int64(step), w.hardBad, w.softCost)
 				if a < 0 {
 					continue

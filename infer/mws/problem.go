@@ -89,7 +89,13 @@ func newProblem(net *ground.Network, bias []float64) *problem {
 			p.s[c] = math.Copysign(p.hardW, p.s[c])
 		}
 	}
-	// Occurrence lists.
+	p.buildOcc()
+	return p
+}
+
+// buildOcc builds the occurrence lists from the clauses.
+func (p *problem) buildOcc() {
+	n := p.n
 	cnt := make([]int32, n+1)
 	for _, l := range p.lits {
 		cnt[l.Atom()+1]++
@@ -107,7 +113,122 @@ func newProblem(net *ground.Network, bias []float64) *problem {
 		}
 	}
 	p.occStart = cnt
-	return p
+}
+
+// split renumbers the atoms and clauses of p so that each connected
+// component (the atoms linked by clauses, with their clauses) occupies a
+// contiguous range of atoms and of clauses. Components come in the order
+// of their least atom; atoms in no clause come last, in no component. It
+// returns the renumbered problem, perm mapping its atoms to p's (nil when
+// p is returned unchanged because it is one component), and the bounds of
+// the components: component k has atoms atomStart[k]:atomStart[k+1] and
+// clauses clauseStart[k]:clauseStart[k+1].
+func (p *problem) split() (q *problem, perm, atomStart, clauseStart []int32) {
+	n, nc := p.n, p.numClauses()
+	parent := make([]int32, n)
+	for a := range parent {
+		parent[a] = int32(a)
+	}
+	find := func(a int32) int32 {
+		for parent[a] != a {
+			parent[a] = parent[parent[a]]
+			a = parent[a]
+		}
+		return a
+	}
+	for c := 0; c < nc; c++ {
+		cl := p.clause(c)
+		r := find(cl[0].Atom())
+		for _, l := range cl[1:] {
+			if s := find(l.Atom()); s != r {
+				if s < r {
+					r, s = s, r
+				}
+				parent[s] = r
+			}
+		}
+	}
+	// Component numbers in order of least atom; atoms in no clause get -1.
+	used := make([]bool, n)
+	for _, l := range p.lits {
+		used[l.Atom()] = true
+	}
+	comp := make([]int32, n) // atom -> component, then root -> component
+	k := int32(0)
+	for a := range comp {
+		comp[a] = -1
+		if !used[a] {
+			continue
+		}
+		if r := find(int32(a)); r == int32(a) {
+			comp[a] = k
+			k++
+		} else {
+			comp[a] = comp[r]
+		}
+	}
+	free := 0
+	for _, u := range used {
+		if !u {
+			free++
+		}
+	}
+	if k <= 1 && free == 0 {
+		return p, nil, []int32{0, int32(n)}, []int32{0, int32(nc)}
+	}
+	// Counting sort of atoms and clauses by component.
+	atomStart = make([]int32, k+2)
+	for _, c := range comp {
+		if c >= 0 {
+			atomStart[c+1]++
+		}
+	}
+	clauseStart = make([]int32, k+1)
+	for c := 0; c < nc; c++ {
+		clauseStart[comp[p.lits[p.start[c]].Atom()]+1]++
+	}
+	for i := int32(1); i <= k; i++ {
+		atomStart[i] += atomStart[i-1]
+		clauseStart[i] += clauseStart[i-1]
+	}
+	atomStart[k+1] = atomStart[k] + int32(free)
+	fill := append([]int32(nil), atomStart[:k+1]...)
+	perm = make([]int32, n)
+	newID := make([]int32, n)
+	for a, c := range comp {
+		if c < 0 {
+			c = k
+		}
+		newID[a] = fill[c]
+		perm[fill[c]] = int32(a)
+		fill[c]++
+	}
+	atomStart = atomStart[:k+1]
+	order := make([]int32, nc)
+	cfill := append([]int32(nil), clauseStart[:k]...)
+	for c := 0; c < nc; c++ {
+		ck := comp[p.lits[p.start[c]].Atom()]
+		order[cfill[ck]] = int32(c)
+		cfill[ck]++
+	}
+	q = &problem{
+		n:         n,
+		lits:      make([]ground.Lit, 0, len(p.lits)),
+		start:     make([]int32, 1, nc+1),
+		s:         make([]float64, nc),
+		hard:      make([]bool, nc),
+		hardW:     p.hardW,
+		constCost: p.constCost,
+	}
+	for i, c := range order {
+		for _, l := range p.clause(int(c)) {
+			q.lits = append(q.lits, ground.MakeLit(newID[l.Atom()], l.Neg()))
+		}
+		q.start = append(q.start, int32(len(q.lits)))
+		q.s[i], q.hard[i] = p.s[c], p.hard[c]
+	}
+	q.buildOcc()
+	return q, perm, atomStart, clauseStart
 }
 
 func (p *problem) numClauses() int { return len(p.start) - 1 }
