@@ -2,9 +2,11 @@ package mws
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"sort"
 	"strconv"
 	"testing"
 
@@ -168,14 +170,29 @@ func (w *walker) check(t *testing.T) {
 		if d := cost - base; math.Abs(d-w.at[a].delta) > 1e-9 {
 			t.Fatalf("atom %d: delta %v, want %v", a, w.at[a].delta, d)
 		}
-		brk := int32(0)
+		brk := uint32(0)
 		for c := range bad {
 			if bad[c] && !baseBad[c] {
 				brk++
 			}
 		}
-		if brk != w.at[a].brk {
-			t.Fatalf("atom %d: breaks %d hard clauses, want %d", a, w.at[a].brk, brk)
+		if got := w.at[a].brk &^ inGood; got != brk {
+			t.Fatalf("atom %d: breaks %d hard clauses, want %d", a, got, brk)
+		}
+	}
+	// The good list holds each flagged atom once, and every improving
+	// atom when the walk tracks them.
+	listed := make([]int, len(w.y))
+	for _, a := range w.good {
+		listed[a]++
+	}
+	for a := range w.y {
+		flagged := w.at[a].brk&inGood != 0
+		if listed[a] > 1 || flagged != (listed[a] == 1) {
+			t.Fatalf("atom %d: listed %d times, flagged %v", a, listed[a], flagged)
+		}
+		if w.track && w.at[a].delta < w.eps && !flagged {
+			t.Fatalf("atom %d: improving (delta %v) but not in the good list", a, w.at[a].delta)
 		}
 	}
 }
@@ -184,12 +201,20 @@ func TestIncrementalBookkeeping(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 100 {
 		net, bias := randomNet(rng, 12)
+		if i%3 == 0 { // some hard clauses that must be false
+			for c := range net.Weight {
+				if math.IsInf(net.Weight[c], 1) && rng.IntN(2) == 0 {
+					net.Weight[c] = math.Inf(-1)
+				}
+			}
+		}
 		p := newProblem(net, bias)
 		w := newWalker(p)
+		w.hardAware, w.track = i%2 == 0, i%4 < 2
 		for a := range w.y {
 			w.y[a] = rng.IntN(2) == 0
 		}
-		w.reset()
+		w.reset(0, int32(p.n), 0, int32(p.numClauses()))
 		w.check(t)
 		for step := range 200 {
 			var a int32
@@ -202,7 +227,7 @@ func TestIncrementalBookkeeping(t *testing.T) {
 				a = int32(rng.IntN(p.n))
 			}
 			w.flip(a)
-			w.at[a].last = int64(step)
+			w.at[a].last = uint32(step)
 			w.check(t)
 		}
 		_ = i
@@ -275,7 +300,8 @@ func TestCancel(t *testing.T) {
 }
 
 // BenchmarkFlips measures MaxWalkSAT steps per second on a random network of
-// 100k atoms and 400k clauses of length 2 to 4.
+// 100k atoms and 400k clauses of length 2 to 4 (one component), with the
+// default options and with Alchemy's (Classic).
 func BenchmarkFlips(b *testing.B) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	const n, m = 100000, 400000
@@ -297,13 +323,251 @@ func BenchmarkFlips(b *testing.B) {
 	if os.Getenv("MWS_BENCH_STEPS") != "" {
 		steps, _ = strconv.Atoi(os.Getenv("MWS_BENCH_STEPS"))
 	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		res, err := Solve(context.Background(), net, Options{Options: infer.Options{Seed: int64(i)}, MaxSteps: steps})
-		if err != nil {
-			b.Fatal(err)
-		}
-		_ = res
+	for _, mode := range []struct {
+		name string
+		opt  Options
+	}{{"default", Options{}}, {"classic", Options{Classic: true}}} {
+		b.Run(mode.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				opt := mode.opt
+				opt.Seed, opt.MaxSteps = int64(i), steps
+				res, err := Solve(context.Background(), net, opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = res
+			}
+			b.ReportMetric(float64(steps)*float64(b.N)/b.Elapsed().Seconds(), "flips/s")
+		})
 	}
-	b.ReportMetric(float64(steps)*float64(b.N)/b.Elapsed().Seconds(), "flips/s")
+}
+
+// mutexNet builds a network like CiteSeer segmentation: chains of
+// positions, each with three field atoms that hard clauses make mutually
+// exclusive, unit clauses with random weights on every atom and soft
+// clauses tying each field atom to the same field at the next position.
+func mutexNet(rng *rand.Rand, chains, length int) *ground.Network {
+	const fields = 3
+	net := ground.NewNetwork(chains * length * fields)
+	atom := func(c, i, f int) int32 { return int32((c*length+i)*fields + f) }
+	for c := range chains {
+		for i := range length {
+			for f := range fields {
+				a := atom(c, i, f)
+				net.AddClause([]ground.Lit{ground.MakeLit(a, false)}, rng.NormFloat64(), -1, -1, 1)
+				for g := f + 1; g < fields; g++ {
+					net.AddClause([]ground.Lit{ground.MakeLit(a, true), ground.MakeLit(atom(c, i, g), true)}, math.Inf(1), -1, -1, 1)
+				}
+				if i+1 < length {
+					b := atom(c, i+1, f)
+					w := 1 + rng.Float64()
+					net.AddClause([]ground.Lit{ground.MakeLit(a, true), ground.MakeLit(b, false)}, w, -1, -1, 1)
+					net.AddClause([]ground.Lit{ground.MakeLit(b, true), ground.MakeLit(a, false)}, w, -1, -1, 1)
+				}
+			}
+		}
+	}
+	return net
+}
+
+// TestStrictHardNeverBreaks checks that once every hard clause holds, the
+// strict hard-aware walk never breaks one, and that the bookkeeping stays
+// right along the way.
+func TestStrictHardNeverBreaks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := range 40 {
+		var net *ground.Network
+		if i%2 == 0 {
+			net = mutexNet(rng, 1+rng.IntN(3), 2+rng.IntN(3))
+		} else {
+			// Random soft clauses plus hard clauses of negative literals
+			// only, which all-false satisfies.
+			net, _ = randomNet(rng, 12)
+			n := net.NumAtoms()
+			for range 1 + rng.IntN(2*n) {
+				lits := []ground.Lit{ground.MakeLit(int32(rng.IntN(n)), true), ground.MakeLit(int32(rng.IntN(n)), true)}
+				net.AddClause(lits, math.Inf(1), -1, -1, 1)
+			}
+			for c := range net.Weight {
+				if math.IsInf(net.Weight[c], 1) && !allNegative(net.Clause(c)) {
+					net.Weight[c] = 1
+				}
+			}
+		}
+		p := newProblem(net, nil)
+		w := newWalker(p)
+		w.strict, w.track = true, i%4 < 2
+		for a := range w.y {
+			w.y[a] = rng.IntN(2) == 0
+		}
+		w.reset(0, int32(p.n), 0, int32(p.numClauses()))
+		satisfied := w.hardBad == 0
+		for step := range 3000 {
+			if w.numBad() == 0 {
+				break
+			}
+			a := w.pick(rng, 0.5, 3, int64(step), w.hardBad, w.softCost)
+			if a < 0 {
+				continue
+			}
+			w.flip(a)
+			w.at[a].last = uint32(step)
+			if satisfied && w.hardBad > 0 {
+				t.Fatalf("instance %d step %d: flipping atom %d broke a hard clause", i, step, a)
+			}
+			satisfied = satisfied || w.hardBad == 0
+			if step < 200 {
+				w.check(t)
+			}
+		}
+		if !satisfied {
+			t.Fatalf("instance %d: hard clauses never all satisfied", i)
+		}
+	}
+}
+
+func allNegative(cl []ground.Lit) bool {
+	for _, l := range cl {
+		if !l.Neg() {
+			return false
+		}
+	}
+	return true
+}
+
+// TestModesMatchBruteForce runs every combination of options on small
+// random networks: each must reach the brute-force optimum.
+func TestModesMatchBruteForce(t *testing.T) {
+	modes := map[string]Options{
+		"classic":    {Classic: true},
+		"breakHard":  {BreakHard: true},
+		"strictHard": {StrictHard: true},
+		"noGreedy":   {NoGreedy: true},
+		"noSplit":    {NoSplit: true},
+		"randomInit": {RandomInit: true, Tries: 2},
+	}
+	for name, mode := range modes {
+		rng := rand.New(rand.NewPCG(13, 14))
+		for i := range 60 {
+			net, bias := randomNet(rng, 10)
+			wantHard, wantCost := bruteMin(net, bias)
+			opt := mode
+			opt.Bias, opt.Seed, opt.MaxSteps = bias, int64(i), 20000
+			res, err := Solve(context.Background(), net, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.HardViolated != wantHard || math.Abs(res.Cost-wantCost) > 1e-9 {
+				t.Fatalf("%s, instance %d: got cost %v hard %d, optimum %v hard %d",
+					name, i, res.Cost, res.HardViolated, wantCost, wantHard)
+			}
+		}
+	}
+}
+
+// TestSplit checks that split renumbers the clauses faithfully into
+// components that share no atom.
+func TestSplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for i := range 100 {
+		// Several random networks side by side, and some unused atoms.
+		net := ground.NewNetwork(0)
+		for range 1 + rng.IntN(4) {
+			sub, _ := randomNet(rng, 8)
+			base := int32(net.NumAtoms())
+			for range sub.NumAtoms() + rng.IntN(2) {
+				net.AddAtom(-1, nil)
+			}
+			for c := 0; c < sub.NumClauses(); c++ {
+				var lits []ground.Lit
+				for _, l := range sub.Clause(c) {
+					lits = append(lits, ground.MakeLit(base+l.Atom(), l.Neg()))
+				}
+				net.AddClause(lits, sub.Weight[c], -1, -1, 1)
+			}
+		}
+		p := newProblem(net, nil)
+		q, perm, atomStart, clauseStart := p.split()
+		if perm == nil {
+			if q != p || len(atomStart) != 2 {
+				t.Fatalf("instance %d: unsplit problem changed", i)
+			}
+			continue
+		}
+		// Same clauses (as sorted strings of original atoms).
+		key := func(pr *problem, c int, m []int32) string {
+			var ls []int
+			for _, l := range pr.clause(c) {
+				a := l.Atom()
+				if m != nil {
+					a = m[a]
+				}
+				ls = append(ls, int(ground.MakeLit(a, l.Neg())))
+			}
+			sort.Ints(ls)
+			return fmt.Sprint(ls, pr.s[c], pr.hard[c])
+		}
+		count := map[string]int{}
+		for c := 0; c < p.numClauses(); c++ {
+			count[key(p, c, nil)]++
+		}
+		for c := 0; c < q.numClauses(); c++ {
+			count[key(q, c, perm)]--
+		}
+		for k, v := range count {
+			if v != 0 {
+				t.Fatalf("instance %d: clause %s count off by %d", i, k, v)
+			}
+		}
+		for k := 0; k+1 < len(atomStart); k++ {
+			for c := clauseStart[k]; c < clauseStart[k+1]; c++ {
+				for _, l := range q.clause(int(c)) {
+					if l.Atom() < atomStart[k] || l.Atom() >= atomStart[k+1] {
+						t.Fatalf("instance %d: clause %d of component %d has atom %d outside %d:%d", i, c, k, l.Atom(), atomStart[k], atomStart[k+1])
+					}
+				}
+			}
+		}
+		if int(clauseStart[len(clauseStart)-1]) != q.numClauses() {
+			t.Fatalf("instance %d: components cover %d of %d clauses", i, clauseStart[len(clauseStart)-1], q.numClauses())
+		}
+	}
+}
+
+// TestMutexChains runs the default and the classic walk on a CiteSeer-like
+// network: the default walk leaves no hard clause violated and finds a
+// cheaper state; the progress reports never get worse and end at the
+// result's cost.
+func TestMutexChains(t *testing.T) {
+	net := mutexNet(rand.New(rand.NewPCG(17, 18)), 200, 15)
+	var costs []float64
+	res, err := Solve(context.Background(), net, Options{Options: infer.Options{Seed: 1}, MaxSteps: 200000,
+		Progress: func(step int, cost float64) { costs = append(costs, cost) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	classic, err := Solve(context.Background(), net, Options{Options: infer.Options{Seed: 1}, MaxSteps: 200000, Classic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	strict, err := Solve(context.Background(), net, Options{Options: infer.Options{Seed: 1}, MaxSteps: 200000, StrictHard: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("default cost %.2f hard %d; strict %.2f hard %d; classic %.2f hard %d",
+		res.Cost, res.HardViolated, strict.Cost, strict.HardViolated, classic.Cost, classic.HardViolated)
+	if res.HardViolated != 0 || strict.HardViolated != 0 {
+		t.Fatalf("hard clauses violated: %d by default, %d strict", res.HardViolated, strict.HardViolated)
+	}
+	if classic.HardViolated == 0 && classic.Cost < res.Cost {
+		t.Fatalf("classic walk found a cheaper state: %v < %v", classic.Cost, res.Cost)
+	}
+	for i := 1; i < len(costs); i++ {
+		if costs[i] > costs[i-1] {
+			t.Fatalf("progress got worse: %v then %v", costs[i-1], costs[i])
+		}
+	}
+	if len(costs) == 0 || math.Abs(costs[len(costs)-1]-res.Cost) > 1e-6 {
+		t.Fatalf("last progress cost %v, result %v", costs, res.Cost)
+	}
 }
