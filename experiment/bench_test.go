@@ -85,7 +85,7 @@ func BenchmarkLPTopic(b *testing.B) {
 
 // BenchmarkMAPCostFace compares, on the Face topic with the same (random)
 // weights, the cost and hard violations of exact MPE and of MaxWalkSAT
-// with Alchemy's defaults.
+// (Marple's default, and Classic: Alchemy's algorithm) with 1,000,000 flips.
 func BenchmarkMAPCostFace(b *testing.B) {
 	net := groundWithRandomWeights(b, "face")
 	for i := 0; i < b.N; i++ {
@@ -101,5 +101,11 @@ func BenchmarkMAPCostFace(b *testing.B) {
 		b.ReportMetric(float64(ex.HardViolated), "exact-hard")
 		b.ReportMetric(mw.Cost, "mws-cost")
 		b.ReportMetric(float64(mw.HardViolated), "mws-hard")
+		cl, err := mws.Solve(context.Background(), net, mws.Options{Options: infer.Options{Seed: 1}, Classic: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(cl.Cost, "classic-mws-cost")
+		b.ReportMetric(float64(cl.HardViolated), "classic-mws-hard")
 	}
 }
