@@ -93,6 +93,13 @@ type CiteSeerConfig struct {
 	Shuffle bool
 	// NoAverage predicts with the last weights instead of the average.
 	NoAverage bool
+	// KeepPadding keeps as query atoms the InField atoms at the positions
+	// past a citation's last token (positions are shared constants, so
+	// every citation gets as many as the longest one). By default they are
+	// false evidence, which gives the papers' ground networks (the query
+	// atoms are 3 per token); kept, they count in the Hamming loss of
+	// training, where a loss-augmented label can fill them for free.
+	KeepPadding bool
 	// Progress receives a line per finished run (optional).
 	Progress io.Writer
 }
@@ -190,7 +197,7 @@ func RunCiteSeer(ctx context.Context, cfg CiteSeerConfig) (*CiteSeerTable, error
 		table.Rows = append(table.Rows, &CiteSeerRow{Method: m, Cells: map[string]*CiteSeerCell{}})
 	}
 	for _, topic := range topics {
-		f, err := loadFold(ctx, cfg.Dir, topic)
+		f, err := loadFold(ctx, cfg, topic)
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +217,8 @@ func RunCiteSeer(ctx context.Context, cfg CiteSeerConfig) (*CiteSeerTable, error
 }
 
 // loadFold grounds the training topics (all but topic) and the test topic.
-func loadFold(ctx context.Context, dir, topic string) (*fold, error) {
+func loadFold(ctx context.Context, cfg CiteSeerConfig, topic string) (*fold, error) {
+	dir := cfg.Dir
 	var trainFiles []string
 	for _, t := range Topics {
 		if t != topic {
@@ -220,7 +228,7 @@ func loadFold(ctx context.Context, dir, topic string) (*fold, error) {
 	f := &fold{}
 	t0 := time.Now()
 	var err error
-	f.train, f.trainNet, f.trainTruth, f.trainMask, err = groundTopic(ctx, trainFiles)
+	f.train, f.trainNet, f.trainTruth, f.trainMask, err = groundCiteSeer(ctx, trainFiles, cfg.KeepPadding)
 	if err != nil {
 		return nil, err
 	}
@@ -241,18 +249,27 @@ func loadFold(ctx context.Context, dir, topic string) (*fold, error) {
 	}
 	f.src = learn.NewComponentSource(net, f.trainTruth, query, key)
 
-	f.test, f.testNet, f.testTruth, f.testMask, err = groundTopic(ctx,
-		[]string{filepath.Join(dir, topic+".evidence.db"), filepath.Join(dir, topic+".infield.db")})
+	f.test, f.testNet, f.testTruth, f.testMask, err = groundCiteSeer(ctx,
+		[]string{filepath.Join(dir, topic+".evidence.db"), filepath.Join(dir, topic+".infield.db")}, cfg.KeepPadding)
 	if err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-// groundTopic loads the ISM model with the given evidence and truth files,
-// grounds it with InField as the query predicate, and returns the network,
-// the true assignment and the mask of InField atoms at token positions.
+// groundTopic is groundCiteSeer keeping the padding atoms (the network the
+// exact-MPE benchmarks were written against).
 func groundTopic(ctx context.Context, files []string) (*mln.Model, *ground.Network, []bool, []bool, error) {
+	return groundCiteSeer(ctx, files, true)
+}
+
+// groundCiteSeer loads the ISM model with the given evidence and truth
+// files, grounds it with InField as the query predicate, and returns the
+// network, the true assignment and the mask of InField atoms at token
+// positions. Unless keepPadding, the InField atoms at positions without a
+// token are false evidence rather than query atoms (see
+// CiteSeerConfig.KeepPadding).
+func groundCiteSeer(ctx context.Context, files []string, keepPadding bool) (*mln.Model, *ground.Network, []bool, []bool, error) {
 	m, err := mln.ParseModel("ism.mln", examples.CiteSeerISM())
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -273,11 +290,6 @@ func groundTopic(ctx context.Context, files []string) (*mln.Model, *ground.Netwo
 		}
 		db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) { ev.Set(mln.PredID(p), args, v) })
 	}
-	net, err := ground.Ground(ctx, m, ev, ground.Options{Query: []mln.PredID{inField.ID}, Workers: runtime.GOMAXPROCS(0)})
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	truth := net.Assignment(db)
 	// Token positions: (bib, position) pairs carrying a Token.
 	type bp struct{ b, p mln.ConstID }
 	tok := make(map[bp]bool)
@@ -286,6 +298,33 @@ func groundTopic(ctx context.Context, files []string) (*mln.Model, *ground.Netwo
 			tok[bp{args[2], args[1]}] = true
 		}
 	})
+	if !keepPadding {
+		// Positions are constants shared by all citations (P00..P48), so
+		// a citation of n tokens would also get InField atoms at the
+		// positions past its end. They label nothing: give them as
+		// false evidence, so that the query atoms are exactly the
+		// InField atoms of the tokens, as in the papers' ground networks
+		// (Huynh & Mooney 2009 report 37,692 query atoms for the largest
+		// topic, Reasoning: 3 fields × 12,564 tokens).
+		bibs, _ := m.Type("bib")
+		fields, _ := m.Type("field")
+		positions, _ := m.Type("position")
+		for _, b := range bibs.Consts {
+			for _, p := range positions.Consts {
+				if tok[bp{b, p}] {
+					continue
+				}
+				for _, f := range fields.Consts {
+					ev.Set(inField.ID, []mln.ConstID{b, f, p}, mln.False)
+				}
+			}
+		}
+	}
+	net, err := ground.Ground(ctx, m, ev, ground.Options{Query: []mln.PredID{inField.ID}, Workers: runtime.GOMAXPROCS(0)})
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	truth := net.Assignment(db)
 	mask := make([]bool, net.NumAtoms())
 	for a := range mask {
 		if net.AtomPred[a] == inField.ID {
