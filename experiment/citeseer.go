@@ -100,6 +100,10 @@ type CiteSeerConfig struct {
 	// atoms are 3 per token); kept, they count in the Hamming loss of
 	// training, where a loss-augmented label can fill them for free.
 	KeepPadding bool
+	// Model is the text of the model to learn (default: the ISM model,
+	// examples/citeseer/ism.mln). It must declare InField(bib,field,position)
+	// and Token(token,position,bib) as ISM does.
+	Model string
 	// Progress receives a line per finished run (optional).
 	Progress io.Writer
 }
@@ -228,7 +232,7 @@ func loadFold(ctx context.Context, cfg CiteSeerConfig, topic string) (*fold, err
 	f := &fold{}
 	t0 := time.Now()
 	var err error
-	f.train, f.trainNet, f.trainTruth, f.trainMask, err = groundCiteSeer(ctx, trainFiles, cfg.KeepPadding)
+	f.train, f.trainNet, f.trainTruth, f.trainMask, err = groundCiteSeer(ctx, cfg.Model, trainFiles, cfg.KeepPadding)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +254,7 @@ func loadFold(ctx context.Context, cfg CiteSeerConfig, topic string) (*fold, err
 	f.src = learn.NewComponentSource(net, f.trainTruth, query, key)
 
 	f.test, f.testNet, f.testTruth, f.testMask, err = groundCiteSeer(ctx,
-		[]string{filepath.Join(dir, topic+".evidence.db"), filepath.Join(dir, topic+".infield.db")}, cfg.KeepPadding)
+		cfg.Model, []string{filepath.Join(dir, topic+".evidence.db"), filepath.Join(dir, topic+".infield.db")}, cfg.KeepPadding)
 	if err != nil {
 		return nil, err
 	}
@@ -260,17 +264,21 @@ func loadFold(ctx context.Context, cfg CiteSeerConfig, topic string) (*fold, err
 // groundTopic is groundCiteSeer keeping the padding atoms (the network the
 // exact-MPE benchmarks were written against).
 func groundTopic(ctx context.Context, files []string) (*mln.Model, *ground.Network, []bool, []bool, error) {
-	return groundCiteSeer(ctx, files, true)
+	return groundCiteSeer(ctx, "", files, true)
 }
 
-// groundCiteSeer loads the ISM model with the given evidence and truth
+// groundCiteSeer loads the model (ISM when empty) with the given evidence and truth
 // files, grounds it with InField as the query predicate, and returns the
 // network, the true assignment and the mask of InField atoms at token
 // positions. Unless keepPadding, the InField atoms at positions without a
 // token are false evidence rather than query atoms (see
 // CiteSeerConfig.KeepPadding).
-func groundCiteSeer(ctx context.Context, files []string, keepPadding bool) (*mln.Model, *ground.Network, []bool, []bool, error) {
-	m, err := mln.ParseModel("ism.mln", examples.CiteSeerISM())
+func groundCiteSeer(ctx context.Context, model string, files []string, keepPadding bool) (*mln.Model, *ground.Network, []bool, []bool, error) {
+	name := "model.mln"
+	if model == "" {
+		model, name = examples.CiteSeerISM(), "ism.mln"
+	}
+	m, err := mln.ParseModel(name, model)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}

@@ -15,7 +15,7 @@ func TestGroundCiteSeerPadding(t *testing.T) {
 		keep  bool
 		atoms int
 	}{{false, 3 * 7}, {true, 3 * 2 * 4}} {
-		_, net, truth, mask, err := groundCiteSeer(context.Background(), files, tc.keep)
+		_, net, truth, mask, err := groundCiteSeer(context.Background(), "", files, tc.keep)
 		if err != nil {
 			t.Fatal(err)
 		}

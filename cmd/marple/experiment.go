@@ -40,6 +40,7 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 		seed    = fs.Int64("seed", 1, "random seed")
 		shuffle = fs.Bool("shuffle", false, "visit the training examples in a random order drawn from -seed")
 		noAvg   = fs.Bool("noAverage", false, "predict with the last weights instead of the average")
+		model   = fs.String("model", "", "model to learn instead of the ISM model (it must declare InField and Token as ISM does)")
 	)
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -52,7 +53,16 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 		}
 		grid = append(grid, v)
 	}
+	var modelText string
+	if *model != "" {
+		b, err := os.ReadFile(*model)
+		if err != nil {
+			return err
+		}
+		modelText = string(b)
+	}
 	cfg := experiment.CiteSeerConfig{
+		Model:     modelText,
 		Dir:       filepath.Join(*data, "citeseer"),
 		Methods:   splitList(*methods),
 		Topics:    splitList(*topics),
