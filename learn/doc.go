@@ -104,4 +104,13 @@
 // Passes = 1 and averaging on (both papers: "we ran one pass over the
 // training set and used the average weight vector"), initial weights 0
 // (SDM 2011 Algorithm 2, line 2; ECML 2011 Algorithm 1, line 1).
+//
+// # Batch max-margin learning
+//
+// Batch is the batch learner of Huynh & Mooney (ECML-PKDD 2009), the
+// "MM" row of the SDM 2011 tables: the 1-slack structural SVM of Joachims,
+// Finley & Yu (2009) with Hamming loss, trained by cutting planes. Each
+// round runs loss-augmented MAP on every example (concurrently, reduced
+// in example order) and adds the averaged plane to a working set whose
+// dual QP is solved by sequential minimal optimisation; see MaxMargin.
 package learn

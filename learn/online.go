@@ -64,6 +64,22 @@ type Stats struct {
 	// receives the average unless Settings.NoAverage.
 	Last    []float64
 	Elapsed time.Duration
+
+	// The fields below are set by Batch (max-margin) only; PassLoss and
+	// PassMistakes then hold one entry per cutting-plane round.
+
+	// Iterations is the number of cutting-plane rounds.
+	Iterations int
+	// Violation holds, per round, how much the round's cutting plane was
+	// violated by that round's weights: b − ⟨w,a⟩ − ξ.
+	Violation []float64
+	// Constraints is the size of the final working set, Slack its ξ and
+	// Objective ½‖w‖² + C·ξ over it.
+	Constraints int
+	Slack       float64
+	Objective   float64
+	// Converged is set when the last round's violation was at most ε.
+	Converged bool
 }
 
 // Online learns the weights of model from examples with the update rule

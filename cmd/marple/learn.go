@@ -27,7 +27,10 @@ citation (bib); with -multipleDatabases each file is one example.
 
 Methods (Huynh & Mooney 2011): cda-pl, cda-ml (coordinate dual ascent with
 prediction-based or maximal loss), mira (1-best MIRA), subgradient, adagrad
-(AdaGrad forward-backward with l1).`
+(AdaGrad forward-backward with l1); and mm, the batch max-margin learner
+(Huynh & Mooney 2009: 1-slack structural SVM trained by cutting planes,
+Hamming loss; -C, -epsilon, -maxIter; -passes, -shuffle, -noAverage do not
+apply).`
 
 func runLearn(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "learn", learnSynopsis)
@@ -38,10 +41,12 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		nonEv      = fs.String("ne", "", "non-evidence (query) predicates, comma-separated")
 		multi      = fs.Bool("multipleDatabases", false, "each -t file is one example")
 		exType     = fs.String("exampleType", "auto", "group components sharing a constant of this type into one example; auto: the query predicates' argument type with the most constants; none: every component is an example")
-		method     = fs.String("method", "cda-ml", "cda-pl, cda-ml, mira, subgradient or adagrad")
+		method     = fs.String("method", "cda-ml", "cda-pl, cda-ml, mira, subgradient, adagrad or mm")
 		loss       = fs.String("loss", "hamming", "label loss: hamming or f1 (f1 with prediction-based methods only)")
 		sigma      = fs.Float64("sigma", 1, "CDA, subgradient: the strong-convexity constant σ")
-		c          = fs.Float64("C", 0, "mira: clip the step at C (0: the paper's unclipped rule)")
+		c          = fs.Float64("C", 0, fmt.Sprintf("mira: clip the step at C (0: the paper's unclipped rule); mm: the SVM's margin/slack trade-off C (0: the default, %g)", float64(learn.DefaultMaxMarginC)))
+		epsilon    = fs.Float64("epsilon", 0, fmt.Sprintf("mm: stop when the most violated constraint is violated by at most ε, in Hamming loss per example (0: the default, %g)", learn.DefaultMaxMarginEpsilon))
+		maxIter    = fs.Int("maxIter", 0, fmt.Sprintf("mm: maximum cutting-plane rounds (0: the default, %d)", learn.DefaultMaxMarginIter))
 		lambda     = fs.Float64("lambda", 0.001, "adagrad: l1 regularisation λ")
 		eta        = fs.Float64("eta", 1, "adagrad: learning rate η")
 		delta      = fs.Float64("delta", 1, "adagrad: δ")
@@ -67,9 +72,16 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if *nonEv == "" {
 		return usagef("no non-evidence predicates: give -ne Pred1,Pred2")
 	}
-	meth, err := learnMethod(*method, *sigma, *c, *lambda, *eta, *delta)
-	if err != nil {
-		return err
+	batch := *method == "mm"
+	var meth learn.Method
+	if !batch {
+		var err error
+		meth, err = learnMethod(*method, *sigma, *c, *lambda, *eta, *delta)
+		if err != nil {
+			return err
+		}
+	} else if *c < 0 || *epsilon < 0 || *maxIter < 0 {
+		return usagef("-C, -epsilon and -maxIter must not be negative")
 	}
 	var lossFn learn.LabelLoss
 	switch *loss {
@@ -80,7 +92,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	default:
 		return usagef("-loss must be hamming or f1, not %q", *loss)
 	}
-	if lossFn == learn.F1 && meth.Label() == learn.MaxLoss {
+	if lossFn == learn.F1 && (batch || meth.Label() == learn.MaxLoss) {
 		return usagef("-loss f1 does not decompose over atoms: use a prediction-based method (cda-pl, mira, adagrad)")
 	}
 	switch *solver {
@@ -181,12 +193,23 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 			if pr.Elapsed < time.Second && !*verbose {
 				return
 			}
+			if batch {
+				fmt.Fprintf(e.stderr, "marple: learn: round %d, %d/%d examples, %.0f examples/s, loss %.3f\n",
+					pr.Pass+1, pr.Done-pr.Pass*src.Len(), src.Len(), pr.Rate, pr.Loss)
+				return
+			}
 			fmt.Fprintf(e.stderr, "marple: learn: pass %d, %d/%d examples, %.0f examples/s, loss %.3f, ETA %s\n",
 				pr.Pass+1, pr.Done, pr.Total, pr.Rate, pr.Loss, pr.ETA.Round(time.Second))
 		},
 	}
-	done = p.stage("learn " + meth.Name())
-	stats, err := learn.Online(ctx, m, src, meth, settings)
+	var stats *learn.Stats
+	if batch {
+		done = p.stage("learn MM-HM")
+		stats, err = learn.Batch(ctx, m, src, learn.MaxMargin{C: *c, Epsilon: *epsilon, MaxIter: *maxIter, Workers: wf.workers}, settings)
+	} else {
+		done = p.stage("learn " + meth.Name())
+		stats, err = learn.Online(ctx, m, src, meth, settings)
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) && *checkpoint && stats != nil {
 			fmt.Fprintf(e.stderr, "marple learn: interrupted after %d examples; writing the weights so far\n", stats.Steps)
@@ -196,7 +219,12 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		}
 		return err
 	}
-	done("%d examples, %d parameters", stats.Steps, len(m.Weights))
+	if batch {
+		done("%d rounds of %d examples, %d planes, ξ %.4g, converged %v, %d parameters",
+			stats.Iterations, src.Len(), stats.Constraints, stats.Slack, stats.Converged, len(m.Weights))
+	} else {
+		done("%d examples, %d parameters", stats.Steps, len(m.Weights))
+	}
 	if n := len(stats.PassLoss); n > 0 {
 		p.logf("learn: last pass mean loss %.4f, %d mistakes", stats.PassLoss[n-1], stats.PassMistakes[n-1])
 	}
@@ -217,7 +245,7 @@ func learnMethod(name string, sigma, c, lambda, eta, delta float64) (learn.Metho
 	case "adagrad":
 		return &learn.AdaGradFB{Lambda: lambda, Eta: eta, Delta: delta, Inference: learn.Prediction}, nil
 	}
-	return nil, usagef("-method must be cda-pl, cda-ml, mira, subgradient or adagrad, not %q", name)
+	return nil, usagef("-method must be cda-pl, cda-ml, mira, subgradient, adagrad or mm, not %q", name)
 }
 
 // mapSolver adapts a MAP engine to the learners.

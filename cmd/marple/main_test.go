@@ -137,7 +137,7 @@ func TestLearnInferEval(t *testing.T) {
 	dir := t.TempDir()
 	learned := filepath.Join(dir, "learned.mln")
 	res := filepath.Join(dir, "test.result")
-	for _, method := range []string{"cda-ml", "cda-pl", "mira", "subgradient", "adagrad"} {
+	for _, method := range []string{"cda-ml", "cda-pl", "mira", "subgradient", "adagrad", "mm"} {
 		code, _, stderr := marple(t, "learn", "-i", "testdata/seg.mln", "-o", learned, "-t", "testdata/seg-train.db",
 			"-ne", "InField", "-exampleType", "bib", "-method", method, "-sigma", "0.1", "-passes", "3")
 		if code != 0 {
