@@ -128,7 +128,7 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 	}
 	done = p.stage("MAP (" + *solver + ")")
 	engine := func(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
-		return solveMAP(ctx, net, *solver, opt, *maxSteps, *tries, *timeLimit, wf.workers)
+		return solveMAP(ctx, net, *solver, opt, *maxSteps, *tries, *timeLimit, wf.workers, e.stderr)
 	}
 	var res *infer.Result
 	if *useCPI {
@@ -154,12 +154,17 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 }
 
 // solveMAP runs the chosen MAP engine.
-func solveMAP(ctx context.Context, net *ground.Network, solver string, opt infer.Options, maxSteps, tries int, limit time.Duration, workers int) (*infer.Result, error) {
+// report, when not nil, receives the LP relaxation's figures.
+func solveMAP(ctx context.Context, net *ground.Network, solver string, opt infer.Options, maxSteps, tries int, limit time.Duration, workers int, report io.Writer) (*infer.Result, error) {
 	switch solver {
 	case "mws":
 		return mws.Solve(ctx, net, mws.Options{Options: opt, MaxSteps: maxSteps, Tries: tries})
 	case "lp":
-		res, _, err := lp.Solve(ctx, net, lp.Options{Options: opt, Workers: workers, TimeLimit: limit})
+		res, st, err := lp.Solve(ctx, net, lp.Options{Options: opt, Workers: workers, TimeLimit: limit})
+		if err == nil && report != nil {
+			fmt.Fprintf(report, "marple: LP relaxation: bound on the cost %.6g (LP value %.6g), ROUNDUP cost %.6g, final cost %.6g, %.1f%% of atoms integral, %d iterations, converged %v\n",
+				st.LPBound, st.LPValue, st.RoundupCost, st.RoundedCost, 100*st.FracIntegral, st.Iterations, st.Converged)
+		}
 		return res, err
 	default:
 		return exact.Solve(ctx, net, exact.Options{Options: opt, Workers: workers, TimeLimit: limit})

@@ -251,7 +251,7 @@ func learnMethod(name string, sigma, c, lambda, eta, delta float64) (learn.Metho
 // mapSolver adapts a MAP engine to the learners.
 func mapSolver(name string, seed int64) learn.MAPSolver {
 	return func(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error) {
-		res, err := solveMAP(ctx, net, name, infer.Options{Bias: bias, Seed: seed}, 100000, 1, 0, 1)
+		res, err := solveMAP(ctx, net, name, infer.Options{Bias: bias, Seed: seed}, 100000, 1, 0, 1, nil)
 		if err != nil {
 			return nil, err
 		}
