@@ -96,12 +96,12 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 		done := p.stage("sample")
 		opt := mcsat.Options{Samples: *samples, BurnIn: *burnIn}
 		opt.Seed = *seed
-		var probs []float64
+		sampler := mcsat.MCSAT
 		if *gibbsInf {
-			probs, err = mcsat.Gibbs(ctx, net, opt)
-		} else {
-			probs, err = mcsat.MCSAT(ctx, net, opt)
+			sampler = mcsat.Gibbs
 		}
+		// Independent components are sampled apart, in parallel.
+		probs, err := mcsat.Components(ctx, net, wf.workers, opt, sampler)
 		if err != nil {
 			return err
 		}

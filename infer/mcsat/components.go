@@ -1,0 +1,89 @@
+package mcsat
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/marple-mln/marple/ground"
+)
+
+// Sampler is MCSAT or Gibbs.
+type Sampler func(ctx context.Context, net *ground.Network, opt Options) ([]float64, error)
+
+// Components runs sampler on each connected component of net on its own,
+// workers at a time (0: GOMAXPROCS), and returns the marginals of all of
+// net's atoms. Components share no clause, so their atoms are independent
+// and the marginals are those of the whole network; each chain only has to
+// mix over its own component. Component k is sampled with seed
+// opt.Seed+k, so the result does not depend on workers. An atom in no
+// clause gets its probability in closed form from its bias (0.5 without).
+func Components(ctx context.Context, net *ground.Network, workers int, opt Options, sampler Sampler) ([]float64, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	probs := make([]float64, net.NumAtoms())
+	comps := net.Components()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		next     = make(chan int)
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				c := comps[k]
+				if len(c.Clauses) == 0 {
+					for _, a := range c.Atoms {
+						b := 0.0
+						if opt.Bias != nil {
+							b = opt.Bias[a]
+						}
+						probs[a] = 1 / (1 + math.Exp(-b))
+					}
+					continue
+				}
+				sub := net.Sub(c)
+				o := opt
+				o.Seed = opt.Seed + int64(k)
+				if opt.Bias != nil {
+					o.Bias = make([]float64, len(c.Atoms))
+					for i, a := range c.Atoms {
+						o.Bias[i] = opt.Bias[a]
+					}
+				}
+				p, err := sampler(ctx, sub, o)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					continue
+				}
+				for i, a := range c.Atoms {
+					probs[a] = p[i]
+				}
+			}
+		}()
+	}
+	for k := range comps {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return probs, nil
+}
