@@ -79,14 +79,15 @@ func TestRandomBrute(t *testing.T) {
 			}
 		}
 
-		worlds += checkWorlds(t, fail, seed, m, db, query, ow, net)
+		worlds += checkWorlds(t, fail, seed, m, db, query, ow, nil, net)
 	}
 	t.Logf("%d random MLNs, %d worlds, %d ground clauses", numRandom, worlds, clauses)
 }
 
 // checkWorlds sets random weights and compares the network with brute
-// force in every world. It returns the number of worlds.
-func checkWorlds(t *testing.T, fail func(string, ...any), seed int64, m *mln.Model, db *mln.Database, query, ow []mln.PredID, net *ground.Network) int {
+// force in every world (the domains of doms's types restricted as in
+// ground.Options.Domains). It returns the number of worlds.
+func checkWorlds(t *testing.T, fail func(string, ...any), seed int64, m *mln.Model, db *mln.Database, query, ow []mln.PredID, doms map[mln.TypeID][]mln.ConstID, net *ground.Network) int {
 	t.Helper()
 	worlds := 0
 	// Random weights, so that parameters and unallocated bindings
@@ -103,7 +104,7 @@ func checkWorlds(t *testing.T, fail func(string, ...any), seed int64, m *mln.Mod
 	net.SetWeights()
 
 	open := append(append([]mln.PredID(nil), query...), ow...)
-	prob := brute.NewProblem(m, db, open)
+	prob := brute.NewProblemDomains(m, db, open, doms)
 	if len(prob.Atoms) > 14 {
 		fail("%d unknown atoms", len(prob.Atoms))
 	}
@@ -315,7 +316,7 @@ func TestMutatedClauses(t *testing.T) {
 		if err != nil {
 			fail("Ground: %v", err)
 		}
-		worlds += checkWorlds(t, fail, seed, m, db, query, ow, net)
+		worlds += checkWorlds(t, fail, seed, m, db, query, ow, nil, net)
 	}
 	t.Logf("%d worlds", worlds)
 }

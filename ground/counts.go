@@ -32,17 +32,18 @@ func (n *Network) AtomID(p mln.PredID, args []mln.ConstID) (int32, bool) {
 		}
 		var key uint64
 		for j, c := range args {
-			i, ok := g.m.Types[pt.types[j]].Index(c)
+			i, ok := g.index(pt.types[j], c)
 			if !ok {
 				return 0, false
 			}
 			key += uint64(i) * pt.strides[j]
 		}
-		if pt.dense != nil {
-			a := pt.dense[key]
+		ai := &g.atoms[p]
+		if ai.dense != nil {
+			a := ai.dense[key]
 			return a, a >= 0
 		}
-		return pt.ids.get(key)
+		return ai.ids.get(key)
 	}
 	// A network built by hand or by Sub: search the descriptions.
 	for a := range n.AtomPred {

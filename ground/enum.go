@@ -41,7 +41,7 @@ func (w *worker) ground(pl *plan, lo, hi, hint int) *unitOut {
 	w.vals = slices.Grow(w.vals[:0], n)[:n]
 	w.varConsts = w.varConsts[:0]
 	for _, v := range pl.clause.Vars {
-		w.varConsts = append(w.varConsts, w.g.m.Types[v.Type].Consts)
+		w.varConsts = append(w.varConsts, w.g.consts(v.Type))
 	}
 	nl := len(pl.lits)
 	w.litTruth = slices.Grow(w.litTruth[:0], nl)[:nl]
@@ -102,7 +102,7 @@ func (w *worker) step(si int, lo, hi int) {
 			x = w.vals[s.eqFrom]
 		default:
 			c := w.varConsts[s.eqFrom][w.vals[s.eqFrom]]
-			i, ok := w.g.m.Types[pl.clause.Vars[s.v].Type].Index(c)
+			i, ok := w.g.index(pl.clause.Vars[s.v].Type, c)
 			if !ok {
 				return
 			}

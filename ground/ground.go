@@ -41,6 +41,22 @@ type Options struct {
 	// Progress, when not nil, receives a progress line about once a second
 	// once grounding has taken more than two seconds.
 	Progress io.Writer
+	// Domains overrides the domain of a type for this grounding: the
+	// variables of type t range over Domains[t] (in that order) instead of
+	// the model's domain, the query atoms are created only over those
+	// constants, the totals behind EvidenceCount and ConstScore use the
+	// overridden sizes, and evidence atoms with a constant outside them are
+	// ignored. The result is the grounding of a model in which type t has
+	// exactly the constants Domains[t]. The constants must belong to the
+	// type (each once), and every constant the model's clauses mention in
+	// an argument of type t must be among them. The model's domains are not
+	// changed.
+	Domains map[mln.TypeID][]mln.ConstID
+	// Shared, when not nil, supplies the atoms of its predicates in place
+	// of the database given to Ground (which may still list atoms of them:
+	// they are ignored), and keeps their indexed evidence for the next
+	// grounding that shares it.
+	Shared *SharedEvidence
 }
 
 // DefaultMaxBytes is the memory limit used when Options.MaxBytes is zero.
@@ -54,15 +70,24 @@ type grounder struct {
 	open     []bool
 	query    []bool
 	tables   []*predTable
+	atoms    []atomIDs // per predicate: network IDs of its atoms
+	shared   *SharedEvidence
 	workers  int
 	progress io.Writer
 	maxBytes int64
 
+	doms       []*domain // per type: the domain given in Options.Domains, or nil
 	local      [][]int32 // per type: constant -> position in the domain, or -1
+	lookups    []int     // per type: localIndex calls before the table was built
 	constNum   []float64
 	constIsNum []bool
 
 	typeSizes []int // domain sizes at grounding time
+
+	fpStart, fpList []int32 // parameters by formula (formulaParams)
+	fpN             int     // number of parameters indexed
+	mark            []int32 // per parameter: markGen when seen (finalize)
+	markGen         int32
 
 	net       *Network
 	stats     map[int]*clauseStats // per ground model clause
@@ -141,7 +166,12 @@ func newGrounder(m *mln.Model, db *mln.Database, opt Options) (*grounder, error)
 			return nil, fmt.Errorf("ground: predicate %s is declared closed world but is %s", m.Preds[p].Name, what)
 		}
 	}
+	if err := g.setDomains(opt.Domains); err != nil {
+		return nil, err
+	}
 	g.tables = make([]*predTable, n)
+	g.atoms = make([]atomIDs, n)
+	g.shared = opt.Shared
 	g.stats = make(map[int]*clauseStats)
 	for _, t := range m.Types {
 		g.typeSizes = append(g.typeSizes, t.Size())
@@ -154,6 +184,7 @@ func (g *grounder) table(p mln.PredID) (*predTable, error) {
 	for int(p) >= len(g.tables) {
 		// A predicate declared after grounding started: closed world.
 		g.tables = append(g.tables, nil)
+		g.atoms = append(g.atoms, atomIDs{})
 		g.open = append(g.open, false)
 		g.query = append(g.query, false)
 	}
@@ -411,17 +442,18 @@ func (g *grounder) queryAtoms() error {
 		if pt.total > math.MaxInt32 || uint64(g.net.numAtoms)+pt.total > math.MaxInt32 {
 			return fmt.Errorf("ground: query predicate %s has %d groundings, too many", pt.name, pt.total)
 		}
-		pt.dense = make([]int32, pt.total)
+		dense := make([]int32, pt.total)
+		g.atoms[p].dense = dense
 		n := g.net
 		n.AtomPred = slices.Grow(n.AtomPred, int(pt.total))
 		n.AtomArgs = slices.Grow(n.AtomArgs, int(pt.total))
 		g.slab = make([]mln.ConstID, 0, int(pt.total)*pt.arity())
 		for k := uint64(0); k < pt.total; k++ {
 			if v, ok := pt.ev.get(k); ok && mln.Truth(v) != mln.Unknown {
-				pt.dense[k] = -1
+				dense[k] = -1
 				continue
 			}
-			pt.dense[k] = g.newAtom(pt, k)
+			dense[k] = g.newAtom(pt, k)
 		}
 	}
 	return nil
@@ -441,7 +473,7 @@ func (g *grounder) newAtom(pt *predTable, k uint64) int32 {
 	for j := range pt.types {
 		idx := k / pt.strides[j]
 		k %= pt.strides[j]
-		args[j] = g.m.Types[pt.types[j]].Consts[idx]
+		args[j] = g.consts(pt.types[j])[idx]
 	}
 	n.AtomPred = append(n.AtomPred, pt.id)
 	n.AtomArgs = append(n.AtomArgs, args)
@@ -450,14 +482,15 @@ func (g *grounder) newAtom(pt *predTable, k uint64) int32 {
 
 // atomID returns the network atom of pt with key k, adding it if needed.
 func (g *grounder) atomID(pt *predTable, k uint64) int32 {
-	if pt.dense != nil {
-		return pt.dense[k]
+	ai := &g.atoms[pt.id]
+	if ai.dense != nil {
+		return ai.dense[k]
 	}
-	if a, ok := pt.ids.get(k); ok {
+	if a, ok := ai.ids.get(k); ok {
 		return a
 	}
 	a := g.newAtom(pt, k)
-	pt.ids.put(k, a)
+	ai.ids.put(k, a)
 	return a
 }
 
@@ -613,7 +646,7 @@ func (g *grounder) merge(u *unit) {
 		param, weight := int32(-1), math.Inf(1)
 		if !pl.hard {
 			if cs.params[si] < 0 {
-				binding = pl.decodeBinding(m, b, binding[:0])
+				binding = g.decodeBinding(pl, b, binding[:0])
 				cs.params[si] = int32(m.Param(pl.formula, binding))
 			}
 			param = cs.params[si]
@@ -632,30 +665,62 @@ func (g *grounder) merge(u *unit) {
 }
 
 // decodeBinding turns a packed "+" binding into constants.
-func (pl *plan) decodeBinding(m *mln.Model, b uint64, out []mln.ConstID) []mln.ConstID {
+func (g *grounder) decodeBinding(pl *plan, b uint64, out []mln.ConstID) []mln.ConstID {
 	for k, v := range pl.plus {
 		idx := b / pl.pstride[k]
 		b %= pl.pstride[k]
-		out = append(out, m.Types[pl.clause.Vars[v].Type].Consts[idx])
+		out = append(out, g.consts(pl.clause.Vars[v].Type)[idx])
 	}
 	return out
 }
 
 // encodeBinding packs a binding of constants; ok is false when a constant
-// is not in its variable's domain.
-func (pl *plan) encodeBinding(m *mln.Model, binding []mln.ConstID) (uint64, bool) {
+// is not in its variable's domain. Not safe for concurrent use.
+func (g *grounder) encodeBinding(pl *plan, binding []mln.ConstID) (uint64, bool) {
 	if len(binding) != len(pl.plus) {
 		return 0, false
 	}
 	var b uint64
 	for k, v := range pl.plus {
-		i, ok := m.Types[pl.clause.Vars[v].Type].Index(binding[k])
-		if !ok {
+		i := g.localIndex(pl.clause.Vars[v].Type, binding[k])
+		if i < 0 {
 			return 0, false
 		}
 		b += uint64(i) * pl.pstride[k]
 	}
 	return b, true
+}
+
+// formulaParams returns the parameters of formula f (Model.ParamFormula),
+// from an index of all parameters built when the model has gained
+// parameters since the last call.
+func (g *grounder) formulaParams(f int) []int32 {
+	m := g.m
+	np := min(len(m.ParamFormula), len(m.ParamBinding))
+	if g.fpStart == nil || g.fpN != np || len(g.fpStart) != len(m.Formulas)+1 {
+		start := make([]int32, len(m.Formulas)+1)
+		for p := 0; p < np; p++ {
+			if pf := m.ParamFormula[p]; pf >= 0 && pf < len(m.Formulas) {
+				start[pf+1]++
+			}
+		}
+		for i := 1; i < len(start); i++ {
+			start[i] += start[i-1]
+		}
+		list := make([]int32, start[len(start)-1])
+		fill := append([]int32(nil), start[:len(m.Formulas)]...)
+		for p := 0; p < np; p++ {
+			if pf := m.ParamFormula[p]; pf >= 0 && pf < len(m.Formulas) {
+				list[fill[pf]] = int32(p)
+				fill[pf]++
+			}
+		}
+		g.fpStart, g.fpList, g.fpN = start, list, np
+	}
+	if f < 0 || f+1 >= len(g.fpStart) {
+		return nil
+	}
+	return g.fpList[g.fpStart[f]:g.fpStart[f+1]]
 }
 
 // existingParam returns the parameter of formula f for a packed binding,
@@ -665,7 +730,7 @@ func (g *grounder) existingParam(pl *plan, b uint64) int32 {
 	if fm.Params == nil {
 		return -1
 	}
-	p, ok := fm.Params[mln.BindingKey(pl.decodeBinding(g.m, b, nil))]
+	p, ok := fm.Params[mln.BindingKey(g.decodeBinding(pl, b, nil))]
 	if !ok {
 		return -1
 	}
@@ -710,22 +775,36 @@ func (g *grounder) finalize(cs *clauseStats) {
 	others := pl.numBindings - float64(len(cs.keys))
 	if others > 0 {
 		// Bindings with no surviving grounding: all satisfied. Those with a
-		// parameter count there, in parameter order.
-		var ps []int
-		for key, p := range g.m.Formulas[pl.formula].Params {
-			b, ok := pl.encodeBinding(g.m, g.m.ParamBinding[p])
-			if !ok || mln.BindingKey(g.m.ParamBinding[p]) != key {
+		// parameter count there (each parameter once, so the order does
+		// not matter).
+		// The parameters of the bindings seen are those in cs.params.
+		if len(g.mark) < len(g.m.Weights) {
+			g.mark = append(g.mark, make([]int32, len(g.m.Weights)-len(g.mark))...)
+		}
+		g.markGen++
+		for _, p := range cs.params {
+			if p >= 0 {
+				g.mark[p] = g.markGen
+			}
+		}
+		// A parameter's binding is in the model's domains; check it against
+		// the domains only when Options.Domains overrides one.
+		check := false
+		for _, v := range pl.plus {
+			check = check || g.override(pl.clause.Vars[v].Type) != nil
+		}
+		for _, p := range g.formulaParams(pl.formula) {
+			if int(p) >= len(n.EvidenceCount) || g.mark[p] == g.markGen || len(g.m.ParamBinding[p]) != len(pl.plus) {
 				continue
 			}
-			if _, seen := cs.bind.get(b); !seen {
-				ps = append(ps, p)
+			if check {
+				if _, ok := g.encodeBinding(pl, g.m.ParamBinding[p]); !ok {
+					continue
+				}
 			}
-		}
-		sort.Ints(ps)
-		for _, p := range ps {
 			n.EvidenceCount[p] += pl.coef * pl.perBinding
+			others--
 		}
-		others -= float64(len(ps))
 		unalloc += others * pl.perBinding
 	}
 	n.unalloc[pl.formula] += pl.coef * unalloc
@@ -744,7 +823,7 @@ func (g *grounder) account(done []int) {
 				continue
 			}
 			pl := cs.pl
-			b, ok := pl.encodeBinding(m, m.ParamBinding[p])
+			b, ok := g.encodeBinding(pl, m.ParamBinding[p])
 			if !ok {
 				continue
 			}
@@ -781,7 +860,7 @@ func (n *Network) AddModelClause(ctx context.Context, ci int) error {
 		return fmt.Errorf("ground: AddModelClause: %s is already ground", g.clauseName(ci))
 	}
 	for t, n := range g.typeSizes {
-		if g.m.Types[t].Size() != n {
+		if g.override(mln.TypeID(t)) == nil && g.m.Types[t].Size() != n {
 			return fmt.Errorf("ground: AddModelClause: the domain of type %s changed since grounding; ground again", g.m.Types[t].Name)
 		}
 	}

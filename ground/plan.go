@@ -155,7 +155,7 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 		if !isExist[v] {
 			isExist[v] = true
 			pl.exist = append(pl.exist, v)
-			pl.existSz = append(pl.existSz, int32(m.Types[c.Vars[v].Type].Size()))
+			pl.existSz = append(pl.existSz, int32(g.size(c.Vars[v].Type)))
 		}
 	}
 	for _, v := range c.Vars {
@@ -179,7 +179,7 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 	pl.psize = make([]int64, len(pl.plus))
 	st := uint64(1)
 	for k := len(pl.plus) - 1; k >= 0; k-- {
-		n := int64(m.Types[c.Vars[pl.plus[k]].Type].Size())
+		n := int64(g.size(c.Vars[pl.plus[k]].Type))
 		pl.psize[k] = n
 		pl.pstride[k] = st
 		if n > 0 {
@@ -188,7 +188,7 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 	}
 	pl.perBinding, pl.numBindings = 1, 1
 	for v, cv := range c.Vars {
-		n := float64(m.Types[cv.Type].Size())
+		n := float64(g.size(cv.Type))
 		switch {
 		case isExist[v]:
 		case isPlus[v]:
@@ -249,10 +249,14 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 							c.Vars[t.Var()].Name, m.Types[vt].Name, pt.name, m.Types[want].Name)
 					}
 				} else {
-					i, ok := m.Types[want].Index(t.Const())
+					i, ok := g.index(want, t.Const())
 					if !ok {
-						return nil, fmt.Errorf("ground: %s: constant %s is not in the domain of type %s", g.clauseName(ci),
-							m.ConstName(t.Const()), m.Types[want].Name)
+						what := ""
+						if g.override(want) != nil {
+							what = " given in Options.Domains"
+						}
+						return nil, fmt.Errorf("ground: %s: constant %s is not in the domain%s of type %s", g.clauseName(ci),
+							m.ConstName(t.Const()), what, m.Types[want].Name)
 					}
 					info.local[j] = i
 				}
@@ -272,7 +276,7 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 		pl.estimate = 1
 		for v := range c.Vars {
 			if !isExist[v] {
-				n := m.Types[c.Vars[v].Type].Size()
+				n := g.size(c.Vars[v].Type)
 				pl.steps = append(pl.steps, step{kind: stepDomain, v: v, size: int32(n), est: float64(n)})
 				pl.estimate *= float64(n)
 			}
@@ -337,7 +341,7 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 							s.eqMap = c.Vars[src.Var()].Type != c.Vars[dst.Var()].Type
 						} else {
 							s.eqConst = -1
-							if i, ok := m.Types[c.Vars[dst.Var()].Type].Index(src.Const()); ok {
+							if i, ok := g.index(c.Vars[dst.Var()].Type, src.Const()); ok {
 								s.eqConst = i
 							}
 						}
@@ -385,7 +389,7 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 			if isExist[v] || bound[v] {
 				continue
 			}
-			n := m.Types[c.Vars[v].Type].Size()
+			n := g.size(c.Vars[v].Type)
 			consider(step{kind: stepDomain, v: v, size: int32(n), est: float64(n)}, 2)
 		}
 		// Bind.
@@ -433,7 +437,7 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 			if pl.lits[li].exist {
 				for _, v := range pl.lits[li].vars {
 					if isExist[v] {
-						n *= float64(m.Types[c.Vars[v].Type].Size())
+						n *= float64(g.size(c.Vars[v].Type))
 					}
 				}
 			}

@@ -90,9 +90,11 @@ func (h *u64map) grow() {
 }
 
 // predTable holds what the grounder knows about one predicate: how its
-// ground atoms are packed into integer keys, its evidence, the rows that
-// generate bindings (closed-world predicates), and the IDs of its atoms in
-// the network.
+// ground atoms are packed into integer keys, its evidence, and the rows
+// that generate bindings (closed-world predicates). Once built it is only
+// read (its indexes are built under a lock), so that SharedEvidence can
+// hand one table to many groundings; the IDs of its atoms in a network are
+// in the grounder (atomIDs).
 //
 // A ground atom p(c_0..c_k-1) is packed as Σ idx_j·stride_j, idx_j being the
 // position of c_j in the domain of argument j's type (mixed radix, the last
@@ -119,9 +121,12 @@ type predTable struct {
 
 	mu      sync.Mutex
 	indexes map[uint32]*genIndex // by mask of bound argument positions
+}
 
-	// Atom IDs: dense for query predicates (all groundings; -1 for
-	// evidence atoms), hashed for the others.
+// atomIDs holds the network IDs of one predicate's atoms: dense for query
+// predicates (all groundings; -1 for evidence atoms), hashed for the
+// others.
+type atomIDs struct {
 	dense []int32
 	ids   u64map
 }
@@ -148,8 +153,27 @@ func (pt *predTable) decode(k uint64, idx []int32) {
 	}
 }
 
-// newPredTable builds the table of predicate p from the database.
+// newPredTable builds the table of predicate p from the database (or from
+// Options.Shared when it holds p).
 func (g *grounder) newPredTable(p mln.PredID) (*predTable, error) {
+	db := g.db
+	if sh := g.shared; sh != nil && sh.has(p) {
+		cacheable := true
+		for _, t := range g.m.Preds[p].Args {
+			if g.override(t) != nil {
+				cacheable = false
+			}
+		}
+		if cacheable {
+			return sh.table(g, p)
+		}
+		db = sh.db
+	}
+	return g.buildPredTable(p, db)
+}
+
+// buildPredTable builds the table of predicate p from the atoms of db.
+func (g *grounder) buildPredTable(p mln.PredID, db *mln.Database) (*predTable, error) {
 	pr := g.m.Preds[p]
 	pt := &predTable{id: p, name: pr.Name, types: pr.Args, open: g.open[p], query: g.query[p]}
 	k := len(pr.Args)
@@ -157,7 +181,7 @@ func (g *grounder) newPredTable(p mln.PredID) (*predTable, error) {
 	pt.strides = make([]uint64, k)
 	total := uint64(1)
 	for j := k - 1; j >= 0; j-- {
-		n := uint64(g.m.Types[pr.Args[j]].Size())
+		n := uint64(g.size(pr.Args[j]))
 		pt.sizes[j] = int64(n)
 		pt.strides[j] = total
 		if n != 0 {
@@ -174,12 +198,12 @@ func (g *grounder) newPredTable(p mln.PredID) (*predTable, error) {
 		}
 	}
 	pt.total = total
-	if g.db == nil {
+	if db == nil {
 		return pt, nil
 	}
-	pt.ev.reserve(g.db.Count(p))
+	pt.ev.reserve(db.Count(p))
 	idx := make([]int32, k)
-	g.db.Atoms(p, func(args []mln.ConstID, v mln.Truth) {
+	db.Atoms(p, func(args []mln.ConstID, v mln.Truth) {
 		if len(args) != k {
 			return
 		}
@@ -191,7 +215,7 @@ func (g *grounder) newPredTable(p mln.PredID) (*predTable, error) {
 	})
 	// Generator rows, in database order.
 	if !pt.open {
-		g.db.Atoms(p, func(args []mln.ConstID, _ mln.Truth) {
+		db.Atoms(p, func(args []mln.ConstID, _ mln.Truth) {
 			if len(args) != k {
 				return
 			}
@@ -261,20 +285,30 @@ func (g *grounder) packConsts(pt *predTable, args []mln.ConstID, idx []int32) (u
 	return key, true
 }
 
-// localIndex returns the position of constant c in type t's domain, or -1,
-// through a dense table per type built on first use (not safe for
-// concurrent use: workers use Type.Index).
+// localIndex returns the position of constant c in type t's domain, or -1.
+// After many lookups of one type it switches from the domain's map to a
+// dense table over all constants, built once (not safe for concurrent use:
+// workers use index).
 func (g *grounder) localIndex(t mln.TypeID, c mln.ConstID) int32 {
 	for int(t) >= len(g.local) {
 		g.local = append(g.local, nil)
+		g.lookups = append(g.lookups, 0)
 	}
 	tab := g.local[t]
 	if len(tab) != g.m.NumConsts() {
+		if g.lookups[t] < g.m.NumConsts()/16 {
+			g.lookups[t]++
+			i, ok := g.index(t, c)
+			if !ok {
+				return -1
+			}
+			return i
+		}
 		tab = make([]int32, g.m.NumConsts())
 		for i := range tab {
 			tab[i] = -1
 		}
-		for i, k := range g.m.Types[t].Consts {
+		for i, k := range g.consts(t) {
 			tab[k] = int32(i)
 		}
 		g.local[t] = tab

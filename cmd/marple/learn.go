@@ -19,11 +19,17 @@ const learnSynopsis = `-i model.mln -o learned.mln -t a.db,b.db -ne Pred1,Pred2 
 Learns the weights of the model's formulas from training databases and
 writes the model with the learned weights in Alchemy syntax. The -t files
 are merged into one database; its atoms of the -ne (non-evidence, query)
-predicates are the truth (unlisted atoms false), the rest is evidence. The
-training examples are the independent components of the ground network
-grouped by a constant of -exampleType: by default the query predicates'
-argument type with the most constants, which gives one example per CiteSeer
-citation (bib); with -multipleDatabases each file is one example.
+predicates are the truth (unlisted atoms false), the rest is evidence. There
+is one training example per constant of -exampleType (by default the query
+predicates' argument type with the most constants: one example per CiteSeer
+citation, bib), ground on its own when training reaches it, so only one
+example's ground network is in memory at a time; its evidence is the atoms
+of its constant and those without an argument of that type. A model whose
+clauses link two constants of that type (two variables of the type in one
+clause, say) is ground whole instead, and its examples are the independent
+components of the ground network grouped by such a constant, as with
+-exampleType none (every component an example). With -multipleDatabases
+each file is one example.
 
 Methods (Huynh & Mooney 2011): cda-pl, cda-ml (coordinate dual ascent with
 prediction-based or maximal loss), mira (1-best MIRA), subgradient, adagrad
@@ -40,7 +46,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		train      = fs.String("t", "", "training database file(s) (.db), comma-separated")
 		nonEv      = fs.String("ne", "", "non-evidence (query) predicates, comma-separated")
 		multi      = fs.Bool("multipleDatabases", false, "each -t file is one example")
-		exType     = fs.String("exampleType", "auto", "group components sharing a constant of this type into one example; auto: the query predicates' argument type with the most constants; none: every component is an example")
+		exType     = fs.String("exampleType", "auto", "one example per constant of this type, each ground on its own; auto: the query predicates' argument type with the most constants; none: ground everything, every component is an example")
 		method     = fs.String("method", "cda-ml", "cda-pl, cda-ml, mira, subgradient, adagrad or mm")
 		loss       = fs.String("loss", "hamming", "label loss: hamming or f1 (f1 with prediction-based methods only)")
 		sigma      = fs.Float64("sigma", 1, "CDA, subgradient: the strong-convexity constant σ")
@@ -138,15 +144,50 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		isQuery[q] = true
 	}
 
+	// The example type, if any.
+	exT, hasExT := mln.TypeID(-1), false
+	switch *exType {
+	case "none", "":
+	case "auto":
+		exT, hasExT = largestQueryType(m, gopt.Query)
+	default:
+		t, ok := m.Type(*exType)
+		if !ok {
+			return usagef("-exampleType: unknown type %q", *exType)
+		}
+		exT, hasExT = t.ID, true
+	}
+
 	var src learn.ExampleSource
-	if *multi {
+	var psrc *learn.PartitionSource
+	// The batch learner visits every example on every round: it grounds the
+	// training set once. The online ones ground each example when they
+	// reach it, so the whole ground training set is never in memory.
+	if !*multi && hasExT && !groundWhole && !batch {
+		psrc, err = learn.NewPartitionSource(m, dbs[0], gopt.Query, exT, gopt)
+		if err != nil {
+			// Examples that cannot be ground apart: ground everything
+			// (and say why, when the type was asked for).
+			if *exType == "auto" {
+				p.logf("learn: grounding the whole training set: %v", err)
+			} else {
+				fmt.Fprintf(e.stderr, "marple: learn: grounding the whole training set: %v\n", err)
+			}
+			psrc = nil
+		}
+	}
+	switch {
+	case *multi:
 		src = &learn.DatabaseSource{
 			Model: m, DBs: dbs, Query: gopt.Query, Names: trainFiles,
 			Ground: func(ctx context.Context, ev *mln.Database) (*ground.Network, error) {
 				return ground.Ground(ctx, m, ev, gopt)
 			},
 		}
-	} else {
+	case psrc != nil:
+		src = psrc
+		p.logf("learn: %d examples, one per constant of type %s, each ground when training reaches it", psrc.Len(), m.Types[exT].Name)
+	default:
 		done := p.stage("ground")
 		ev := withoutPreds(m, dbs[0], isQuery)
 		net, err := ground.Ground(ctx, m, ev, gopt)
@@ -159,18 +200,8 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 			query[a] = isQuery[net.AtomPred[a]]
 		}
 		var key func(int32) int64
-		switch *exType {
-		case "none", "":
-		case "auto":
-			if t, ok := largestQueryType(m, gopt.Query); ok {
-				key = constKey(m, net, t)
-			}
-		default:
-			t, ok := m.Type(*exType)
-			if !ok {
-				return usagef("-exampleType: unknown type %q", *exType)
-			}
-			key = constKey(m, net, t.ID)
+		if hasExT {
+			key = constKey(m, net, exT)
 		}
 		cs := learn.NewComponentSource(net, truth, query, key)
 		src = cs
@@ -230,6 +261,10 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	}
 	return atomicfile.Write(*outFile, func(w io.Writer) error { return mln.WriteModel(w, m) })
 }
+
+// groundWhole makes learn ground the whole training set even when its
+// examples can be ground one at a time (for tests comparing the two).
+var groundWhole = false
 
 // learnMethod builds the update rule named by -method.
 func learnMethod(name string, sigma, c, lambda, eta, delta float64) (learn.Method, error) {

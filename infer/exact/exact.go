@@ -108,6 +108,12 @@ type Options struct {
 	Method Method
 	// Order selects the elimination-order heuristic (default MinFill).
 	Order Order
+	// NoWarmStart turns off the warm start of the search: by default,
+	// before the branch and bound of a component, MaxWalkSAT (seeded
+	// with Seed, a step budget proportional to the component's atoms)
+	// and the LP relaxation with ROUNDUP give the search its first
+	// incumbent and a lower bound (see the package comment).
+	NoWarmStart bool
 }
 
 // ComponentStats describes the solution of one component. Cost and Bound
@@ -137,6 +143,12 @@ type ComponentStats struct {
 	// Cost is the residual cost of the assignment, Bound a lower bound on
 	// the residual cost of any assignment satisfying the hard clauses.
 	Cost, Bound float64
+	// Warm is set when the search started from a warm start, of
+	// residual cost WarmCost (+Inf when it violates hard clauses); LPBound
+	// is the LP relaxation's lower bound on the residual cost (-Inf when
+	// the LP did not run).
+	Warm              bool
+	WarmCost, LPBound float64
 	// Elapsed is the time spent on the component.
 	Elapsed time.Duration
 }
@@ -227,7 +239,8 @@ func SolveStats(ctx context.Context, net *ground.Network, opt Options) (*infer.R
 	// violated hard clauses).
 	tasks := pr.components()
 	tasks = append(tasks, pr.relaxed(pr.conflictRoots())...)
-	outs, err := run(tasks, &opt, &stop, assign)
+	deadline, _ := tctx.Deadline()
+	outs, err := run(tctx, deadline, tasks, &opt, &stop, assign)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -242,7 +255,7 @@ func SolveStats(ctx context.Context, net *ground.Network, opt Options) (*infer.R
 	}
 	if len(again) > 0 {
 		t2 := pr.relaxed(again)
-		o2, err := run(t2, &opt, &stop, assign)
+		o2, err := run(tctx, deadline, t2, &opt, &stop, assign)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -368,8 +381,9 @@ func sortBySize(idx []int, tasks []*problem) {
 }
 
 // run solves tasks on opt.Workers goroutines, writing each task's
-// assignment into assign.
-func run(tasks []*problem, opt *Options, stop *atomic.Bool, assign []bool) ([]outcome, error) {
+// assignment into assign. The warm starts run under ctx, within deadline
+// (zero: none).
+func run(ctx context.Context, deadline time.Time, tasks []*problem, opt *Options, stop *atomic.Bool, assign []bool) ([]outcome, error) {
 	outs := make([]outcome, len(tasks))
 	if len(tasks) == 0 {
 		return outs, nil
@@ -394,7 +408,7 @@ func run(tasks []*problem, opt *Options, stop *atomic.Bool, assign []bool) ([]ou
 				return
 			}
 			i := idx[k]
-			errs[i] = ws.solve(tasks[i], opt, stop, assign, &outs[i])
+			errs[i] = ws.solve(ctx, tasks[i], opt, stop, deadline, assign, &outs[i])
 		}
 	}
 	if workers == 1 {

@@ -54,8 +54,9 @@ func (ws *workspace) factorSize(fi int32) int {
 // exact everywhere when every bucket is a single mini-bucket.
 //
 // With dry set, only the scopes are worked out (no table is filled), to
-// find whether the tables fit in budget.
-func (ws *workspace) mbe(n int, ib int32, budget int, dry bool) (float64, bool) {
+// find whether the tables fit in budget. When stop is not nil and is
+// raised, mbe gives up (false).
+func (ws *workspace) mbe(n int, ib int32, budget int, dry bool, stop *atomic.Bool) (float64, bool) {
 	c := 0.0
 	total := 0
 	ws.mbs = ws.mbs[:0]
@@ -63,6 +64,9 @@ func (ws *workspace) mbe(n int, ib int32, budget int, dry bool) (float64, bool) 
 	ws.mbHi = grow32(ws.mbHi, n)
 	limit := int(ib) + 1
 	for d := int32(n - 1); d >= 0; d-- {
+		if stop != nil && stop.Load() {
+			return 0, false
+		}
 		fs := ws.fs[:0]
 		for f := ws.head[d]; f >= 0; f = ws.factors[f].next {
 			fs = append(fs, f)
@@ -351,18 +355,26 @@ func (ws *workspace) cacheSlot(d int32) ([]float64, int32) {
 }
 
 // search runs depth-first branch and bound over depths 0..n-1 with the
-// mini-bucket bounds, starting from bound c. The best assignment found is
-// left in ws.best. It returns its cost (+Inf if none satisfies the hard
-// clauses), a lower bound on the optimum, whether the search finished (the
-// cost is then optimal, or the problem infeasible when it is +Inf), and
-// the number of nodes expanded. When stop is raised before any assignment
-// satisfying the hard clauses was found, ws.best is the greedy assignment
-// along the bounds.
-func (ws *workspace) search(n int, c float64, stop *atomic.Bool) (ub, lb float64, finished bool, nodes int64) {
+// mini-bucket bounds, starting from bound c. With init set, ws.best holds
+// an assignment of cost inc (+Inf if it violates hard clauses), the first
+// incumbent: the search then looks only for strictly better ones. The best
+// assignment found is left in ws.best. It returns its cost (+Inf if none
+// satisfies the hard clauses), a lower bound on the optimum, whether the
+// search finished (the cost is then optimal, or the problem infeasible
+// when it is +Inf), and the number of nodes expanded. When stop is raised
+// before any assignment satisfying the hard clauses was known, ws.best is
+// the initial assignment or, without one, the greedy assignment along the
+// bounds.
+func (ws *workspace) search(n int, c float64, stop *atomic.Bool, init bool, inc float64) (ub, lb float64, finished bool, nodes int64) {
 	x, best := ws.x, ws.best
 	ub = math.Inf(1)
 	lim := ub
 	found := false
+	if init && !math.IsInf(inc, 1) {
+		ub = inc
+		lim = ub - 1e-9*math.Max(1, math.Abs(ub))
+		found = true
+	}
 	stack := ws.stack[:0]
 	push := func(d int32, f, d0, d1 float64) {
 		f0, f1 := f+d0, f+d1
@@ -433,7 +445,7 @@ func (ws *workspace) search(n int, c float64, stop *atomic.Bool) (ub, lb float64
 				lb = math.Min(lb, nd.f)
 			}
 		}
-		if !found {
+		if !found && !init {
 			for d := int32(0); d < int32(n); d++ {
 				d0, d1 := ws.delta(d)
 				x[d] = d1 < d0

@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/bits"
@@ -241,11 +242,16 @@ func (ws *workspace) combine(U []int32, fs []int32, u float64, T []float64) {
 	}
 }
 
+var debugLog func(string, ...any)
+
 // solve solves problem p into assign and out.
-func (ws *workspace) solve(p *problem, opt *Options, stop *atomic.Bool, assign []bool, out *outcome) error {
+func (ws *workspace) solve(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool, deadline time.Time, assign []bool, out *outcome) error {
 	start := time.Now()
 	n := len(p.atoms)
 	width, veCost := ws.orderVars(p, opt.Order, opt.MaxWidth)
+	if debugLog != nil {
+		debugLog("order: %d atoms width %d %v", n, width, time.Since(start))
+	}
 	cs := &out.stats
 	cs.Width = width
 	useVE := false
@@ -269,22 +275,7 @@ func (ws *workspace) solve(p *problem, opt *Options, stop *atomic.Bool, assign [
 		}
 	}
 	if !done {
-		ib := min(opt.IBound, max(width, 1))
-		if stop.Load() {
-			ib = min(ib, 8)
-		}
-		for ib > 1 {
-			ws.initBuckets(p)
-			if _, ok := ws.mbe(n, int32(ib), searchBudget, true); ok {
-				break
-			}
-			ib--
-		}
-		ws.initBuckets(p)
-		c, _ := ws.mbe(n, int32(ib), math.MaxInt, false)
-		_, lb, optimal, nodes := ws.search(n, c, stop)
-		cs.Method, cs.IBound, cs.Nodes, cs.Optimal, cs.Bound = Search, ib, nodes, optimal, lb
-		x = ws.best
+		x = ws.searchPath(ctx, p, opt, stop, deadline, width, cs)
 	}
 	for v, a := range p.atoms {
 		assign[a] = x[ws.dep[v]]
@@ -323,4 +314,82 @@ func (ws *workspace) eval(p *problem, x []bool) float64 {
 		}
 	}
 	return cost
+}
+
+// searchPath solves p by branch and bound after a warm start, filling cs;
+// it returns the assignment, indexed by depth.
+func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool, deadline time.Time, width int, cs *ComponentStats) []bool {
+	n := len(p.atoms)
+	cs.Method = Search
+	haveWarm := !opt.NoWarmStart
+	var wm warm
+	if haveWarm {
+		wm = warmStart(ctx, p, opt, stop, deadline)
+		cs.Warm, cs.WarmCost, cs.LPBound = true, wm.cost, wm.bound
+	}
+	// loadWarm copies the warm assignment into ws.best, by depth.
+	loadWarm := func() []bool {
+		ws.best = growBool(ws.best, n)
+		for v, b := range wm.x {
+			ws.best[ws.dep[v]] = b
+		}
+		return ws.best
+	}
+	if debugLog != nil {
+		debugLog("warm %.15g lp %.15g", wm.cost, wm.bound)
+	}
+	if haveWarm && warmOptimal(wm.cost, wm.bound) {
+		// The LP bound proves the warm assignment optimal.
+		cs.Optimal, cs.Bound = true, wm.cost
+		return loadWarm()
+	}
+	ib := min(opt.IBound, max(width, 1))
+	if stop.Load() {
+		ib = min(ib, 8)
+	}
+	// With a warm assignment to fall back on, building the bounds stops
+	// when the time is up.
+	var mstop *atomic.Bool
+	if haveWarm {
+		mstop = stop
+	}
+	aborted := false
+	for ib > 1 {
+		ws.initBuckets(p)
+		if _, ok := ws.mbe(n, int32(ib), searchBudget, true, mstop); ok {
+			break
+		}
+		if mstop != nil && stop.Load() {
+			aborted = true
+			break
+		}
+		ib--
+	}
+	cs.IBound = ib
+	var c float64
+	if !aborted {
+		ws.initBuckets(p)
+		var ok bool
+		c, ok = ws.mbe(n, int32(ib), math.MaxInt, false, mstop)
+		aborted = !ok
+	}
+	if debugLog != nil {
+		debugLog("mbe: ib %d root bound %v warm %v lp %v aborted %v", ib, c, wm.cost, wm.bound, aborted)
+	}
+	if aborted {
+		cs.Bound = math.Min(math.Max(trivialBound(p), wm.bound), wm.cost)
+		return loadWarm()
+	}
+	inc := math.Inf(1)
+	if haveWarm {
+		loadWarm()
+		inc = wm.cost
+	}
+	ub, lb, optimal, nodes := ws.search(n, c, stop, haveWarm, inc)
+	cs.Nodes, cs.Optimal = nodes, optimal
+	if !optimal {
+		lb = math.Min(math.Max(lb, wm.bound), ub)
+	}
+	cs.Bound = lb
+	return ws.best
 }

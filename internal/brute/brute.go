@@ -49,18 +49,29 @@ type Problem struct {
 	// Atoms are the unknown atoms, by predicate, then argument tuples in
 	// lexicographic order of domain positions.
 	Atoms []Atom
-	index map[string]int
+	// Domains, when set, overrides the domains of some types (as
+	// ground.Options.Domains does): variables and atoms range over these
+	// constants only.
+	Domains map[mln.TypeID][]mln.ConstID
+	index   map[string]int
 }
 
 // NewProblem lists the unknown atoms of m under db, open being the
 // open-world predicates (query and -ow predicates).
 func NewProblem(m *mln.Model, db *mln.Database, open []mln.PredID) *Problem {
-	p := &Problem{Model: m, DB: db, Open: make([]bool, len(m.Preds)), index: make(map[string]int)}
+	return NewProblemDomains(m, db, open, nil)
+}
+
+// NewProblemDomains is NewProblem with the domains of some types replaced by
+// the given constants: the problem of a model whose type t has exactly the
+// constants domains[t] (evidence about other constants of t is ignored).
+func NewProblemDomains(m *mln.Model, db *mln.Database, open []mln.PredID, domains map[mln.TypeID][]mln.ConstID) *Problem {
+	p := &Problem{Model: m, DB: db, Open: make([]bool, len(m.Preds)), Domains: domains, index: make(map[string]int)}
 	for _, q := range open {
 		p.Open[q] = true
 	}
 	for pi, pr := range m.Preds {
-		forEachTuple(m, pr.Args, func(args []mln.ConstID) {
+		p.forEachTuple(pr.Args, func(args []mln.ConstID) {
 			v, listed := db.Get(mln.PredID(pi), args)
 			if (listed && v == mln.Unknown) || (!listed && p.Open[pi]) {
 				a := Atom{Pred: mln.PredID(pi), Args: append([]mln.ConstID(nil), args...)}
@@ -78,8 +89,16 @@ func (p *Problem) Index(pred mln.PredID, args []mln.ConstID) (int, bool) {
 	return i, ok
 }
 
+// domain returns the constants of type t.
+func (p *Problem) domain(t mln.TypeID) []mln.ConstID {
+	if d, ok := p.Domains[t]; ok {
+		return d
+	}
+	return p.Model.Types[t].Consts
+}
+
 // forEachTuple calls fn with every tuple of constants over the given types.
-func forEachTuple(m *mln.Model, types []mln.TypeID, fn func([]mln.ConstID)) {
+func (p *Problem) forEachTuple(types []mln.TypeID, fn func([]mln.ConstID)) {
 	args := make([]mln.ConstID, len(types))
 	var rec func(i int)
 	rec = func(i int) {
@@ -87,7 +106,7 @@ func forEachTuple(m *mln.Model, types []mln.TypeID, fn func([]mln.ConstID)) {
 			fn(args)
 			return
 		}
-		for _, c := range m.Types[types[i]].Consts {
+		for _, c := range p.domain(types[i]) {
 			args[i] = c
 			rec(i + 1)
 		}
@@ -146,13 +165,13 @@ func (p *Problem) Eval(world []bool) Result {
 		}
 		vals := make([]mln.ConstID, len(c.Vars))
 		binding := make([]mln.ConstID, len(plus))
-		enumerate(m, c, univ, vals, func() {
+		p.enumerate(c, univ, vals, func() {
 			for k, v := range plus {
 				binding[k] = vals[v]
 			}
 			key := ParamKey{c.Formula, mln.BindingKey(binding)}
 			sat := false
-			enumerate(m, c, exist, vals, func() {
+			p.enumerate(c, exist, vals, func() {
 				if !sat && p.clauseTrue(c, vals, world) {
 					sat = true
 				}
@@ -179,14 +198,14 @@ func (p *Problem) Eval(world []bool) Result {
 }
 
 // enumerate calls fn for every assignment of the variables vs.
-func enumerate(m *mln.Model, c *mln.Clause, vs []int, vals []mln.ConstID, fn func()) {
+func (p *Problem) enumerate(c *mln.Clause, vs []int, vals []mln.ConstID, fn func()) {
 	var rec func(i int)
 	rec = func(i int) {
 		if i == len(vs) {
 			fn()
 			return
 		}
-		for _, k := range m.Types[c.Vars[vs[i]].Type].Consts {
+		for _, k := range p.domain(c.Vars[vs[i]].Type) {
 			vals[vs[i]] = k
 			rec(i + 1)
 		}

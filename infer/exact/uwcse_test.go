@@ -1,0 +1,81 @@
+package exact
+
+import (
+	"fmt"
+	"os"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer/mws"
+	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/mln"
+)
+
+// uwcse grounds the UW-CSE model (Tuffy's weights) against one area's
+// evidence with advisedBy as the query: one dense component of thousands
+// of atoms, far too wide for variable elimination.
+func uwcse(tb testing.TB, area string) *ground.Network {
+	tb.Helper()
+	dir := datadir.Require(tb, "uw-cse")
+	m, err := mln.LoadModel(dir + "/tuffy-weighted-prog.mln")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db, err := mln.LoadDatabase(m, dir+"/"+area+".db")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		tb.Fatal(err)
+	}
+	p, ok := m.Pred("advisedBy")
+	if !ok {
+		tb.Fatal("no advisedBy")
+	}
+	net, err := ground.Ground(context.Background(), m, db, ground.Options{Query: []mln.PredID{p.ID}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return net
+}
+
+// BenchmarkUWCSE runs the exact engine for 10 s on each UW-CSE area and
+// reports the cost, the lower bound and MaxWalkSAT's cost (one million
+// steps) for comparison.
+func BenchmarkUWCSE(b *testing.B) {
+	for _, area := range []string{"ai", "graphics", "language", "systems", "theory"} {
+		b.Run(area, func(b *testing.B) {
+			net := uwcse(b, area)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				res, st, err := SolveStats(context.Background(), net, Options{TimeLimit: 10 * time.Second})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(res.Cost, "cost")
+				b.ReportMetric(res.Bound, "bound")
+				opt := 0.0
+				if res.Optimal {
+					opt = 1
+				}
+				b.ReportMetric(opt, "optimal")
+				for _, c := range st.Components {
+					if c.Method == Search {
+						b.Logf("%s: component of %d atoms, %d clauses: width %d, i-bound %d, %d nodes, cost %.6g, bound %.6g, optimal %v, %v",
+							area, c.Atoms, c.Clauses, c.Width, c.IBound, c.Nodes, c.Cost, c.Bound, c.Optimal, c.Elapsed)
+					}
+				}
+			}
+			b.StopTimer()
+			mr, err := mws.Solve(context.Background(), net, mws.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(mr.Cost, "mws-cost")
+		})
+	}
+}
+
+func init() { debugLog = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) } }
