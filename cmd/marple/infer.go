@@ -40,7 +40,7 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 		tries      = fs.Int("tries", 1, "MaxWalkSAT: number of tries (restarts)")
 		samples    = fs.Int("numSamples", 1000, "MC-SAT/Gibbs: number of samples")
 		burnIn     = fs.Int("burnIn", 100, "MC-SAT/Gibbs: burn-in steps")
-		timeLimit  = fs.Duration("timeLimit", 0, "exact/lp: stop after this long with the best answer so far (0: none)")
+		timeLimit  = fs.Duration("timeLimit", 60*time.Second, "exact/lp: stop after this long with the best answer so far and its lower bound (0: no limit)")
 		lossAug    = fs.String("lossAugment", "", "truth database: solve the Hamming-loss-augmented MAP problem")
 		useCPI     = fs.Bool("cpi", false, "cutting-plane inference around the MAP engine: solve with only the clauses the current state violates")
 		verbose    = fs.Bool("v", false, "report every stage on stderr")
@@ -144,6 +144,9 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	done("cost %.6g, %d hard clauses violated, optimal %v", res.Cost, res.HardViolated, res.Optimal)
+	if *solver == "exact" && !res.Optimal && res.HardViolated == 0 {
+		fmt.Fprintf(e.stderr, "marple infer: the MAP state was not proved optimal within -timeLimit (cost %.6g, lower bound %.6g); raise -timeLimit or use -solver mws\n", res.Cost, res.Bound)
+	}
 	if res.HardViolated > 0 || net.HardFalse > 0 {
 		fmt.Fprintf(e.stderr, "marple infer: warning: the MAP state violates %d hard clauses (%d falsified by the evidence alone)\n",
 			res.HardViolated+net.HardFalse, net.HardFalse)

@@ -153,3 +153,15 @@ func BenchmarkGrid15(b *testing.B) {
 func BenchmarkGrid20Search(b *testing.B) {
 	benchSolve(b, grid(20, 1), Options{})
 }
+
+// BenchmarkCiteSeerLike100SearchCold is BenchmarkCiteSeerLike100Search
+// without the warm start.
+func BenchmarkCiteSeerLike100SearchCold(b *testing.B) {
+	benchSolve(b, citeseerLike(100, 1), Options{Method: Search, IBound: 4, NoWarmStart: true})
+}
+
+// BenchmarkGrid20SearchCold is BenchmarkGrid20Search without the warm
+// start.
+func BenchmarkGrid20SearchCold(b *testing.B) {
+	benchSolve(b, grid(20, 1), Options{NoWarmStart: true})
+}

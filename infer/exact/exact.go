@@ -12,6 +12,20 @@
 // (i-bound Options.IBound) and caching of proved lower bounds per context.
 // Both are exact for real, negative and infinite (hard) weights.
 //
+// The search starts warm: MaxWalkSAT (seeded with Options.Seed, a step
+// budget proportional to the component's atoms) gives its first incumbent,
+// so that it prunes from the start and, when it cannot finish, returns an
+// assignment at least as good as the walk's; the LP relaxation (package
+// lp) gives a lower bound, which proves the incumbent optimal when it
+// meets its cost, and otherwise joins the search's bound in
+// Result.Bound, and a rounded assignment, kept when it costs less. The
+// warm start is taken first on a component of 65,536 literals or more,
+// and otherwise only when the search has not finished after a number of
+// nodes proportional to the component's atoms (or has used a quarter of
+// the time left), so that components the search solves at once never pay
+// for it. Result.Optimal is set only when the search finished or the LP
+// bound met the cost.
+//
 // When the hard clauses of a component cannot all be satisfied, the
 // component is solved again with every hard clause turned into a soft
 // clause whose weight exceeds the total of the soft weights, so that the
@@ -22,7 +36,9 @@
 // Under a time limit (Options.TimeLimit) or a cancelled context, each
 // component keeps the best assignment found and a lower bound on its cost;
 // Result.Optimal is then false unless every component was still proved
-// optimal.
+// optimal. The clock is checked every 1,024 search nodes and while the
+// bounds are built; a component that reaches the search after the limit
+// still gets a short greedy MaxWalkSAT descent (a few steps per atom).
 package exact
 
 import (

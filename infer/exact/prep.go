@@ -2,6 +2,7 @@ package exact
 
 import (
 	"math"
+	"sync"
 
 	"github.com/marple-mln/marple/ground"
 )
@@ -23,6 +24,10 @@ type problem struct {
 	// weight hardW, to minimise the number violated.
 	relaxed bool
 	hardW   float64
+	// pr is the simplified network the problem comes from (nil for a
+	// relaxed problem): the warm start takes the soft unit clauses
+	// behind the linear terms from it.
+	pr *prep
 }
 
 // outcome is the result of solving one problem.
@@ -63,6 +68,68 @@ type prep struct {
 	hardEmpty int
 	// singletons counts free atoms in no residual clause.
 	singletons int
+
+	// The soft clauses left with one free literal, by atom (compressed
+	// rows), built on demand by units.
+	unitOnce  sync.Once
+	unitStart []int32
+	unitLits  []ground.Lit
+	unitW     []float64
+}
+
+// units returns the soft clauses that unit propagation left with a single
+// free literal (original unit clauses included) in the components without
+// conflict, as compressed rows by atom: atom a has the literals
+// unitLits[unitStart[a]:unitStart[a+1]] with weights unitW. Their sum, with
+// the bias, makes the linear terms of the residual problems.
+func (pr *prep) units() ([]int32, []ground.Lit, []float64) {
+	pr.unitOnce.Do(func() {
+		net, val := pr.net, pr.val
+		m := net.NumClauses()
+		lit := make([]ground.Lit, m)
+		ok := make([]bool, m)
+		cnt := make([]int32, pr.n+1)
+		for c := 0; c < m; c++ {
+			w := net.Weight[c]
+			if pr.taut[c] || math.IsInf(w, 1) || w == 0 {
+				continue
+			}
+			ls := pr.clause(c)
+			if len(ls) == 0 || pr.conflict[pr.root[ls[0].Atom()]] {
+				continue
+			}
+			free, sat := 0, false
+			for _, l := range ls {
+				switch v := val[l.Atom()]; {
+				case v == 0:
+					free++
+					lit[c] = l
+				case (v > 0) != l.Neg():
+					sat = true
+				}
+			}
+			if !sat && free == 1 {
+				ok[c] = true
+				cnt[lit[c].Atom()+1]++
+			}
+		}
+		for a := 0; a < pr.n; a++ {
+			cnt[a+1] += cnt[a]
+		}
+		pr.unitLits = make([]ground.Lit, cnt[pr.n])
+		pr.unitW = make([]float64, cnt[pr.n])
+		fill := append([]int32(nil), cnt[:pr.n]...)
+		for c := 0; c < m; c++ {
+			if ok[c] {
+				a := lit[c].Atom()
+				pr.unitLits[fill[a]] = lit[c]
+				pr.unitW[fill[a]] = net.Weight[c]
+				fill[a]++
+			}
+		}
+		pr.unitStart = cnt
+	})
+	return pr.unitStart, pr.unitLits, pr.unitW
 }
 
 func find(p []int32, a int32) int32 {
@@ -422,6 +489,7 @@ func (pr *prep) components() []*problem {
 			w:     w[ncl[k]:ncl[k+1]],
 			unary: unary[aoff[k]:aoff[k+1]],
 			orig:  pr.root[first[k]],
+			pr:    pr,
 		}
 	}
 	return probs

@@ -2,7 +2,9 @@ package exact
 
 import (
 	"math"
+	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/marple-mln/marple/ground"
 )
@@ -72,15 +74,22 @@ func (ws *workspace) mbe(n int, ib int32, budget int, dry bool, stop *atomic.Boo
 			fs = append(fs, f)
 		}
 		ws.fs = fs
-		// Largest first (insertion sort: buckets are small; stable).
-		for i := 1; i < len(fs); i++ {
-			for j := i; j > 0 && ws.factorSize(fs[j]) > ws.factorSize(fs[j-1]); j-- {
-				fs[j], fs[j-1] = fs[j-1], fs[j]
+		// Largest first (stable).
+		if len(fs) <= 32 {
+			for i := 1; i < len(fs); i++ {
+				for j := i; j > 0 && ws.factorSize(fs[j]) > ws.factorSize(fs[j-1]); j-- {
+					fs[j], fs[j-1] = fs[j-1], fs[j]
+				}
 			}
+		} else {
+			slices.SortStableFunc(fs, func(a, b int32) int { return ws.factorSize(b) - ws.factorSize(a) })
 		}
 		lo := len(ws.mbs)
 		groups := ws.groups[:0]
-		for _, fi := range fs {
+		for i, fi := range fs {
+			if stop != nil && i&255 == 255 && stop.Load() {
+				return 0, false
+			}
 			f := ws.factors[fi]
 			if f.lits != nil && len(f.lits) > limit {
 				// A long clause alone: its message drops it when its
@@ -355,25 +364,43 @@ func (ws *workspace) cacheSlot(d int32) ([]float64, int32) {
 }
 
 // search runs depth-first branch and bound over depths 0..n-1 with the
-// mini-bucket bounds, starting from bound c. With init set, ws.best holds
-// an assignment of cost inc (+Inf if it violates hard clauses), the first
-// incumbent: the search then looks only for strictly better ones. The best
-// assignment found is left in ws.best. It returns its cost (+Inf if none
-// satisfies the hard clauses), a lower bound on the optimum, whether the
-// search finished (the cost is then optimal, or the problem infeasible
-// when it is +Inf), and the number of nodes expanded. When stop is raised
-// before any assignment satisfying the hard clauses was known, ws.best is
-// the initial assignment or, without one, the greedy assignment along the
-// bounds.
-func (ws *workspace) search(n int, c float64, stop *atomic.Bool, init bool, inc float64) (ub, lb float64, finished bool, nodes int64) {
+// mini-bucket bounds, starting from bound c. The best assignment found is
+// left in ws.best. It returns its cost (+Inf if none satisfies the hard
+// clauses), a lower bound on the optimum, whether the search finished
+// (the cost is then optimal, or the problem infeasible when it is +Inf),
+// and the number of nodes expanded.
+//
+// When warmFn is not nil and the search has not finished after probe
+// nodes, or has used a quarter of the time left before deadline (zero:
+// none), or is stopped before, warmFn is called once: its assignment
+// (indexed by local atom) becomes the incumbent when it costs less than
+// the best found, and its lower bound joins the search's (it finishes the
+// search when it proves the incumbent optimal). When stop is raised
+// before any assignment was known, ws.best is the greedy assignment
+// along the bounds.
+func (ws *workspace) search(n int, c float64, stop *atomic.Bool, deadline time.Time, warmFn func() *warm, probe int64) (ub, lb float64, finished bool, nodes int64) {
 	x, best := ws.x, ws.best
 	ub = math.Inf(1)
 	lim := ub
-	found := false
-	if init && !math.IsInf(inc, 1) {
-		ub = inc
-		lim = ub - 1e-9*math.Max(1, math.Abs(ub))
-		found = true
+	have := false         // best holds an assignment
+	extra := math.Inf(-1) // the warm start's lower bound
+	// applyWarm takes the warm start; it reports whether its bound proves
+	// the incumbent optimal.
+	applyWarm := func() bool {
+		w := warmFn()
+		warmFn = nil
+		extra = w.bound
+		if w.x != nil && (!have || w.cost < ub) {
+			for v, b := range w.x {
+				best[ws.dep[v]] = b
+			}
+			have = true
+			if !math.IsInf(w.cost, 1) {
+				ub = w.cost
+				lim = ub - 1e-9*math.Max(1, math.Abs(ub))
+			}
+		}
+		return warmOptimal(ub, extra)
 	}
 	stack := ws.stack[:0]
 	push := func(d int32, f, d0, d1 float64) {
@@ -401,17 +428,25 @@ func (ws *workspace) search(n int, c float64, stop *atomic.Bool, init bool, inc 
 	ws.contexts(n)
 	interrupted := false
 	last := int32(n - 1)
+	var warmAt time.Time
+	if !deadline.IsZero() {
+		warmAt = time.Now().Add(time.Until(deadline) / 4)
+	}
 	for len(stack) > 0 {
 		nodes++
 		if nodes&1023 == 0 && stop.Load() {
 			interrupted = true
 			break
 		}
+		if warmFn != nil && (nodes > probe || nodes&1023 == 0 && !warmAt.IsZero() && time.Now().After(warmAt)) && applyWarm() {
+			stack = stack[:0]
+			break
+		}
 		nd := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if nd.close {
 			// The subtree below depth nd.d is done: every completion
-			// costs at least lim.
+			// costs at least lim (which only decreases).
 			if tab := ws.cache[nd.d]; tab != nil && lim-nd.f > tab[nd.key] {
 				tab[nd.key] = lim - nd.f
 			}
@@ -425,7 +460,7 @@ func (ws *workspace) search(n int, c float64, stop *atomic.Bool, init bool, inc 
 			ub = nd.f
 			lim = ub - 1e-9*math.Max(1, math.Abs(ub))
 			copy(best, x[:n])
-			found = true
+			have = true
 			continue
 		}
 		next := nd.d + 1
@@ -440,12 +475,18 @@ func (ws *workspace) search(n int, c float64, stop *atomic.Bool, init bool, inc 
 	}
 	lb = ub
 	if interrupted {
+		if warmFn != nil && applyWarm() {
+			interrupted = false
+		}
+	}
+	if interrupted {
 		for _, nd := range stack {
 			if !nd.close {
 				lb = math.Min(lb, nd.f)
 			}
 		}
-		if !found && !init {
+		lb = math.Min(math.Max(lb, extra), ub)
+		if !have {
 			for d := int32(0); d < int32(n); d++ {
 				d0, d1 := ws.delta(d)
 				x[d] = d1 < d0

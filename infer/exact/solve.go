@@ -119,6 +119,9 @@ func (ws *workspace) initBuckets(p *problem) {
 	ws.umark = grow32(ws.umark, n)
 	clear(ws.umark)
 	ws.ustamp = 0
+	if need := 2 * (len(p.w) + n); cap(ws.factors) < need {
+		ws.factors = make([]factor, 0, need)
+	}
 	ws.factors = ws.factors[:0]
 	for c := range p.w {
 		s := len(ws.dlits)
@@ -242,16 +245,11 @@ func (ws *workspace) combine(U []int32, fs []int32, u float64, T []float64) {
 	}
 }
 
-var debugLog func(string, ...any)
-
 // solve solves problem p into assign and out.
 func (ws *workspace) solve(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool, deadline time.Time, assign []bool, out *outcome) error {
 	start := time.Now()
 	n := len(p.atoms)
 	width, veCost := ws.orderVars(p, opt.Order, opt.MaxWidth)
-	if debugLog != nil {
-		debugLog("order: %d atoms width %d %v", n, width, time.Since(start))
-	}
 	cs := &out.stats
 	cs.Width = width
 	useVE := false
@@ -316,41 +314,39 @@ func (ws *workspace) eval(p *problem, x []bool) float64 {
 	return cost
 }
 
-// searchPath solves p by branch and bound after a warm start, filling cs;
-// it returns the assignment, indexed by depth.
+// searchPath solves p by branch and bound, filling cs, with a warm start
+// taken first on a large component and otherwise only when the search does
+// not finish quickly. It returns the assignment, indexed by depth.
 func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool, deadline time.Time, width int, cs *ComponentStats) []bool {
 	n := len(p.atoms)
 	cs.Method = Search
-	haveWarm := !opt.NoWarmStart
-	var wm warm
-	if haveWarm {
-		wm = warmStart(ctx, p, opt, stop, deadline)
-		cs.Warm, cs.WarmCost, cs.LPBound = true, wm.cost, wm.bound
-	}
-	// loadWarm copies the warm assignment into ws.best, by depth.
-	loadWarm := func() []bool {
-		ws.best = growBool(ws.best, n)
-		for v, b := range wm.x {
-			ws.best[ws.dep[v]] = b
+	var warmFn func() *warm
+	probe := warmProbe(n)
+	if !opt.NoWarmStart {
+		var w *warm
+		warmFn = func() *warm {
+			if w == nil {
+				r := warmStart(ctx, p, opt, stop, deadline)
+				w = &r
+				cs.Warm, cs.WarmCost, cs.LPBound = true, w.cost, w.bound
+			}
+			return w
 		}
-		return ws.best
-	}
-	if debugLog != nil {
-		debugLog("warm %.15g lp %.15g", wm.cost, wm.bound)
-	}
-	if haveWarm && warmOptimal(wm.cost, wm.bound) {
-		// The LP bound proves the warm assignment optimal.
-		cs.Optimal, cs.Bound = true, wm.cost
-		return loadWarm()
+		if len(p.lits) >= warmFirstLits {
+			probe = 0
+			if w := warmFn(); warmOptimal(w.cost, w.bound) {
+				return ws.takeWarm(p, w, cs)
+			}
+		}
 	}
 	ib := min(opt.IBound, max(width, 1))
 	if stop.Load() {
 		ib = min(ib, 8)
 	}
-	// With a warm assignment to fall back on, building the bounds stops
-	// when the time is up.
+	// With a warm start to fall back on, building the bounds stops when
+	// the time is up.
 	var mstop *atomic.Bool
-	if haveWarm {
+	if warmFn != nil {
 		mstop = stop
 	}
 	aborted := false
@@ -373,23 +369,40 @@ func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, s
 		c, ok = ws.mbe(n, int32(ib), math.MaxInt, false, mstop)
 		aborted = !ok
 	}
-	if debugLog != nil {
-		debugLog("mbe: ib %d root bound %v warm %v lp %v aborted %v", ib, c, wm.cost, wm.bound, aborted)
-	}
 	if aborted {
-		cs.Bound = math.Min(math.Max(trivialBound(p), wm.bound), wm.cost)
-		return loadWarm()
+		return ws.takeWarm(p, warmFn(), cs)
 	}
-	inc := math.Inf(1)
-	if haveWarm {
-		loadWarm()
-		inc = wm.cost
-	}
-	ub, lb, optimal, nodes := ws.search(n, c, stop, haveWarm, inc)
-	cs.Nodes, cs.Optimal = nodes, optimal
-	if !optimal {
-		lb = math.Min(math.Max(lb, wm.bound), ub)
-	}
-	cs.Bound = lb
+	_, lb, optimal, nodes := ws.search(n, c, stop, deadline, warmFn, probe)
+	cs.Nodes, cs.Optimal, cs.Bound = nodes, optimal, lb
 	return ws.best
 }
+
+// takeWarm makes the warm start the component's answer, its bound the
+// best of the LP's and the trivial one.
+func (ws *workspace) takeWarm(p *problem, w *warm, cs *ComponentStats) []bool {
+	ws.best = growBool(ws.best, len(p.atoms))
+	for v, b := range w.x {
+		ws.best[ws.dep[v]] = b
+	}
+	cs.Optimal = warmOptimal(w.cost, w.bound)
+	if cs.Optimal {
+		cs.Bound = w.cost
+	} else {
+		cs.Bound = math.Min(math.Max(trivialBound(p), w.bound), w.cost)
+	}
+	return ws.best
+}
+
+// When the warm start is taken: first, on a component of at least
+// warmFirstLits literals (it then costs little next to building the
+// bounds); otherwise once the search has expanded
+// warmProbePerAtom·atoms + warmProbeMin nodes, so that searches that
+// finish quickly (most of those the mini-bucket bounds make nearly
+// backtrack-free) never pay for it, or, under a time limit, once the search
+// has used a quarter of the time left. Variables, for tests.
+var (
+	warmFirstLits                  = 1 << 16
+	warmProbePerAtom, warmProbeMin = int64(200), int64(10000)
+)
+
+func warmProbe(n int) int64 { return warmProbePerAtom*int64(n) + warmProbeMin }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/lp"
 	"github.com/marple-mln/marple/infer/mws"
 )
@@ -22,14 +23,17 @@ const (
 	// component (its greedy descent needs a few flips per atom; a step
 	// costs time proportional to the atom's occurrences, so the walk's
 	// time is proportional to the component's literals).
-	warmStepsPerAtom = 100
+	warmStepsPerAtom = 200
 	// warmMinSteps is the least step budget.
 	warmMinSteps = 1000
-	// warmLateStepsPerAtom is the step budget per atom after the time
-	// limit expired: a short greedy descent.
-	warmLateStepsPerAtom = 2
-	// lpMaxIter caps the iterations of the LP relaxation.
+	// warmShortStepsPerAtom is the step budget per atom of the short
+	// greedy descent that runs first under a time limit, and alone once
+	// it has expired.
+	warmShortStepsPerAtom = 2
+	// lpMaxIter caps the iterations of the LP relaxation, and lpTol is its
+	// tolerance (tighter than the LP engine's default: the bound matters).
 	lpMaxIter = 2000
+	lpTol     = 1e-5
 )
 
 // warm is the result of a warm start, indexed by local atom.
@@ -41,29 +45,62 @@ type warm struct {
 	bound float64
 }
 
-// subNetwork returns the network of problem p (local atoms, residual
-// clauses) with the linear terms as bias, and the constant K such that
-// the residual cost is infer.BiasedCost minus K.
-func subNetwork(p *problem) (*ground.Network, []float64, float64) {
-	net := ground.NewNetwork(len(p.atoms))
-	net.Lits = make([]ground.Lit, 0, len(p.lits))
-	net.Start = make([]int32, 1, len(p.w)+1)
-	net.Weight = make([]float64, 0, len(p.w))
-	net.Source = make([]int32, 0, len(p.w))
-	net.Param = make([]int32, 0, len(p.w))
-	net.Coef = make([]float64, 0, len(p.w))
-	k := 0.0
+// subNetwork returns the network of problem p over its local atoms: the
+// residual clauses, and for the linear terms the soft clauses left with
+// one free literal, each a unit clause of its own, and the bias (as
+// MaxWalkSAT walks better with the unit clauses apart than summed); for a
+// relaxed problem or without withUnits, the linear terms as bias. It also returns the bias and
+// the constant K such that the residual cost of any assignment is its
+// infer.BiasedCost minus K.
+func subNetwork(p *problem, withUnits bool) (*ground.Network, []float64, float64) {
+	n := len(p.atoms)
+	net := ground.NewNetwork(n)
+	net.Lits = make([]ground.Lit, 0, len(p.lits)+n)
+	net.Start = make([]int32, 1, len(p.w)+n+1)
+	net.Weight = make([]float64, 0, len(p.w)+n)
+	net.Source = make([]int32, 0, len(p.w)+n)
+	net.Param = make([]int32, 0, len(p.w)+n)
+	net.Coef = make([]float64, 0, len(p.w)+n)
 	for c, w := range p.w {
 		net.AddClause(p.lits[p.start[c]:p.start[c+1]], w, -1, -1, 1)
-		if w < 0 {
-			k -= w
+	}
+	bias := make([]float64, n)
+	if p.pr == nil || !withUnits {
+		for v, u := range p.unary {
+			bias[v] = -u
+		}
+	} else {
+		ustart, ulits, uw := p.pr.units()
+		var unit [1]ground.Lit
+		for v, a := range p.atoms {
+			for i := ustart[a]; i < ustart[a+1]; i++ {
+				unit[0] = ground.MakeLit(int32(v), ulits[i].Neg())
+				net.AddClause(unit[:], uw[i], -1, -1, 1)
+			}
+			if p.pr.bias != nil {
+				bias[v] = p.pr.bias[a]
+			}
 		}
 	}
-	bias := make([]float64, len(p.unary))
-	for v, u := range p.unary {
-		bias[v] = -u
+	// Both objectives are sums of the same terms: their difference does
+	// not depend on the assignment. Take it at all atoms false, leaving
+	// the hard clauses out.
+	zero := make([]bool, n)
+	bc, _ := infer.BiasedCost(net, bias, zero)
+	rc := 0.0
+	for c, w := range p.w {
+		allPos := true
+		for _, l := range p.lits[p.start[c]:p.start[c+1]] {
+			if l.Neg() {
+				allPos = false
+				break
+			}
+		}
+		if allPos && !math.IsInf(w, 1) {
+			rc += w
+		}
 	}
-	return net, bias, k
+	return net, bias, bc - rc
 }
 
 // evalLocal returns the residual cost of y (indexed by local atom).
@@ -103,44 +140,61 @@ func trivialBound(p *problem) float64 {
 }
 
 // warmStart computes the warm start of p. MaxWalkSAT runs a step budget
-// proportional to the component's atoms, within a quarter of the time
-// left before deadline (zero: none); the LP relaxation then runs within a
-// fifth of what is left, and its rounded assignment replaces the walk's
-// when it costs less. Once stop is raised, only a short greedy walk runs.
+// proportional to the component's atoms; under a time limit (deadline not
+// zero) a short greedy descent runs first whatever the time left, and the
+// rest of the budget within a quarter of the time left. The LP relaxation
+// then runs within a fifth of what is left (its iterations capped), giving
+// the lower bound; its rounded assignment replaces the walk's when it
+// costs less. Once stop is raised, only the short descent runs.
 func warmStart(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool, deadline time.Time) warm {
 	n := len(p.atoms)
-	net, bias, k := subNetwork(p)
-	late := stop.Load()
-	steps := warmStepsPerAtom*n + warmMinSteps
-	mctx := ctx
-	if late {
-		// A short descent that ignores the expired limit, so that the
-		// component gets a sensible assignment; its work is bounded.
-		steps = warmLateStepsPerAtom*n + warmMinSteps
-		mctx = context.WithoutCancel(ctx)
-	} else if !deadline.IsZero() {
-		var cancel context.CancelFunc
-		mctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)/4))
-		defer cancel()
-	}
+	net, bias, k := subNetwork(p, true)
 	w := warm{cost: math.Inf(1), bound: math.Inf(-1)}
-	mopt := mws.Options{MaxSteps: steps}
-	mopt.Bias, mopt.Seed = bias, opt.Seed
-	if res, _ := mws.Solve(mctx, net, mopt); res != nil {
-		w.x = res.Assign
-		w.cost = evalLocal(p, w.x)
+	// walk runs MaxWalkSAT from init (nil: all false) and keeps its
+	// assignment unless it costs more (a walk from init never ends worse
+	// than init).
+	walk := func(ctx context.Context, steps int, init []bool) {
+		mopt := mws.Options{MaxSteps: steps, Init: init}
+		mopt.Bias, mopt.Seed = bias, opt.Seed
+		if res, _ := mws.Solve(ctx, net, mopt); res != nil {
+			if c := evalLocal(p, res.Assign); w.x == nil || c <= w.cost || math.IsInf(w.cost, 1) {
+				w.x, w.cost = res.Assign, c
+			}
+		}
 	}
-	if late || stop.Load() || ctx.Err() != nil {
+	full := warmStepsPerAtom*n + warmMinSteps
+	short := warmShortStepsPerAtom*n + warmMinSteps
+	switch {
+	case stop.Load():
+		// The time is up: a short descent that ignores it (its work is
+		// bounded), so that the component still gets a sensible
+		// assignment.
+		walk(context.WithoutCancel(ctx), short, nil)
+		return w
+	case deadline.IsZero():
+		walk(ctx, full, nil)
+	default:
+		// The short descent whatever the time left, then the rest of the
+		// budget within a quarter of it.
+		walk(context.WithoutCancel(ctx), short, nil)
+		if !stop.Load() && ctx.Err() == nil {
+			mctx, cancel := context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)/4))
+			walk(mctx, full-short, w.x)
+			cancel()
+		}
+	}
+	if stop.Load() || ctx.Err() != nil {
 		return w
 	}
-	lopt := lp.Options{Workers: 1, MaxIter: lpMaxIter}
-	lopt.Bias = bias
+	lopt := lp.Options{Workers: 1, MaxIter: lpMaxIter, Tol: lpTol}
 	if !deadline.IsZero() {
 		lopt.TimeLimit = time.Until(deadline) / 5
 		if lopt.TimeLimit <= 0 {
 			return w
 		}
 	}
+	net, bias, k = subNetwork(p, false)
+	lopt.Bias = bias
 	res, st, err := lp.Solve(ctx, net, lopt)
 	if err != nil || res == nil {
 		return w
