@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -81,16 +80,10 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if *noGround {
 		return nil
 	}
-	gopt, err := wf.groundOptions(m, e.stderr)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	done := p.stage("ground")
-	net, err := ground.Ground(ctx, m, db, gopt)
+	net, _, err := groundProblem(ctx, p, e, &wf, m, db)
 	if err != nil {
 		return err
 	}
-	done("%d atoms, %d clauses", net.NumAtoms(), net.NumClauses())
 	nh := 0
 	for c := 0; c < net.NumClauses(); c++ {
 		if net.IsHard(c) {

@@ -140,3 +140,19 @@ func atomString(m *mln.Model, p mln.PredID, args []mln.ConstID) string {
 	b = append(b, ')')
 	return string(b)
 }
+
+// groundProblem grounds m against db with the world flags, reporting the
+// stage.
+func groundProblem(ctx context.Context, p *progress, e *env, wf *worldFlags, m *mln.Model, db *mln.Database) (*ground.Network, ground.Options, error) {
+	gopt, err := wf.groundOptions(m, e.stderr)
+	if err != nil {
+		return nil, gopt, usagef("%v", err)
+	}
+	done := p.stage("ground")
+	net, err := ground.Ground(ctx, m, db, gopt)
+	if err != nil {
+		return nil, gopt, err
+	}
+	done("%d atoms, %d clauses", net.NumAtoms(), net.NumClauses())
+	return net, gopt, nil
+}

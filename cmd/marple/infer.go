@@ -76,16 +76,10 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	gopt, err := wf.groundOptions(m, e.stderr)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	done := p.stage("ground")
-	net, err := ground.Ground(ctx, m, db, gopt)
+	net, gopt, err := groundProblem(ctx, p, e, &wf, m, db)
 	if err != nil {
 		return err
 	}
-	done("%d atoms, %d clauses", net.NumAtoms(), net.NumClauses())
 
 	isQuery := make([]bool, len(m.Preds))
 	for _, q := range gopt.Query {
@@ -126,7 +120,7 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 		}
 		bias = hammingBias(net, truth, isQuery)
 	}
-	done = p.stage("MAP (" + *solver + ")")
+	done := p.stage("MAP (" + *solver + ")")
 	engine := func(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
 		return solveMAP(ctx, net, *solver, opt, *maxSteps, *tries, *timeLimit, wf.workers, e.stderr)
 	}
