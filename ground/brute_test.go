@@ -44,40 +44,7 @@ func TestRandomBrute(t *testing.T) {
 		}
 		clauses += net.NumClauses()
 
-		// Determinism across worker counts.
-		m2, db2, _, _, _ := c.Load()
-		opt2 := opt
-		opt2.Workers = 4 - int(seed%3)
-		old := ground.SetChunkSize(1) // many work units
-		net2, err := ground.Ground(ctx, m2, db2, opt2)
-		ground.SetChunkSize(old)
-		if err != nil {
-			fail("Ground: %v", err)
-		}
-		if d := diffNetworks(net, net2); d != "" {
-			fail("worker counts give different networks: %s", d)
-		}
-
-		// Incremental grounding of the last clause.
-		if n := len(m2.Clauses); n > 0 {
-			m3, db3, _, _, _ := c.Load()
-			last := m3.Clauses[n-1]
-			m3.Clauses = m3.Clauses[:n-1]
-			net3, err := ground.Ground(ctx, m3, db3, opt)
-			if err != nil {
-				fail("Ground without the last clause: %v", err)
-			}
-			m3.Clauses = append(m3.Clauses, last)
-			if err := net3.AddModelClause(ctx, n-1); err != nil {
-				fail("AddModelClause: %v", err)
-			}
-			if d := diffNetworks(net, net3); d != "" {
-				fail("AddModelClause differs from grounding everything: %s", d)
-			}
-			if err := net3.AddModelClause(ctx, n-1); err == nil {
-				fail("AddModelClause twice: no error")
-			}
-		}
+		checkRegrounding(ctx, fail, c, opt, seed, net, true)
 
 		worlds += checkWorlds(t, fail, seed, m, db, query, ow, nil, net)
 	}
@@ -386,3 +353,46 @@ func mutate(r *rand.Rand, m *mln.Model, empty mln.TypeID) {
 }
 
 func syntaxPos() syntax.Pos { return syntax.Pos{} }
+
+// checkRegrounding grounds case c again, with another worker count and
+// one-clause work units, and again without its last clause followed by
+// AddModelClause of it, and fails unless both give net. With twice, adding
+// the clause a second time must fail.
+func checkRegrounding(ctx context.Context, fail func(string, ...any), c *randmln.Case, opt ground.Options, seed int64, net *ground.Network, twice bool) {
+	m2, db2, _, _, _ := c.Load()
+	opt2 := opt
+	opt2.Workers = 4 - int(seed%3)
+	old := ground.SetChunkSize(1) // many work units
+	net2, err := ground.Ground(ctx, m2, db2, opt2)
+	ground.SetChunkSize(old)
+	if err != nil {
+		fail("Ground: %v", err)
+	}
+	if d := diffNetworks(net, net2); d != "" {
+		fail("worker counts give different networks: %s", d)
+	}
+
+	n := len(m2.Clauses)
+	if n == 0 {
+		return
+	}
+	m3, db3, _, _, _ := c.Load()
+	last := m3.Clauses[n-1]
+	m3.Clauses = m3.Clauses[:n-1]
+	net3, err := ground.Ground(ctx, m3, db3, opt)
+	if err != nil {
+		fail("Ground without the last clause: %v", err)
+	}
+	m3.Clauses = append(m3.Clauses, last)
+	if err := net3.AddModelClause(ctx, n-1); err != nil {
+		fail("AddModelClause: %v", err)
+	}
+	if d := diffNetworks(net, net3); d != "" {
+		fail("AddModelClause differs from grounding everything: %s", d)
+	}
+	if twice {
+		if err := net3.AddModelClause(ctx, n-1); err == nil {
+			fail("AddModelClause twice: no error")
+		}
+	}
+}

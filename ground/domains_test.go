@@ -104,37 +104,9 @@ func TestDomainsBrute(t *testing.T) {
 			}
 		}
 
-		// Determinism across worker counts.
-		m2, db2, _, _, _ := c.Load()
-		opt2 := opt
-		opt2.Workers = 4 - int(seed%3)
-		old := ground.SetChunkSize(1)
-		net2, err := ground.Ground(ctx, m2, db2, opt2)
-		ground.SetChunkSize(old)
-		if err != nil {
-			fail("Ground: %v", err)
-		}
-		if d := diffNetworks(net, net2); d != "" {
-			fail("worker counts give different networks: %s", d)
-		}
-
-		// Incremental grounding of the last clause, with the domains.
-		if n := len(m.Clauses); n > 0 {
-			m3, db3, _, _, _ := c.Load()
-			last := m3.Clauses[n-1]
-			m3.Clauses = m3.Clauses[:n-1]
-			net3, err := ground.Ground(ctx, m3, db3, opt)
-			if err != nil {
-				fail("Ground without the last clause: %v", err)
-			}
-			m3.Clauses = append(m3.Clauses, last)
-			if err := net3.AddModelClause(ctx, n-1); err != nil {
-				fail("AddModelClause: %v", err)
-			}
-			if d := diffNetworks(net, net3); d != "" {
-				fail("AddModelClause differs from grounding everything: %s", d)
-			}
-		}
+		// Determinism across worker counts, and incremental grounding of
+		// the last clause, with the domains.
+		checkRegrounding(ctx, fail, c, opt, seed, net, false)
 
 		// The model whose types have only the given constants.
 		if compareRewritten(t, fail, ctx, c, m, doms, opt, net) {
