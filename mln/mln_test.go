@@ -3,6 +3,7 @@ package mln
 import (
 	"flag"
 	"fmt"
+	"github.com/marple-mln/marple/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,19 +52,7 @@ func describe(m *Model) string {
 
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s: mismatch\n--- got\n%s--- want\n%s", path, got, want)
-	}
+	golden.Check(t, path, got, *update)
 }
 
 // TestTestdata loads and compiles every model of testdata (one per

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/golden"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -111,19 +112,7 @@ func sameAST(a, b any) bool {
 
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s: mismatch\n--- got\n%s--- want\n%s", path, got, want)
-	}
+	golden.Check(t, path, got, *update)
 }
 
 // TestTestdata parses every testdata file (each shows one construct),
