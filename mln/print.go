@@ -84,19 +84,7 @@ func WriteModel(w io.Writer, m *Model) error {
 		bw.WriteString("\n// functions\n")
 	}
 	for _, f := range m.Funcs {
-		b.Reset()
-		b.WriteString(m.Types[f.Ret].Name)
-		b.WriteByte(' ')
-		b.WriteString(f.Name)
-		b.WriteByte('(')
-		for i, t := range f.Args {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(m.Types[t].Name)
-		}
-		b.WriteString(")\n")
-		bw.WriteString(b.String())
+		bw.WriteString(m.Types[f.Ret].Name + " " + m.sigString(f.Name, f.Args) + "\n")
 	}
 	if len(m.Formulas) > 0 {
 		bw.WriteString("\n// formulas\n")
