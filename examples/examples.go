@@ -6,11 +6,19 @@ package examples
 import "embed"
 
 // FS holds the example files: smokers/ (the friends-and-smokers tutorial
-// example) and citeseer/ism.mln (the isolated segmentation model for
-// CiteSeer).
+// example) and citeseer/: ism.mln (the isolated segmentation model),
+// ism-context.mln, lc0.mln and empty.mln (the OSL paper's starting
+// models) and citeseer.modes (OSL's mode declarations).
 //
-//go:embed smokers/*.mln smokers/*.db citeseer/*.mln
+//go:embed smokers/*.mln smokers/*.db citeseer/*.mln citeseer/*.modes
 var FS embed.FS
+
+// File returns the text of an embedded example file, e.g.
+// "citeseer/lc0.mln".
+func File(name string) (string, error) {
+	b, err := FS.ReadFile(name)
+	return string(b), err
+}
 
 // CiteSeerISM returns the text of the CiteSeer isolated segmentation model.
 func CiteSeerISM() string {

@@ -185,11 +185,8 @@ type fold struct {
 // weights, exact MPE inside training) and tested with exact MPE, scoring
 // InField atoms at token positions (token-level F1).
 func RunCiteSeer(ctx context.Context, cfg CiteSeerConfig) (*CiteSeerTable, error) {
-	if cfg.Dir == "" {
-		return nil, fmt.Errorf("citeseer: no data folder")
-	}
-	if _, err := os.Stat(filepath.Join(cfg.Dir, "face.evidence.db")); err != nil {
-		return nil, fmt.Errorf("citeseer: %s does not hold the CiteSeer data (face.evidence.db): %w", cfg.Dir, err)
+	if err := checkCiteSeer(cfg.Dir); err != nil {
+		return nil, err
 	}
 	topics := cfg.Topics
 	if len(topics) == 0 {
@@ -238,6 +235,17 @@ func RunCiteSeer(ctx context.Context, cfg CiteSeerConfig) (*CiteSeerTable, error
 		}
 	}
 	return table, nil
+}
+
+// checkCiteSeer checks that dir holds the CiteSeer data.
+func checkCiteSeer(dir string) error {
+	if dir == "" {
+		return fmt.Errorf("citeseer: no data folder")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "face.evidence.db")); err != nil {
+		return fmt.Errorf("citeseer: %s does not hold the CiteSeer data (face.evidence.db): %w", dir, err)
+	}
+	return nil
 }
 
 // loadFold grounds the training topics (all but topic) and the test topic.

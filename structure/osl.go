@@ -1,0 +1,351 @@
+package structure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/marple-mln/marple/learn"
+	"github.com/marple-mln/marple/mln"
+)
+
+// OSL is the online max-margin structure learner of Huynh & Mooney (ECML
+// 2011, Algorithm 1). For each example it predicts with the current
+// weights; from every query atom that is true in the truth and false in
+// the prediction it runs mode-guided relational pathfinding over the true
+// atoms of the example, turns every path into two clauses (all literals
+// negated, and the Horn variant whose first literal is the mispredicted
+// atom), and adds the new ones whose number of true groundings is at least
+// MinCountDiff higher in the truth than in the prediction. All weights, old
+// and new, are then updated by AdaGrad forward-backward with l1 (new ones
+// from zero: line 33 of the paper's algorithm is that update), and the
+// model receives the averaged weights.
+type OSL struct {
+	// Modes guide pathfinding and clause creation. Required.
+	Modes *Modes
+	// MaxLen is the maximum number of atoms in a path (paper: 4).
+	MaxLen int
+	// MinCountDiff is the least Δn = n(x,y) − n(x,ŷ) a new clause needs
+	// (the paper's OSL-M1 uses 1, OSL-M2 2).
+	MinCountDiff float64
+	// Weights is the weight learner (default λ = 0.001, η = 1, δ = 1, the
+	// paper's); it must use the prediction-based label.
+	Weights *learn.AdaGradFB
+}
+
+// Defaults of OSL.
+const (
+	DefaultMaxLen       = 4
+	DefaultMinCountDiff = 1
+)
+
+// OSLStats summarise a run of OSL.
+type OSLStats struct {
+	learn.Stats
+	// Candidates counts the distinct new clauses evaluated, Added those
+	// added to the model (their formulas are the model's last Added ones).
+	Candidates, Added int
+	// NonZero counts the model's parameters with a non-zero final weight.
+	NonZero int
+}
+
+// Learn runs OSL over the examples of src, adding the clauses it finds to
+// src.Model (as formulas without a written weight) and writing the learned
+// weights into Model.Weights. Settings are those of learn.Online (Solver,
+// Loss, Passes, Shuffle, Seed, NoAverage, KeepInitial, Progress).
+//
+// If ctx is cancelled it stops between examples, keeping the clauses added
+// so far and the weights learned so far, and returns ctx's error.
+func (o *OSL) Learn(ctx context.Context, src *learn.PartitionSource, settings learn.Settings) (*OSLStats, error) {
+	start := time.Now()
+	if o.Modes == nil {
+		return nil, errors.New("structure: OSL needs mode declarations")
+	}
+	if src == nil || src.Model == nil {
+		return nil, errors.New("structure: OSL needs examples")
+	}
+	if settings.Solver == nil {
+		return nil, errors.New("structure: Settings.Solver is not set")
+	}
+	m := src.Model
+	if len(o.Modes.Path) != len(m.Preds) {
+		return nil, errors.New("structure: the mode declarations belong to another model")
+	}
+	maxLen := o.MaxLen
+	if maxLen == 0 {
+		maxLen = DefaultMaxLen
+	}
+	minDiff := o.MinCountDiff
+	if minDiff == 0 {
+		minDiff = DefaultMinCountDiff
+	}
+	method := o.Weights
+	if method == nil {
+		method = learn.DefaultAdaGradFB()
+	}
+	if method.Label() != learn.Prediction {
+		return nil, errors.New("structure: OSL learns weights with the prediction-based label")
+	}
+	passes := settings.Passes
+	if passes < 0 {
+		return nil, fmt.Errorf("structure: negative number of passes %d", passes)
+	}
+	if passes == 0 {
+		passes = 1
+	}
+	initial := func() []float64 {
+		init := make([]float64, len(m.Weights))
+		if settings.KeepInitial {
+			copy(init, m.Weights)
+		}
+		return init
+	}
+	learner, err := method.NewLearner(initial())
+	if err != nil {
+		return nil, err
+	}
+	st := &OSLStats{Stats: learn.Stats{Method: "OSL"}}
+	finish := func() {
+		if learner.Len() < len(m.Weights) {
+			learner.Grow(initial())
+		}
+		st.Last = make([]float64, learner.Len())
+		learner.Final(st.Last, false)
+		if settings.NoAverage {
+			copy(m.Weights, st.Last)
+		} else {
+			learner.Final(m.Weights, true)
+		}
+		for _, w := range m.Weights {
+			if w != 0 {
+				st.NonZero++
+			}
+		}
+		st.Elapsed = time.Since(start)
+	}
+
+	known := make(map[string]bool, len(m.Clauses))
+	for _, c := range m.Clauses {
+		known[CanonicalKey(c)] = true
+	}
+	r := &oslRun{o: o, m: m, src: src, maxLen: maxLen, minDiff: minDiff, known: known, st: st}
+
+	n := src.Len()
+	total := passes * n
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	rng := rand.New(rand.NewPCG(uint64(settings.Seed), 0x6f736c))
+	for pass := 0; pass < passes; pass++ {
+		if settings.Shuffle {
+			rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		st.PassLoss = append(st.PassLoss, 0)
+		st.PassMistakes = append(st.PassMistakes, 0)
+		var lossSum float64
+		for k, i := range order {
+			if err := ctx.Err(); err != nil {
+				finish()
+				return st, err
+			}
+			ex, err := src.Example(ctx, i)
+			if err != nil {
+				finish()
+				if ctx.Err() != nil {
+					return st, ctx.Err()
+				}
+				return st, fmt.Errorf("structure: example %d: %w", i, err)
+			}
+			if learner.Len() < len(m.Weights) {
+				learner.Grow(initial())
+			}
+			net := ex.Net
+			for c, p := range net.Param {
+				if p >= 0 {
+					net.Weight[c] = learner.Weight(int(p)) * net.Coef[c]
+				}
+			}
+			yhat, err := settings.Solver(ctx, net, nil)
+			if err != nil {
+				finish()
+				if ctx.Err() != nil {
+					return st, ctx.Err()
+				}
+				return st, fmt.Errorf("structure: example %s: %w", ex.Name, err)
+			}
+			rho := settings.Loss.Loss(ex.Truth, yhat, ex.Query)
+			d := learn.Diff(net, ex.Truth, yhat)
+			diff := learn.Sparse{Idx: append([]int32(nil), d.Idx...), Val: append([]float64(nil), d.Val...)}
+			newDiff, err := r.revise(i, ex, yhat)
+			if err != nil {
+				finish()
+				return st, fmt.Errorf("structure: example %s: %w", ex.Name, err)
+			}
+			if learner.Len() < len(m.Weights) {
+				learner.Grow(initial())
+			}
+			diff.Idx = append(diff.Idx, newDiff.Idx...)
+			diff.Val = append(diff.Val, newDiff.Val...)
+			st.Hinge += learner.Step(diff, rho)
+			st.Steps++
+			lossSum += rho
+			st.PassLoss[pass] = lossSum / float64(k+1)
+			if learn.HammingLoss(ex.Truth, yhat, ex.Query) > 0 {
+				st.PassMistakes[pass]++
+			}
+			if settings.Progress != nil {
+				el := time.Since(start)
+				pr := learn.Progress{Pass: pass, Done: st.Steps, Total: total, Elapsed: el,
+					Loss: st.PassLoss[pass], Mistakes: st.PassMistakes[pass]}
+				if s := el.Seconds(); s > 0 {
+					pr.Rate = float64(st.Steps) / s
+					pr.ETA = time.Duration(float64(total-st.Steps) / pr.Rate * float64(time.Second))
+				}
+				settings.Progress(pr)
+			}
+		}
+	}
+	finish()
+	return st, nil
+}
+
+// oslRun is the state of one OSL run.
+type oslRun struct {
+	o       *OSL
+	m       *mln.Model
+	src     *learn.PartitionSource
+	maxLen  int
+	minDiff float64
+	known   map[string]bool // canonical keys of the model's clauses
+	st      *OSLStats
+	counter Counter
+}
+
+// revise finds the new clauses of example i (lines 6–20 and 28–35 of
+// Algorithm 1), adds those with Δn >= MinCountDiff to the model and
+// returns their Δn over their new parameters.
+func (r *oslRun) revise(i int, ex *learn.Example, yhat []bool) (learn.Sparse, error) {
+	net := ex.Net
+	var missed []int32 // Δy: true in the truth, false in the prediction
+	for a := range yhat {
+		if ex.Query[a] && ex.Truth[a] && !yhat[a] {
+			missed = append(missed, int32(a))
+		}
+	}
+	if len(missed) == 0 {
+		return learn.Sparse{}, nil
+	}
+	ev, err := r.src.Evidence(i)
+	if err != nil {
+		return learn.Sparse{}, err
+	}
+	wy, wp := NewWorld(r.m), NewWorld(r.m)
+	if err := wy.AddTrue(ev); err != nil {
+		return learn.Sparse{}, err
+	}
+	if err := wp.AddTrue(ev); err != nil {
+		return learn.Sparse{}, err
+	}
+	inY := make(map[int32]int32) // network atom -> world atom (truth)
+	for a := range yhat {
+		if !ex.Query[a] {
+			continue
+		}
+		p, args := net.AtomPred[a], net.AtomArgs[a]
+		if ex.Truth[a] {
+			wa, err := wy.Add(p, args)
+			if err != nil {
+				return learn.Sparse{}, err
+			}
+			inY[int32(a)] = wa
+		}
+		if yhat[a] {
+			if _, err := wp.Add(p, args); err != nil {
+				return learn.Sparse{}, err
+			}
+		}
+	}
+	T := r.src.Type
+	group := r.src.Groups[i]
+	r.counter.Domain = func(t mln.TypeID) []mln.ConstID {
+		if t == T {
+			return group
+		}
+		return r.m.Types[t].Consts
+	}
+	h := NewHypergraph(wy, r.o.Modes)
+	var out learn.Sparse
+	tried := make(map[string]bool)
+	var firstErr error
+	consider := func(c *mln.Clause) {
+		if firstErr != nil || !r.fitsExamples(c) {
+			return
+		}
+		key := CanonicalKey(c)
+		if r.known[key] || tried[key] {
+			return
+		}
+		tried[key] = true
+		r.st.Candidates++
+		fy, err := r.counter.CountFalse(c, wy)
+		if err != nil {
+			firstErr = err
+			return
+		}
+		fp, err := r.counter.CountFalse(c, wp)
+		if err != nil {
+			firstErr = err
+			return
+		}
+		dn := float64(fp - fy) // n(y) − n(ŷ): the groundings false in ŷ but not in y
+		if dn < r.minDiff {
+			return
+		}
+		f := &mln.Formula{AST: r.m.ClauseFormula(c)}
+		if _, err := r.m.AddFormula(f); err != nil {
+			firstErr = err
+			return
+		}
+		r.known[key] = true
+		r.st.Added++
+		out.Idx = append(out.Idx, int32(f.Params[""]))
+		out.Val = append(out.Val, dn)
+	}
+	for _, a := range missed {
+		h.FindPaths(inY[a], r.maxLen, func(p Path) {
+			allNeg, horn := Clauses(r.m, wy, r.o.Modes, p)
+			consider(allNeg)
+			consider(horn)
+		})
+		if firstErr != nil {
+			return learn.Sparse{}, firstErr
+		}
+	}
+	return out, nil
+}
+
+// fitsExamples reports whether clause c keeps the examples independent:
+// at most one variable of the example type and no constant of it.
+func (r *oslRun) fitsExamples(c *mln.Clause) bool {
+	T := r.src.Type
+	n := 0
+	for _, v := range c.Vars {
+		if v.Type == T {
+			n++
+		}
+	}
+	if n > 1 {
+		return false
+	}
+	for _, l := range c.Lits {
+		for j, t := range l.Args {
+			if !t.IsVar() && r.m.Preds[l.Pred].Args[j] == T {
+				return false
+			}
+		}
+	}
+	return true
+}

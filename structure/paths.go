@@ -1,0 +1,255 @@
+package structure
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/marple-mln/marple/mln"
+)
+
+// Hypergraph is CreateHG of Huynh & Mooney (ECML 2011, Algorithm 2): the
+// true atoms of a world as hyperedges over the constants in their input
+// or output arguments.
+type Hypergraph struct {
+	W     *World
+	Modes *Modes
+	edges map[mln.ConstID][]int32 // constant -> atoms with it in an io argument
+}
+
+// NewHypergraph indexes the true atoms of w by the constants in their io
+// arguments (atoms of predicates without a modep are left out).
+func NewHypergraph(w *World, ms *Modes) *Hypergraph {
+	h := &Hypergraph{W: w, Modes: ms, edges: make(map[mln.ConstID][]int32)}
+	for a := int32(0); a < int32(w.NumAtoms()); a++ {
+		p := w.AtomPred[a]
+		if ms.Path[p] == nil {
+			continue
+		}
+		args := w.Args(a)
+		for j, c := range args {
+			if !ms.IO(p, j) || ioBefore(ms, p, args, j) {
+				continue // not io, or already listed for this atom
+			}
+			h.edges[c] = append(h.edges[c], a)
+		}
+	}
+	return h
+}
+
+// ioBefore reports whether args[j] also sits in an io argument before j.
+func ioBefore(ms *Modes, p mln.PredID, args []mln.ConstID, j int) bool {
+	for k := 0; k < j; k++ {
+		if args[k] == args[j] && ms.IO(p, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// Path is a path of true atoms (indices into the World); Path[0] is the
+// atom the search started from.
+type Path []int32
+
+// FindPaths is ModeGuidedFindPaths (Algorithm 3) from the atom start: it
+// calls emit with every path of at most maxLen atoms (at least two) that
+// starts at start and grows by atoms that share an io constant with the
+// path, respect their predicate's recall number and have every input
+// argument already in the path. Each set of atoms is emitted once; the
+// slice passed to emit is reused.
+func (h *Hypergraph) FindPaths(start int32, maxLen int, emit func(Path)) {
+	ms := h.Modes
+	w := h.W
+	p0 := w.AtomPred[start]
+	if ms.Path[p0] == nil || maxLen < 2 {
+		return
+	}
+	s := &pathSearch{h: h, maxLen: maxLen, emit: emit, seen: make(map[string]bool),
+		recall: make(map[mln.PredID]int)}
+	s.path = append(s.path, start)
+	s.recall[p0]++
+	for j, c := range w.Args(start) {
+		if ms.IO(p0, j) && !slices.Contains(s.v, c) {
+			s.v = append(s.v, c)
+		}
+	}
+	s.search()
+}
+
+type pathSearch struct {
+	h      *Hypergraph
+	maxLen int
+	emit   func(Path)
+	path   Path
+	v      []mln.ConstID // io constants of the path
+	recall map[mln.PredID]int
+	seen   map[string]bool
+	key    []int32
+}
+
+func (s *pathSearch) canAdd(a int32) bool {
+	if slices.Contains(s.path, a) {
+		return false
+	}
+	w, ms := s.h.W, s.h.Modes
+	p := w.AtomPred[a]
+	pm := ms.Path[p]
+	if pm == nil || s.recall[p] >= pm.Recall {
+		return false
+	}
+	for j, c := range w.Args(a) {
+		if pm.Places[j] == Input && !slices.Contains(s.v, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// pathKey identifies the set of atoms of the current path with a (start
+// atom first, the rest sorted).
+func (s *pathSearch) pathKey(a int32) string {
+	s.key = append(s.key[:0], s.path[1:]...)
+	s.key = append(s.key, a)
+	slices.Sort(s.key)
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(int(s.path[0])))
+	for _, x := range s.key {
+		b.WriteByte(',')
+		b.WriteString(strconv.Itoa(int(x)))
+	}
+	return b.String()
+}
+
+func (s *pathSearch) search() {
+	if len(s.path) >= s.maxLen {
+		return
+	}
+	w, ms := s.h.W, s.h.Modes
+	nv := len(s.v)
+	for i := 0; i < nv; i++ {
+		for _, a := range s.h.edges[s.v[i]] {
+			if !s.canAdd(a) {
+				continue
+			}
+			k := s.pathKey(a)
+			if s.seen[k] {
+				continue
+			}
+			s.seen[k] = true
+			p := w.AtomPred[a]
+			s.path = append(s.path, a)
+			s.recall[p]++
+			before := len(s.v)
+			for j, c := range w.Args(a) {
+				if ms.IO(p, j) && !slices.Contains(s.v, c) {
+					s.v = append(s.v, c)
+				}
+			}
+			s.emit(s.path)
+			s.search()
+			s.v = s.v[:before]
+			s.recall[p]--
+			s.path = s.path[:len(s.path)-1]
+		}
+	}
+}
+
+// Clauses returns the two clauses OSL makes of a path (§3.1): the path's
+// atoms with their constants variabilised except where a modec keeps
+// them, all negated, and the Horn variant whose first literal (the atom the
+// model got wrong) is positive.
+func Clauses(m *mln.Model, w *World, ms *Modes, path Path) (allNeg, horn *mln.Clause) {
+	vars := make(map[mln.ConstID]int)
+	c := &mln.Clause{Coef: 1, Formula: -1}
+	for _, a := range path {
+		p := w.AtomPred[a]
+		lit := mln.Literal{Pred: p, Neg: true}
+		for j, x := range w.Args(a) {
+			if ms.KeepConst(p, j) {
+				lit.Args = append(lit.Args, mln.ConstTerm(x))
+				continue
+			}
+			v, ok := vars[x]
+			if !ok {
+				v = len(c.Vars)
+				vars[x] = v
+				c.Vars = append(c.Vars, mln.Var{Name: "a" + strconv.Itoa(v+1), Type: m.Preds[p].Args[j]})
+			}
+			lit.Args = append(lit.Args, mln.VarTerm(v))
+		}
+		c.Lits = append(c.Lits, lit)
+	}
+	h := &mln.Clause{Coef: 1, Formula: -1, Vars: c.Vars, Lits: slices.Clone(c.Lits)}
+	h.Lits[0].Neg = false
+	return c, h
+}
+
+// CanonicalKey returns a string that is equal for two clauses exactly when
+// they are the same up to the order of their literals and the names of
+// their variables (for clauses of at most 6 literals; longer ones are keyed
+// in their given order).
+func CanonicalKey(c *mln.Clause) string {
+	n := len(c.Lits)
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	best := ""
+	var b strings.Builder
+	rename := make([]int, len(c.Vars))
+	var try func(k int)
+	write := func() {
+		b.Reset()
+		for i := range rename {
+			rename[i] = -1
+		}
+		next := 0
+		for _, li := range perm {
+			l := &c.Lits[li]
+			if l.Neg {
+				b.WriteByte('!')
+			}
+			b.WriteString(strconv.Itoa(int(l.Pred)))
+			b.WriteByte('(')
+			for j, t := range l.Args {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				if t.IsVar() {
+					v := t.Var()
+					if rename[v] < 0 {
+						rename[v] = next
+						next++
+					}
+					b.WriteByte('v')
+					b.WriteString(strconv.Itoa(rename[v]))
+					b.WriteByte(':')
+					b.WriteString(strconv.Itoa(int(c.Vars[v].Type)))
+				} else {
+					b.WriteString(strconv.Itoa(int(t.Const())))
+				}
+			}
+			b.WriteByte(')')
+		}
+		if s := b.String(); best == "" || s < best {
+			best = s
+		}
+	}
+	if n > 6 {
+		write()
+		return best
+	}
+	try = func(k int) {
+		if k == n {
+			write()
+			return
+		}
+		for i := k; i < n; i++ {
+			perm[k], perm[i] = perm[i], perm[k]
+			try(k + 1)
+			perm[k], perm[i] = perm[i], perm[k]
+		}
+	}
+	try(0)
+	return best
+}
