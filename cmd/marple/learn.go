@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/marple-mln/marple/ground"
@@ -14,7 +16,7 @@ import (
 	"github.com/marple-mln/marple/mln"
 )
 
-const learnSynopsis = `-i model.mln -o learned.mln -t a.db,b.db -ne Pred1,Pred2 [-method cda-ml]
+const learnSynopsis = `-i model.mln -o learned.mln -t a.db,b.db -ne Pred1,Pred2 [-method cda-ml | -g | -d]
 
 Learns the weights of the model's formulas from training databases and
 writes the model with the learned weights in Alchemy syntax. The -t files
@@ -36,7 +38,18 @@ prediction-based or maximal loss), mira (1-best MIRA), subgradient, adagrad
 (AdaGrad forward-backward with l1); and mm, the batch max-margin learner
 (Huynh & Mooney 2009: 1-slack structural SVM trained by cutting planes,
 Hamming loss; -C, -epsilon, -maxIter; -passes, -shuffle, -noAverage do not
-apply).`
+apply).
+
+The two classic batch learners of Alchemy's learnwts: pll (alias -g),
+generative learning by weighted pseudo-log-likelihood with L-BFGS (the -ne
+predicates' atoms are summed, by default every predicate's; each atom weighs
+1/(atoms of its predicate) unless -gNoEqualPredWt; -maxIter bounds L-BFGS
+iterations), and dcll (alias -d), discriminative learning of the conditional
+log-likelihood of the -ne predicates given the rest, with expectations from
+MC-SAT (-numSamples steps per iteration, persistent chains) and preconditioned
+scaled conjugate gradient (-dNewton: diagonal Newton; -maxIter iterations).
+Both put a Gaussian prior N(0, σ²) on the weights (-priorStdDev, Alchemy's
+defaults 100 for pll and 2 for dcll; -noPrior drops it).`
 
 func runLearn(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "learn", learnSynopsis)
@@ -47,12 +60,19 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		nonEv      = fs.String("ne", "", "non-evidence (query) predicates, comma-separated")
 		multi      = fs.Bool("multipleDatabases", false, "each -t file is one example")
 		exType     = fs.String("exampleType", "auto", "one example per constant of this type, each ground on its own; auto: the query predicates' argument type with the most constants; none: ground everything, every component is an example")
-		method     = fs.String("method", "cda-ml", "cda-pl, cda-ml, mira, subgradient, adagrad or mm")
+		method     = fs.String("method", "cda-ml", "cda-pl, cda-ml, mira, subgradient, adagrad, mm, pll or dcll")
+		gen        = fs.Bool("g", false, "generative weight learning: -method pll (Alchemy's learnwts -g)")
+		disc       = fs.Bool("d", false, "discriminative weight learning: -method dcll (Alchemy's learnwts -d)")
+		priorSD    = fs.Float64("priorStdDev", 0, fmt.Sprintf("pll, dcll: standard deviation of the Gaussian prior on the weights (0: Alchemy's default, %g for pll, %g for dcll)", float64(learn.DefaultPLLPriorStdDev), float64(learn.DefaultCLLPriorStdDev)))
+		noPrior    = fs.Bool("noPrior", false, "pll, dcll: no prior on the weights")
+		numSamples = fs.Int("numSamples", 0, fmt.Sprintf("dcll: MC-SAT steps per example and iteration (0: Alchemy's rule, %d / groundings of the smallest clause, at least %d)", learn.CLLSampleBudget, learn.CLLMinSamples))
+		dNewton    = fs.Bool("dNewton", false, "dcll: diagonal Newton instead of preconditioned scaled conjugate gradient")
+		noEqualWt  = fs.Bool("gNoEqualPredWt", false, "pll: weight every atom 1 instead of 1/(atoms of its predicate)")
 		loss       = fs.String("loss", "hamming", "label loss: hamming or f1 (f1 with prediction-based methods only)")
 		sigma      = fs.Float64("sigma", 1, "CDA, subgradient: the strong-convexity constant σ")
 		c          = fs.Float64("C", 0, fmt.Sprintf("mira: clip the step at C (0: the paper's unclipped rule); mm: the SVM's margin/slack trade-off C (0: the default, %g)", float64(learn.DefaultMaxMarginC)))
 		epsilon    = fs.Float64("epsilon", 0, fmt.Sprintf("mm: stop when the most violated constraint is violated by at most ε, in Hamming loss per example (0: the default, %g)", learn.DefaultMaxMarginEpsilon))
-		maxIter    = fs.Int("maxIter", 0, fmt.Sprintf("mm: maximum cutting-plane rounds (0: the default, %d)", learn.DefaultMaxMarginIter))
+		maxIter    = fs.Int("maxIter", 0, fmt.Sprintf("mm: maximum cutting-plane rounds (0: the default, %d); pll: maximum L-BFGS iterations (0: %d); dcll: iterations (0: %d)", learn.DefaultMaxMarginIter, learn.DefaultPLLMaxIter, learn.DefaultCLLMaxIter))
 		lambda     = fs.Float64("lambda", 0.001, "adagrad: l1 regularisation λ")
 		eta        = fs.Float64("eta", 1, "adagrad: learning rate η")
 		delta      = fs.Float64("delta", 1, "adagrad: δ")
@@ -75,8 +95,37 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if *train == "" {
 		return usagef("no training data: give -t a.db,b.db")
 	}
-	if *nonEv == "" {
+	methodSet := false
+	fs.Visit(func(f *flag.Flag) { methodSet = methodSet || f.Name == "method" })
+	switch {
+	case *gen && *disc:
+		return usagef("-g and -d exclude each other")
+	case *gen || *disc:
+		want := "pll"
+		if *disc {
+			want = "dcll"
+		}
+		if methodSet && *method != want {
+			return usagef("-%s means -method %s, not %s", map[bool]string{true: "g", false: "d"}[*gen], want, *method)
+		}
+		*method = want
+	}
+	generative, discriminative := *method == "pll", *method == "dcll"
+	if *nonEv == "" && !generative {
 		return usagef("no non-evidence predicates: give -ne Pred1,Pred2")
+	}
+	if *priorSD < 0 || *numSamples < 0 {
+		return usagef("-priorStdDev and -numSamples must not be negative")
+	}
+	if generative || discriminative {
+		if *maxIter < 0 {
+			return usagef("-maxIter must not be negative")
+		}
+		return learnLikelihood(ctx, e, likelihoodFlags{
+			modelFiles: *modelFiles, outFile: *outFile, train: *train, nonEv: *nonEv, multi: *multi, exType: *exType,
+			generative: generative, priorSD: *priorSD, noPrior: *noPrior, maxIter: *maxIter, numSamples: *numSamples,
+			newton: *dNewton, noEqualWt: *noEqualWt, seed: *seed, checkpoint: *checkpoint, verbose: *verbose, wf: wf,
+		})
 	}
 	batch := *method == "mm"
 	var meth learn.Method
@@ -280,7 +329,7 @@ func learnMethod(name string, sigma, c, lambda, eta, delta float64) (learn.Metho
 	case "adagrad":
 		return &learn.AdaGradFB{Lambda: lambda, Eta: eta, Delta: delta, Inference: learn.Prediction}, nil
 	}
-	return nil, usagef("-method must be cda-pl, cda-ml, mira, subgradient, adagrad or mm, not %q", name)
+	return nil, usagef("-method must be cda-pl, cda-ml, mira, subgradient, adagrad, mm, pll or dcll, not %q", name)
 }
 
 // mapSolver adapts a MAP engine to the learners.
@@ -335,4 +384,173 @@ func largestQueryType(m *mln.Model, query []mln.PredID) (mln.TypeID, bool) {
 		}
 	}
 	return best, best >= 0
+}
+
+// likelihoodFlags are the flags of the likelihood learners (pll, dcll).
+type likelihoodFlags struct {
+	modelFiles, outFile, train, nonEv, exType string
+	multi, generative, noPrior, newton        bool
+	noEqualWt, checkpoint, verbose            bool
+	priorSD                                   float64
+	maxIter, numSamples                       int
+	seed                                      int64
+	wf                                        worldFlags
+}
+
+// learnLikelihood runs learn -method pll (generative, weighted
+// pseudo-log-likelihood) or dcll (discriminative, conditional
+// log-likelihood) and writes the learned model.
+func learnLikelihood(ctx context.Context, e *env, f likelihoodFlags) error {
+	p := newProgress(e.stderr, f.verbose)
+	trainFiles := splitList(f.train)
+	done := p.stage("parse")
+	m, err := mln.LoadModel(splitList(f.modelFiles)...)
+	if err != nil {
+		return err
+	}
+	var dbs []*mln.Database
+	if f.multi {
+		for _, file := range trainFiles {
+			db, err := mln.LoadDatabase(m, file)
+			if err != nil {
+				return err
+			}
+			dbs = append(dbs, db)
+		}
+	} else {
+		db, err := mln.LoadDatabase(m, trainFiles...)
+		if err != nil {
+			return err
+		}
+		dbs = append(dbs, db)
+	}
+	if err := m.Compile(); err != nil {
+		return err
+	}
+	done("%d formulas, %d clauses", len(m.Formulas), len(m.Clauses))
+	wf := f.wf
+	wf.query = f.nonEv
+	gopt, err := wf.groundOptions(m, e.stderr)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if f.generative && f.nonEv == "" {
+		// Alchemy's -g without -ne: every predicate's atoms are summed.
+		gopt.Query = nil
+		for q := range m.Preds {
+			gopt.Query = append(gopt.Query, mln.PredID(q))
+		}
+	}
+	isQuery := make([]bool, len(m.Preds))
+	for _, q := range gopt.Query {
+		isQuery[q] = true
+	}
+
+	// The examples: one per database for pll (its weights are per
+	// database); for dcll the components of the whole grounding, grouped
+	// by -exampleType as for mm.
+	var src learn.ExampleSource
+	switch {
+	case f.multi:
+		src = &learn.DatabaseSource{
+			Model: m, DBs: dbs, Query: gopt.Query, Names: trainFiles,
+			Ground: func(ctx context.Context, ev *mln.Database) (*ground.Network, error) {
+				return ground.Ground(ctx, m, ev, gopt)
+			},
+		}
+	default:
+		done := p.stage("ground")
+		ev := withoutPreds(m, dbs[0], isQuery)
+		net, err := ground.Ground(ctx, m, ev, gopt)
+		if err != nil {
+			return err
+		}
+		truth := net.Assignment(dbs[0])
+		query := make([]bool, net.NumAtoms())
+		for a := range query {
+			query[a] = isQuery[net.AtomPred[a]]
+		}
+		if f.generative {
+			src = learn.Examples{{Net: net, Truth: truth, Query: query, Name: f.train}}
+			done("%d atoms, %d clauses", net.NumAtoms(), net.NumClauses())
+			break
+		}
+		var key func(int32) int64
+		switch f.exType {
+		case "none", "":
+		case "auto":
+			if t, ok := largestQueryType(m, gopt.Query); ok {
+				key = constKey(m, net, t)
+			}
+		default:
+			t, ok := m.Type(f.exType)
+			if !ok {
+				return usagef("-exampleType: unknown type %q", f.exType)
+			}
+			key = constKey(m, net, t.ID)
+		}
+		cs := learn.NewComponentSource(net, truth, query, key)
+		src = cs
+		done("%d atoms, %d clauses, %d examples", net.NumAtoms(), net.NumClauses(), cs.Len())
+	}
+
+	var (
+		lerr    error
+		learned bool // the model holds learned weights (also when interrupted)
+	)
+	if f.generative {
+		done = p.stage("learn PLL")
+		st, err := learn.Generative(ctx, m, src, learn.GenerativeSettings{
+			PLLOptions:  learn.PLLOptions{Unweighted: f.noEqualWt, Workers: wf.workers},
+			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter,
+		})
+		lerr, learned = err, st != nil
+		if err == nil {
+			done("WPLL %.6g (objective %.6g, gradient %.2g), %d L-BFGS iterations, %d evaluations, %s; %d atoms in %d distinct rows, %d parameters (rows built in %.2fs)",
+				st.WPLL, st.Objective, st.GradNorm, st.Iterations, st.Evaluations, st.Status, st.Atoms, st.Rows, st.Params, st.Prepare.Seconds())
+		}
+	} else {
+		lastReport := time.Now()
+		set := learn.DiscriminativeSettings{
+			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter, Samples: f.numSamples,
+			Newton: f.newton, Seed: f.seed, Workers: wf.workers,
+			Progress: func(pr learn.DiscriminativeProgress) {
+				if time.Since(lastReport) < time.Second && !f.verbose {
+					return
+				}
+				lastReport = time.Now()
+				if pr.Elapsed < time.Second && !f.verbose {
+					return
+				}
+				fmt.Fprintf(e.stderr, "marple: learn: iteration %d (round %d), gradient %.3g, λ %.3g, predicted gain %.3g%s\n",
+					pr.Iter, pr.Round, pr.GradNorm, pr.Lambda, pr.Improvement, map[bool]string{true: ", backtracked"}[pr.Backtracked])
+			},
+		}
+		name := "PSCG"
+		if f.newton {
+			name = "DN"
+		}
+		done = p.stage("learn CLL (" + name + ")")
+		st, err := learn.Discriminative(ctx, m, src, set)
+		lerr, learned = err, st != nil
+		if err == nil {
+			done("%d iterations, %d MC-SAT rounds of %d steps, %d backtracks, converged %v, gradient %.3g, %d examples, %d parameters",
+				st.Iterations, st.Rounds, st.Samples, st.Backtracks, st.Converged, st.GradNorm, st.Examples, st.Params)
+		}
+	}
+	if lerr != nil {
+		if errors.Is(lerr, context.Canceled) && f.checkpoint && learned {
+			fmt.Fprintln(e.stderr, "marple learn: interrupted; writing the weights so far")
+			if werr := atomicfile.Write(f.outFile, func(w io.Writer) error { return mln.WriteModel(w, m) }); werr != nil {
+				return werr
+			}
+		}
+		return lerr
+	}
+	for i, w := range m.Weights {
+		if math.IsNaN(w) || math.IsInf(w, 0) {
+			return fmt.Errorf("learn: weight %d is %v", i, w)
+		}
+	}
+	return atomicfile.Write(f.outFile, func(w io.Writer) error { return mln.WriteModel(w, m) })
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/marple-mln/marple/mln"
 )
 
 // sortedLines returns the lines of a file, sorted.
@@ -62,5 +65,79 @@ func TestLearnPerExampleGrounding(t *testing.T) {
 	os.WriteFile(linked, append(src, "Token(w,i,c) ^ Token(w,i,d) ^ InField(c,+f,i) => InField(d,+f,i)\n"...), 0o644)
 	if stderr := learn(linked, filepath.Join(dir, "out.mln"), "-exampleType", "bib"); !strings.Contains(stderr, "grounding the whole training set") || !strings.Contains(stderr, "2 variables") {
 		t.Errorf("linked model: stderr %q", stderr)
+	}
+}
+
+// TestLearnLikelihood runs the likelihood learners (pll / -g, dcll / -d) on
+// the smokers example: exit codes, the output model written (and nothing
+// else left in its directory), finite weights, the same weights for the
+// same seed, and usage errors.
+func TestLearnLikelihood(t *testing.T) {
+	dir := t.TempDir()
+	model, train := smokers+"smoking.mln", smokers+"smoking-train.db"
+	runs := []struct {
+		name string
+		args []string
+	}{
+		{"g", []string{"-g"}},
+		{"pll-ne", []string{"-method", "pll", "-ne", "Cancer", "-priorStdDev", "1", "-gNoEqualPredWt"}},
+		{"g-noprior", []string{"-g", "-noPrior", "-maxIter", "50"}},
+		{"d", []string{"-d", "-ne", "Smokes,Cancer", "-numSamples", "200", "-maxIter", "15", "-seed", "3"}},
+		{"dcll-dn", []string{"-method", "dcll", "-dNewton", "-ne", "Cancer", "-numSamples", "200", "-maxIter", "15", "-noPrior"}},
+	}
+	for _, r := range runs {
+		out := filepath.Join(dir, r.name+".mln")
+		args := append([]string{"learn", "-i", model, "-o", out, "-t", train}, r.args...)
+		code, _, stderr := marple(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", r.name, code, stderr)
+		}
+		m, err := mln.LoadModel(out)
+		if err != nil {
+			t.Fatalf("%s: %v", r.name, err)
+		}
+		if len(m.Formulas) != 2 {
+			t.Fatalf("%s: %d formulas", r.name, len(m.Formulas))
+		}
+		for _, f := range m.Formulas {
+			if !f.HasWeight || math.IsNaN(f.Weight) || math.IsInf(f.Weight, 0) {
+				t.Errorf("%s: weight %v", r.name, f.Weight)
+			}
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != len(runs) {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("files left: %v", names)
+	}
+	// Same seed, same weights.
+	again := filepath.Join(t.TempDir(), "d.mln")
+	if code, _, stderr := marple(t, append([]string{"learn", "-i", model, "-o", again, "-t", train}, runs[3].args...)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "d.mln"))
+	b, _ := os.ReadFile(again)
+	if string(a) != string(b) {
+		t.Errorf("dcll is not deterministic:\n%s\n---\n%s", a, b)
+	}
+
+	for _, bad := range [][]string{
+		{"-g", "-d", "-ne", "Cancer"},
+		{"-d"},
+		{"-g", "-method", "cda-ml"},
+		{"-g", "-priorStdDev", "-1"},
+		{"-d", "-ne", "Cancer", "-numSamples", "-5"},
+	} {
+		out := filepath.Join(t.TempDir(), "bad.mln")
+		code, _, _ := marple(t, append([]string{"learn", "-i", model, "-o", out, "-t", train}, bad...)...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", bad, out)
+		}
 	}
 }

@@ -1,0 +1,53 @@
+package mcsat
+
+import (
+	"context"
+
+	"github.com/marple-mln/marple/ground"
+)
+
+// Chain is an MC-SAT chain that keeps its world between calls of Sample,
+// for learners that sample a network whose clause weights change between
+// calls (a persistent chain: each call continues from the last world
+// instead of starting again).
+type Chain struct {
+	net *ground.Network
+	opt Options
+	s   *state
+}
+
+// NewChain starts an MC-SAT chain on net in a random world satisfying the
+// hard clauses, found by WalkSAT from opt.Seed (as chain 0 of MCSAT with
+// the same options). opt.Samples, BurnIn and Chains are not used.
+func NewChain(net *ground.Network, opt Options) (*Chain, error) {
+	m, err := prepare(net, &opt)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newChain(m, &opt, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &Chain{net: net, opt: opt, s: s}, nil
+}
+
+// Sample reads the network's current clause weights, takes n MC-SAT steps
+// from the chain's world and calls fn with the world after each step. fn
+// must neither keep nor modify y. The weights may change between calls (the
+// hard clauses must not). If ctx is cancelled Sample stops and returns its
+// error; the chain stays usable.
+func (c *Chain) Sample(ctx context.Context, n int, fn func(y []bool)) error {
+	m := newModel(c.net, c.opt.Bias)
+	s := newState(m, c.s.rng)
+	copy(s.y, c.s.y)
+	s.recount()
+	c.s = s
+	for step := 0; step < n; step++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.mcsatStep(&c.opt)
+		fn(s.y)
+	}
+	return nil
+}

@@ -1,0 +1,743 @@
+package learn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer/mcsat"
+	"github.com/marple-mln/marple/mln"
+)
+
+// Defaults of discriminative (conditional likelihood) weight learning,
+// Alchemy's `learnwts -d` where it has one.
+const (
+	// DefaultCLLPriorStdDev is σ of the Gaussian prior on the weights
+	// (Alchemy's DISC_DEFAULT_STD_DEV, the default of -priorStdDev with
+	// -d).
+	DefaultCLLPriorStdDev = 2
+	// DefaultCLLMaxIter is the number of iterations (Alchemy's -dNumIter).
+	DefaultCLLMaxIter = 100
+	// DefaultCLLLambda is the initial trust-region parameter λ of the
+	// step length (Alchemy's -cgLambda).
+	DefaultCLLLambda = 100
+	// DefaultCLLMinLLChange stops learning when the predicted improvement
+	// of the conditional log-likelihood falls below it (Alchemy's
+	// -cgMinLLChange).
+	DefaultCLLMinLLChange = 1e-5
+	// CLLSampleBudget and CLLMinSamples give the default number of MC-SAT
+	// steps per iteration (see CLLSamples).
+	CLLSampleBudget = 10000
+	CLLMinSamples   = 100
+)
+
+// WorldSampler draws the worlds from which Discriminative estimates one
+// example's expected counts E_w[n(x,Y)] under the clause weights currently
+// set on the example's network.
+type WorldSampler interface {
+	// Sample calls fn with each world y it draws and its weight p > 0;
+	// the estimate is the p-weighted mean over the worlds of a call (and,
+	// after a backtrack, over the calls at the same weights). fn must
+	// neither keep nor modify y.
+	Sample(ctx context.Context, fn func(y []bool, p float64)) error
+}
+
+// SamplerFactory returns the WorldSampler of example i, whose network is
+// net; Discriminative calls it once per example, before the first
+// iteration, and then reuses the sampler (a sampler may keep state, such
+// as a persistent Markov chain, between iterations).
+type SamplerFactory func(i int, net *ground.Network) (WorldSampler, error)
+
+// MCSATSamplers returns a SamplerFactory of persistent MC-SAT chains
+// (infer/mcsat.Chain): example i's chain starts from a random world
+// satisfying the hard clauses, seeded by opt.Seed+i, and each call takes
+// steps MC-SAT steps from where the last one stopped, without burn-in, each
+// world weighing 1 (Alchemy's inference inside -d: MC-SAT, no burn-in, the
+// chain's state kept across iterations).
+func MCSATSamplers(steps int, opt mcsat.Options) SamplerFactory {
+	return func(i int, net *ground.Network) (WorldSampler, error) {
+		o := opt
+		o.Seed = opt.Seed + int64(i)
+		ch, err := mcsat.NewChain(net, o)
+		if err != nil {
+			return nil, err
+		}
+		return &chainSampler{ch: ch, steps: steps}, nil
+	}
+}
+
+type chainSampler struct {
+	ch    *mcsat.Chain
+	steps int
+}
+
+func (s *chainSampler) Sample(ctx context.Context, fn func(y []bool, p float64)) error {
+	return s.ch.Sample(ctx, s.steps, func(y []bool) { fn(y, 1) })
+}
+
+// CLLSamples returns Alchemy's default number of MC-SAT steps per
+// iteration of discriminative learning for model: CLLSampleBudget divided
+// by the number of groundings of the clause with the fewest (the product
+// of the domain sizes of its universally quantified variables), and at
+// least CLLMinSamples, so that every clause gets about 10,000 sampled
+// groundings per iteration.
+func CLLSamples(model *mln.Model) int {
+	fewest := math.MaxFloat64
+	for _, c := range model.Clauses {
+		exist := make(map[int]bool, len(c.Exist))
+		for _, v := range c.Exist {
+			exist[v] = true
+		}
+		g := 1.0
+		for v, cv := range c.Vars {
+			if !exist[v] {
+				g *= float64(model.Types[cv.Type].Size())
+			}
+		}
+		if g >= 1 {
+			fewest = min(fewest, g)
+		}
+	}
+	if fewest == math.MaxFloat64 {
+		return CLLMinSamples
+	}
+	return max(CLLMinSamples, int(CLLSampleBudget/fewest))
+}
+
+// DiscriminativeSettings configure Discriminative.
+type DiscriminativeSettings struct {
+	// PriorStdDev is σ of the Gaussian prior N(0, σ²) on every weight (0
+	// means DefaultCLLPriorStdDev).
+	PriorStdDev float64
+	// NoPrior drops the prior (Alchemy's -noPrior).
+	NoPrior bool
+	// MaxIter is the number of iterations (weight updates; 0 means
+	// DefaultCLLMaxIter).
+	MaxIter int
+	// Samples is the number of MC-SAT steps per example and iteration (0
+	// means CLLSamples(model)). Ignored with Sampler.
+	Samples int
+	// Newton uses diagonal Newton (Alchemy's -dNewton) instead of
+	// preconditioned scaled conjugate gradient.
+	Newton bool
+	// Lambda is the initial trust-region parameter λ (0 means
+	// DefaultCLLLambda); MaxLambda bounds it (0: no bound).
+	Lambda, MaxLambda float64
+	// MinLLChange stops learning when the predicted improvement of the
+	// conditional log-likelihood of a step is below it (0 means
+	// DefaultCLLMinLLChange; negative: never).
+	MinLLChange float64
+	// NoPrecondition uses the identity instead of the inverse diagonal
+	// Hessian as PSCG's preconditioner (Alchemy's -cgNoPrecond).
+	NoPrecondition bool
+	// Seed seeds the MC-SAT chains (example i's chain uses Seed+i).
+	Seed int64
+	// Workers is the number of examples sampled concurrently (0 means
+	// GOMAXPROCS). Examples must then not share a network. The result
+	// does not depend on it.
+	Workers int
+	// KeepInitial starts from the model's weights instead of 0.
+	KeepInitial bool
+	// Sampler, when set, replaces the MC-SAT chains (for example by exact
+	// enumeration on tiny networks).
+	Sampler SamplerFactory
+	// Progress, when set, is called after every sampling round.
+	Progress func(DiscriminativeProgress)
+}
+
+// DiscriminativeProgress reports a sampling round of Discriminative.
+type DiscriminativeProgress struct {
+	Iter        int     // weight updates so far
+	Round       int     // sampling rounds so far (updates and backtracks)
+	GradNorm    float64 // largest entry of the gradient of −CLL + prior
+	Lambda      float64 // trust-region parameter after the round
+	Improvement float64 // predicted improvement of the round's step (0 when none)
+	Backtracked bool    // the round rejected the last step
+	Elapsed     time.Duration
+}
+
+// DiscriminativeStats summarise a run of Discriminative.
+type DiscriminativeStats struct {
+	Method string // "PSCG" or "DN"
+	// Iterations counts weight updates, Rounds sampling rounds, Backtracks
+	// the rejected steps (each costs one more round).
+	Iterations, Rounds, Backtracks int
+	// Samples is the number of MC-SAT steps per example and round (0 with
+	// a custom Sampler).
+	Samples int
+	// Converged is set when the predicted improvement fell below
+	// MinLLChange (or the gradient vanished).
+	Converged bool
+	// GradNorm is the largest gradient entry of the last round, Lambda the
+	// final trust-region parameter.
+	GradNorm, Lambda float64
+	Examples, Params int
+	Elapsed          time.Duration
+}
+
+// cllExample holds one example's network, its local parameters and the
+// count vectors of its sampled worlds.
+type cllExample struct {
+	net     *ground.Network
+	params  []int32   // local -> model parameter
+	local   []int32   // per clause: local parameter or -1
+	truth   []float64 // local counts of the gold world
+	sampler WorldSampler
+
+	rows, prevRows []float64 // sampled count vectors, len(params) each
+	wts, prevWts   []float64 // their weights
+	mean, vari     []float64 // p-weighted mean and variance of the rows
+	out            []float64 // scratch for Hessian products
+}
+
+func newCLLExample(ex *Example) *cllExample {
+	net := ex.Net
+	e := &cllExample{net: net, local: make([]int32, net.NumClauses())}
+	index := map[int32]int32{}
+	for c, p := range net.Param {
+		if p < 0 {
+			e.local[c] = -1
+			continue
+		}
+		k, ok := index[p]
+		if !ok {
+			k = int32(len(e.params))
+			index[p] = k
+			e.params = append(e.params, p)
+		}
+		e.local[c] = k
+	}
+	e.truth = make([]float64, len(e.params))
+	e.count(ex.Truth, e.truth)
+	return e
+}
+
+// count adds the local counts of world y into dst.
+func (e *cllExample) count(y []bool, dst []float64) {
+	net := e.net
+	for c, k := range e.local {
+		if k >= 0 && net.Satisfied(c, y) {
+			dst[k] += net.Coef[c]
+		}
+	}
+}
+
+// sample draws worlds under weights w (appending to the rows already held
+// when accumulate is set) and recomputes their mean and variance.
+func (e *cllExample) sample(ctx context.Context, w []float64, accumulate bool) error {
+	setWeights(e.net, w)
+	if !accumulate {
+		e.rows, e.wts = e.rows[:0], e.wts[:0]
+	}
+	L := len(e.params)
+	err := e.sampler.Sample(ctx, func(y []bool, p float64) {
+		n := len(e.rows)
+		e.rows = append(e.rows, make([]float64, L)...)
+		e.count(y, e.rows[n:])
+		e.wts = append(e.wts, p)
+	})
+	if err != nil {
+		return err
+	}
+	if len(e.wts) == 0 {
+		return errors.New("the sampler drew no world")
+	}
+	e.mean = resize(e.mean, L)
+	e.vari = resize(e.vari, L)
+	var W float64
+	for s, p := range e.wts {
+		W += p
+		row := e.rows[s*L : (s+1)*L]
+		for k, v := range row {
+			e.mean[k] += p * v
+		}
+	}
+	for k := range e.mean {
+		e.mean[k] /= W
+	}
+	for s, p := range e.wts {
+		row := e.rows[s*L : (s+1)*L]
+		for k, v := range row {
+			d := v - e.mean[k]
+			e.vari[k] += p * d * d
+		}
+	}
+	for k := range e.vari {
+		e.vari[k] /= W
+	}
+	return nil
+}
+
+// hess stores in e.out the local part of Cov_w(n)·d (d over model
+// parameters), estimated from the rows.
+func (e *cllExample) hess(d []float64) {
+	L := len(e.params)
+	e.out = resize(e.out, L)
+	if L == 0 {
+		return
+	}
+	var W, tbar float64
+	t := make([]float64, len(e.wts))
+	for s, p := range e.wts {
+		row := e.rows[s*L : (s+1)*L]
+		v := 0.0
+		for k, x := range row {
+			v += (x - e.mean[k]) * d[e.params[k]]
+		}
+		t[s] = v
+		W += p
+		tbar += p * v
+	}
+	tbar /= W
+	for s, p := range e.wts {
+		row := e.rows[s*L : (s+1)*L]
+		f := p * (t[s] - tbar) / W
+		for k, x := range row {
+			e.out[k] += f * (x - e.mean[k])
+		}
+	}
+}
+
+// resize returns s with length n, zeroed.
+func resize(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// cllProblem is the conditional log-likelihood of a set of examples with
+// a Gaussian prior, as seen through the samplers.
+type cllProblem struct {
+	exs     []*cllExample
+	np      int
+	prec    float64 // 1/σ², 0 without prior
+	workers int
+}
+
+// newCLLProblem grounds (asks for) every example once and creates its
+// sampler.
+func newCLLProblem(ctx context.Context, model *mln.Model, examples ExampleSource, factory SamplerFactory, workers int, prec float64) (*cllProblem, error) {
+	pb := &cllProblem{workers: workers, prec: prec}
+	for i := 0; i < examples.Len(); i++ {
+		ex, err := examples.Example(ctx, i)
+		if err == nil {
+			err = ex.validate()
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("learn: example %d: %w", i, err)
+		}
+		e := newCLLExample(ex)
+		sm, err := factory(i, ex.Net)
+		if err != nil {
+			return nil, fmt.Errorf("learn: example %d (%s): %w", i, ex.Name, err)
+		}
+		e.sampler = sm
+		pb.exs = append(pb.exs, e)
+	}
+	pb.np = len(model.Weights)
+	for i, e := range pb.exs {
+		for _, p := range e.params {
+			if int(p) >= pb.np {
+				return nil, fmt.Errorf("learn: example %d has parameter %d, the model %d", i, p, pb.np)
+			}
+		}
+	}
+	return pb, nil
+}
+
+// each runs fn on every example, workers at a time, and returns the error
+// of the first example that failed.
+func (pb *cllProblem) each(fn func(i int, e *cllExample) error) error {
+	n := len(pb.exs)
+	errs := make([]error, n)
+	if pb.workers <= 1 || n <= 1 {
+		for i, e := range pb.exs {
+			if errs[i] = fn(i, e); errs[i] != nil {
+				return errs[i]
+			}
+		}
+		return nil
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for k := 0; k < min(pb.workers, n); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = fn(i, pb.exs[i])
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sample draws every example's worlds under w.
+func (pb *cllProblem) sample(ctx context.Context, w []float64, accumulate bool) error {
+	return pb.each(func(i int, e *cllExample) error {
+		if err := e.sample(ctx, w, accumulate); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("learn: example %d: %w", i, err)
+		}
+		return nil
+	})
+}
+
+// gradient stores in g the gradient of −CLL(w) + Σ w²/(2σ²) from the
+// current samples, Σ_e (E[n_e] − n_e(truth)) + w/σ², and in v the
+// diagonal of its Hessian, Σ_e Var[n_e] + 1/σ². Either may be nil.
+func (pb *cllProblem) gradient(w, g, v []float64) {
+	if g != nil {
+		for p := range g {
+			g[p] = pb.prec * w[p]
+		}
+	}
+	if v != nil {
+		for p := range v {
+			v[p] = pb.prec
+		}
+	}
+	for _, e := range pb.exs {
+		for k, p := range e.params {
+			if g != nil {
+				g[p] += e.mean[k] - e.truth[k]
+			}
+			if v != nil {
+				v[p] += e.vari[k]
+			}
+		}
+	}
+}
+
+// hessVec stores in out the Hessian of −CLL + prior times d.
+func (pb *cllProblem) hessVec(d, out []float64) {
+	pb.each(func(_ int, e *cllExample) error { e.hess(d); return nil })
+	for p := range out {
+		out[p] = pb.prec * d[p]
+	}
+	for _, e := range pb.exs {
+		for k, p := range e.params {
+			out[p] += e.out[k]
+		}
+	}
+}
+
+// saveRows keeps the current samples as the ones of the weights before the
+// next step; restoreRows brings them back after a rejected step.
+func (pb *cllProblem) saveRows() {
+	for _, e := range pb.exs {
+		e.prevRows, e.rows = e.rows, e.prevRows[:0]
+		e.prevWts, e.wts = e.wts, e.prevWts[:0]
+	}
+}
+
+func (pb *cllProblem) restoreRows() {
+	for _, e := range pb.exs {
+		e.prevRows, e.rows = e.rows[:0], e.prevRows
+		e.prevWts, e.wts = e.wts[:0], e.prevWts
+	}
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return s
+}
+
+// varFloor keeps the diagonal Hessian positive for parameters whose count
+// does not vary in the samples (only without a prior); the trust region
+// then bounds their step.
+const varFloor = 1e-8
+
+// Discriminative learns the weights of model by maximising the conditional
+// log-likelihood of the examples' true worlds given their evidence,
+// Σ_e log P_w(Y_e = y_e | x_e), minus a Gaussian prior (Singla & Domingos
+// 2005; Lowd & Domingos 2007; Alchemy's `learnwts -d`), and writes them
+// into model.Weights. The gradient is
+//
+//	∂CLL/∂w_i = n_i(x,y) − E_w[n_i(x,Y)] − w_i/σ²,
+//
+// the expectation estimated each iteration from the worlds the examples'
+// samplers draw (by default a persistent MC-SAT chain per example taking
+// Samples steps; examples are sampled concurrently). Every atom of an
+// example's network is a query atom whose value is Example.Truth (the
+// Query mask is not used); hard clauses stay constraints of the sampler
+// and carry no parameter. All examples are ground once and kept in memory.
+//
+// The optimiser is preconditioned scaled conjugate gradient (Lowd &
+// Domingos 2007, Alchemy's default for -d): with g the gradient of
+// f = −CLL + prior and M = diag(Var_w[n_i] + 1/σ²)⁻¹ the inverse diagonal
+// Hessian from the samples' variances, the direction is Polak-Ribière
+//
+//	d = −M·g + β·d_prev,   β = gᵀM(g − g_prev) / g_prevᵀM·g_prev,
+//
+// (restarted at −M·g when it does not descend), the step is α·d with
+// α = −dᵀg / (dᵀHd + λ·dᵀd), H = Cov_w[n] + I/σ² from the samples, and λ
+// is a trust-region parameter adjusted from the ratio of the actual change,
+// bounded by g_newᵀΔw, to the predicted change (g + HΔw/2)ᵀΔw: halved
+// above 0.75; below 0 (the step overshot) quadrupled, the step undone and
+// the next round samples again at the old weights, adding to their
+// samples. Learning stops after MaxIter updates, or when the predicted
+// improvement −gᵀΔw of a step is below MinLLChange. With Newton the
+// direction is diagonal Newton's −M·g, with the same step length rule.
+// Parameters in no example's network are only pulled by the prior.
+//
+// If ctx is cancelled, the weights reached so far are written into the
+// model and ctx's error is returned with the Stats.
+func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSource, s DiscriminativeSettings) (*DiscriminativeStats, error) {
+	start := time.Now()
+	if model == nil || examples == nil {
+		return nil, errors.New("learn: Discriminative needs a model and examples")
+	}
+	sigma, maxIter, lambda, maxLambda, minLL := s.PriorStdDev, s.MaxIter, s.Lambda, s.MaxLambda, s.MinLLChange
+	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) || maxIter < 0 || s.Samples < 0 ||
+		lambda < 0 || math.IsNaN(lambda) || maxLambda < 0 || math.IsNaN(maxLambda) || math.IsNaN(minLL) || s.Workers < 0 {
+		return nil, fmt.Errorf("learn: Discriminative: bad settings %+v", s)
+	}
+	if sigma == 0 {
+		sigma = DefaultCLLPriorStdDev
+	}
+	if maxIter == 0 {
+		maxIter = DefaultCLLMaxIter
+	}
+	if lambda == 0 {
+		lambda = DefaultCLLLambda
+	}
+	if maxLambda == 0 {
+		maxLambda = math.Inf(1)
+	}
+	if minLL == 0 {
+		minLL = DefaultCLLMinLLChange
+	}
+	workers := s.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	st := &DiscriminativeStats{Method: "PSCG", Lambda: lambda}
+	if s.Newton {
+		st.Method = "DN"
+	}
+	factory := s.Sampler
+	if factory == nil {
+		st.Samples = s.Samples
+		if st.Samples == 0 {
+			st.Samples = CLLSamples(model)
+		}
+		o := mcsat.Options{}
+		o.Seed = s.Seed
+		factory = MCSATSamplers(st.Samples, o)
+	}
+
+	prec := 0.0
+	if !s.NoPrior {
+		prec = 1 / (sigma * sigma)
+	}
+	pb, err := newCLLProblem(ctx, model, examples, factory, workers, prec)
+	if err != nil {
+		return nil, err
+	}
+	np := pb.np
+	st.Examples, st.Params = len(pb.exs), np
+
+	w := make([]float64, np)
+	if s.KeepInitial {
+		copy(w, model.Weights)
+	}
+	finish := func() {
+		copy(model.Weights, w)
+		st.Lambda = lambda
+		st.Elapsed = time.Since(start)
+	}
+	if np == 0 || len(pb.exs) == 0 {
+		st.Converged = true
+		finish()
+		return st, nil
+	}
+
+	var (
+		g, v, d, hd = make([]float64, np), make([]float64, np), make([]float64, np), make([]float64, np)
+		mInv        = make([]float64, np)
+		step        = make([]float64, np)
+		wPrev       []float64 // weights before the last step
+		gPrev       []float64 // gradient there
+		dPrev       []float64 // direction of the last step
+		deltaPred   []float64 // H·Δw at the last step
+		accumulate  bool      // the round adds to the samples held
+		retries     int       // consecutive rounds without a usable step
+	)
+	const maxRetries = 10
+	for st.Iterations < maxIter {
+		if err := pb.sample(ctx, w, accumulate); err != nil {
+			finish()
+			return st, err
+		}
+		st.Rounds++
+		redo := accumulate
+		accumulate = false
+		pb.gradient(w, g, v)
+		st.GradNorm = 0
+		for _, x := range g {
+			st.GradNorm = max(st.GradNorm, math.Abs(x))
+		}
+		report := func(impr float64, back bool) {
+			if s.Progress != nil {
+				s.Progress(DiscriminativeProgress{Iter: st.Iterations, Round: st.Rounds, GradNorm: st.GradNorm,
+					Lambda: lambda, Improvement: impr, Backtracked: back, Elapsed: time.Since(start)})
+			}
+		}
+
+		// Trust region: compare the change the last step brought with the
+		// change the quadratic model predicted.
+		if deltaPred != nil && !redo {
+			var pred, act float64
+			for p := range w {
+				dist := w[p] - wPrev[p]
+				pred += (gPrev[p] + deltaPred[p]/2) * dist
+				act += g[p] * dist
+			}
+			ratio := act / pred
+			if pred == 0 {
+				lambda /= 4
+			} else if ratio > 0.75 {
+				lambda /= 2
+			}
+			if ratio < 0 {
+				lambda = min(4*lambda, maxLambda)
+				copy(w, wPrev)
+				pb.restoreRows()
+				accumulate = true
+				st.Backtracks++
+				report(0, true)
+				if err := ctx.Err(); err != nil {
+					finish()
+					return st, err
+				}
+				continue
+			}
+		}
+		if st.GradNorm == 0 {
+			st.Converged = true
+			report(0, false)
+			break
+		}
+
+		// Direction.
+		for p := range v {
+			v[p] = max(v[p], varFloor)
+			mInv[p] = 1 / v[p]
+			if s.NoPrecondition && !s.Newton {
+				mInv[p] = 1
+			}
+		}
+		steepest := func() {
+			for p := range d {
+				d[p] = -mInv[p] * g[p]
+			}
+		}
+		switch {
+		case s.Newton:
+			for p := range d {
+				if math.Abs(g[p]) < 1e-8 {
+					d[p] = 0
+				} else {
+					d[p] = -g[p] * mInv[p]
+				}
+			}
+		case gPrev == nil:
+			steepest()
+		default:
+			var num, den float64
+			for p := range g {
+				num += g[p] * mInv[p] * (g[p] - gPrev[p])
+				den += gPrev[p] * mInv[p] * gPrev[p]
+			}
+			beta := 0.0
+			if den > 0 {
+				beta = num / den
+			}
+			for p := range d {
+				d[p] = -mInv[p]*g[p] + beta*dPrev[p]
+			}
+		}
+		if dot(d, d) == 0 {
+			st.Converged = true // diagonal Newton: every gradient entry negligible
+			report(0, false)
+			break
+		}
+		alpha := func() float64 {
+			pb.hessVec(d, hd)
+			return -dot(d, g) / (dot(d, hd) + lambda*dot(d, d))
+		}
+		a := alpha()
+		if !s.Newton && !(a >= 0) {
+			steepest()
+			a = alpha()
+		}
+		if !(a > 0) || math.IsInf(a, 0) {
+			// No usable step (the direction does not descend or the
+			// gradient vanished in the direction): sample more at the
+			// same weights.
+			retries++
+			if retries > maxRetries {
+				report(0, false)
+				break
+			}
+			accumulate = true
+			report(0, false)
+			continue
+		}
+		retries = 0
+		for p := range step {
+			step[p] = a * d[p]
+		}
+		impr := -dot(g, step)
+		report(impr, false)
+		if impr < minLL {
+			st.Converged = true
+			break
+		}
+		if wPrev == nil {
+			wPrev, gPrev, dPrev, deltaPred = make([]float64, np), make([]float64, np), make([]float64, np), make([]float64, np)
+		}
+		copy(wPrev, w)
+		copy(gPrev, g)
+		copy(dPrev, d)
+		pb.hessVec(step, deltaPred)
+		for p := range w {
+			w[p] += step[p]
+		}
+		pb.saveRows()
+		st.Iterations++
+		if err := ctx.Err(); err != nil {
+			finish()
+			return st, err
+		}
+	}
+	finish()
+	return st, nil
+}

@@ -1,0 +1,354 @@
+package learn
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/internal/brute"
+	"github.com/marple-mln/marple/internal/randmln"
+	"github.com/marple-mln/marple/mln"
+)
+
+// pllCase is a random MLN ground with its query and open-world atoms
+// unknown, and the brute-force view of the same problem.
+type pllCase struct {
+	c     *randmln.Case
+	m     *mln.Model
+	net   *ground.Network
+	prob  *brute.Problem
+	index []int // network atom -> brute atom
+}
+
+func loadPLLCase(t *testing.T, seed int64) *pllCase {
+	t.Helper()
+	c := randmln.Generate(seed)
+	m, db, query, ow, err := c.Load()
+	if err != nil {
+		t.Fatalf("seed %d: %v\n%s", seed, err, c)
+	}
+	net, err := ground.Ground(context.Background(), m, db, ground.Options{Query: query, OpenWorld: ow, Workers: 1})
+	if err != nil {
+		t.Fatalf("seed %d: %v\n%s", seed, err, c)
+	}
+	pc := &pllCase{c: c, m: m, net: net, prob: brute.NewProblem(m, db, append(slices.Clone(query), ow...))}
+	for a := 0; a < net.NumAtoms(); a++ {
+		i, ok := pc.prob.Index(net.AtomPred[a], net.AtomArgs[a])
+		if !ok {
+			t.Fatalf("seed %d: network atom %d is not unknown for brute force\n%s", seed, a, c)
+		}
+		pc.index = append(pc.index, i)
+	}
+	return pc
+}
+
+// bruteWPLL computes the WPLL and its gradient by flipping each included
+// atom in the full world and evaluating every grounding of the model
+// (hard groundings weigh hard).
+func (pc *pllCase) bruteWPLL(t *testing.T, truth, include []bool, unweighted bool, hard float64) (float64, []float64) {
+	m := pc.m
+	world := make([]bool, len(pc.prob.Atoms))
+	for a, i := range pc.index {
+		world[i] = truth[a]
+	}
+	count := map[mln.PredID]int{}
+	for a := range truth {
+		if include == nil || include[a] {
+			count[pc.net.AtomPred[a]]++
+		}
+	}
+	grad := make([]float64, len(m.Weights))
+	val := 0.0
+	r1 := pc.prob.Eval(world)
+	s1 := r1.Score - hard*float64(r1.HardViolated)
+	for a := range truth {
+		if include != nil && !include[a] {
+			continue
+		}
+		c := 1.0
+		if !unweighted {
+			c = 1 / float64(count[pc.net.AtomPred[a]])
+		}
+		i := pc.index[a]
+		world[i] = !world[i]
+		r2 := pc.prob.Eval(world)
+		world[i] = !world[i]
+		s2 := r2.Score - hard*float64(r2.HardViolated)
+		mx := math.Max(s1, s2)
+		lse := mx + math.Log(math.Exp(s1-mx)+math.Exp(s2-mx))
+		val += c * (s1 - lse)
+		pFlip := math.Exp(s2 - lse)
+		for key, n1 := range r1.Counts {
+			d := n1 - r2.Counts[key]
+			p, ok := m.Formulas[key.Formula].Params[key.Binding]
+			if !ok {
+				if math.Abs(d) > 1e-12 {
+					t.Fatalf("seed %d: a binding without parameter changes count", pc.c.Seed)
+				}
+				continue
+			}
+			grad[p] += c * pFlip * d
+		}
+	}
+	return val, grad
+}
+
+// TestWPLLMatchesBruteForce checks WPLL values and gradients against brute
+// force (every atom flipped in the full world, every grounding of the
+// first-order clauses evaluated) on 150 random MLNs with random weights,
+// truth values, atom subsets, weighting and hard weights.
+func TestWPLLMatchesBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	checked := 0
+	for seed := int64(0); seed < 150; seed++ {
+		pc := loadPLLCase(t, seed)
+		n := pc.net.NumAtoms()
+		if n == 0 {
+			continue
+		}
+		for trial := 0; trial < 2; trial++ {
+			w := make([]float64, len(pc.m.Weights))
+			for i := range w {
+				w[i] = 4*r.Float64() - 2
+			}
+			copy(pc.m.Weights, w) // brute force reads the model's weights
+			truth := randomBools(r, n)
+			var include []bool
+			if trial == 1 {
+				include = randomBools(r, n)
+			}
+			opt := PLLOptions{Unweighted: r.IntN(2) == 0, Workers: 1 + r.IntN(2)}
+			hard := float64(DefaultHardWeight)
+			if r.IntN(2) == 0 {
+				opt.HardWeight, hard = 3.5, 3.5
+			}
+			p, err := NewWPLL(pc.net, truth, include, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.NumParams() > len(w) {
+				t.Fatalf("seed %d: %d parameters, model %d", seed, p.NumParams(), len(w))
+			}
+			g := make([]float64, len(w))
+			v := p.Eval(w, g)
+			bv, bg := pc.bruteWPLL(t, truth, include, opt.Unweighted, hard)
+			if math.Abs(v-bv) > 1e-9 {
+				t.Fatalf("seed %d trial %d: WPLL %.12g, brute force %.12g\n%s", seed, trial, v, bv, pc.c)
+			}
+			for i := range g {
+				if math.Abs(g[i]-bg[i]) > 1e-9 {
+					t.Fatalf("seed %d trial %d: gradient[%d] %.12g, brute force %.12g\n%s", seed, trial, i, g[i], bg[i], pc.c)
+				}
+			}
+			if v2 := p.Eval(w, nil); v2 != v {
+				t.Fatalf("seed %d: value without gradient %v, with %v", seed, v2, v)
+			}
+			checked++
+		}
+	}
+	if checked < 200 {
+		t.Fatalf("only %d cases checked", checked)
+	}
+}
+
+// TestWPLLHand checks a case computed by hand. Atoms S(A) (predicate 0),
+// C(A) and C(B) (predicate 1); clauses ¬S(A) ∨ C(A) (parameter 0, weight
+// 1.5) and S(A) (parameter 1, weight 0.5); truth S(A), ¬C(A), C(B).
+//
+//	S(A): flipping it satisfies the first clause and falsifies the unit:
+//	      s = 0.5 − 1.5 = −1, log σ(−1) = −1.3132616875182228,
+//	      ∂/∂w0 = σ(1)·(−1) = −0.7310585786300049, ∂/∂w1 = +0.7310585786300049.
+//	C(A): flipping it satisfies the first clause: s = −1.5,
+//	      log σ(−1.5) = −1.7014132779827524, ∂/∂w0 = −σ(1.5) = −0.8175744761936437.
+//	C(B): in no clause: log σ(0) = −0.6931471805599453.
+//
+// Weighted (S counts 1, each C 1/2): −1.3132616875182228 −
+// (1.7014132779827524 + 0.6931471805599453)/2 = −2.5105419167895716,
+// gradient (−0.7310585786300049 − 0.8175744761936437/2, 0.7310585786300049)
+// = (−1.1398458167268268, 0.7310585786300049).
+func TestWPLLHand(t *testing.T) {
+	net := ground.NewNetwork(0)
+	s := net.AddAtom(0, []mln.ConstID{0})
+	ca := net.AddAtom(1, []mln.ConstID{0})
+	net.AddAtom(1, []mln.ConstID{1})
+	net.AddClause([]ground.Lit{ground.MakeLit(s, true), ground.MakeLit(ca, false)}, 0, 0, 0, 1)
+	net.AddClause([]ground.Lit{ground.MakeLit(s, false)}, 0, 1, 1, 1)
+	truth := []bool{true, false, true}
+	w := []float64{1.5, 0.5}
+	p, err := NewWPLL(net, truth, nil, PLLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := make([]float64, 2)
+	v := p.Eval(w, g)
+	if want := -2.5105419167895716; math.Abs(v-want) > 1e-14 {
+		t.Errorf("WPLL %.17g, want %.17g", v, want)
+	}
+	if want := []float64{-1.1398458167268268, 0.7310585786300049}; math.Abs(g[0]-want[0]) > 1e-14 || math.Abs(g[1]-want[1]) > 1e-14 {
+		t.Errorf("gradient %v, want %v", g, want)
+	}
+	pu, _ := NewWPLL(net, truth, nil, PLLOptions{Unweighted: true})
+	v = pu.Eval(w, g)
+	if want := -1.3132616875182228 - 1.7014132779827524 - 0.6931471805599453; math.Abs(v-want) > 1e-14 {
+		t.Errorf("PLL %.17g, want %.17g", v, want)
+	}
+	if want := -0.7310585786300049 - 0.8175744761936437; math.Abs(g[0]-want) > 1e-14 {
+		t.Errorf("PLL gradient %v, want %v", g[0], want)
+	}
+	// A hard unit clause ¬C(B): C(B) is true, the flip satisfies it, at
+	// weight 2: s = −2.
+	net.AddClause([]ground.Lit{ground.MakeLit(2, true)}, math.Inf(1), 2, -1, 1)
+	ph, err := pu.Extend(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := NewWPLL(net, truth, nil, PLLOptions{Unweighted: true})
+	if a, b := ph.Eval(w, nil), fresh.Eval(w, nil); a != b {
+		t.Errorf("extended %v, rebuilt %v", a, b)
+	}
+	ph2, _ := NewWPLL(net, truth, nil, PLLOptions{Unweighted: true, HardWeight: 2})
+	if got, want := ph2.Eval(w, nil), -1.3132616875182228-1.7014132779827524-2.1269280110429727; math.Abs(got-want) > 1e-14 {
+		t.Errorf("with hard clause: %.17g, want %.17g", got, want)
+	}
+}
+
+// TestWPLLExtendAndWorkers checks, on a large random network (several
+// evaluation blocks), that the value and gradient do not depend on the
+// number of workers, equal a direct per-atom computation from count
+// differences, and that extending a WPLL by appended clauses equals
+// building it from scratch.
+func TestWPLLExtendAndWorkers(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	const n, m, np = 20000, 60000, 40
+	net := randomNetwork(r, n, m, np, false)
+	truth := randomBools(r, n)
+	w := make([]float64, np)
+	for i := range w {
+		w[i] = r.NormFloat64()
+	}
+	p1, err := NewWPLL(net, truth, nil, PLLOptions{Unweighted: true, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p1.blocks) < 3 {
+		t.Fatalf("only %d blocks", len(p1.blocks)-1)
+	}
+	p2 := *p1
+	p2.opt.Workers = 2
+	g1, g2 := make([]float64, np), make([]float64, np)
+	v1, v2 := p1.Eval(w, g1), p2.Eval(w, g2)
+	if v1 != v2 || !slices.Equal(g1, g2) {
+		t.Fatalf("1 worker %v, 2 workers %v", v1, v2)
+	}
+	// Direct computation.
+	var want float64
+	wantG := make([]float64, np)
+	flip := slices.Clone(truth)
+	var df differ
+	for a := 0; a < n; a++ {
+		flip[a] = !flip[a]
+		d := df.diff(net, truth, flip, np)
+		flip[a] = !flip[a]
+		s := 0.0
+		for k, q := range d.Idx {
+			s += w[q] * d.Val[k]
+		}
+		want += logSigmoid(s)
+		for k, q := range d.Idx {
+			wantG[q] += d.Val[k] / (1 + math.Exp(s))
+		}
+	}
+	if math.Abs(v1-want) > 1e-8*math.Abs(want) {
+		t.Fatalf("WPLL %v, direct %v", v1, want)
+	}
+	for i := range g1 {
+		if math.Abs(g1[i]-wantG[i]) > 1e-9*(1+math.Abs(wantG[i])) {
+			t.Fatalf("gradient[%d] %v, direct %v", i, g1[i], wantG[i])
+		}
+	}
+	// Extend by more clauses, a new parameter among them.
+	for c := 0; c < 500; c++ {
+		lits := []ground.Lit{ground.MakeLit(int32(r.IntN(n)), r.IntN(2) == 0), ground.MakeLit(int32(r.IntN(n)), r.IntN(2) == 0)}
+		if c%50 == 0 {
+			net.AddClause(lits, math.Inf(1), -1, -1, 1)
+		} else {
+			net.AddClause(lits, 0, 0, int32(r.IntN(np+1)), 1)
+		}
+	}
+	w = append(w, 0.7)
+	pe, err := p1.Extend(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, _ := NewWPLL(net, truth, nil, PLLOptions{Unweighted: true, Workers: 1})
+	ge, gf := make([]float64, np+1), make([]float64, np+1)
+	if ve, vf := pe.Eval(w, ge), pf.Eval(w, gf); ve != vf || !slices.Equal(ge, gf) || pe.NumParams() != np+1 {
+		t.Fatalf("extended %v (%d parameters), rebuilt %v", ve, pe.NumParams(), vf)
+	}
+	if v := p1.Eval(w[:np], g1); v != v1 {
+		t.Fatalf("Extend changed the original: %v, was %v", v, v1)
+	}
+}
+
+// TestGenerativeOptimum learns random MLNs by WPLL with L-BFGS and checks
+// that the gradient of the objective vanishes at the result and that the
+// reported WPLL is the one of the written weights.
+func TestGenerativeOptimum(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(5, 6))
+	done := 0
+	for seed := int64(200); seed < 260 && done < 25; seed++ {
+		pc := loadPLLCase(t, seed)
+		n := pc.net.NumAtoms()
+		if n == 0 || len(pc.m.Weights) == 0 {
+			continue
+		}
+		truth := randomBools(r, n)
+		ex := Examples{{Net: pc.net, Truth: truth}}
+		set := GenerativeSettings{PLLOptions: PLLOptions{Workers: 2}, PriorStdDev: 1 + 3*r.Float64(),
+			ConvThresh: 1e-15, GradTol: 1e-9}
+		st, err := Generative(ctx, pc.m, ex, set)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if st.GradNorm > 1e-6 {
+			t.Fatalf("seed %d: gradient %g at the optimum (%s, %d iterations)", seed, st.GradNorm, st.Status, st.Iterations)
+		}
+		p, _ := NewWPLL(pc.net, truth, nil, PLLOptions{})
+		if v := p.Eval(pc.m.Weights, nil); math.Abs(v-st.WPLL) > 1e-12 {
+			t.Fatalf("seed %d: reported WPLL %v, weights give %v", seed, st.WPLL, v)
+		}
+		done++
+	}
+	if done < 20 {
+		t.Fatalf("only %d cases", done)
+	}
+}
+
+// TestGenerativeDeterministic checks that weights do not depend on the
+// number of workers.
+func TestGenerativeDeterministic(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(11, 12))
+	net := randomNetwork(r, 3000, 9000, 12, true)
+	truth := randomBools(r, 3000)
+	var ws [][]float64
+	for _, workers := range []int{1, 2, 3} {
+		m := &mln.Model{Weights: make([]float64, 12)}
+		st, err := Generative(ctx, m, Examples{{Net: net, Truth: truth}},
+			GenerativeSettings{PLLOptions: PLLOptions{Workers: workers}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Iterations == 0 || st.Rows == 0 {
+			t.Fatalf("stats %+v", st)
+		}
+		ws = append(ws, m.Weights)
+	}
+	if !slices.Equal(ws[0], ws[1]) || !slices.Equal(ws[0], ws[2]) {
+		t.Fatalf("weights depend on workers: %v %v %v", ws[0], ws[1], ws[2])
+	}
+}
