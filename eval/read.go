@@ -238,6 +238,9 @@ func (p *parser) word() int {
 		if p.src[end] == '/' && end+1 < len(p.src) && (p.src[end+1] == '/' || p.src[end+1] == '*') {
 			break
 		}
+		if p.src[end] == 0xEF && end+2 < len(p.src) && p.src[end+1] == 0xBB && p.src[end+2] == 0xBF {
+			break // a byte-order mark is only allowed at the start of the file
+		}
 		end++
 	}
 	return end
