@@ -33,6 +33,12 @@ type Settings struct {
 	KeepInitial bool
 	// Progress, when set, is called after every example.
 	Progress func(Progress)
+	// Revise, when set, is called for every example after the label ŷ is
+	// computed and before the update (example i of the source, the label
+	// the update uses). It may add parameters to the model (a structure
+	// learner adding clauses) and returns their count differences
+	// n(x,y) − n(x,ŷ), which join the update; new parameters start at 0.
+	Revise func(ctx context.Context, i int, ex *Example, yhat []bool) (Sparse, error)
 }
 
 // Progress reports how learning is going.
@@ -202,6 +208,18 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 			}
 			rho := settings.Loss.Loss(ex.Truth, yhat, ex.Query)
 			diff := d.diff(net, ex.Truth, yhat, learner.Len())
+			if settings.Revise != nil {
+				extra, err := settings.Revise(ctx, i, ex, yhat)
+				if err != nil {
+					finish()
+					return st, fmt.Errorf("learn: example %d (%s): %w", i, ex.Name, err)
+				}
+				if learner.Len() < len(model.Weights) {
+					learner.Grow(initial())
+				}
+				diff.Idx = append(diff.Idx, extra.Idx...)
+				diff.Val = append(diff.Val, extra.Val...)
+			}
 			st.Hinge += learner.Step(diff, rho)
 			st.Steps++
 			lossSum += rho

@@ -3,9 +3,6 @@ package structure
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
-	"time"
 
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
@@ -54,20 +51,17 @@ type OSLStats struct {
 // Learn runs OSL over the examples of src, adding the clauses it finds to
 // src.Model (as formulas without a written weight) and writing the learned
 // weights into Model.Weights. Settings are those of learn.Online (Solver,
-// Loss, Passes, Shuffle, Seed, NoAverage, KeepInitial, Progress).
+// Loss, Passes, Shuffle, Seed, NoAverage, KeepInitial, Progress); OSL is
+// learn.Online with AdaGrad-FB and a Settings.Revise that searches clauses.
 //
 // If ctx is cancelled it stops between examples, keeping the clauses added
 // so far and the weights learned so far, and returns ctx's error.
 func (o *OSL) Learn(ctx context.Context, src *learn.PartitionSource, settings learn.Settings) (*OSLStats, error) {
-	start := time.Now()
 	if o.Modes == nil {
 		return nil, errors.New("structure: OSL needs mode declarations")
 	}
 	if src == nil || src.Model == nil {
 		return nil, errors.New("structure: OSL needs examples")
-	}
-	if settings.Solver == nil {
-		return nil, errors.New("structure: Settings.Solver is not set")
 	}
 	m := src.Model
 	if len(o.Modes.Path) != len(m.Preds) {
@@ -88,128 +82,26 @@ func (o *OSL) Learn(ctx context.Context, src *learn.PartitionSource, settings le
 	if method.Label() != learn.Prediction {
 		return nil, errors.New("structure: OSL learns weights with the prediction-based label")
 	}
-	passes := settings.Passes
-	if passes < 0 {
-		return nil, fmt.Errorf("structure: negative number of passes %d", passes)
+	known := make(map[string]bool, len(m.Clauses))
+	for _, c := range m.Clauses {
+		known[CanonicalKey(c)] = true
 	}
-	if passes == 0 {
-		passes = 1
+	st := &OSLStats{}
+	r := &oslRun{o: o, m: m, src: src, maxLen: maxLen, minDiff: minDiff, known: known, st: st}
+	settings.Revise = func(_ context.Context, i int, ex *learn.Example, yhat []bool) (learn.Sparse, error) {
+		return r.revise(i, ex, yhat)
 	}
-	initial := func() []float64 {
-		init := make([]float64, len(m.Weights))
-		if settings.KeepInitial {
-			copy(init, m.Weights)
-		}
-		return init
-	}
-	learner, err := method.NewLearner(initial())
-	if err != nil {
-		return nil, err
-	}
-	st := &OSLStats{Stats: learn.Stats{Method: "OSL"}}
-	finish := func() {
-		if learner.Len() < len(m.Weights) {
-			learner.Grow(initial())
-		}
-		st.Last = make([]float64, learner.Len())
-		learner.Final(st.Last, false)
-		if settings.NoAverage {
-			copy(m.Weights, st.Last)
-		} else {
-			learner.Final(m.Weights, true)
-		}
+	ls, err := learn.Online(ctx, m, src, method, settings)
+	if ls != nil {
+		st.Stats = *ls
+		st.Stats.Method = "OSL"
 		for _, w := range m.Weights {
 			if w != 0 {
 				st.NonZero++
 			}
 		}
-		st.Elapsed = time.Since(start)
 	}
-
-	known := make(map[string]bool, len(m.Clauses))
-	for _, c := range m.Clauses {
-		known[CanonicalKey(c)] = true
-	}
-	r := &oslRun{o: o, m: m, src: src, maxLen: maxLen, minDiff: minDiff, known: known, st: st}
-
-	n := src.Len()
-	total := passes * n
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	rng := rand.New(rand.NewPCG(uint64(settings.Seed), 0x6f736c))
-	for pass := 0; pass < passes; pass++ {
-		if settings.Shuffle {
-			rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
-		}
-		st.PassLoss = append(st.PassLoss, 0)
-		st.PassMistakes = append(st.PassMistakes, 0)
-		var lossSum float64
-		for k, i := range order {
-			if err := ctx.Err(); err != nil {
-				finish()
-				return st, err
-			}
-			ex, err := src.Example(ctx, i)
-			if err != nil {
-				finish()
-				if ctx.Err() != nil {
-					return st, ctx.Err()
-				}
-				return st, fmt.Errorf("structure: example %d: %w", i, err)
-			}
-			if learner.Len() < len(m.Weights) {
-				learner.Grow(initial())
-			}
-			net := ex.Net
-			for c, p := range net.Param {
-				if p >= 0 {
-					net.Weight[c] = learner.Weight(int(p)) * net.Coef[c]
-				}
-			}
-			yhat, err := settings.Solver(ctx, net, nil)
-			if err != nil {
-				finish()
-				if ctx.Err() != nil {
-					return st, ctx.Err()
-				}
-				return st, fmt.Errorf("structure: example %s: %w", ex.Name, err)
-			}
-			rho := settings.Loss.Loss(ex.Truth, yhat, ex.Query)
-			d := learn.Diff(net, ex.Truth, yhat)
-			diff := learn.Sparse{Idx: append([]int32(nil), d.Idx...), Val: append([]float64(nil), d.Val...)}
-			newDiff, err := r.revise(i, ex, yhat)
-			if err != nil {
-				finish()
-				return st, fmt.Errorf("structure: example %s: %w", ex.Name, err)
-			}
-			if learner.Len() < len(m.Weights) {
-				learner.Grow(initial())
-			}
-			diff.Idx = append(diff.Idx, newDiff.Idx...)
-			diff.Val = append(diff.Val, newDiff.Val...)
-			st.Hinge += learner.Step(diff, rho)
-			st.Steps++
-			lossSum += rho
-			st.PassLoss[pass] = lossSum / float64(k+1)
-			if learn.HammingLoss(ex.Truth, yhat, ex.Query) > 0 {
-				st.PassMistakes[pass]++
-			}
-			if settings.Progress != nil {
-				el := time.Since(start)
-				pr := learn.Progress{Pass: pass, Done: st.Steps, Total: total, Elapsed: el,
-					Loss: st.PassLoss[pass], Mistakes: st.PassMistakes[pass]}
-				if s := el.Seconds(); s > 0 {
-					pr.Rate = float64(st.Steps) / s
-					pr.ETA = time.Duration(float64(total-st.Steps) / pr.Rate * float64(time.Second))
-				}
-				settings.Progress(pr)
-			}
-		}
-	}
-	finish()
-	return st, nil
+	return st, err
 }
 
 // oslRun is the state of one OSL run.
