@@ -72,6 +72,52 @@ var sharedDBs = []struct {
 		"alchemy-examples/lsm-alchemy30-exdata/univ-train.mln"}, "alchemy-examples/lsm-alchemy30-exdata/univ-train.db"},
 	{[]string{"alchemy-examples/lsm-alchemy30-exdata/univ.mln",
 		"alchemy-examples/lsm-alchemy30-exdata/univ-test.mln"}, "alchemy-examples/lsm-alchemy30-exdata/univ-test.db"},
+	{[]string{"kinship/kinship.mln"}, "kinship/*.db"},
+	{[]string{"nations/nations.mln"}, "nations/*.db"},
+	{[]string{"animals/animals.mln"}, "animals/*.db"},
+	{[]string{"umls/umls.mln"}, "umls/*.db"},
+	{[]string{"cora-alchemy/cora.mln"}, "cora-alchemy/*.db"},
+	{[]string{"webkb/webkb.mln", webkbWords}, "webkb/*.db"},
+}
+
+// webkbWords stands for a generated file declaring the HasWord(page)
+// predicates that the WebKB evidence uses and webkb.mln does not declare.
+const webkbWords = "<webkb words>"
+
+// declareUndeclared writes a model file declaring, as unary predicates over
+// page, every predicate the .db files of glob use that is not declared in
+// model, and returns its path.
+func declareUndeclared(t *testing.T, model, glob string) string {
+	known := map[string]bool{}
+	if b, err := os.ReadFile(model); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if i := strings.IndexByte(line, '('); i > 0 && !strings.ContainsAny(line[:i], " ^=>") {
+				known[line[:i]] = true
+			}
+		}
+	}
+	files, _ := filepath.Glob(glob)
+	var decl strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimPrefix(strings.TrimSpace(line), "!")
+			i := strings.IndexByte(line, '(')
+			if i <= 0 || known[line[:i]] {
+				continue
+			}
+			known[line[:i]] = true
+			decl.WriteString(line[:i] + "(page)\n")
+		}
+	}
+	p := filepath.Join(t.TempDir(), "words.mln")
+	if err := os.WriteFile(p, []byte(decl.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // TestSharedDatabases loads every .db file of the shared data with its
@@ -82,6 +128,11 @@ func TestSharedDatabases(t *testing.T) {
 	for _, tc := range sharedDBs {
 		var models []string
 		for _, p := range tc.models {
+			if p == webkbWords {
+				p = declareUndeclared(t, models[0], filepath.Join(dir, tc.dbs))
+				models = append([]string{p}, models...)
+				continue
+			}
 			models = append(models, filepath.Join(dir, p))
 		}
 		dbs, _ := filepath.Glob(filepath.Join(dir, tc.dbs))
