@@ -60,6 +60,11 @@ type planStep struct {
 	// checks run once the step has bound its variables.
 	checks []int // literals that must be false (or: exist-literals without true instance)
 	neq    []int // literals whose atom must differ from the pivot's
+	// countOnly marks a last variable step after the tally whose checks
+	// are all positive literals: its completions are counted from the
+	// true atoms (domain size minus the values some check's atom is true
+	// for) instead of enumerated.
+	countOnly bool
 }
 
 // countPlan enumerates the critical groundings of one (pivot, S) choice.
@@ -372,6 +377,16 @@ func (p *countPlan) schedule() {
 	}
 	if p.pivot < 0 {
 		p.tallyStep = len(p.steps) // the leaves
+		return
+	}
+	if k := len(p.steps) - 1; k > p.tallyStep && p.steps[k].kind == stepEnum && len(p.steps[k].neq) == 0 {
+		st := &p.steps[k]
+		st.countOnly = true
+		for _, j := range st.checks {
+			if l := &p.lits[j]; l.pred < 0 || l.neg || l.exist {
+				st.countOnly = false
+			}
+		}
 	}
 }
 
@@ -390,6 +405,9 @@ type counter struct {
 	tally func(p mln.PredID, id int64, d int64)
 	// scratch for existential expansion
 	exAtoms map[[2]int64]uint8
+	// scratch for countFalse: mark[i] == stamp for values already hit
+	mark  []uint32
+	stamp uint32
 }
 
 // run enumerates plan p.
@@ -527,6 +545,9 @@ func (cn *counter) rec(k int) int64 {
 	}
 	st := &p.steps[k]
 	var n int64
+	if st.countOnly {
+		return cn.countFalse(st)
+	}
 	if st.kind == stepEnum {
 		for _, c := range cn.m.Types[p.varType[st.v]].Consts {
 			cn.bind[st.v] = c
@@ -610,6 +631,80 @@ func (cn *counter) rec(k int) int64 {
 		}
 	}
 	return n
+}
+
+// countFalse returns the number of values of the last step's variable
+// for which every check (a positive literal) is false: the domain size
+// minus the values for which some check's atom is true, found from the
+// true atoms matching the bound arguments.
+func (cn *counter) countFalse(st *planStep) int64 {
+	p := cn.p
+	v := st.v
+	t := p.varType[v]
+	dom := cn.m.Types[t].Consts
+	if len(cn.mark) < len(dom) {
+		cn.mark = make([]uint32, len(dom))
+	}
+	cn.stamp++
+	if cn.stamp == 0 {
+		clear(cn.mark)
+		cn.stamp = 1
+	}
+	hit := 0
+	ti := cn.sp.typeIdx[t]
+	for _, j := range st.checks {
+		l := &p.lits[j]
+		wp := &cn.w.preds[l.pred]
+		ar := wp.arity
+		var cands []int32
+		all := true
+		for k, a := range l.args {
+			if a.IsVar() && a.Var() == v {
+				continue
+			}
+			ix := cn.sp.typeIdx[cn.m.Preds[l.pred].Args[k]][cn.term(a)]
+			if ix < 0 {
+				cands, all = nil, false
+				break
+			}
+			cands, all = wp.post[k][ix], false
+			break
+		}
+		n := len(cands)
+		if all {
+			n = wp.numTrue()
+		}
+		cn.seen += int64(n)
+		for i := 0; i < n; i++ {
+			a := i
+			if !all {
+				a = int(cands[i])
+			}
+			args := wp.args[a*ar : a*ar+ar]
+			x := mln.ConstID(-1)
+			ok := true
+			for k, at := range l.args {
+				if at.IsVar() && at.Var() == v {
+					if x >= 0 && x != args[k] {
+						ok = false
+						break
+					}
+					x = args[k]
+				} else if cn.term(at) != args[k] {
+					ok = false
+					break
+				}
+			}
+			if !ok || x < 0 {
+				continue
+			}
+			if d := ti[x]; d >= 0 && cn.mark[d] != cn.stamp {
+				cn.mark[d] = cn.stamp
+				hit++
+			}
+		}
+	}
+	return int64(len(dom) - hit)
 }
 
 // after continues after step k, tallying when the pivot has just become

@@ -293,7 +293,7 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 	for wi, w := range d.worlds {
 		bits := d.sampled[wi]
 		cn := &sc.cn
-		*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, buf: cn.buf, exAtoms: cn.exAtoms}
+		*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, buf: cn.buf, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp}
 		cn.tally = func(p mln.PredID, id int64, n int64) {
 			off := d.rowOff[p]
 			if off < 0 {
