@@ -499,30 +499,30 @@ func (cn *counter) anyInstanceTrue(l *planLit) bool {
 		}
 	}
 	found := false
-	var rec func(k int)
-	rec = func(k int) {
-		if found {
-			return
-		}
-		if k == len(ev) {
-			cn.seen++
-			if cn.atomTrue(l) != l.neg {
-				found = true
-			}
-			return
-		}
-		v := ev[k]
-		for _, c := range cn.m.Types[cn.p.varType[v]].Consts {
-			cn.bind[v] = c
-			rec(k + 1)
-			if found {
-				break
-			}
-		}
-		cn.bind[v] = -1
-	}
-	rec(0)
+	cn.enumVars(ev, func() bool {
+		cn.seen++
+		found = cn.atomTrue(l) != l.neg
+		return !found
+	})
 	return found
+}
+
+// enumVars binds the variables vs to every combination of values of
+// their domains and calls fn, until fn returns false; it leaves them
+// unbound.
+func (cn *counter) enumVars(vs []int, fn func() bool) bool {
+	if len(vs) == 0 {
+		return fn()
+	}
+	v := vs[0]
+	defer func() { cn.bind[v] = -1 }()
+	for _, c := range cn.m.Types[cn.p.varType[v]].Consts {
+		cn.bind[v] = c
+		if !cn.enumVars(vs[1:], fn) {
+			return false
+		}
+	}
+	return true
 }
 
 // rec runs steps k.. and returns the number of completions (groundings).
@@ -747,54 +747,36 @@ func (cn *counter) expand() {
 	for v := p.univ; v < len(p.varType); v++ {
 		ev = append(ev, v)
 	}
-	stop := false
-	var rec func(k int)
-	rec = func(k int) {
-		if stop {
-			return
-		}
-		if k == len(ev) {
-			for j := range p.lits {
-				l := &p.lits[j]
-				if !l.exist {
-					continue
-				}
-				cn.seen++
-				args := cn.litArgs(l)
-				id := cn.sp.id(l.pred, args)
-				if id < 0 {
-					continue
-				}
-				t := cn.w.preds[l.pred].has(id) != l.neg
-				key := [2]int64{int64(l.pred), id}
-				f := cn.exAtoms[key]
-				if t {
-					if f&1 == 0 {
-						trueAtoms++
-						if trueAtoms > 1 {
-							stop = true
-							return
-						}
+	stop := !cn.enumVars(ev, func() bool {
+		for j := range p.lits {
+			l := &p.lits[j]
+			if !l.exist {
+				continue
+			}
+			cn.seen++
+			args := cn.litArgs(l)
+			id := cn.sp.id(l.pred, args)
+			if id < 0 {
+				continue
+			}
+			t := cn.w.preds[l.pred].has(id) != l.neg
+			key := [2]int64{int64(l.pred), id}
+			f := cn.exAtoms[key]
+			if t {
+				if f&1 == 0 {
+					trueAtoms++
+					if trueAtoms > 1 {
+						return false
 					}
-					f |= 1
-				} else {
-					f |= 2
 				}
-				cn.exAtoms[key] = f
+				f |= 1
+			} else {
+				f |= 2
 			}
-			return
+			cn.exAtoms[key] = f
 		}
-		v := ev[k]
-		for _, c := range cn.m.Types[p.varType[v]].Consts {
-			cn.bind[v] = c
-			rec(k + 1)
-			if stop {
-				break
-			}
-		}
-		cn.bind[v] = -1
-	}
-	rec(0)
+		return true
+	})
 	if stop {
 		return
 	}
