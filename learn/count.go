@@ -76,16 +76,14 @@ type countPlan struct {
 	pre       []int  // checks with no variable
 	preNeq    []int
 	steps     []planStep
-	tallyStep int // the pivot is bound after this step (-1: before any)
-	univ      int // universal variables (the first univ plan variables)
+	tallyStep int        // the pivot is bound after this step (-1: before any)
+	univ      int        // universal variables (the first univ plan variables)
+	plus      []mln.Term // the clause's "+" variables (bound at the tally)
 }
 
 // compileClause returns the counting plans of c, or an error for what the
 // counter does not support.
 func compileClause(m *mln.Model, c *mln.Clause) ([]*countPlan, error) {
-	if len(c.Plus) > 0 {
-		return nil, errors.New("learn: counting: clauses with \"+\" variables are not supported")
-	}
 	isExist := make([]bool, len(c.Vars))
 	for _, v := range c.Exist {
 		isExist[v] = true
@@ -231,6 +229,9 @@ func unifyPlan(m *mln.Model, c *mln.Clause, isExist, litExist []bool, pivot int,
 		}
 		return mln.VarTerm(newVar[r])
 	}
+	for _, v := range c.Plus {
+		p.plus = append(p.plus, term(mln.VarTerm(v)))
+	}
 	inS := map[int]bool{}
 	for _, j := range S {
 		inS[j] = true
@@ -280,6 +281,17 @@ func (p *countPlan) schedule() {
 	}
 	p.tallyStep = -2
 	pivotBound := func() bool { return p.pivot < 0 || isBound(&p.lits[p.pivot]) }
+	ready := func() bool { // the pivot and the "+" variables are bound
+		if !pivotBound() {
+			return false
+		}
+		for _, t := range p.plus {
+			if t.IsVar() && !bound[t.Var()] {
+				return false
+			}
+		}
+		return true
+	}
 	// collect returns the checks that have become ready.
 	collect := func() (checks, neq []int) {
 		for j := range p.lits {
@@ -299,7 +311,7 @@ func (p *countPlan) schedule() {
 		return
 	}
 	p.pre, p.preNeq = collect()
-	if pivotBound() {
+	if ready() {
 		p.tallyStep = -1
 	}
 	for {
@@ -371,7 +383,7 @@ func (p *countPlan) schedule() {
 		wasBound := p.tallyStep != -2
 		st.checks, st.neq = collect()
 		p.steps = append(p.steps, st)
-		if !wasBound && pivotBound() {
+		if !wasBound && ready() {
 			p.tallyStep = len(p.steps) - 1
 		}
 	}
@@ -402,7 +414,9 @@ type counter struct {
 	seen  int64
 	over  bool
 	// tally receives (predicate, atom id, Δ).
-	tally func(p mln.PredID, id int64, d int64)
+	// and the binding of the clause's "+" variables (nil without them).
+	tally   func(p mln.PredID, id int64, d int64, plus []mln.ConstID)
+	plusBuf []mln.ConstID
 	// scratch for existential expansion
 	exAtoms map[[2]int64]uint8
 	// scratch for countFalse: mark[i] == stamp for values already hit
@@ -731,7 +745,20 @@ func (cn *counter) doTally(n int64) {
 	if cn.w.preds[l.pred].has(id) == l.neg {
 		n = -n // the pivot literal is false: the grounding is false
 	}
-	cn.tally(l.pred, id, n)
+	cn.tally(l.pred, id, n, cn.plusBinding())
+}
+
+// plusBinding returns the current binding of the "+" variables (nil
+// without them).
+func (cn *counter) plusBinding() []mln.ConstID {
+	if len(cn.p.plus) == 0 {
+		return nil
+	}
+	cn.plusBuf = cn.plusBuf[:0]
+	for _, t := range cn.p.plus {
+		cn.plusBuf = append(cn.plusBuf, cn.term(t))
+	}
+	return cn.plusBuf
 }
 
 // expand handles a leaf of the existential plan: every universal literal
@@ -783,9 +810,9 @@ func (cn *counter) expand() {
 	for key, f := range cn.exAtoms {
 		switch {
 		case trueAtoms == 1 && f == 1:
-			cn.tally(mln.PredID(key[0]), key[1], 1)
+			cn.tally(mln.PredID(key[0]), key[1], 1, cn.plusBinding())
 		case trueAtoms == 0:
-			cn.tally(mln.PredID(key[0]), key[1], -1)
+			cn.tally(mln.PredID(key[0]), key[1], -1, cn.plusBinding())
 		}
 	}
 }

@@ -70,12 +70,18 @@ type countEntry struct {
 type ClauseCounts struct {
 	cols     []column // per database
 	examined int64
+	// bindings lists the bindings of the clause's "+" variables met (in
+	// the order met), for a clause that has them.
+	bindings [][]mln.ConstID
 }
 
-// column is a sparse vector over a database's rows, indices increasing.
+// column is a sparse vector over a database's rows, indices increasing;
+// for a clause with "+" variables, bind gives each entry's binding (an
+// index into ClauseCounts.bindings), entries sorted by (row, binding).
 type column struct {
-	idx []int32
-	val []int32
+	idx  []int32
+	val  []int32
+	bind []int32
 }
 
 // Nonzeros returns the number of (database, atom) pairs with Δ ≠ 0.
@@ -290,17 +296,34 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 	}
 	defer d.pool.Put(sc)
 	cc := &ClauseCounts{}
+	bindIdx := map[string]int32{} // "+" binding -> index into cc.bindings
 	for wi, w := range d.worlds {
 		bits := d.sampled[wi]
 		cn := &sc.cn
 		*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, buf: cn.buf, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp}
-		cn.tally = func(p mln.PredID, id int64, n int64) {
+		type rb struct{ r, b int32 }
+		var plusAcc map[rb]int64
+		if len(c.Plus) > 0 {
+			plusAcc = map[rb]int64{}
+		}
+		cn.tally = func(p mln.PredID, id int64, n int64, plus []mln.ConstID) {
 			off := d.rowOff[p]
 			if off < 0 {
 				return
 			}
 			r := off + id
 			if bits != nil && bits[r>>6]&(1<<(r&63)) == 0 {
+				return
+			}
+			if plusAcc != nil {
+				k := mln.BindingKey(plus)
+				b, ok := bindIdx[k]
+				if !ok {
+					b = int32(len(cc.bindings))
+					cc.bindings = append(cc.bindings, slices.Clone(plus))
+					bindIdx[k] = b
+				}
+				plusAcc[rb{int32(r), b}] += n
 				return
 			}
 			if sc.acc[r] == 0 {
@@ -319,6 +342,29 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 		}
 		cc.examined += cn.seen
 		var col column
+		if plusAcc != nil {
+			keys := make([]rb, 0, len(plusAcc))
+			for k, v := range plusAcc {
+				if v != 0 {
+					keys = append(keys, k)
+				}
+			}
+			slices.SortFunc(keys, func(a, b rb) int {
+				if a.r != b.r {
+					return int(a.r - b.r)
+				}
+				return int(a.b - b.b)
+			})
+			for _, k := range keys {
+				v := plusAcc[k]
+				if v > math.MaxInt32 || v < math.MinInt32 {
+					return nil, clauseError(d.m, c, errors.New("learn: counting: a count overflows 32 bits"))
+				}
+				col.idx = append(col.idx, k.r)
+				col.val = append(col.val, int32(v))
+				col.bind = append(col.bind, k.b)
+			}
+		}
 		slices.Sort(sc.touched)
 		sc.touched = slices.Compact(sc.touched)
 		for _, r := range sc.touched {
@@ -345,8 +391,14 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 }
 
 // Delta returns Δ_c(a) for atom pred(args) of database db (0 for an atom
-// that is not scored or not sampled).
+// that is not scored or not sampled), summed over the bindings of the
+// clause's "+" variables.
 func (cc *ClauseCounts) Delta(d *PLLData, db int, pred mln.PredID, args []mln.ConstID) int64 {
+	return cc.delta(d, db, pred, args, nil)
+}
+
+// delta returns Δ for one "+" binding (nil: all).
+func (cc *ClauseCounts) delta(d *PLLData, db int, pred mln.PredID, args, plus []mln.ConstID) int64 {
 	off := d.rowOff[pred]
 	id := d.sp.id(pred, args)
 	if off < 0 || id < 0 {
@@ -354,11 +406,13 @@ func (cc *ClauseCounts) Delta(d *PLLData, db int, pred mln.PredID, args []mln.Co
 	}
 	col := cc.cols[db]
 	r := int32(off + id)
-	i, ok := slices.BinarySearch(col.idx, r)
-	if !ok {
-		return 0
+	var n int64
+	for i, _ := slices.BinarySearch(col.idx, r); i < len(col.idx) && col.idx[i] == r; i++ {
+		if plus == nil || slices.Equal(cc.bindings[col.bind[i]], plus) {
+			n += int64(col.val[i])
+		}
 	}
-	return int64(col.val[i])
+	return n
 }
 
 // countAll counts clauses concurrently (Workers goroutines), in order.
