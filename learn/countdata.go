@@ -37,7 +37,16 @@ type CountOptions struct {
 	FractAtoms                     float64
 	MinAtomSamples, MaxAtomSamples int
 	Seed                           uint64
+	// CacheMB bounds the memory of cached counts in megabytes (0:
+	// DefaultCacheMB, Alchemy's -cacheSize; negative: no bound). When a
+	// new count would exceed it, the cache is emptied first (counts held
+	// by Scorers stay valid).
+	CacheMB int
 }
+
+// DefaultCacheMB is the default bound of the count cache (Alchemy's
+// learnstruct -cacheSize).
+const DefaultCacheMB = 500
 
 // PLLData is training data for the weighted pseudo-log-likelihood computed
 // from clause counts: the model, closed-world databases and the scored
@@ -54,8 +63,9 @@ type PLLData struct {
 	sampled [][]uint64
 	mul     [][]float64 // per database, per predicate
 
-	mu    sync.Mutex
-	cache map[string]*countEntry
+	mu         sync.Mutex
+	cache      map[string]*countEntry
+	cacheBytes int64
 	pool  sync.Pool // *countScratch
 }
 
@@ -281,7 +291,49 @@ func (d *PLLData) Counts(c *mln.Clause) (*ClauseCounts, error) {
 	}
 	e.cc, e.err = d.count(c)
 	close(e.done)
+	if e.cc != nil {
+		d.mu.Lock()
+		d.cacheBytes += e.cc.bytes()
+		if limit := d.cacheLimit(); limit > 0 && d.cacheBytes > limit {
+			// Over the bound: start again with this clause only.
+			d.cache = map[string]*countEntry{k: e}
+			d.cacheBytes = e.cc.bytes()
+		}
+		d.mu.Unlock()
+	}
 	return e.cc, e.err
+}
+
+// cacheLimit returns the cache bound in bytes (0: none).
+func (d *PLLData) cacheLimit() int64 {
+	switch mb := d.opt.CacheMB; {
+	case mb < 0:
+		return 0
+	case mb == 0:
+		return DefaultCacheMB << 20
+	default:
+		return int64(mb) << 20
+	}
+}
+
+// CachedCounts returns the number of clauses whose counts are cached and
+// their approximate size in bytes.
+func (d *PLLData) CachedCounts() (clauses int, bytes int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.cache), d.cacheBytes
+}
+
+// bytes approximates the memory of the counts.
+func (cc *ClauseCounts) bytes() int64 {
+	n := int64(64)
+	for _, c := range cc.cols {
+		n += 4*int64(cap(c.idx)+cap(c.val)+cap(c.bind)) + 72
+	}
+	for _, b := range cc.bindings {
+		n += 4*int64(cap(b)) + 24
+	}
+	return n
 }
 
 // count computes the counts of c.

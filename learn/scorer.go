@@ -410,6 +410,29 @@ func (s *Scorer) Score(ctx context.Context, cands []*mln.Clause, opt FitOptions)
 		Evaluations: st.Evaluations, Status: st.Status, Elapsed: time.Since(start)}, err
 }
 
+// ScoreEach scores each candidate on its own against s (s plus that one
+// candidate), workers candidates at a time (0: GOMAXPROCS), each fit using
+// one goroutine; results are in the candidates' order and do not depend
+// on workers. A candidate that cannot be scored (unsupported, too many
+// groundings) gets a nil Fit and its error in errs.
+func (s *Scorer) ScoreEach(ctx context.Context, cands []*mln.Clause, opt FitOptions, workers int) (fits []*Fit, errs []error) {
+	fits = make([]*Fit, len(cands))
+	errs = make([]error, len(cands))
+	opt.Workers = 1
+	parallelChunks(len(cands), 1, workers, func() func(lo, hi int) {
+		return func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if err := ctx.Err(); err != nil {
+					errs[i] = err
+					continue
+				}
+				fits[i], errs[i] = s.Score(ctx, cands[i:i+1], opt)
+			}
+		}
+	})
+	return fits, errs
+}
+
 // overlay returns base's rows of database db with the atoms the
 // candidates touch taken out (a view: base itself is not changed) and the
 // rows of those atoms with the candidates' entries (parameters nb, nb+1,
