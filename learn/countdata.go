@@ -66,7 +66,7 @@ type PLLData struct {
 	mu         sync.Mutex
 	cache      map[string]*countEntry
 	cacheBytes int64
-	pool  sync.Pool // *countScratch
+	pool       sync.Pool // *countScratch
 }
 
 type countEntry struct {
