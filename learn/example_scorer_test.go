@@ -41,9 +41,9 @@ func ExampleScorer() {
 		if errs[i] != nil {
 			panic(errs[i])
 		}
-		fmt.Printf("planted clause %d: gain %.2f, weight %.1f\n", i, f.Objective-fit0.Objective, f.Weights[len(units)])
+		fmt.Printf("planted clause %d: gain %.2f, weight %.0f\n", i, f.Objective-fit0.Objective, f.Weights[len(units)])
 	}
 	// Output:
-	// planted clause 0: gain 0.58, weight 2.0
-	// planted clause 1: gain 0.34, weight 1.2
+	// planted clause 0: gain 0.58, weight 2
+	// planted clause 1: gain 0.34, weight 1
 }
