@@ -383,10 +383,15 @@ func TestGenerativeCountsMatchesGround(t *testing.T) {
 		if len(m.Weights) == 0 {
 			continue
 		}
-		db, _ := randomWorld(m, r, 0.3+0.4*r.Float64())
+		// One database, or two (each its own example, weighed apart).
+		var dbs []*mln.Database
+		for k := 0; k <= int(seed%2); k++ {
+			db, _ := randomWorld(m, r, 0.3+0.4*r.Float64())
+			dbs = append(dbs, db)
+		}
 		set := GenerativeSettings{PriorStdDev: 1 + 2*r.Float64(), ConvThresh: 1e-14, GradTol: 1e-10}
 		clear(m.Weights)
-		if _, err := GenerativeCounts(ctx, m, []*mln.Database{db}, nil, set); err != nil {
+		if _, err := GenerativeCounts(ctx, m, dbs, nil, set); err != nil {
 			if strings.Contains(err.Error(), "not supported") {
 				continue
 			}
@@ -401,8 +406,12 @@ func TestGenerativeCountsMatchesGround(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var exs Examples
+		for _, db := range dbs {
+			exs = append(exs, &Example{Net: net, Truth: net.Assignment(db)})
+		}
 		clear(m.Weights)
-		if _, err := Generative(ctx, m, Examples{{Net: net, Truth: net.Assignment(db)}}, set); err != nil {
+		if _, err := Generative(ctx, m, exs, set); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		for i := range wc {
