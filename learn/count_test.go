@@ -194,7 +194,8 @@ func forBindings(m *mln.Model, c *mln.Clause, fn func(plus []mln.ConstID)) {
 
 // TestCountsRepeatedPredicates checks clauses where one predicate occurs
 // in several literals (both signs, shared and constant arguments) and
-// comparisons, on denser random worlds.
+// comparisons, on denser random worlds, accumulating in a dense array or
+// in a map.
 func TestCountsRepeatedPredicates(t *testing.T) {
 	src := `
 person = {A, B, C, D}
@@ -219,7 +220,12 @@ EXIST c,y !Q(x) v T(c, y) v x != A
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(7, 8))
+	defer func(n int) { countDenseMax = n }(countDenseMax)
 	for trial := 0; trial < 30; trial++ {
+		countDenseMax = 1 << 22
+		if trial%2 == 1 {
+			countDenseMax = 0 // accumulate in a map
+		}
 		db, w := randomWorld(m, r, r.Float64())
 		d, err := NewPLLData(m, []*mln.Database{db}, nil, CountOptions{})
 		if err != nil {

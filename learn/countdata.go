@@ -266,9 +266,16 @@ func literalKey(c *mln.Clause) string {
 	return b.String()
 }
 
-// countScratch is a worker's dense accumulator over rows.
+// countDenseMax is the number of scored atoms up to which a count
+// accumulates in a dense array (8 bytes per atom per concurrent count);
+// above it, in a map.
+var countDenseMax = 1 << 22
+
+// countScratch is a worker's accumulator over rows: dense (acc) or sparse
+// (accMap).
 type countScratch struct {
 	acc     []int64
+	accMap  map[int32]int64
 	touched []int32
 	cn      counter
 }
@@ -344,7 +351,12 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 	}
 	sc, _ := d.pool.Get().(*countScratch)
 	if sc == nil {
-		sc = &countScratch{acc: make([]int64, d.nrows)}
+		sc = &countScratch{}
+		if d.nrows <= countDenseMax {
+			sc.acc = make([]int64, d.nrows)
+		} else {
+			sc.accMap = map[int32]int64{}
+		}
 	}
 	defer d.pool.Put(sc)
 	cc := &ClauseCounts{}
@@ -376,6 +388,10 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 					bindIdx[k] = b
 				}
 				plusAcc[rb{int32(r), b}] += n
+				return
+			}
+			if sc.acc == nil {
+				sc.accMap[int32(r)] += n
 				return
 			}
 			if sc.acc[r] == 0 {
@@ -417,24 +433,37 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 				col.bind = append(col.bind, k.b)
 			}
 		}
+		if sc.acc == nil {
+			for r := range sc.accMap {
+				sc.touched = append(sc.touched, r)
+			}
+		}
 		slices.Sort(sc.touched)
 		sc.touched = slices.Compact(sc.touched)
+		overflow := false
 		for _, r := range sc.touched {
-			v := sc.acc[r]
-			sc.acc[r] = 0
+			var v int64
+			if sc.acc != nil {
+				v = sc.acc[r]
+				sc.acc[r] = 0 // the scratch goes back clean
+			} else {
+				v = sc.accMap[r]
+			}
 			if v == 0 {
 				continue
 			}
 			if v > math.MaxInt32 || v < math.MinInt32 {
-				sc.touched = sc.touched[:0]
-				return nil, clauseError(d.m, c, errors.New("learn: counting: a count overflows 32 bits"))
+				overflow = true
 			}
 			col.idx = append(col.idx, r)
 			col.val = append(col.val, int32(v))
 		}
 		sc.touched = sc.touched[:0]
+		clear(sc.accMap)
+		if overflow {
+			return nil, clauseError(d.m, c, errors.New("learn: counting: a count overflows 32 bits"))
+		}
 		if cn.over {
-			clear(sc.acc)
 			return nil, clauseError(d.m, c, fmt.Errorf("learn: counting: more than %d groundings: %w", d.opt.MaxGroundings, ErrTooManyGroundings))
 		}
 		cc.cols = append(cc.cols, col)
