@@ -78,7 +78,7 @@ func TestScorerOverlayEqualsRebuild(t *testing.T) {
 		for i := range w {
 			w[i] = 3*r.Float64() - 1.5
 		}
-		view, x := s.overlay(0, s.base[0], cc, np)
+		view, x := s.overlay(0, s.base[0], make([]bool, len(s.Clauses())), cc, np)
 		g1, g2, gx := make([]float64, np), make([]float64, np), make([]float64, np)
 		v1 := view.Eval(w, g1) + x.Eval(w, gx)
 		for i := range g1 {
@@ -96,6 +96,65 @@ func TestScorerOverlayEqualsRebuild(t *testing.T) {
 	}
 	if v := s.base[0].Eval(make([]float64, len(s.Clauses())), nil); v != baseBefore {
 		t.Fatalf("the base changed: %v, was %v", v, baseBefore)
+	}
+	// Replacing: the full set without its last candidate and first unit
+	// clause, as an overlay, equals the rebuilt set.
+	removed := make([]bool, np)
+	removed[0], removed[np-1] = true, true
+	view, x := full.overlay(0, full.base[0], removed, nil, np)
+	rebuilt, err := full.Remove(0, np-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for trial := 0; trial < 5; trial++ {
+		w := make([]float64, np)
+		var wr []float64
+		for i := range w {
+			if !removed[i] {
+				w[i] = 3*r.Float64() - 1.5
+				wr = append(wr, w[i])
+			}
+		}
+		v1 := view.Eval(w, nil) + x.Eval(w, nil)
+		if v2 := rebuilt.base[0].Eval(wr, nil); math.Abs(v1-v2) > 1e-9 {
+			t.Fatalf("replace overlay %.12g, rebuilt %.12g", v1, v2)
+		}
+	}
+	f1, err := full.ScoreReplace(context.Background(), []int{0, np - 1}, nil, TightFit(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, err := rebuilt.Fit(context.Background(), TightFit(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(f1.Objective-f2.Objective) > 1e-6 || f1.Weights[0] != 0 || f1.Weights[np-1] != 0 || math.Abs(f1.Weights[1]-f2.Weights[0]) > 1e-3 {
+		t.Fatalf("ScoreReplace %v %v, rebuilt %v %v", f1.Objective, f1.Weights, f2.Objective, f2.Weights)
+	}
+	// Removing a hard clause takes its offsets away.
+	hard := parseClause(t, m, "!Friends(x, y) v Friends(y, x).")
+	if !hard.Hard {
+		t.Fatal("not hard")
+	}
+	withHard, err := full.Add(hard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed = make([]bool, np+1)
+	removed[np] = true
+	view, x = withHard.overlay(0, withHard.base[0], removed, nil, np+1)
+	for trial := 0; trial < 3; trial++ {
+		w := make([]float64, np+1)
+		for i := 0; i < np; i++ {
+			w[i] = 3*r.Float64() - 1.5
+		}
+		v1 := view.Eval(w, nil) + x.Eval(w, nil)
+		if v2 := full.base[0].Eval(w[:np], nil); math.Abs(v1-v2) > 1e-9 {
+			t.Fatalf("without the hard clause %.12g, rebuilt %.12g", v1, v2)
+		}
+		if v3 := withHard.base[0].Eval(w, nil); math.Abs(v3-v1) < 1e-6 {
+			t.Fatalf("the hard clause changes nothing (%v)", v3)
+		}
 	}
 	// Remove undoes Add.
 	back, err := full.Remove(3, 4, 5)
