@@ -37,6 +37,10 @@ type CountOptions struct {
 	FractAtoms                     float64
 	MinAtomSamples, MaxAtomSamples int
 	Seed                           uint64
+	// OwnDomains gives each database its own domains: the model files'
+	// constants and those its atoms mention (Alchemy's -multipleDatabases),
+	// instead of the model's domains (every database's constants).
+	OwnDomains bool
 	// CacheMB bounds the memory of cached counts in megabytes (0:
 	// DefaultCacheMB, Alchemy's -cacheSize; negative: no bound). When a
 	// new count would exceed it, the cache is emptied first (counts held
@@ -62,6 +66,7 @@ type PLLData struct {
 	// per database: sampled atoms (nil: all) and each row's c_a.
 	sampled [][]uint64
 	mul     [][]float64 // per database, per predicate
+	size    [][]int64   // per database, per predicate: groundings over its domains
 
 	mu         sync.Mutex
 	cache      map[string]*countEntry
@@ -156,7 +161,12 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 	sampling := (opt.FractAtoms > 0 && opt.FractAtoms < 1) || opt.MaxAtomSamples > 0
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
 	for _, db := range dbs {
-		d.worlds = append(d.worlds, newCWorld(sp, db))
+		w := newCWorld(sp, db)
+		if opt.OwnDomains {
+			w.dom = ownDomains(m, db)
+		}
+		d.worlds = append(d.worlds, w)
+		sizes := make([]int64, len(m.Preds))
 		mul := make([]float64, len(m.Preds))
 		var bits []uint64
 		if sampling {
@@ -166,7 +176,8 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 			if !d.scored[p] {
 				continue
 			}
-			size := sp.size[p]
+			size := w.size(sp, mln.PredID(p))
+			sizes[p] = size
 			k := size
 			if sampling {
 				f := opt.FractAtoms
@@ -184,9 +195,9 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 				// Floyd's algorithm: k distinct ids of [0, size).
 				for j := size - k; j < size; j++ {
 					t := rng.Int64N(j + 1)
-					r := d.rowOff[p] + t
+					r := d.rowOff[p] + w.atomID(sp, mln.PredID(p), t)
 					if bits[r>>6]&(1<<(r&63)) != 0 {
-						r = d.rowOff[p] + j
+						r = d.rowOff[p] + w.atomID(sp, mln.PredID(p), j)
 					}
 					bits[r>>6] |= 1 << (r & 63)
 				}
@@ -201,6 +212,7 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 		}
 		d.sampled = append(d.sampled, bits)
 		d.mul = append(d.mul, mul)
+		d.size = append(d.size, sizes)
 	}
 	return d, nil
 }

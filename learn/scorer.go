@@ -187,7 +187,7 @@ func (d *PLLData) kept(db int, q mln.PredID) int64 {
 	}
 	if d.opt.Unweighted {
 		if d.sampled[db] == nil {
-			return d.sp.size[q]
+			return d.size[db][q]
 		}
 		var k int64
 		lo := d.rowOff[q]

@@ -2,9 +2,11 @@ package learn
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -281,6 +283,101 @@ func TestGenerativeCountsPlanted(t *testing.T) {
 	for _, c := range planted {
 		if w := m.Weights[m.Formulas[c.Formula].Params[""]]; w < 0.5 {
 			t.Fatalf("planted clause %s: weight %g (%+v)", clauseString(m, c), w, st)
+		}
+	}
+}
+
+// TestOwnDomains checks that with OwnDomains each database is scored over
+// its own constants: the rows of each equal those of a model that knows
+// only that database.
+func TestOwnDomains(t *testing.T) {
+	ctx := context.Background()
+	text := func(seed uint64, people int, prefix string) string {
+		m, dbs, _, err := plant.Planted(ctx, seed, people, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for p, pr := range m.Preds {
+			dbs[0].Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
+				var names []string
+				for _, c := range args {
+					names = append(names, prefix+m.ConstName(c))
+				}
+				fmt.Fprintf(&b, "%s(%s)\n", pr.Name, strings.Join(names, ","))
+			})
+		}
+		return b.String()
+	}
+	srcA, srcB := text(4, 10, "A"), text(5, 15, "B")
+	load := func(srcs ...string) (*mln.Model, []*mln.Database) {
+		m, err := mln.ParseModel("p.mln", plant.PlantedSource)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dbs []*mln.Database
+		for i, s := range srcs {
+			db, err := mln.ParseDatabase(m, fmt.Sprint(i, ".db"), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dbs = append(dbs, db)
+		}
+		if err := m.Compile(); err != nil {
+			t.Fatal(err)
+		}
+		return m, dbs
+	}
+	m, dbs := load(srcA, srcB)
+	own, err := NewPLLData(m, dbs, nil, CountOptions{OwnDomains: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := own.modelRows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, src := range []string{srcA, srcB} {
+		mi, dbi := load(src)
+		ref, err := NewPLLData(mi, dbi, nil, CountOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := ref.modelRows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := []float64{0.5, -1, -2, 1.5, 0.7}
+		if a, b := ps[i].Eval(w, nil), pr[0].Eval(w, nil); math.Abs(a-b) > 1e-9 || ps[i].Atoms() != pr[0].Atoms() {
+			t.Fatalf("database %d: own domains %v (%d atoms), alone %v (%d atoms)", i, a, ps[i].Atoms(), b, pr[0].Atoms())
+		}
+	}
+	// Sampling draws within the database's own domains.
+	samp, err := NewPLLData(m, dbs, nil, CountOptions{OwnDomains: true, FractAtoms: 0.5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, _ := m.Pred("Friends")
+	size := own.size[0][fr.ID]
+	if size >= int64(m.Types[0].Size()*m.Types[0].Size()) {
+		t.Fatalf("database 0 has %d Friends atoms, the model %d", size, m.Types[0].Size()*m.Types[0].Size())
+	}
+	if got, want := samp.kept(0, fr.ID), int64(math.Round(0.5*float64(size))); got != want {
+		t.Fatalf("Friends atoms kept in database 0: %d, want %d", got, want)
+	}
+	for r := samp.rowOff[fr.ID]; r < samp.rowOff[fr.ID]+samp.sp.size[fr.ID]; r++ {
+		if samp.sampled[0][r>>6]&(1<<(r&63)) == 0 {
+			continue
+		}
+		args := make([]mln.ConstID, 2)
+		id := r - samp.rowOff[fr.ID]
+		for j := range args {
+			args[j] = m.Types[0].Consts[id/samp.sp.stride[fr.ID][j]%int64(m.Types[0].Size())]
+		}
+		for _, c := range args {
+			if !slices.Contains(samp.worlds[0].dom[0], c) {
+				t.Fatalf("sampled atom Friends%v outside database 0's domain", args)
+			}
 		}
 	}
 }
