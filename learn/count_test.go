@@ -304,7 +304,7 @@ func TestCountsWPLLMatchesGround(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, err := d.modelRows()
+		ps, err := d.modelRows(context.Background())
 		if err != nil {
 			if strings.Contains(err.Error(), "not supported") {
 				continue
@@ -493,5 +493,19 @@ func TestGenerativeCountsDeterministic(t *testing.T) {
 	}
 	if !slices.Equal(ws[0], ws[1]) || !slices.Equal(ws[0], ws[2]) {
 		t.Fatalf("weights depend on workers: %v %v %v", ws[0], ws[1], ws[2])
+	}
+}
+
+// TestGenerativeCountsCancelled checks that a cancelled context stops
+// learning with its error.
+func TestGenerativeCountsCancelled(t *testing.T) {
+	m, dbs, _, err := plant.Planted(context.Background(), 2, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := GenerativeCounts(ctx, m, dbs, nil, GenerativeSettings{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
 	}
 }

@@ -1,11 +1,11 @@
 package learn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -508,30 +508,20 @@ func (cc *ClauseCounts) delta(d *PLLData, db int, pred mln.PredID, args, plus []
 	return n
 }
 
-// countAll counts clauses concurrently (Workers goroutines), in order.
-func (d *PLLData) countAll(cs []*mln.Clause) ([]*ClauseCounts, error) {
+// countAll counts clauses concurrently (Workers goroutines), in order,
+// stopping between clauses when ctx is cancelled.
+func (d *PLLData) countAll(ctx context.Context, cs []*mln.Clause) ([]*ClauseCounts, error) {
 	out := make([]*ClauseCounts, len(cs))
 	errs := make([]error, len(cs))
-	workers := d.opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for k := 0; k < min(workers, len(cs)); k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i], errs[i] = d.Counts(cs[i])
+	parallelChunks(len(cs), 1, d.opt.Workers, func() func(lo, hi int) {
+		return func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if errs[i] = ctx.Err(); errs[i] == nil {
+					out[i], errs[i] = d.Counts(cs[i])
+				}
 			}
-		}()
-	}
-	for i := range cs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

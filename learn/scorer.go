@@ -220,7 +220,7 @@ func (d *PLLData) NewScorer(clauses []*mln.Clause) (*Scorer, error) {
 	if err := noPlus(clauses); err != nil {
 		return nil, err
 	}
-	counts, err := d.countAll(clauses)
+	counts, err := d.countAll(context.Background(), clauses)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +264,7 @@ func (s *Scorer) Add(cs ...*mln.Clause) (*Scorer, error) {
 	if err := noPlus(cs); err != nil {
 		return nil, err
 	}
-	counts, err := s.d.countAll(cs)
+	counts, err := s.d.countAll(context.Background(), cs)
 	if err != nil {
 		return nil, err
 	}
@@ -560,7 +560,7 @@ func GenerativeCounts(ctx context.Context, model *mln.Model, dbs []*mln.Database
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ps, err := d.modelRows()
+	ps, err := d.modelRows(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -581,9 +581,9 @@ func GenerativeCounts(ctx context.Context, model *mln.Model, dbs []*mln.Database
 // modelRows counts the model's clauses and returns each database's rows
 // over the model's parameters (clause weight w_Param·Coef; hard clauses
 // fixed).
-func (d *PLLData) modelRows() ([]*WPLL, error) {
+func (d *PLLData) modelRows(ctx context.Context) ([]*WPLL, error) {
 	model := d.m
-	counts, err := d.countAll(model.Clauses)
+	counts, err := d.countAll(ctx, model.Clauses)
 	if err != nil {
 		return nil, err
 	}

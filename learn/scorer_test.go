@@ -333,7 +333,7 @@ func TestOwnDomains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := own.modelRows()
+	ps, err := own.modelRows(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestOwnDomains(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pr, err := ref.modelRows()
+		pr, err := ref.modelRows(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
