@@ -126,48 +126,68 @@ func TestCountsMatchBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	checked, refused, plusChecked := 0, 0, 0
 	for seed := int64(0); seed < 300; seed++ {
-		c := randmln.Generate(seed)
-		m, _, _, _, err := c.Load()
-		if err != nil {
-			t.Fatal(err)
-		}
-		db, w := randomWorld(m, r, 0.2+0.6*r.Float64())
-		d, err := NewPLLData(m, []*mln.Database{db}, nil, CountOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, cl := range m.Clauses {
-			cc, err := d.Counts(cl)
-			if err != nil {
-				if strings.Contains(err.Error(), "not supported") {
-					refused++
-					continue
-				}
-				t.Fatalf("seed %d: %v", seed, err)
-			}
-			forBindings(m, cl, func(plus []mln.ConstID) {
-				base := bruteTrueGroundings(m, cl, w, plus...)
-				allAtoms(m, func(p mln.PredID, args []mln.ConstID) {
-					k := atomKey(p, args)
-					w[k] = !w[k]
-					flipped := bruteTrueGroundings(m, cl, w, plus...)
-					w[k] = !w[k]
-					want := base - flipped
-					if got := cc.delta(d, 0, p, args, plus); got != want {
-						t.Fatalf("seed %d: clause %s, binding %v, atom %s%v: Δ %d, brute force %d\n%s", seed, clauseString(m, cl), plus, m.Preds[p].Name, args, got, want, c)
-					}
-				})
-			})
-			if len(cl.Plus) > 0 {
-				plusChecked++
-			}
-			checked++
-		}
+		n, np, nr := checkCountsBrute(t, seed, 0.2+0.6*r.Float64())
+		checked, plusChecked, refused = checked+n, plusChecked+np, refused+nr
 	}
 	if checked < 500 || plusChecked < 50 {
 		t.Fatalf("only %d clauses checked (%d with \"+\", %d refused)", checked, plusChecked, refused)
 	}
 	t.Logf("%d clauses checked (%d with \"+\"), %d refused", checked, plusChecked, refused)
+}
+
+// checkCountsBrute compares the counts of every clause of random MLN seed
+// in a random closed world of the given density with brute force, and
+// returns the number of clauses checked, of those with "+", and refused.
+func checkCountsBrute(t *testing.T, seed int64, density float64) (checked, plusChecked, refused int) {
+	c := randmln.Generate(seed)
+	m, _, _, _, err := c.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(uint64(seed), 99))
+	db, w := randomWorld(m, r, density)
+	d, err := NewPLLData(m, []*mln.Database{db}, nil, CountOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cl := range m.Clauses {
+		cc, err := d.Counts(cl)
+		if err != nil {
+			if strings.Contains(err.Error(), "not supported") {
+				refused++
+				continue
+			}
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		forBindings(m, cl, func(plus []mln.ConstID) {
+			base := bruteTrueGroundings(m, cl, w, plus...)
+			allAtoms(m, func(p mln.PredID, args []mln.ConstID) {
+				k := atomKey(p, args)
+				w[k] = !w[k]
+				flipped := bruteTrueGroundings(m, cl, w, plus...)
+				w[k] = !w[k]
+				want := base - flipped
+				if got := cc.delta(d, 0, p, args, plus); got != want {
+					t.Fatalf("seed %d: clause %s, binding %v, atom %s%v: Δ %d, brute force %d\n%s", seed, clauseString(m, cl), plus, m.Preds[p].Name, args, got, want, c)
+				}
+			})
+		})
+		if len(cl.Plus) > 0 {
+			plusChecked++
+		}
+		checked++
+	}
+	return checked, plusChecked, refused
+}
+
+// FuzzCountsBrute compares clause counts with brute force on the random
+// MLN of any seed, in a world of any density.
+func FuzzCountsBrute(f *testing.F) {
+	f.Add(int64(1), uint8(128))
+	f.Add(int64(77), uint8(30))
+	f.Fuzz(func(t *testing.T, seed int64, density uint8) {
+		checkCountsBrute(t, seed, float64(density)/255)
+	})
 }
 
 // forBindings calls fn with every binding of c's "+" variables (once with
