@@ -1,0 +1,213 @@
+package mln
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/marple-mln/marple/syntax"
+)
+
+// MaxCNFLiterals bounds the literals of the clauses one formula may
+// compile to (summed over its clauses).
+var MaxCNFLiterals = 10_000_000
+
+// cnfSize is an upper bound on the size of a CNF: its clauses and its
+// literals (summed over the clauses), saturating at satMax.
+type cnfSize struct{ clauses, lits int64 }
+
+const satMax = int64(1) << 53
+
+func satAdd(a, b int64) int64 {
+	if a+b > satMax {
+		return satMax
+	}
+	return a + b
+}
+
+func satMul(a, b int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > satMax/b {
+		return satMax
+	}
+	return a * b
+}
+
+// and is the size of the conjunction of two CNFs.
+func (x cnfSize) and(y cnfSize) cnfSize {
+	return cnfSize{satAdd(x.clauses, y.clauses), satAdd(x.lits, y.lits)}
+}
+
+// or is the size of the disjunction of two CNFs multiplied out: every
+// clause of x joined with every clause of y.
+func (x cnfSize) or(y cnfSize) cnfSize {
+	return cnfSize{satMul(x.clauses, y.clauses), satAdd(satMul(x.lits, y.clauses), satMul(x.clauses, y.lits))}
+}
+
+// sizer bounds the CNF of a formula before it is built, and finds the
+// node that makes it too large.
+type sizer struct {
+	c     *compiler
+	cause *node // the innermost node whose CNF exceeds the limits
+	dom   string
+}
+
+func (s *sizer) tooBig(x cnfSize) bool {
+	return x.clauses > int64(MaxCNFClauses) || x.lits > int64(MaxCNFLiterals)
+}
+
+// note records n as the cause when its size is too big but none of its
+// operands' was.
+func (s *sizer) note(n *node, x cnfSize) cnfSize {
+	if s.cause == nil && s.tooBig(x) {
+		s.cause = n
+	}
+	return x
+}
+
+// size bounds the CNF of n (negated if neg), as cnf(nnf(n, neg)) builds
+// it.
+func (s *sizer) size(n *node, neg bool) cnfSize {
+	switch n.kind {
+	case nLit:
+		return cnfSize{1, 1}
+	case nNot:
+		return s.size(n.kids[0], !neg)
+	case nAnd, nOr, nImp:
+		if n.kind == nImp {
+			x := s.size(n.kids[0], !neg)
+			y := s.size(n.kids[1], neg)
+			if neg {
+				return s.note(n, x.and(y))
+			}
+			return s.note(n, x.or(y))
+		}
+		conj := (n.kind == nAnd) != neg
+		acc := cnfSize{0, 0}
+		if !conj {
+			acc = cnfSize{1, 0}
+		}
+		for _, k := range n.kids {
+			x := s.size(k, neg)
+			if conj {
+				acc = acc.and(x)
+			} else {
+				if x.clauses == 0 {
+					return cnfSize{} // a true disjunct
+				}
+				acc = acc.or(x)
+			}
+		}
+		return s.note(n, acc)
+	case nIff:
+		// p, q: the sizes of the chain so far, plain and negated.
+		p, q := s.size(n.kids[0], false), s.size(n.kids[0], true)
+		for _, k := range n.kids[1:] {
+			kp, kq := s.size(k, false), s.size(k, true)
+			// x <=> k: (!x v k) ^ (x v !k); its negation (x ^ !k) v (!x ^ k).
+			p, q = q.or(kp).and(p.or(kq)), p.and(kq).or(q.and(kp))
+			if s.cause == nil && (s.tooBig(p) && !neg || s.tooBig(q) && neg) {
+				s.cause = n
+			}
+		}
+		if neg {
+			return q
+		}
+		return p
+	case nExist, nForall:
+		body := s.size(n.kids[0], neg)
+		if (n.kind == nExist) == neg || len(n.vars) == 0 {
+			return body // universal
+		}
+		if body.clauses == 0 || body.clauses == 1 && !s.hasUniversal(n.kids[0], neg) {
+			return body // stays in one clause
+		}
+		// Expanded over the domains of its variables: a disjunction of
+		// one copy of the body per binding.
+		acc := cnfSize{1, 0}
+		for _, v := range n.vars {
+			t := s.c.m.Types[s.c.vars[v].typ]
+			for range t.Consts {
+				acc = acc.or(body)
+				if acc.clauses >= satMax || acc.lits >= satMax {
+					break
+				}
+			}
+			if s.cause == nil && s.tooBig(acc) {
+				s.cause = n
+				s.dom = fmt.Sprintf("%s (%d constants)", t.Name, len(t.Consts))
+			}
+		}
+		return acc
+	}
+	return cnfSize{1, 1}
+}
+
+// hasUniversal reports whether n (negated if neg) has a universally
+// quantified variable once in negation normal form.
+func (s *sizer) hasUniversal(n *node, neg bool) bool {
+	switch n.kind {
+	case nNot:
+		return s.hasUniversal(n.kids[0], !neg)
+	case nExist, nForall:
+		if (n.kind == nForall) != neg && len(n.vars) > 0 {
+			return true
+		}
+	}
+	for _, k := range n.kids {
+		if s.hasUniversal(k, neg) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSize refuses formula f (with internal tree root) when its CNF
+// would exceed MaxCNFClauses clauses or MaxCNFLiterals literals, before
+// building it, naming the formula and the node that multiplies it out.
+func (c *compiler) checkSize(f *Formula, root *node) error {
+	s := &sizer{c: c}
+	x := s.size(root, false)
+	if !s.tooBig(x) {
+		return nil
+	}
+	what := fmt.Sprintf("more than %d clauses", MaxCNFClauses)
+	if x.clauses <= int64(MaxCNFClauses) {
+		what = fmt.Sprintf("more than %d literals", MaxCNFLiterals)
+	}
+	why := ""
+	if n := s.cause; n != nil {
+		at := ""
+		if n.pos.IsValid() {
+			at = " at " + n.pos.String()
+		}
+		switch n.kind {
+		case nIff:
+			why = fmt.Sprintf("the chain of %d formulas joined by <=>%s doubles the clauses at each <=>", len(n.kids), at)
+		case nExist, nForall:
+			why = "the quantifier" + at + " is expanded over the domain of " + s.dom + ", a disjunction of one copy of its body per constant"
+		case nAnd, nOr, nImp:
+			why = "the disjunction" + at + " of conjunctions multiplies out (one clause per choice of a clause from each side)"
+		}
+	}
+	msg := fmt.Sprintf("formula %s would have %s in CNF", shortFormula(f.AST), what)
+	if why != "" {
+		msg += ": " + why
+	}
+	return syntax.Errorf(f.Pos, "%s", msg)
+}
+
+// shortFormula returns a formula's text, shortened to about 80 bytes.
+func shortFormula(f syntax.Formula) string {
+	const max = 80
+	s := syntax.FormulaString(f)
+	if len(s) > max {
+		cut := strings.LastIndexByte(s[:max], ' ')
+		if cut < max/2 {
+			cut = max
+		}
+		s = s[:cut] + " ..."
+	}
+	return s
+}
