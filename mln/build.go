@@ -307,7 +307,6 @@ type node struct {
 	pos  syntax.Pos
 }
 
-
 // analysis is a checked formula: its variables and its internal tree.
 type analysis struct {
 	vars []fvar
