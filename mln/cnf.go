@@ -44,6 +44,7 @@ var MaxCNFClauses = 100000
 // allocated. It allocates the parameter of each soft formula without "+"
 // variables (binding nil); hard formulas have no parameter.
 //
+// A model whose soft weights add up to more than MaxWeightSum is refused.
 // A formula whose CNF would exceed MaxCNFClauses clauses or MaxCNFLiterals
 // literals is refused before it is expanded, with an error naming it and
 // the connective or quantifier that multiplies its clauses.
@@ -54,6 +55,9 @@ func (m *Model) Compile() error {
 // CompileContext is Compile, stopping with ctx's error when ctx is
 // cancelled.
 func (m *Model) CompileContext(ctx context.Context) error {
+	if err := m.checkWeightSum(); err != nil {
+		return err
+	}
 	m.Clauses = nil
 	m.addUniqueFormulas()
 	var errs syntax.ErrorList

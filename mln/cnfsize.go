@@ -2,6 +2,7 @@ package mln
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/marple-mln/marple/syntax"
@@ -210,4 +211,34 @@ func shortFormula(f syntax.Formula) string {
 		s = s[:cut] + " ..."
 	}
 	return s
+}
+
+// MaxWeightSum bounds the sum of the absolute weights of the soft
+// formulas: inference adds up weights times groundings, and a larger sum
+// would overflow to infinity and give a meaningless answer.
+var MaxWeightSum = 1e200
+
+// checkWeightSum refuses a model whose soft weights are too large to add
+// up, at the formula of the largest weight.
+func (m *Model) checkWeightSum() error {
+	sum, big := 0.0, -1
+	for i, f := range m.Formulas {
+		if f.Hard || f.Synthetic {
+			continue
+		}
+		a := math.Abs(f.Weight)
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			return syntax.Errorf(f.Pos, "weight %v is not a finite number", f.Weight)
+		}
+		sum += a
+		if big < 0 || a > math.Abs(m.Formulas[big].Weight) {
+			big = i
+		}
+	}
+	if sum > MaxWeightSum {
+		f := m.Formulas[big]
+		return syntax.Errorf(f.Pos, "weights too large: the soft formulas' weights add up to %g in absolute value (more than %g, where inference's sums overflow); this one is %g (a hard formula is written with a trailing '.', no weight)",
+			sum, MaxWeightSum, f.Weight)
+	}
+	return nil
 }
