@@ -18,6 +18,10 @@ import (
 // ends) is refused instead of exhausting memory.
 var MaxInputBytes int64 = 1 << 30
 
+// MaxModelBytes bounds the size of one .mln file: the parser holds its
+// tokens in memory, about ten times the text.
+var MaxModelBytes int64 = 100 << 20
+
 // binaryPeek is how much of a file is looked at to refuse binary data
 // before reading the rest.
 const binaryPeek = 8 << 10
@@ -28,6 +32,11 @@ const binaryPeek = 8 << 10
 // its first 8 KiB) is refused at once with the position of that byte;
 // a file larger than MaxInputBytes is refused.
 func ReadInput(path string) ([]byte, error) {
+	return readInput(path, MaxInputBytes)
+}
+
+// readInput is ReadInput with the size bound max.
+func readInput(path string, max int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -57,12 +66,12 @@ func ReadInput(path string) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	buf.Write(head)
-	m, err := buf.ReadFrom(io.LimitReader(r, MaxInputBytes-int64(n)+1))
+	m, err := buf.ReadFrom(io.LimitReader(r, max-int64(n)+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	if int64(n)+m > MaxInputBytes {
-		return nil, fmt.Errorf("%s: larger than %d MiB: not a model or evidence file (or raise mln.MaxInputBytes)", path, MaxInputBytes>>20)
+	if int64(n)+m > max {
+		return nil, fmt.Errorf("%s: larger than %d MiB: too large for a model or evidence file", path, max>>20)
 	}
 	return buf.Bytes(), nil
 }

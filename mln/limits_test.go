@@ -1,9 +1,13 @@
 package mln
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +152,37 @@ func TestWeightSumRefused(t *testing.T) {
 	}
 	if err := m.Compile(); err == nil || !strings.HasPrefix(err.Error(), "w.mln:2:1: weights too large") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestReadInput: gzipped evidence is read directly; binary data is
+// refused at its first bad byte; a file over the bound is refused.
+func TestReadInput(t *testing.T) {
+	dir := t.TempDir()
+	m, err := ParseModel("m.mln", "Smokes(person)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte("Smokes(Anna)\nSmokes(Bob)\n"))
+	zw.Close()
+	gz := filepath.Join(dir, "e.db.gz")
+	os.WriteFile(gz, buf.Bytes(), 0o644)
+	db, err := LoadDatabase(m, gz)
+	if err != nil || db.Count(0) != 2 {
+		t.Fatalf("gzipped: %v, %d atoms", err, db.Count(0))
+	}
+	bin := filepath.Join(dir, "bin.db")
+	os.WriteFile(bin, []byte("Smokes(Anna)\nSm\x00kes(Bob)\n"), 0o644)
+	if _, err := LoadDatabase(m, bin); err == nil || !strings.HasPrefix(err.Error(), bin+":2:3: binary data") {
+		t.Fatalf("binary: %v", err)
+	}
+	defer func(old int64) { MaxInputBytes = old }(MaxInputBytes)
+	MaxInputBytes = 10 << 10
+	big := filepath.Join(dir, "big.db")
+	os.WriteFile(big, bytes.Repeat([]byte("Smokes(Anna)\n"), 1000), 0o644)
+	if _, err := LoadDatabase(m, big); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("big: %v", err)
 	}
 }

@@ -82,7 +82,7 @@ func (l *loader) load(path string, src []byte, from syntax.Pos) *syntax.File {
 	}
 	l.visited[abs] = true
 	if src == nil {
-		b, err := ReadInput(path)
+		b, err := readInput(path, MaxModelBytes)
 		if err != nil {
 			if se, ok := err.(*syntax.Error); ok {
 				l.errs = append(l.errs, se)
