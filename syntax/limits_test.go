@@ -30,6 +30,10 @@ func TestNonFiniteWeights(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", w, err, want)
 		}
 	}
+	// Predicates and types may still be called so.
+	if _, err := ParseMLN("m.mln", []byte("Inf(t)\nNaN(t)\n1 Inf(x) => NaN(x)\n")); err != nil {
+		t.Errorf("predicates Inf and NaN: %v", err)
+	}
 }
 
 // TestLongChains: chains of a million connectives parse, print and walk

@@ -504,7 +504,7 @@ func isNonFinite(s string) bool {
 // name before it was meant as a weight).
 func (p *parser) startsFormula(t token) bool {
 	switch t.kind {
-	case tIdent, tNot, tLparen, tStar:
+	case tIdent, tNot, tStar:
 		return true
 	}
 	return false
