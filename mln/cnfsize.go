@@ -67,101 +67,110 @@ func (s *sizer) note(n *node, x cnfSize) cnfSize {
 	return x
 }
 
-// size bounds the CNF of n (negated if neg), as cnf(nnf(n, neg)) builds
-// it.
-func (s *sizer) size(n *node, neg bool) cnfSize {
-	switch n.kind {
-	case nLit:
-		return cnfSize{1, 1}
-	case nNot:
-		return s.size(n.kids[0], !neg)
-	case nAnd, nOr, nImp:
-		if n.kind == nImp {
-			x := s.size(n.kids[0], !neg)
-			y := s.size(n.kids[1], neg)
-			if neg {
-				return s.note(n, x.and(y))
-			}
-			return s.note(n, x.or(y))
-		}
-		conj := (n.kind == nAnd) != neg
-		acc := cnfSize{0, 0}
-		if !conj {
-			acc = cnfSize{1, 0}
-		}
-		for _, k := range n.kids {
-			x := s.size(k, neg)
-			if conj {
-				acc = acc.and(x)
-			} else {
-				if x.clauses == 0 {
-					return cnfSize{} // a true disjunct
-				}
-				acc = acc.or(x)
-			}
-		}
-		return s.note(n, acc)
-	case nIff:
-		// p, q: the sizes of the chain so far, plain and negated.
-		p, q := s.size(n.kids[0], false), s.size(n.kids[0], true)
-		for _, k := range n.kids[1:] {
-			kp, kq := s.size(k, false), s.size(k, true)
-			// x <=> k: (!x v k) ^ (x v !k); its negation (x ^ !k) v (!x ^ k).
-			p, q = q.or(kp).and(p.or(kq)), p.and(kq).or(q.and(kp))
-			if s.cause == nil && (s.tooBig(p) && !neg || s.tooBig(q) && neg) {
-				s.cause = n
-			}
-		}
-		if neg {
-			return q
-		}
-		return p
-	case nExist, nForall:
-		body := s.size(n.kids[0], neg)
-		if (n.kind == nExist) == neg || len(n.vars) == 0 {
-			return body // universal
-		}
-		if body.clauses == 0 || body.clauses == 1 && !s.hasUniversal(n.kids[0], neg) {
-			return body // stays in one clause
-		}
-		// Expanded over the domains of its variables: a disjunction of
-		// one copy of the body per binding.
-		acc := cnfSize{1, 0}
-		for _, v := range n.vars {
-			t := s.c.m.Types[s.c.vars[v].typ]
-			for range t.Consts {
-				acc = acc.or(body)
-				if acc.clauses >= satMax || acc.lits >= satMax {
-					break
-				}
-			}
-			if s.cause == nil && s.tooBig(acc) {
-				s.cause = n
-				s.dom = fmt.Sprintf("%s (%d constants)", t.Name, len(t.Consts))
-			}
-		}
-		return acc
-	}
-	return cnfSize{1, 1}
+// polar holds what the sizer knows of a formula and of its negation:
+// the size of their CNFs, and whether they have a universally quantified
+// variable once in negation normal form.
+type polar struct {
+	size [2]cnfSize // [0]: the formula, [1]: its negation
+	univ [2]bool
 }
 
-// hasUniversal reports whether n (negated if neg) has a universally
-// quantified variable once in negation normal form.
-func (s *sizer) hasUniversal(n *node, neg bool) bool {
+// size bounds the CNF of n and of its negation, as cnf(nnf(n, neg))
+// builds them, in one pass over n (each node is visited once).
+func (s *sizer) size(n *node) polar {
 	switch n.kind {
+	case nLit:
+		return polar{size: [2]cnfSize{{1, 1}, {1, 1}}}
 	case nNot:
-		return s.hasUniversal(n.kids[0], !neg)
+		x := s.size(n.kids[0])
+		return polar{size: [2]cnfSize{x.size[1], x.size[0]}, univ: [2]bool{x.univ[1], x.univ[0]}}
+	case nAnd, nOr, nImp:
+		kids := n.kids
+		var out polar
+		for neg := range 2 {
+			conj := (n.kind == nAnd) != (neg == 1)
+			out.size[neg] = cnfSize{0, 0}
+			if !conj {
+				out.size[neg] = cnfSize{1, 0}
+			}
+		}
+		trueDisj := [2]bool{}
+		for i, k := range kids {
+			x := s.size(k)
+			if n.kind == nImp && i == 0 {
+				// a => b is !a v b.
+				x = polar{size: [2]cnfSize{x.size[1], x.size[0]}, univ: [2]bool{x.univ[1], x.univ[0]}}
+			}
+			for neg := range 2 {
+				kind := n.kind
+				if kind == nImp {
+					kind = nOr
+				}
+				out.univ[neg] = out.univ[neg] || x.univ[neg]
+				if (kind == nAnd) != (neg == 1) {
+					out.size[neg] = out.size[neg].and(x.size[neg])
+				} else if x.size[neg].clauses == 0 {
+					trueDisj[neg] = true
+				} else {
+					out.size[neg] = out.size[neg].or(x.size[neg])
+				}
+			}
+		}
+		for neg := range 2 {
+			if trueDisj[neg] {
+				out.size[neg] = cnfSize{}
+			}
+			s.note(n, out.size[neg])
+		}
+		return out
+	case nIff:
+		// The chain so far, plain and negated.
+		x := s.size(n.kids[0])
+		p, q := x.size[0], x.size[1]
+		univ := x.univ[0] || x.univ[1]
+		for _, k := range n.kids[1:] {
+			y := s.size(k)
+			kp, kq := y.size[0], y.size[1]
+			univ = univ || y.univ[0] || y.univ[1]
+			// x <=> k: (!x v k) ^ (x v !k); its negation (x ^ !k) v (!x ^ k).
+			p, q = q.or(kp).and(p.or(kq)), p.and(kq).or(q.and(kp))
+			if s.cause == nil && (s.tooBig(p) || s.tooBig(q)) {
+				s.cause = n
+			}
+		}
+		return polar{size: [2]cnfSize{p, q}, univ: [2]bool{univ, univ}}
 	case nExist, nForall:
-		if (n.kind == nForall) != neg && len(n.vars) > 0 {
-			return true
+		body := s.size(n.kids[0])
+		var out polar
+		for neg := range 2 {
+			b := body.size[neg]
+			exist := (n.kind == nExist) != (neg == 1)
+			out.univ[neg] = body.univ[neg] || !exist && len(n.vars) > 0
+			if !exist || len(n.vars) == 0 || b.clauses == 0 || b.clauses == 1 && !body.univ[neg] {
+				out.size[neg] = b // universal, or staying in one clause
+				continue
+			}
+			// Expanded over the domains of its variables: a disjunction
+			// of one copy of the body per binding.
+			acc := cnfSize{1, 0}
+			for _, v := range n.vars {
+				t := s.c.m.Types[s.c.vars[v].typ]
+				for range t.Consts {
+					acc = acc.or(b)
+					if acc.clauses >= satMax || acc.lits >= satMax {
+						break
+					}
+				}
+				if s.cause == nil && s.tooBig(acc) {
+					s.cause = n
+					s.dom = fmt.Sprintf("%s (%d constants)", t.Name, len(t.Consts))
+				}
+			}
+			out.size[neg] = acc
 		}
+		return out
 	}
-	for _, k := range n.kids {
-		if s.hasUniversal(k, neg) {
-			return true
-		}
-	}
-	return false
+	return polar{size: [2]cnfSize{{1, 1}, {1, 1}}}
 }
 
 // checkSize refuses formula f (with internal tree root) when its CNF
@@ -169,7 +178,7 @@ func (s *sizer) hasUniversal(n *node, neg bool) bool {
 // building it, naming the formula and the node that multiplies it out.
 func (c *compiler) checkSize(f *Formula, root *node) error {
 	s := &sizer{c: c}
-	x := s.size(root, false)
+	x := s.size(root).size[0]
 	if !s.tooBig(x) {
 		return nil
 	}

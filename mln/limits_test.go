@@ -186,3 +186,17 @@ func TestReadInput(t *testing.T) {
 		t.Fatalf("big: %v", err)
 	}
 }
+
+// TestCompileNestedIffRefused: <=> nested in parentheses (each level
+// doubling the work of a naive size estimate) is refused at once.
+func TestCompileNestedIffRefused(t *testing.T) {
+	n := 200
+	src := "P(t)\n1 " + strings.Repeat("P(x) <=> (", n) + "P(x)" + strings.Repeat(")", n) + "\n"
+	m, err := ParseModel("nested.mln", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err == nil || !strings.Contains(err.Error(), "would have more than 100000 clauses in CNF") {
+		t.Fatalf("err = %v", err)
+	}
+}
