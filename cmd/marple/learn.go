@@ -509,7 +509,7 @@ func learnLikelihood(ctx context.Context, e *env, f likelihoodFlags) error {
 
 	var (
 		lerr    error
-		learned bool // the model holds learned weights (also when interrupted)
+		learned int // iterations learned (also when interrupted)
 	)
 	if f.generative {
 		done = p.stage("learn PLL")
@@ -517,7 +517,9 @@ func learnLikelihood(ctx context.Context, e *env, f likelihoodFlags) error {
 			PLLOptions:  learn.PLLOptions{Unweighted: f.noEqualWt, Workers: wf.workers},
 			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter,
 		})
-		lerr, learned = err, st != nil && st.Iterations > 0
+		if lerr = err; st != nil {
+			learned = st.Iterations
+		}
 		if err == nil {
 			done("WPLL %.6g (objective %.6g, gradient %.2g), %d L-BFGS iterations, %d evaluations, %s; %d atoms in %d distinct rows, %d parameters (rows built in %.2fs)",
 				st.WPLL, st.Objective, st.GradNorm, st.Iterations, st.Evaluations, st.Status, st.Atoms, st.Rows, st.Params, st.Prepare.Seconds())
@@ -545,7 +547,9 @@ func learnLikelihood(ctx context.Context, e *env, f likelihoodFlags) error {
 		}
 		done = p.stage("learn CLL (" + name + ")")
 		st, err := learn.Discriminative(ctx, m, src, set)
-		lerr, learned = err, st != nil && st.Iterations > 0
+		if lerr = err; st != nil {
+			learned = st.Iterations
+		}
 		if err == nil {
 			done("%d iterations, %d MC-SAT rounds of %d steps, %d backtracks, converged %v, gradient %.3g, %d examples, %d parameters",
 				st.Iterations, st.Rounds, st.Samples, st.Backtracks, st.Converged, st.GradNorm, st.Examples, st.Params)
@@ -553,7 +557,7 @@ func learnLikelihood(ctx context.Context, e *env, f likelihoodFlags) error {
 	}
 	if lerr != nil {
 		if errors.Is(lerr, context.Canceled) && f.checkpoint {
-			if werr := writeCheckpoint(e.stderr, "learn", f.outFile, m, map[bool]int{true: 1}[learned], "iteration"); werr != nil {
+			if werr := writeCheckpoint(e.stderr, "learn", f.outFile, m, learned, "iteration"); werr != nil {
 				return werr
 			}
 		}
