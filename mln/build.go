@@ -302,8 +302,9 @@ const (
 type node struct {
 	kind nkind
 	lit  Literal
-	kids []*node
-	vars []int // quantified variables
+	kids []*node // nAnd, nOr: any number; nIff: two or more, folded to the left
+	vars []int   // quantified variables
+	pos  syntax.Pos
 }
 
 // analysis is a checked formula: its variables and its internal tree.
@@ -449,12 +450,29 @@ func (m *Model) convert(f syntax.Formula, an *analysis, free map[string]int, sco
 	case *syntax.Not:
 		return &node{kind: nNot, kids: []*node{m.convert(f.X, an, free, scope, errs)}}
 	case *syntax.Binary:
-		x := m.convert(f.X, an, free, scope, errs)
-		y := m.convert(f.Y, an, free, scope, errs)
-		k := map[syntax.BinOp]nkind{syntax.OpAnd: nAnd, syntax.OpOr: nOr, syntax.OpImplies: nImp, syntax.OpIff: nIff}[f.Op]
-		return &node{kind: k, kids: []*node{x, y}}
+		// A chain of one connective becomes one n-ary node, built
+		// without recursion along the chain: "a ^ b ^ c" (left
+		// associative) is AND(a, b, c), "a => b => c" (right
+		// associative) is OR(!a, !b, c), and "a <=> b <=> c" is IFF(a,
+		// b, c), folded to the left when compiled. The operands are
+		// converted left to right, as the recursion would.
+		operands := syntax.Chain(f)
+		first := f // the chain's first connective, for messages
+		for b, ok := first.X.(*syntax.Binary); ok && b.Op == f.Op && f.Op != syntax.OpImplies; b, ok = first.X.(*syntax.Binary) {
+			first = b
+		}
+		n := &node{kind: map[syntax.BinOp]nkind{syntax.OpAnd: nAnd, syntax.OpOr: nOr, syntax.OpImplies: nOr, syntax.OpIff: nIff}[f.Op], pos: first.OpPos}
+		n.kids = make([]*node, len(operands))
+		for i, x := range operands {
+			k := m.convert(x, an, free, scope, errs)
+			if f.Op == syntax.OpImplies && i < len(operands)-1 {
+				k = &node{kind: nNot, kids: []*node{k}}
+			}
+			n.kids[i] = k
+		}
+		return n
 	case *syntax.Quant:
-		n := &node{kind: nForall}
+		n := &node{kind: nForall, pos: f.QuantPos}
 		if f.Exist {
 			n.kind = nExist
 		}

@@ -1,6 +1,7 @@
 package mln
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -42,12 +43,32 @@ var MaxCNFClauses = 100000
 // Model.Clauses (and Formula.Clauses) and keeps the parameters already
 // allocated. It allocates the parameter of each soft formula without "+"
 // variables (binding nil); hard formulas have no parameter.
+//
+// A model whose soft weights add up to more than MaxWeightSum is refused.
+// A formula whose CNF would exceed MaxCNFClauses clauses or MaxCNFLiterals
+// literals is refused before it is expanded, with an error naming it and
+// the connective or quantifier that multiplies its clauses.
 func (m *Model) Compile() error {
+	return m.CompileContext(context.Background())
+}
+
+// CompileContext is Compile, stopping with ctx's error when ctx is
+// cancelled.
+func (m *Model) CompileContext(ctx context.Context) error {
+	if err := m.checkWeightSum(); err != nil {
+		return err
+	}
 	m.Clauses = nil
 	m.addUniqueFormulas()
 	var errs syntax.ErrorList
 	for fi := range m.Formulas {
-		cls, err := m.compileFormula(fi)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cls, err := m.compileFormula(ctx, fi)
+		if ce, ok := err.(ctxError); ok {
+			return ce.err
+		}
 		if err != nil {
 			errs = appendErr(errs, err)
 			m.Formulas[fi].Clauses = nil
@@ -74,7 +95,7 @@ func (m *Model) AddFormula(f *Formula) ([]int, error) {
 	}
 	fi := len(m.Formulas)
 	m.Formulas = append(m.Formulas, f)
-	cls, err := m.compileFormula(fi)
+	cls, err := m.compileFormula(context.Background(), fi)
 	if err != nil {
 		m.Formulas = m.Formulas[:fi]
 		return nil, err
@@ -161,10 +182,17 @@ func (m *Model) uniqueClauses(f *Formula) []*Clause {
 
 // compiler holds the state of compiling one formula.
 type compiler struct {
-	m    *Model
-	vars []fvar
-	pos  syntax.Pos
+	m     *Model
+	vars  []fvar
+	pos   syntax.Pos
+	ctx   context.Context
+	steps int
 }
+
+// ctxError carries the context's error out of compileFormula.
+type ctxError struct{ err error }
+
+func (e ctxError) Error() string { return e.err.Error() }
 
 // cl is a clause under construction.
 type cl struct {
@@ -172,9 +200,14 @@ type cl struct {
 	exist []int
 }
 
-type compileError struct{ err *syntax.Error }
+// compileError is panicked to abandon a formula: err, or the context's
+// error ctx.
+type compileError struct {
+	err *syntax.Error
+	ctx error
+}
 
-func (m *Model) compileFormula(fi int) (cls []*Clause, err error) {
+func (m *Model) compileFormula(ctx context.Context, fi int) (cls []*Clause, err error) {
 	f := m.Formulas[fi]
 	if f.Synthetic {
 		return m.uniqueClauses(f), nil
@@ -188,12 +221,19 @@ func (m *Model) compileFormula(fi int) (cls []*Clause, err error) {
 	if f.PlusVars == nil {
 		f.PlusVars = an.plusVars()
 	}
-	c := &compiler{m: m, vars: an.vars, pos: f.Pos}
+	c := &compiler{m: m, vars: an.vars, pos: f.Pos, ctx: ctx}
+	if err := c.checkSize(f, an.root); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			ce, ok := r.(compileError)
 			if !ok {
 				panic(r)
+			}
+			if ce.ctx != nil {
+				cls, err = nil, ctxError{ce.ctx}
+				return
 			}
 			cls, err = nil, ce.err
 		}
@@ -203,7 +243,7 @@ func (m *Model) compileFormula(fi int) (cls []*Clause, err error) {
 }
 
 func (c *compiler) fail(format string, args ...any) {
-	panic(compileError{syntax.Errorf(c.pos, format, args...)})
+	panic(compileError{err: syntax.Errorf(c.pos, format, args...)})
 }
 
 // fresh returns a new variable like v.
@@ -308,6 +348,14 @@ func (c *compiler) nnf(n *node, neg bool) *node {
 		}
 		return &node{kind: nOr, kids: []*node{c.nnf(n.kids[0], true), c.nnf(n.kids[1], false)}}
 	case nIff:
+		if len(n.kids) > 2 {
+			// a <=> b <=> c is (a <=> b) <=> c.
+			x := &node{kind: nIff, pos: n.pos, kids: n.kids[:2]}
+			for _, k := range n.kids[2:] {
+				x = &node{kind: nIff, pos: n.pos, kids: []*node{x, k}}
+			}
+			return c.nnf(x, neg)
+		}
 		a1, b1 := n.kids[0], n.kids[1]
 		a2, b2 := c.copyNode(a1, nil), c.copyNode(b1, nil)
 		if neg {
@@ -368,6 +416,10 @@ func clauseUses(x cl, v int) bool {
 
 // cnf returns the clauses of an NNF formula.
 func (c *compiler) cnf(n *node) []cl {
+	c.steps++
+	if c.steps%1024 == 0 && c.ctx.Err() != nil {
+		panic(compileError{ctx: c.ctx.Err()})
+	}
 	switch n.kind {
 	case nLit:
 		return []cl{{lits: []Literal{n.lit}}}
@@ -389,6 +441,17 @@ func (c *compiler) cnf(n *node) []cl {
 			}
 			if len(acc)*len(kc) > MaxCNFClauses {
 				c.fail("formula has more than %d clauses in CNF (an existential quantifier over a conjunction, expanded over a large domain?)", MaxCNFClauses)
+			}
+			if len(kc) == 1 {
+				// One clause: extend every clause so far in place (each
+				// owns its literals), so that a long disjunction costs
+				// linear time.
+				b := kc[0]
+				for i := range acc {
+					acc[i].lits = append(acc[i].lits, b.lits...)
+					acc[i].exist = append(acc[i].exist, b.exist...)
+				}
+				continue
 			}
 			next := make([]cl, 0, len(acc)*len(kc))
 			for _, a := range acc {
@@ -460,6 +523,7 @@ func sameLit(a, b *Literal) bool {
 // clause is trivially true.
 func (c *compiler) simplify(x *cl) (taut bool) {
 	out := x.lits[:0]
+	var seen map[string]int
 	for _, l := range x.lits {
 		if l.Pred < 0 && len(l.Args) == 2 {
 			a, b := l.Args[0], l.Args[1]
@@ -477,6 +541,22 @@ func (c *compiler) simplify(x *cl) (taut bool) {
 				continue
 			}
 		}
+		if len(x.lits) > maxScanLits {
+			// A long clause: find duplicates by key.
+			k := litKey(&l)
+			if i, ok := seen[k]; ok {
+				if out[i].Neg != l.Neg {
+					return true
+				}
+				continue
+			}
+			if seen == nil {
+				seen = make(map[string]int)
+			}
+			seen[k] = len(out)
+			out = append(out, l)
+			continue
+		}
 		dup := false
 		for i := range out {
 			if sameLit(&out[i], &l) {
@@ -493,6 +573,23 @@ func (c *compiler) simplify(x *cl) (taut bool) {
 	}
 	x.lits = out
 	return false
+}
+
+// maxScanLits is the clause length up to which duplicate literals are
+// found by comparing pairs; longer clauses use a map.
+const maxScanLits = 32
+
+// litKey identifies a literal up to its sign.
+func litKey(l *Literal) string {
+	b := make([]byte, 0, 8+8*len(l.Args))
+	b = strconv.AppendInt(b, int64(l.Pred), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(l.Builtin), 10)
+	for _, t := range l.Args {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(t), 10)
+	}
+	return string(b)
 }
 
 // finish turns the raw clauses of formula f into model clauses.

@@ -76,6 +76,7 @@ var sharedDBs = []struct {
 	{[]string{"nations/nations.mln"}, "nations/*.db"},
 	{[]string{"animals/animals.mln"}, "animals/*.db"},
 	{[]string{"umls/umls.mln"}, "umls/*.db"},
+	{[]string{"umls/umls.mln"}, "umls/*.db.gz"},
 	{[]string{"cora-alchemy/cora.mln"}, "cora-alchemy/*.db"},
 	{[]string{"webkb/webkb.mln", webkbWords}, "webkb/*.db"},
 }
@@ -160,12 +161,15 @@ func TestSharedDatabases(t *testing.T) {
 		if atoms == 0 {
 			t.Errorf("%s: no atoms", tc.dbs)
 		}
+		if len(db.Warnings) > 0 {
+			t.Logf("%s: %d warnings, first: %v", tc.dbs, len(db.Warnings), db.Warnings[0])
+		}
 		for _, p := range dbs {
 			covered[p] = true
 		}
 	}
 	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Ext(path) == ".db" && !covered[path] {
+		if err == nil && !d.IsDir() && (filepath.Ext(path) == ".db" || strings.HasSuffix(path, ".db.gz")) && !covered[path] {
 			t.Errorf("%s: not covered by the test", path)
 		}
 		return nil

@@ -1,5 +1,7 @@
 package mln
 
+import "github.com/marple-mln/marple/syntax"
+
 // Truth is the value of a ground atom in a database.
 type Truth uint8
 
@@ -29,13 +31,24 @@ func (t Truth) String() string {
 type Database struct {
 	Model *Model
 	preds []dbPred
+	files []string // the files read, for positions of atoms
+
+	// Warnings are the evidence's suspicious but accepted lines, such as
+	// a constant the model declares with one type used as an argument of
+	// another type (the loaders add it to that type too).
+	Warnings syntax.ErrorList
 }
 
 type dbPred struct {
 	index map[string]int32 // BindingKey(args) -> position in atoms
 	atoms [][]ConstID
 	truth []Truth
+	where []atomPos // where each atom was read (zero: set by Set)
 }
+
+// atomPos is a compact source position: an index into Database.files
+// plus one, a line and a column.
+type atomPos struct{ file, line, col int32 }
 
 // NewDatabase returns an empty database over m's predicates.
 func NewDatabase(m *Model) *Database {
@@ -51,18 +64,31 @@ func (db *Database) pred(p PredID) *dbPred {
 
 // Set records atom p(args) with value v, replacing any earlier value.
 func (db *Database) Set(p PredID, args []ConstID, v Truth) {
+	db.setAt(p, args, v, atomPos{})
+}
+
+// setAt records atom p(args) with value v read at pos, unless the atom
+// is listed already as true where v is false or the reverse: it then
+// returns false and the earlier atom's value and position.
+func (db *Database) setAt(p PredID, args []ConstID, v Truth, pos atomPos) (ok bool, old Truth, oldPos syntax.Pos) {
 	d := db.pred(p)
 	if d.index == nil {
 		d.index = make(map[string]int32)
 	}
 	key := BindingKey(args)
-	if i, ok := d.index[key]; ok {
+	if i, found := d.index[key]; found {
+		if o, w := d.truth[i], d.where[i]; pos.file > 0 && w.file > 0 && (o == True && v == False || o == False && v == True) {
+			return false, o, syntax.Pos{File: db.files[w.file-1], Line: int(w.line), Col: int(w.col)}
+		}
 		d.truth[i] = v
-		return
+		d.where[i] = pos
+		return true, v, oldPos
 	}
 	d.index[key] = int32(len(d.atoms))
 	d.atoms = append(d.atoms, append([]ConstID(nil), args...))
 	d.truth = append(d.truth, v)
+	d.where = append(d.where, pos)
+	return true, v, oldPos
 }
 
 // Get returns the value of p(args) and whether the atom is listed.

@@ -1,7 +1,6 @@
 package mln
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -83,9 +82,11 @@ func (l *loader) load(path string, src []byte, from syntax.Pos) *syntax.File {
 	}
 	l.visited[abs] = true
 	if src == nil {
-		b, err := os.ReadFile(path)
+		b, err := readInput(path, MaxModelBytes)
 		if err != nil {
-			if from.IsValid() {
+			if se, ok := err.(*syntax.Error); ok {
+				l.errs = append(l.errs, se)
+			} else if from.IsValid() {
 				l.errs.Add(from, "cannot include %q: %v", path, err)
 			} else {
 				l.errs = append(l.errs, &syntax.Error{Msg: err.Error()})
@@ -114,7 +115,8 @@ func (l *loader) load(path string, src []byte, from syntax.Pos) *syntax.File {
 	return f
 }
 
-// LoadDatabase reads .db evidence files into a new database over m. Each
+// LoadDatabase reads .db evidence files (or gzipped ones, .db.gz) into a
+// new database over m. Each
 // atom's predicate must be declared with that arity; its constants are
 // added to the argument types' domains (so load evidence before Compile).
 // Errors are positioned (a syntax.ErrorList); on error the database holds
@@ -123,9 +125,9 @@ func LoadDatabase(m *Model, paths ...string) (*Database, error) {
 	db := NewDatabase(m)
 	var errs syntax.ErrorList
 	for _, p := range paths {
-		src, err := os.ReadFile(p)
+		src, err := ReadInput(p)
 		if err != nil {
-			errs = append(errs, &syntax.Error{Msg: err.Error()})
+			errs = appendErr(errs, err)
 			continue
 		}
 		errs = db.read(p, src, errs)
@@ -152,14 +154,20 @@ func (db *Database) ReadFrom(name string, src []byte) error {
 
 const maxLoadErrors = 100
 
+// maxWarnings bounds the warnings kept for one database.
+const maxWarnings = 20
+
 func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.ErrorList {
 	m := db.Model
 	var args []ConstID
 	if m.constIndex == nil {
 		m.constIndex = make(map[string]ConstID)
 	}
+	db.files = append(db.files, name)
+	file := int32(len(db.files))
 	var lastPred []byte
 	var p *Predicate
+	warned := 0
 	err := syntax.ScanDB(name, src, func(a *syntax.RawAtom) {
 		if p == nil || string(a.Pred) != string(lastPred) {
 			id, ok := m.predIndex[string(a.Pred)]
@@ -180,11 +188,20 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 		}
 		args = args[:0]
 		for i, b := range a.Args {
+			t := m.Types[p.Args[i]]
 			c, ok := m.constIndex[string(b)]
 			if !ok {
 				c = m.AddConst(string(b))
+			} else if !t.Has(c) {
+				if u := m.declaredType(c); u != nil {
+					warned++
+					if warned <= maxWarnings {
+						db.Warnings.Add(a.ArgPos(i), "constant %s, declared in the model as a %s, is used as a %s (argument %d of %s): added to %s",
+							b, u.Name, t.Name, i+1, p.Name, t.Name)
+					}
+				}
 			}
-			m.Types[p.Args[i]].add(c)
+			t.add(c)
 			args = append(args, c)
 		}
 		v := True
@@ -194,10 +211,40 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 		case syntax.ValUnknown:
 			v = Unknown
 		}
-		db.Set(p.ID, args, v)
+		pos := atomPos{file: file, line: int32(a.Pos.Line), col: int32(a.Pos.Col)}
+		if ok, old, oldPos := db.setAt(p.ID, args, v, pos); !ok && len(errs) < maxLoadErrors {
+			errs.Add(a.Pos, "contradictory evidence: %s is %s here but %s at %s", m.atomString(p.ID, args), v, old, oldPos)
+		}
 	})
+	if warned > maxWarnings {
+		db.Warnings.Add(syntax.Pos{File: name}, "and %d more constants used with another type than the model declares", warned-maxWarnings)
+	}
 	if err != nil {
 		errs = appendErr(errs, err)
 	}
 	return errs
+}
+
+// declaredType returns a type whose declaration in the model lists c, or
+// nil.
+func (m *Model) declaredType(c ConstID) *Type {
+	for _, t := range m.Types {
+		if i, ok := t.index[c]; ok && int(i) < t.Declared {
+			return t
+		}
+	}
+	return nil
+}
+
+// atomString returns ground atom p(args) as written in a .db file.
+func (m *Model) atomString(p PredID, args []ConstID) string {
+	b := []byte(m.Preds[p].Name)
+	b = append(b, '(')
+	for i, c := range args {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, m.ConstName(c)...)
+	}
+	return string(append(b, ')'))
 }

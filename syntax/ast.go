@@ -272,17 +272,22 @@ type DBFile struct {
 
 // Walk calls fn for f and every sub-formula of f, parents first; if fn
 // returns false, the children of that node are skipped.
+// It keeps its own stack, so a formula of any depth is safe to walk.
 func Walk(f Formula, fn func(Formula) bool) {
-	if f == nil || !fn(f) {
-		return
-	}
-	switch f := f.(type) {
-	case *Not:
-		Walk(f.X, fn)
-	case *Binary:
-		Walk(f.X, fn)
-		Walk(f.Y, fn)
-	case *Quant:
-		Walk(f.Body, fn)
+	stack := []Formula{f}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if f == nil || !fn(f) {
+			continue
+		}
+		switch f := f.(type) {
+		case *Not:
+			stack = append(stack, f.X)
+		case *Binary:
+			stack = append(stack, f.Y, f.X)
+		case *Quant:
+			stack = append(stack, f.Body)
+		}
 	}
 }

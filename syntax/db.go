@@ -30,6 +30,9 @@ const maxDBErrors = 100
 // skipped.
 func ScanDB(filename string, src []byte, fn func(a *RawAtom)) error {
 	d := dbScanner{file: filename, src: src, line: 1}
+	if len(src) >= len(bom) && string(src[:len(bom)]) == bom {
+		d.i, d.lineStart = len(bom), len(bom)
+	}
 	d.atom.Args = make([][]byte, 0, 8)
 	d.atom.argPos = make([]Pos, 0, 8)
 	d.run(fn)

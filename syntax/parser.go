@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -59,6 +60,7 @@ func ParseMLN(filename string, src []byte) (*File, error) {
 func ParseMLNConfig(filename string, src []byte, cfg *Config) (*File, error) {
 	var errs ErrorList
 	s := newScanner(filename, src, &errs)
+	s.skipBOM()
 	p := &parser{file: filename, toks: s.scanAll(), errs: &errs}
 	if cfg != nil {
 		p.onInclude = cfg.Include
@@ -80,6 +82,7 @@ func ParseMLNConfig(filename string, src []byte, cfg *Config) (*File, error) {
 func ParseFormula(filename string, src string, known Known) (*FormulaDecl, error) {
 	var errs ErrorList
 	s := newScanner(filename, []byte(src), &errs)
+	s.skipBOM()
 	p := &parser{file: filename, toks: s.scanAll(), errs: &errs, known: known}
 	if p.known == nil {
 		p.known = Known{}
@@ -112,12 +115,19 @@ type parser struct {
 	errs  *ErrorList
 	known Known
 	nest  int // formula nesting depth, bounded to keep the stack small
+	conns int // binary connectives in the current formula statement
 
 	onInclude func(inc *Include)
 }
 
 // maxNesting bounds the nesting of formulas.
 const maxNesting = 2000
+
+// MaxConnectives bounds the binary connectives of one formula statement
+// (a longer formula is refused with an error at the first connective past
+// the bound). Chains of one connective are parsed iteratively, so the
+// bound is about the size of what later stages build, not the stack.
+const MaxConnectives = 1 << 20
 
 // bailout is panicked to abandon the current statement after an error.
 type bailout struct{}
@@ -222,7 +232,7 @@ func (p *parser) statement() (d Decl) {
 		d = p.include()
 	case t.kind == tIdent && p.peek(1).kind == tEq && p.peek(2).kind == tLbrace:
 		d = p.typeDecl()
-	case t.kind == tIdent && !isQuantifier(t.text) && p.peek(1).kind == tIdent && p.peek(2).kind == tLparen:
+	case t.kind == tIdent && !isQuantifier(t.text) && !isNonFinite(t.text) && p.peek(1).kind == tIdent && p.peek(2).kind == tLparen:
 		d = p.funcDecl()
 	case t.kind == tIdent && p.peek(1).kind == tLparen && p.isDecl(t.text, 2):
 		d = p.predDecl()
@@ -457,10 +467,14 @@ func isCmp(k tokKind) bool {
 func (p *parser) formulaDecl() *FormulaDecl {
 	t := p.cur()
 	d := &FormulaDecl{StartPos: p.posOf(t)}
+	p.conns = 0
+	if t.kind == tIdent && isNonFinite(t.text) && p.startsFormula(p.peek(1)) {
+		p.errorAt(t, "weight %s is not a finite number", t.text)
+	}
 	if isNumber(t.kind) && !isCmp(p.peek(1).kind) {
 		w, err := strconv.ParseFloat(t.text, 64)
-		if err != nil {
-			p.errorAt(t, "bad weight %s", t.text)
+		if err != nil || math.IsInf(w, 0) || math.IsNaN(w) {
+			p.errorAt(t, "weight %s is not a finite number", t.text)
 		}
 		p.advance()
 		d.Weight, d.HasWeight = w, true
@@ -476,11 +490,41 @@ func (p *parser) formulaDecl() *FormulaDecl {
 	return d
 }
 
+// isNonFinite reports whether an identifier spells a non-finite number
+// (nan, inf, infinity, any case, with a sign).
+func isNonFinite(s string) bool {
+	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
+	case "nan", "inf", "infinity":
+		return true
+	}
+	return false
+}
+
+// startsFormula reports whether token t can start a formula (so that a
+// name before it was meant as a weight).
+func (p *parser) startsFormula(t token) bool {
+	switch t.kind {
+	case tIdent, tNot, tStar:
+		return true
+	}
+	return false
+}
+
+// connective counts a binary connective of the current formula and
+// refuses the formula past MaxConnectives.
+func (p *parser) connective(op token) {
+	p.conns++
+	if p.conns > MaxConnectives {
+		p.errorAt(op, "formula too long: more than %d connectives", MaxConnectives)
+	}
+}
+
 // formula parses a formula at the loosest precedence (<=>).
 func (p *parser) formula() Formula {
 	x := p.implies()
 	for p.continues(tIff) {
 		op := p.advance()
+		p.connective(op)
 		p.skipNewlines()
 		y := p.implies()
 		x = &Binary{Op: OpIff, OpPos: p.posOf(op), X: x, Y: y}
@@ -488,13 +532,21 @@ func (p *parser) formula() Formula {
 	return x
 }
 
+// implies parses a chain "a => b => c", which associates to the right,
+// iteratively (a long chain must not deepen the stack).
 func (p *parser) implies() Formula {
-	x := p.or()
-	if p.continues(tImplies) {
+	xs := []Formula{p.or()}
+	var ops []token
+	for p.continues(tImplies) {
 		op := p.advance()
+		p.connective(op)
 		p.skipNewlines()
-		y := p.implies()
-		x = &Binary{Op: OpImplies, OpPos: p.posOf(op), X: x, Y: y}
+		ops = append(ops, op)
+		xs = append(xs, p.or())
+	}
+	x := xs[len(xs)-1]
+	for i := len(ops) - 1; i >= 0; i-- {
+		x = &Binary{Op: OpImplies, OpPos: p.posOf(ops[i]), X: xs[i], Y: x}
 	}
 	return x
 }
@@ -503,6 +555,7 @@ func (p *parser) or() Formula {
 	x := p.and()
 	for p.continues(tOr) {
 		op := p.advance()
+		p.connective(op)
 		p.skipNewlines()
 		y := p.and()
 		x = &Binary{Op: OpOr, OpPos: p.posOf(op), X: x, Y: y}
@@ -514,6 +567,7 @@ func (p *parser) and() Formula {
 	x := p.unary()
 	for p.continues(tAnd) {
 		op := p.advance()
+		p.connective(op)
 		p.skipNewlines()
 		y := p.unary()
 		x = &Binary{Op: OpAnd, OpPos: p.posOf(op), X: x, Y: y}

@@ -276,21 +276,30 @@ func writeFormula(b *strings.Builder, f Formula) {
 		_, isCmp := f.X.(*Compare)
 		writeParen(b, f.X, prec(f.X) < precNot || isCmp)
 	case *Binary:
+		// A chain of one connective is written without recursion along
+		// it (a chain may be a million operands long). A quantifier
+		// extends as far right as possible: as an operand it always gets
+		// parentheses (precQuant is below every connective).
 		p := prec(f)
-		lp, rp := prec(f.X), prec(f.Y)
-		// A quantifier extends as far right as possible: as an operand it
-		// always gets parentheses (precQuant is below every connective).
-		var left, right bool
-		if f.Op == OpImplies {
-			left, right = lp <= p, rp < p
-		} else {
-			left, right = lp < p, rp <= p
+		xs := chain(f)
+		for i, x := range xs {
+			if i > 0 {
+				b.WriteByte(' ')
+				b.WriteString(f.Op.String())
+				b.WriteByte(' ')
+			}
+			q := prec(x)
+			var paren bool
+			switch {
+			case f.Op == OpImplies && i < len(xs)-1:
+				paren = q <= p
+			case f.Op == OpImplies || i == 0:
+				paren = q < p
+			default:
+				paren = q <= p
+			}
+			writeParen(b, x, paren)
 		}
-		writeParen(b, f.X, left)
-		b.WriteByte(' ')
-		b.WriteString(f.Op.String())
-		b.WriteByte(' ')
-		writeParen(b, f.Y, right)
 	case *Quant:
 		if f.Exist {
 			b.WriteString("EXIST ")
@@ -309,3 +318,40 @@ func writeFormula(b *strings.Builder, f Formula) {
 		b.WriteString("<nil>")
 	}
 }
+
+// chain returns the operands of the chain of f's connective starting at
+// f, in order: the left spine of a left-associative connective, the right
+// spine of "=>".
+func chain(f *Binary) []Formula {
+	var out []Formula
+	var x Formula = f
+	if f.Op == OpImplies {
+		for {
+			b, ok := x.(*Binary)
+			if !ok || b.Op != f.Op {
+				return append(out, x)
+			}
+			out = append(out, b.X)
+			x = b.Y
+		}
+	}
+	for {
+		b, ok := x.(*Binary)
+		if !ok || b.Op != f.Op {
+			out = append(out, x)
+			break
+		}
+		out = append(out, b.Y)
+		x = b.X
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// Chain returns the operands of the chain of f's connective that starts
+// at f, in order ("a ^ b ^ c" gives a, b, c; "a => b => c", which
+// associates to the right, too). Programs that walk long formulas use it
+// to avoid recursing along a chain.
+func Chain(f *Binary) []Formula { return chain(f) }

@@ -16,6 +16,18 @@ func newScanner(file string, src []byte, errs *ErrorList) *scanner {
 	return &scanner{file: file, src: src, line: 1, errs: errs}
 }
 
+// bom is the UTF-8 byte-order mark some Windows editors write at the
+// start of a text file.
+const bom = "\xef\xbb\xbf"
+
+// skipBOM skips a byte-order mark at the start of the source (columns
+// count from after it).
+func (s *scanner) skipBOM() {
+	if s.off == 0 && len(s.src) >= len(bom) && string(s.src[:len(bom)]) == bom {
+		s.off, s.lineStart = len(bom), len(bom)
+	}
+}
+
 func (s *scanner) pos(off int) Pos {
 	return Pos{File: s.file, Line: s.line, Col: off - s.lineStart + 1}
 }
@@ -110,6 +122,18 @@ func (s *scanner) scanToken() (token, bool) {
 			s.off++
 		}
 		return s.tok(tIdent, start, string(src[start:s.off])), true
+	}
+	if c == '-' {
+		// A negative non-finite "weight" (-inf, -nan): one identifier, so
+		// that the parser can say what is wrong with it.
+		k := s.off + 1
+		for k < len(src) && isIdentChar(src[k]) {
+			k++
+		}
+		if k > s.off+1 && isNonFinite(string(src[s.off+1:k])) {
+			s.off = k
+			return s.tok(tIdent, start, string(src[start:k])), true
+		}
 	}
 	if isDigit(c) || (c == '-' || c == '.') && s.off+1 < len(src) && isDigit(src[s.off+1]) ||
 		c == '-' && s.off+2 < len(src) && src[s.off+1] == '.' && isDigit(src[s.off+2]) {

@@ -27,6 +27,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := wf.check(); err != nil {
+		return err
+	}
 	p := newProgress(e.stderr, *verbose)
 	m, db, err := loadProblem(ctx, p, splitList(*modelFiles), splitList(*evidence))
 	if err != nil {

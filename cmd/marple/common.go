@@ -49,6 +49,7 @@ type worldFlags struct {
 	closedWorld string
 	maxMem      int64
 	workers     int
+	queryFlag   string // the flag that names the query predicates: q or ne
 }
 
 func (w *worldFlags) register(fsQuery bool, fs interface {
@@ -56,7 +57,9 @@ func (w *worldFlags) register(fsQuery bool, fs interface {
 	Int64Var(*int64, string, int64, string)
 	IntVar(*int, string, int, string)
 }) {
+	w.queryFlag = "ne"
 	if fsQuery {
+		w.queryFlag = "q"
 		fs.StringVar(&w.query, "q", "", "query predicates, comma-separated (open world)")
 	}
 	fs.StringVar(&w.openWorld, "ow", "", "predicates to treat as open world, comma-separated")
@@ -80,7 +83,7 @@ func preds(m *mln.Model, list, flagName string) ([]mln.PredID, error) {
 
 // groundOptions builds the grounder's options from the world flags.
 func (w *worldFlags) groundOptions(m *mln.Model, prog io.Writer) (ground.Options, error) {
-	q, err := preds(m, w.query, "q")
+	q, err := preds(m, w.query, w.queryFlag)
 	if err != nil {
 		return ground.Options{}, err
 	}
@@ -116,7 +119,8 @@ func loadProblem(ctx context.Context, p *progress, modelFiles, evidenceFiles []s
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := m.Compile(); err != nil {
+	printWarnings(p.w, db)
+	if err := m.CompileContext(ctx); err != nil {
 		return nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {

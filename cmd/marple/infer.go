@@ -53,6 +53,10 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 	if *out == "" {
 		return usagef("no output file: give -r out.result")
 	}
+	if err := firstErr(wf.check(), checkDuration("timeLimit", *timeLimit),
+		atLeast(1, map[string]int{"numSamples": *samples, "mwsMaxSteps": *maxSteps, "tries": *tries}), atLeast(0, map[string]int{"burnIn": *burnIn})); err != nil {
+		return err
+	}
 	if wf.query == "" {
 		return usagef("no query predicates: give -q Pred1,Pred2")
 	}

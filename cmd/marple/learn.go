@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/marple-mln/marple/ground"
@@ -89,6 +88,10 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := firstErr(needModel(*modelFiles), wf.check(), atLeast(1, map[string]int{"passes": *passes}),
+		checkFinite(map[string]float64{"sigma": *sigma, "C": *c, "epsilon": *epsilon, "lambda": *lambda, "eta": *eta, "delta": *delta, "priorStdDev": *priorSD})); err != nil {
+		return err
+	}
 	if *outFile == "" {
 		return usagef("no output file: give -o learned.mln")
 	}
@@ -111,8 +114,8 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		*method = want
 	}
 	generative, discriminative := *method == "pll", *method == "dcll"
-	if *nonEv == "" && !generative {
-		return usagef("no non-evidence predicates: give -ne Pred1,Pred2")
+	if err := needPreds("ne", *nonEv); err != nil && !generative {
+		return err
 	}
 	if *priorSD < 0 || *numSamples < 0 {
 		return usagef("-priorStdDev and -numSamples must not be negative")
@@ -179,7 +182,11 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		}
 		dbs = append(dbs, db)
 	}
-	if err := m.Compile(); err != nil {
+	if err := checkTraining(m, dbs, trainFiles); err != nil {
+		return err
+	}
+	printWarnings(e.stderr, dbs...)
+	if err := m.CompileContext(ctx); err != nil {
 		return err
 	}
 	done("%d formulas, %d clauses", len(m.Formulas), len(m.Clauses))
@@ -292,11 +299,13 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) && *checkpoint && stats != nil {
-			fmt.Fprintf(e.stderr, "marple learn: interrupted after %d examples; writing the weights so far\n", stats.Steps)
-			if werr := atomicfile.Write(*outFile, func(w io.Writer) error { return mln.WriteModel(w, m) }); werr != nil {
+			if werr := writeCheckpoint(e.stderr, "learn", *outFile, m, stats.Steps, "example"); werr != nil {
 				return werr
 			}
 		}
+		return err
+	}
+	if err := checkWeights(m); err != nil {
 		return err
 	}
 	if batch {
@@ -424,7 +433,11 @@ func learnLikelihood(ctx context.Context, e *env, f likelihoodFlags) error {
 		}
 		dbs = append(dbs, db)
 	}
-	if err := m.Compile(); err != nil {
+	if err := checkTraining(m, dbs, trainFiles); err != nil {
+		return err
+	}
+	printWarnings(e.stderr, dbs...)
+	if err := m.CompileContext(ctx); err != nil {
 		return err
 	}
 	done("%d formulas, %d clauses", len(m.Formulas), len(m.Clauses))
@@ -493,7 +506,7 @@ func learnLikelihood(ctx context.Context, e *env, f likelihoodFlags) error {
 
 	var (
 		lerr    error
-		learned bool // the model holds learned weights (also when interrupted)
+		learned int // iterations learned (also when interrupted)
 	)
 	if f.generative {
 		done = p.stage("learn PLL")
@@ -501,7 +514,9 @@ func learnLikelihood(ctx context.Context, e *env, f likelihoodFlags) error {
 			PLLOptions:  learn.PLLOptions{Unweighted: f.noEqualWt, Workers: wf.workers},
 			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter,
 		})
-		lerr, learned = err, st != nil
+		if lerr = err; st != nil {
+			learned = st.Iterations
+		}
 		if err == nil {
 			done("WPLL %.6g (objective %.6g, gradient %.2g), %d L-BFGS iterations, %d evaluations, %s; %d atoms in %d distinct rows, %d parameters (counted in %.2fs)",
 				st.WPLL, st.Objective, st.GradNorm, st.Iterations, st.Evaluations, st.Status, st.Atoms, st.Rows, st.Params, st.Prepare.Seconds())
@@ -529,25 +544,24 @@ func learnLikelihood(ctx context.Context, e *env, f likelihoodFlags) error {
 		}
 		done = p.stage("learn CLL (" + name + ")")
 		st, err := learn.Discriminative(ctx, m, src, set)
-		lerr, learned = err, st != nil
+		if lerr = err; st != nil {
+			learned = st.Iterations
+		}
 		if err == nil {
 			done("%d iterations, %d MC-SAT rounds of %d steps, %d backtracks, converged %v, gradient %.3g, %d examples, %d parameters",
 				st.Iterations, st.Rounds, st.Samples, st.Backtracks, st.Converged, st.GradNorm, st.Examples, st.Params)
 		}
 	}
 	if lerr != nil {
-		if errors.Is(lerr, context.Canceled) && f.checkpoint && learned {
-			fmt.Fprintln(e.stderr, "marple learn: interrupted; writing the weights so far")
-			if werr := atomicfile.Write(f.outFile, func(w io.Writer) error { return mln.WriteModel(w, m) }); werr != nil {
+		if errors.Is(lerr, context.Canceled) && f.checkpoint {
+			if werr := writeCheckpoint(e.stderr, "learn", f.outFile, m, learned, "iteration"); werr != nil {
 				return werr
 			}
 		}
 		return lerr
 	}
-	for i, w := range m.Weights {
-		if math.IsNaN(w) || math.IsInf(w, 0) {
-			return fmt.Errorf("learn: weight %d is %v", i, w)
-		}
+	if err := checkWeights(m); err != nil {
+		return err
 	}
 	return atomicfile.Write(f.outFile, func(w io.Writer) error { return mln.WriteModel(w, m) })
 }

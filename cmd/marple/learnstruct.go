@@ -55,12 +55,15 @@ func runLearnstruct(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := firstErr(needModel(*modelFiles), wf.check(), checkFinite(map[string]float64{"lambda": *lambda, "eta": *eta, "delta": *delta, "minCountDiff": *minDiff})); err != nil {
+		return err
+	}
 	switch {
 	case *outFile == "":
 		return usagef("no output file: give -o learned.mln")
 	case *train == "":
 		return usagef("no training data: give -t a.db,b.db")
-	case *nonEv == "":
+	case len(splitList(*nonEv)) == 0:
 		return usagef("no non-evidence predicates: give -ne Pred1,Pred2")
 	case *modesFile == "":
 		return usagef("no mode declarations: give -modes file.modes")
@@ -87,7 +90,11 @@ func runLearnstruct(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := m.Compile(); err != nil {
+	if err := checkTraining(m, []*mln.Database{db}, splitList(*train)); err != nil {
+		return err
+	}
+	printWarnings(e.stderr, db)
+	if err := m.CompileContext(ctx); err != nil {
 		return err
 	}
 	modes, err := structure.LoadModes(m, *modesFile)
@@ -149,11 +156,13 @@ func runLearnstruct(ctx context.Context, e *env, args []string) error {
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) && *checkpoint && st != nil {
-			fmt.Fprintf(e.stderr, "marple learnstruct: interrupted after %d examples; writing the model so far\n", st.Steps)
-			if werr := write(); werr != nil {
+			if werr := writeCheckpoint(e.stderr, "learnstruct", *outFile, m, st.Steps, "example"); werr != nil {
 				return werr
 			}
 		}
+		return err
+	}
+	if err := checkWeights(m); err != nil {
 		return err
 	}
 	done("%d examples, %d clauses tried, %d added, %d of %d weights non-zero", st.Steps, st.Candidates, st.Added, st.NonZero, len(m.Weights))

@@ -25,6 +25,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/marple-mln/marple/internal/atomicfile"
 )
 
 // command is one subcommand of marple.
@@ -59,10 +61,32 @@ func usagef(format string, args ...any) error {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go watchSignals(sig, cancel, os.Stderr, exitNow)
 	code := run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
-	stop()
+	signal.Stop(sig)
 	os.Exit(code)
+}
+
+// exitNow exits at once, removing the temporary files of outputs being
+// written.
+func exitNow(code int) {
+	atomicfile.RemoveTemps()
+	os.Exit(code)
+}
+
+// watchSignals cancels the context on the first interrupt (the work in
+// progress stops, writes what -checkpoint asks for and exits 1) and exits
+// at once with status 130 on the second.
+func watchSignals(sig <-chan os.Signal, cancel context.CancelFunc, stderr io.Writer, exit func(int)) {
+	<-sig
+	fmt.Fprintln(stderr, "marple: interrupted; stopping (interrupt again to exit at once)")
+	cancel()
+	<-sig
+	fmt.Fprintln(stderr, "marple: interrupted twice; exiting at once")
+	exit(130)
 }
 
 // run executes marple with args and returns the exit status.
