@@ -213,6 +213,7 @@ func compareLearning(t *testing.T, load func() (*mln.Model, *mln.Database, mln.P
 	if err != nil {
 		t.Fatal(err)
 	}
+	ps.SharedDomains = true
 	settings.Solver = exactSolver
 	stC, err := learn.Online(ctx, mC, cs, &learn.CDA{Sigma: 0.1, Inference: learn.MaxLoss}, settings)
 	if err != nil {
@@ -267,6 +268,7 @@ func TestPartitionSourceSynthetic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ps.SharedDomains = true
 	if ps.Len() != 40 {
 		t.Fatalf("%d examples, want 40", ps.Len())
 	}
@@ -284,6 +286,7 @@ func TestPartitionSourceGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ps.SharedDomains = true // grouped, the per-example domains would be the union
 	one, err := ps.Example(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -408,6 +411,7 @@ func TestPartitionSourceCiteSeer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ps.SharedDomains = true
 	compareSources(t, m, cs, ps)
 	compareLearning(t, func() (*mln.Model, *mln.Database, mln.PredID, mln.TypeID) { return citeSeerProblem(t, "", files...) }, learn.Settings{})
 }
