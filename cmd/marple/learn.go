@@ -186,4 +186,3 @@ func learnMethod(name string, sigma, c, lambda, eta, delta float64) (learn.Metho
 	}
 	return nil, usagef("-method must be cda-pl, cda-ml, mira, subgradient, adagrad, mm, pll or dcll, not %q", name)
 }
-
