@@ -425,18 +425,23 @@ func BenchmarkPartitionSourceCiteSeer(b *testing.B) {
 		files = append(files, filepath.Join(dir, topic+".evidence.db"), filepath.Join(dir, topic+".infield.db"))
 	}
 	m, db, q, bib := citeSeerProblem(b, "", files...)
-	ps, err := learn.NewPartitionSource(m, db, []mln.PredID{q}, bib, ground.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	b.ResetTimer()
-	for range b.N {
-		for i := 0; i < ps.Len(); i++ {
-			if _, err := ps.Example(ctx, i); err != nil {
+	for _, shared := range []bool{false, true} {
+		b.Run(map[bool]string{false: "own-domains", true: "shared-domains"}[shared], func(b *testing.B) {
+			ps, err := learn.NewPartitionSource(m, db, []mln.PredID{q}, bib, ground.Options{})
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
+			ps.SharedDomains = shared
+			ctx := context.Background()
+			b.ResetTimer()
+			for range b.N {
+				for i := 0; i < ps.Len(); i++ {
+					if _, err := ps.Example(ctx, i); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*ps.Len()), "µs/example")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*ps.Len()), "µs/example")
 }
