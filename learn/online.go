@@ -295,7 +295,7 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 				pr := Progress{Pass: pass, Done: st.Steps, Total: total, Elapsed: el,
 					Loss: st.PassLoss[pass], Mistakes: st.PassMistakes[pass]}
 				if s := el.Seconds(); s > 0 {
-					pr.Rate = float64(st.Steps) / s
+					pr.Rate = float64(st.Steps-start0) / s
 					pr.ETA = time.Duration(float64(total-st.Steps) / pr.Rate * float64(time.Second))
 				}
 				settings.Progress(pr)

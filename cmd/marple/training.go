@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -179,7 +180,13 @@ func writeModel(path string, m *mln.Model) error {
 // when it was interrupted after learning something (learned).
 func (f *trainFlags) finish(e *env, cmd string, m *mln.Model, err error, learned bool) error {
 	if err == nil {
-		return writeModel(*f.outFile, m)
+		if err := writeModel(*f.outFile, m); err != nil {
+			return err
+		}
+		if *f.checkpoint {
+			os.Remove(*f.outFile + ".checkpoint") // done: nothing to resume
+		}
+		return nil
 	}
 	if *f.checkpoint && learned && errors.Is(err, context.Canceled) {
 		fmt.Fprintf(e.stderr, "marple %s: interrupted; writing the model learned so far\n", cmd)
