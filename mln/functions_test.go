@@ -173,3 +173,21 @@ func TestFunctionValueErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFunctionModel builds models (with functions) and their evidence:
+// errors are positioned, nothing panics, and a model that builds compiles.
+func FuzzFunctionModel(f *testing.F) {
+	f.Add(functionsModel, functionsDB)
+	f.Add("int succ(int)\nP(int)\nP(succ(succ(x))) <=> !P(x)\n", "2 = succ(1)\nP(1)\n")
+	f.Add("t f(t, t)\nQ(t)\nEXIST y f(x, y) = y v Q(f(y, x)).\n", "A = f(A, B)\n")
+	f.Fuzz(func(t *testing.T, model, db string) {
+		m, err := mln.ParseModel("f.mln", model)
+		if err != nil {
+			return
+		}
+		if _, err := mln.ParseDatabase(m, "f.db", db); err != nil {
+			return
+		}
+		_ = m.Compile()
+	})
+}

@@ -184,6 +184,9 @@ func (d *dbScanner) name() []byte {
 // argument and reports whether it found one; otherwise it leaves d.i.
 func (d *dbScanner) funcValue() bool {
 	start, col := d.i, d.i-d.lineStart+1
+	if d.i >= len(d.src) || !(isIdentStart(d.src[d.i]) || isDigit(d.src[d.i]) || d.src[d.i] == '-') {
+		return false
+	}
 	val := d.name()
 	if val == nil {
 		d.i = start
