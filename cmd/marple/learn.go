@@ -50,9 +50,8 @@ Both put a Gaussian prior N(0, σ²) on the weights (-priorStdDev, Alchemy's
 defaults 100 for pll and 2 for dcll; -noPrior drops it).`
 
 func runLearn(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "learn", learnSynopsis)
-	var tf trainFlags
-	tf.register(fs, "one example per constant of this type, each ground on its own over its own constants; auto: the query predicates' argument type with the most constants; none: ground everything, every component is an example",
+	fs, tf := newTrainFlags(e, "learn", learnSynopsis,
+		"one example per constant of this type, each ground on its own over its own constants; auto: the query predicates' argument type with the most constants; none: ground everything, every component is an example",
 		"save the learner's state every -checkpointEvery examples (OUT.checkpoint, for -resume); on Ctrl-C, still write the weights learned so far")
 	var (
 		multi      = fs.Bool("multipleDatabases", false, "each -t file is one example, with its own constants")
@@ -123,7 +122,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if likelihood {
-		return learnLikelihood(ctx, e, p, &tf, m, dbs, gopt, likelihoodFlags{
+		return learnLikelihood(ctx, e, p, tf, m, dbs, gopt, likelihoodFlags{
 			multi: *multi, generative: *method == "pll", priorSD: *priorSD, noPrior: *noPrior, maxIter: *maxIter,
 			numSamples: *numSamples, newton: *dNewton, noEqualWt: *noEqualWt,
 		})

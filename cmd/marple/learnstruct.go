@@ -23,9 +23,8 @@ weights are learned with AdaGrad forward-backward and l1 (-lambda, -eta,
 averaged weights.`
 
 func runLearnstruct(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "learnstruct", learnstructSynopsis)
-	var tf trainFlags
-	tf.register(fs, "one example per constant of this type; auto: the query predicates' argument type with the most constants",
+	fs, tf := newTrainFlags(e, "learnstruct", learnstructSynopsis,
+		"one example per constant of this type; auto: the query predicates' argument type with the most constants",
 		"on Ctrl-C, still write the clauses and weights learned so far")
 	var (
 		method    = fs.String("method", "osl", "structure learner: osl")

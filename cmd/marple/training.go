@@ -27,8 +27,17 @@ type trainFlags struct {
 	wf                                                worldFlags
 }
 
-// register declares the shared flags on fs; exTypeHelp documents
-// -exampleType, checkpointHelp -checkpoint.
+// newTrainFlags returns the flag set of a training command with the
+// shared flags declared; exTypeHelp documents -exampleType, checkpointHelp
+// -checkpoint.
+func newTrainFlags(e *env, name, synopsis, exTypeHelp, checkpointHelp string) (*flag.FlagSet, *trainFlags) {
+	fs := newFlagSet(e, name, synopsis)
+	f := &trainFlags{}
+	f.register(fs, exTypeHelp, checkpointHelp)
+	return fs, f
+}
+
+// register declares the shared flags on fs.
 func (f *trainFlags) register(fs *flag.FlagSet, exTypeHelp, checkpointHelp string) {
 	f.modelFiles = fs.String("i", "", "input model file(s) (.mln), comma-separated")
 	f.outFile = fs.String("o", "", "output model file (required)")
