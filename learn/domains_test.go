@@ -152,3 +152,45 @@ func TestPartitionSourceDomainsCiteSeer(t *testing.T) {
 		t.Fatalf("%d query atoms on Reasoning, %d at token positions; want 38,601 and 37,692", n, atTokens)
 	}
 }
+
+// TestDatabaseSourceDomains checks -multipleDatabases' domains: each
+// database is ground over the constants it mentions and the model's.
+func TestDatabaseSourceDomains(t *testing.T) {
+	m, err := mln.ParseModel("s.mln", "Smokes(person)\nCancer(person)\nFriends(person, person)\nSmokes(x) => Cancer(x)\nFriends(x, y) ^ Smokes(x) => Smokes(y)\nSmokes(Zed)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := mln.ParseDatabase(m, "a.db", "Friends(Anna, Bob)\nSmokes(Anna)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := mln.ParseDatabase(m, "b.db", "Friends(Carl, Dora)\nFriends(Dora, Eve)\nCancer(Eve)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	smokes, _ := m.Pred("Smokes")
+	cancer, _ := m.Pred("Cancer")
+	q := []mln.PredID{smokes.ID, cancer.ID}
+	for _, tc := range []struct {
+		shared bool
+		atoms  []int
+	}{{false, []int{2 * 3, 2 * 4}}, {true, []int{2 * 6, 2 * 6}}} {
+		src, _, err := learn.NewExamples(context.Background(), m, []*mln.Database{a, b},
+			learn.ExampleOptions{Query: q, MultipleDatabases: true, SharedDomains: tc.shared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range tc.atoms {
+			ex, err := src.Example(context.Background(), i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ex.Net.NumAtoms(); got != want {
+				t.Errorf("shared domains %v, database %d: %d atoms, want %d (Zed and its own people)", tc.shared, i, got, want)
+			}
+		}
+	}
+}
