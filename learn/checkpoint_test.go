@@ -18,7 +18,7 @@ import (
 // with shuffled passes and "+" formulas whose parameters are allocated as
 // examples are ground.
 func TestCheckpointResume(t *testing.T) {
-	text := syntheticCiteSeer(7, 30)
+	text := syntheticCiteSeer(7, 16)
 	ctx := context.Background()
 	source := func() (*mln.Model, learn.ExampleSource) {
 		m, db, q, bib := citeSeerProblem(t, text)
@@ -36,7 +36,7 @@ func TestCheckpointResume(t *testing.T) {
 		func() learn.Method { return &learn.Subgradient{Sigma: 1} },
 	} {
 		name := meth().Name()
-		settings := learn.Settings{Solver: exactSolver, Passes: 2, Shuffle: true, Seed: 3, CheckpointEvery: 7}
+		settings := learn.Settings{Solver: exactSolver, Passes: 2, Shuffle: true, Seed: 3, CheckpointEvery: 5}
 		var saved [][]byte
 		settings.Checkpoint = func(c *learn.Checkpoint) error {
 			var b bytes.Buffer
@@ -51,15 +51,15 @@ func TestCheckpointResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := append([]float64(nil), m.Weights...)
-		if len(saved) != (2*30-1)/7 {
-			t.Fatalf("%s: %d checkpoints, want %d", name, len(saved), (2*30-1)/7)
+		if len(saved) != (2*16-1)/5 {
+			t.Fatalf("%s: %d checkpoints, want %d", name, len(saved), (2*16-1)/5)
 		}
 		for k, b := range saved {
 			c, err := learn.ReadCheckpoint(bytes.NewReader(b))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Steps != 7*(k+1) {
+			if c.Steps != 5*(k+1) {
 				t.Fatalf("%s: checkpoint %d at %d examples", name, k, c.Steps)
 			}
 			m2, src2 := source()
@@ -69,7 +69,7 @@ func TestCheckpointResume(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: resume from %d: %v", name, c.Steps, err)
 			}
-			if st.Steps != 60 {
+			if st.Steps != 32 {
 				t.Fatalf("%s: resumed run ends after %d examples", name, st.Steps)
 			}
 			if len(m2.Weights) != len(want) {
