@@ -112,13 +112,6 @@ type CiteSeerConfig struct {
 	Shuffle bool
 	// NoAverage predicts with the last weights instead of the average.
 	NoAverage bool
-	// KeepPadding keeps as query atoms the InField atoms at the positions
-	// past a citation's last token (positions are shared constants, so
-	// every citation gets as many as the longest one). By default they are
-	// false evidence, which gives the papers' ground networks (the query
-	// atoms are 3 per token); kept, they count in the Hamming loss of
-	// training, where a loss-augmented label can fill them for free.
-	KeepPadding bool
 	// Model is the text of the model to learn (default: the ISM model,
 	// examples/citeseer/ism.mln). It must declare InField(bib,field,position)
 	// and Token(token,position,bib) as ISM does.
@@ -170,14 +163,13 @@ func (r *CiteSeerRow) Average(topics []string) float64 {
 // fold holds what every method shares on one test topic: the training
 // network and its examples, and the test network.
 type fold struct {
-	train, test       *mln.Model
-	trainNet, testNet *ground.Network
-	src               *learn.ComponentSource
-	trainTruth        []bool
-	trainMask         []bool // InField atoms at token positions (training)
-	testTruth         []bool
-	testMask          []bool
-	groundSeconds     float64
+	train, test   *mln.Model
+	src           learn.Examples // one per training citation, as marple learn -exampleType bib grounds them
+	trainMask     [][]bool       // per example: InField atoms at token positions
+	testNet       *ground.Network
+	testTruth     []bool
+	testMask      []bool
+	groundSeconds float64
 }
 
 // RunCiteSeer runs the experiment: for each test topic, the ISM model is
@@ -248,7 +240,9 @@ func checkCiteSeer(dir string) error {
 	return nil
 }
 
-// loadFold grounds the training topics (all but topic) and the test topic.
+// loadFold grounds the training topics (all but topic), one example per
+// citation over its own constants as marple learn -exampleType bib does,
+// and the test topic whole, as marple infer does.
 func loadFold(ctx context.Context, cfg CiteSeerConfig, topic string) (*fold, error) {
 	dir := cfg.Dir
 	var trainFiles []string
@@ -260,115 +254,131 @@ func loadFold(ctx context.Context, cfg CiteSeerConfig, topic string) (*fold, err
 	f := &fold{}
 	t0 := time.Now()
 	var err error
-	f.train, f.trainNet, f.trainTruth, f.trainMask, err = groundCiteSeer(ctx, cfg.Model, trainFiles, cfg.KeepPadding)
-	if err != nil {
+	if f.train, f.src, f.trainMask, err = trainExamples(ctx, cfg.Model, trainFiles); err != nil {
 		return nil, err
 	}
 	f.groundSeconds = time.Since(t0).Seconds()
-	inField, _ := f.train.Pred("InField")
-	bib, _ := f.train.Type("bib")
-	net := f.trainNet
-	key := func(a int32) int64 {
-		if net.AtomPred[a] != inField.ID {
-			return -1
-		}
-		return int64(net.AtomArgs[a][0])
-	}
-	_ = bib
-	query := make([]bool, net.NumAtoms())
-	for a := range query {
-		query[a] = net.AtomPred[a] == inField.ID
-	}
-	f.src = learn.NewComponentSource(net, f.trainTruth, query, key)
 
 	f.test, f.testNet, f.testTruth, f.testMask, err = groundCiteSeer(ctx,
-		cfg.Model, []string{filepath.Join(dir, topic+".evidence.db"), filepath.Join(dir, topic+".infield.db")}, cfg.KeepPadding)
+		cfg.Model, []string{filepath.Join(dir, topic+".evidence.db"), filepath.Join(dir, topic+".infield.db")})
 	if err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-// groundTopic is groundCiteSeer keeping the padding atoms (the network the
-// exact-MPE benchmarks were written against).
-func groundTopic(ctx context.Context, files []string) (*mln.Model, *ground.Network, []bool, []bool, error) {
-	return groundCiteSeer(ctx, "", files, true)
+// trainExamples loads the model (ISM when empty) with the training files
+// and grounds one example per citation over its own constants, as marple
+// learn -exampleType bib does (each ground once and kept: the batch learner
+// and the σ grid visit every example many times), with the masks of their
+// InField atoms at token positions.
+func trainExamples(ctx context.Context, model string, files []string) (*mln.Model, learn.Examples, [][]bool, error) {
+	m, db, err := loadCiteSeer(model, files)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	inField, _ := m.Pred("InField")
+	bib, _ := m.Type("bib")
+	src, _, err := learn.NewExamples(ctx, m, []*mln.Database{db}, learn.ExampleOptions{
+		Query: []mln.PredID{inField.ID}, Split: learn.SplitType, Type: bib.ID,
+		Ground: ground.Options{Workers: runtime.GOMAXPROCS(0)},
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	exs, err := learn.Collect(ctx, src)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tok := tokenPositions(m, db)
+	masks := make([][]bool, len(exs))
+	for i, ex := range exs {
+		masks[i] = tok.mask(ex.Net)
+	}
+	return m, exs, masks, nil
 }
 
-// groundCiteSeer loads the model (ISM when empty) with the given evidence and truth
-// files, grounds it with InField as the query predicate, and returns the
-// network, the true assignment and the mask of InField atoms at token
-// positions. Unless keepPadding, the InField atoms at positions without a
-// token are false evidence rather than query atoms (see
-// CiteSeerConfig.KeepPadding).
-func groundCiteSeer(ctx context.Context, model string, files []string, keepPadding bool) (*mln.Model, *ground.Network, []bool, []bool, error) {
+// groundTopic is groundCiteSeer with the ISM model.
+func groundTopic(ctx context.Context, files []string) (*mln.Model, *ground.Network, []bool, []bool, error) {
+	return groundCiteSeer(ctx, "", files)
+}
+
+// loadCiteSeer loads the model (ISM when empty) with the given evidence
+// and truth files, compiled.
+func loadCiteSeer(model string, files []string) (*mln.Model, *mln.Database, error) {
 	name := "model.mln"
 	if model == "" {
 		model, name = examples.CiteSeerISM(), "ism.mln"
 	}
 	m, err := mln.ParseModel(name, model)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, err
 	}
 	db, err := mln.LoadDatabase(m, files...)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, err
 	}
-	if err := m.Compile(); err != nil {
+	if _, ok := m.Pred("InField"); !ok {
+		return nil, nil, fmt.Errorf("%s declares no InField(bib,field,position)", name)
+	}
+	if _, ok := m.Pred("Token"); !ok {
+		return nil, nil, fmt.Errorf("%s declares no Token(token,position,bib)", name)
+	}
+	return m, db, m.Compile()
+}
+
+// tokens holds the (bib, position) pairs carrying a Token.
+type tokens struct {
+	inField mln.PredID
+	at      map[[2]mln.ConstID]bool
+}
+
+func tokenPositions(m *mln.Model, db *mln.Database) tokens {
+	inField, _ := m.Pred("InField")
+	token, _ := m.Pred("Token")
+	tok := tokens{inField: inField.ID, at: map[[2]mln.ConstID]bool{}}
+	db.Atoms(token.ID, func(args []mln.ConstID, v mln.Truth) {
+		if v == mln.True {
+			tok.at[[2]mln.ConstID{args[2], args[1]}] = true
+		}
+	})
+	return tok
+}
+
+// mask marks the InField atoms of net at token positions: those scored
+// (token-level F1, as marple eval -tokens).
+func (tok tokens) mask(net *ground.Network) []bool {
+	mask := make([]bool, net.NumAtoms())
+	for a := range mask {
+		if net.AtomPred[a] == tok.inField {
+			args := net.AtomArgs[a]
+			mask[a] = tok.at[[2]mln.ConstID{args[0], args[2]}]
+		}
+	}
+	return mask
+}
+
+// groundCiteSeer loads the model (ISM when empty) with the given evidence
+// and truth files, grounds it whole with InField as the query predicate,
+// and returns the network, the true assignment and the mask of InField
+// atoms at token positions.
+func groundCiteSeer(ctx context.Context, model string, files []string) (*mln.Model, *ground.Network, []bool, []bool, error) {
+	m, db, err := loadCiteSeer(model, files)
+	if err != nil {
 		return nil, nil, nil, nil, err
 	}
 	inField, _ := m.Pred("InField")
-	token, _ := m.Pred("Token")
 	ev := mln.NewDatabase(m)
 	for p := range m.Preds {
-		if mln.PredID(p) == inField.ID {
-			continue
-		}
-		db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) { ev.Set(mln.PredID(p), args, v) })
-	}
-	// Token positions: (bib, position) pairs carrying a Token.
-	type bp struct{ b, p mln.ConstID }
-	tok := make(map[bp]bool)
-	db.Atoms(token.ID, func(args []mln.ConstID, v mln.Truth) {
-		if v == mln.True {
-			tok[bp{args[2], args[1]}] = true
-		}
-	})
-	if !keepPadding {
-		// Positions are constants shared by all citations (P00..P48), so
-		// a citation of n tokens would also get InField atoms at the
-		// positions past its end. They label nothing: give them as
-		// false evidence, so that the query atoms are exactly the
-		// InField atoms of the tokens, as in the papers' ground networks
-		// (Huynh & Mooney 2009 report 37,692 query atoms for the largest
-		// topic, Reasoning: 3 fields × 12,564 tokens).
-		bibs, _ := m.Type("bib")
-		fields, _ := m.Type("field")
-		positions, _ := m.Type("position")
-		for _, b := range bibs.Consts {
-			for _, p := range positions.Consts {
-				if tok[bp{b, p}] {
-					continue
-				}
-				for _, f := range fields.Consts {
-					ev.Set(inField.ID, []mln.ConstID{b, f, p}, mln.False)
-				}
-			}
+		if mln.PredID(p) != inField.ID {
+			db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) { ev.Set(mln.PredID(p), args, v) })
 		}
 	}
 	net, err := ground.Ground(ctx, m, ev, ground.Options{Query: []mln.PredID{inField.ID}, Workers: runtime.GOMAXPROCS(0)})
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	truth := net.Assignment(db)
-	mask := make([]bool, net.NumAtoms())
-	for a := range mask {
-		if net.AtomPred[a] == inField.ID {
-			args := net.AtomArgs[a]
-			mask[a] = tok[bp{args[0], args[2]}]
-		}
-	}
-	return m, net, truth, mask, nil
+	return m, net, net.Assignment(db), tokenPositions(m, db).mask(net), nil
 }
 
 // run learns with method m (tuning σ on the training F1 when the method has
@@ -418,12 +428,16 @@ func (f *fold) run(ctx context.Context, m OnlineMethod, sigmas []float64, cfg Ci
 		learnSec := time.Since(t0).Seconds()
 		trainF1 := 0.0
 		if len(grid) > 1 {
-			f.trainNet.SetWeights()
-			y, err := exactSolver(cfg.Seed, 0)(ctx, f.trainNet, nil)
-			if err != nil {
-				return nil, err
+			var c f1Counts
+			for i, ex := range f.src {
+				ex.Net.SetWeights()
+				y, err := exactSolver(cfg.Seed, 1)(ctx, ex.Net, nil)
+				if err != nil {
+					return nil, err
+				}
+				c.add(y, ex.Truth, f.trainMask[i])
 			}
-			trainF1, _, _ = maskedF1(y, f.trainTruth, f.trainMask)
+			trainF1, _, _ = c.f1()
 		}
 		if trainF1 > cell.TrainF1 {
 			cell.TrainF1, cell.Sigma, cell.LearnSeconds = trainF1, s, learnSec
@@ -492,20 +506,35 @@ func copyWeights(dst, src *mln.Model, w []float64) {
 // maskedF1 returns token-level F1, precision and recall (in percent) of y
 // against truth over the masked atoms.
 func maskedF1(y, truth, mask []bool) (f1, prec, rec float64) {
-	tp, fp, fn := 0, 0, 0
+	var c f1Counts
+	c.add(y, truth, mask)
+	return c.f1()
+}
+
+// f1Counts accumulates true positives, false positives and false
+// negatives.
+type f1Counts struct{ tp, fp, fn int }
+
+// add counts y against truth over the masked atoms.
+func (c *f1Counts) add(y, truth, mask []bool) {
 	for a, m := range mask {
 		if !m {
 			continue
 		}
 		switch {
 		case y[a] && truth[a]:
-			tp++
+			c.tp++
 		case y[a]:
-			fp++
+			c.fp++
 		case truth[a]:
-			fn++
+			c.fn++
 		}
 	}
+}
+
+// f1 returns F1, precision and recall in percent.
+func (c f1Counts) f1() (f1, prec, rec float64) {
+	tp, fp, fn := c.tp, c.fp, c.fn
 	if tp+fp > 0 {
 		prec = float64(tp) / float64(tp+fp)
 	}

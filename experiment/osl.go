@@ -201,7 +201,7 @@ func runOSLCell(ctx context.Context, cfg OSLConfig, method OSLMethod, modes, top
 		return nil, err
 	}
 	_, net, truth, mask, err := groundCiteSeer(ctx, buf.String(),
-		[]string{filepath.Join(cfg.Dir, topic+".evidence.db"), filepath.Join(cfg.Dir, topic+".infield.db")}, false)
+		[]string{filepath.Join(cfg.Dir, topic+".evidence.db"), filepath.Join(cfg.Dir, topic+".infield.db")})
 	if err != nil {
 		return nil, err
 	}

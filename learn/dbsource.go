@@ -11,15 +11,26 @@ import (
 // DatabaseSource is an ExampleSource over training databases, one example
 // per database, ground on demand (nothing is kept between calls). For
 // example i it builds the evidence: DBs[i] without the atoms of the Query
-// predicates; grounds it with Ground (which must leave the query atoms
-// unknown, e.g. ground.Ground with Options.Query = Query, and fill
-// Network.AtomPred/AtomArgs); and reads the truth of each atom of the
-// network from DBs[i] (Network.Assignment: an unlisted atom is false). The loss counts the
-// atoms of the Query predicates only.
+// predicates; grounds it; and reads the truth of each atom of the network
+// from DBs[i] (Network.Assignment: an unlisted atom is false). The loss
+// counts the atoms of the Query predicates only.
+//
+// Unless Ground is set, example i is ground by ground.Ground with Options
+// (its Query replaced by Query) and, as Alchemy's -multipleDatabases does,
+// every type's domain restricted to the constants DBs[i] mentions (its
+// query atoms included) plus the model's own constants of the type
+// (Type.Declared); SharedDomains keeps the model's domains (every
+// database's constants) instead.
 type DatabaseSource struct {
-	Model  *mln.Model
-	DBs    []*mln.Database
-	Query  []mln.PredID
+	Model *mln.Model
+	DBs   []*mln.Database
+	Query []mln.PredID
+	// Options are the grounding options when Ground is nil.
+	Options       ground.Options
+	SharedDomains bool
+	// Ground, when set, grounds an example's evidence instead; it must
+	// leave the query atoms unknown (e.g. ground.Ground with Options.Query
+	// = Query) and fill Network.AtomPred/AtomArgs.
 	Ground func(ctx context.Context, evidence *mln.Database) (*ground.Network, error)
 	// Names optionally names the examples (for errors), one per database.
 	Names []string
@@ -42,7 +53,27 @@ func (s *DatabaseSource) Example(ctx context.Context, i int) (*Example, error) {
 		}
 		db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) { ev.Set(mln.PredID(p), args, v) })
 	}
-	net, err := s.Ground(ctx, ev)
+	var net *ground.Network
+	var err error
+	if s.Ground != nil {
+		net, err = s.Ground(ctx, ev)
+	} else {
+		opt := s.Options
+		opt.Query = s.Query
+		if !s.SharedDomains {
+			restrict := make([]bool, len(s.Model.Types))
+			for t := range restrict {
+				_, given := s.Options.Domains[mln.TypeID(t)]
+				restrict[t] = !given
+			}
+			d := newExampleDomains(s.Model, restrict)
+			for p := range s.Model.Preds {
+				db.Atoms(mln.PredID(p), func(args []mln.ConstID, _ mln.Truth) { d.atom(mln.PredID(p), args) })
+			}
+			opt.Domains = d.domains(s.Options.Domains)
+		}
+		net, err = ground.Ground(ctx, s.Model, ev, opt)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,33 @@
-// Package learn learns the weights of a Markov logic network online: one
-// training example (a ground network and its true assignment) at a time,
-// with a MAP engine as the only inference it needs.
+// Package learn learns the weights of a Markov logic network from training
+// examples (a ground network and its true assignment each): online, one
+// example at a time with a MAP engine as the only inference (Online: CDA,
+// Subgradient, MIRA, AdaGradFB), and in batch (Batch: the 1-slack
+// max-margin learner; Generative: weighted pseudo-log-likelihood with
+// L-BFGS; Discriminative: conditional log-likelihood with MC-SAT and
+// scaled conjugate gradient).
+//
+// # Training examples
+//
+// NewExamples turns a model and its training databases into an
+// ExampleSource, as marple learn and learnstruct do: one example per
+// database (DatabaseSource, Alchemy's -multipleDatabases), one per constant
+// of an example type ground when the learner reaches it (PartitionSource:
+// a CiteSeer citation), or the independent components of the whole ground
+// training set (ComponentSource). Examples ground one at a time have their
+// own domains, as in Alchemy: every type's constants are those the
+// example's atoms mention plus the model's, so a citation's positions are
+// those of its tokens.
+//
+// # Online learning
 //
 // The design follows gonum/optimize: a Method is an update rule (CDA,
 // Subgradient, MIRA, AdaGradFB), Settings hold what the driver needs (the
-// MAP solver, label loss, passes, order, averaging, progress), and Online is
-// the driver loop that feeds examples to a Method's Learner.
+// MAP solver, label loss, passes, order, averaging, progress, checkpoints),
+// and Online is the driver loop that feeds examples to a Method's Learner.
+// With Settings.Checkpoint the run's state (the learner's, the position in
+// the example order, the parameters' names) is handed out every
+// CheckpointEvery examples; Settings.Resume continues from such a
+// Checkpoint to the weights the uninterrupted run reaches.
 //
 // # The model
 //

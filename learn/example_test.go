@@ -67,3 +67,73 @@ func Example() {
 	// CDA-PL: loss per pass [0.5 0]
 	// capitalised +0.340, lower-case +0.000
 }
+
+// ExampleNewExamples builds the training examples of a small segmentation
+// model from its training database, one per citation (constant of type
+// bib), each ground over its own positions when learning reaches it, and
+// learns the weights with CDA and the maximal loss. The commands marple
+// learn and learnstruct make this call.
+func ExampleNewExamples() {
+	m, err := mln.ParseModel("seg.mln", `
+Token(token, position, bib)
+Next(position, position)
+InField(bib, field, position)
+!InField(c, Fauthor, i) v !InField(c, Ftitle, i).
+Token(+w, i, c) => InField(c, +f, i)
+Next(j, i) ^ InField(c, +f, i) => InField(c, +f, j)
+`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	db, err := mln.ParseDatabase(m, "train.db", `
+Next(P1, P0)
+Next(P2, P1)
+Next(P3, P2)
+Token(Tsmith, P0, B1)
+Token(Tlogic, P1, B1)
+InField(B1, Fauthor, P0)
+InField(B1, Ftitle, P1)
+Token(Tjones, P0, B2)
+Token(Tlee, P1, B2)
+Token(Tmarkov, P2, B2)
+Token(Tnets, P3, B2)
+InField(B2, Fauthor, P0)
+InField(B2, Fauthor, P1)
+InField(B2, Ftitle, P2)
+InField(B2, Ftitle, P3)
+`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := m.Compile(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	inField, _ := m.Pred("InField")
+	bib, _ := m.Type("bib")
+	ctx := context.Background()
+	src, _, err := learn.NewExamples(ctx, m, []*mln.Database{db}, learn.ExampleOptions{
+		Query: []mln.PredID{inField.ID},
+		Split: learn.SplitType, Type: bib.ID,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i := 0; i < src.Len(); i++ {
+		ex, _ := src.Example(ctx, i)
+		fmt.Printf("example %s: %d query atoms\n", ex.Name, ex.Net.NumAtoms())
+	}
+	st, err := learn.Online(ctx, m, src, &learn.CDA{Sigma: 0.1, Inference: learn.Prediction}, learn.Settings{Solver: exactSolver, Passes: 4})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s: loss per pass %.2f\n", st.Method, st.PassLoss)
+	// Output:
+	// example B1: 4 query atoms
+	// example B2: 8 query atoms
+	// CDA-PL: loss per pass [3.00 1.50 0.00 0.00]
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/marple-mln/marple/mln"
@@ -39,6 +40,18 @@ type Settings struct {
 	// learner adding clauses) and returns their count differences
 	// n(x,y) − n(x,ŷ), which join the update; new parameters start at 0.
 	Revise func(ctx context.Context, i int, ex *Example, yhat []bool) (Sparse, error)
+	// Checkpoint, when set, receives the run's state every CheckpointEvery
+	// examples (0 means 100), e.g. to save it atomically: a run killed at
+	// any point continues from the last one (Resume).
+	Checkpoint      func(*Checkpoint) error
+	CheckpointEvery int
+	// Resume continues the run c was taken from: the model must be the
+	// one the run started from (same files), the examples and Passes,
+	// Shuffle and Seed the same. The parameters are allocated in the
+	// checkpoint's order, the learner's state restored, and learning goes
+	// on from the checkpoint's position to the uninterrupted run's final
+	// weights. Not with Revise.
+	Resume *Checkpoint
 }
 
 // Progress reports how learning is going.
@@ -124,11 +137,44 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 		}
 		return init
 	}
+	n := examples.Len()
+	res := settings.Resume
+	if res != nil {
+		if settings.Revise != nil {
+			return nil, errors.New("learn: Settings.Resume cannot continue a run that revises the model")
+		}
+		if err := res.check(method.Name(), n, passes, settings); err != nil {
+			return nil, err
+		}
+		if err := res.allocate(model); err != nil {
+			return nil, err
+		}
+	}
 	learner, err := method.NewLearner(initial())
 	if err != nil {
 		return nil, err
 	}
 	st := &Stats{Method: method.Name()}
+	every := settings.CheckpointEvery
+	if every <= 0 {
+		every = 100
+	}
+	sf, canSave := learner.(stateful)
+	if (res != nil || settings.Checkpoint != nil) && !canSave {
+		return nil, fmt.Errorf("learn: %s cannot be checkpointed", method.Name())
+	}
+	start0 := 0 // examples already processed (resumed)
+	if res != nil {
+		if err := sf.restore(res.State); err != nil {
+			return nil, err
+		}
+		if learner.Len() != len(model.Weights) {
+			return nil, fmt.Errorf("learn: the checkpoint's learner has %d parameters, its model %d", learner.Len(), len(model.Weights))
+		}
+		start0 = res.Steps
+		st.Steps, st.Hinge = res.Steps, res.Hinge
+		st.PassLoss, st.PassMistakes = slices.Clone(res.PassLoss), slices.Clone(res.PassMistakes)
+	}
 	finish := func() {
 		if learner.Len() < len(model.Weights) {
 			learner.Grow(initial())
@@ -143,7 +189,6 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 		st.Elapsed = time.Since(start)
 	}
 
-	n := examples.Len()
 	total := passes * n
 	order := make([]int, n)
 	for i := range order {
@@ -158,10 +203,19 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 		if settings.Shuffle {
 			rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
 		}
-		st.PassLoss = append(st.PassLoss, 0)
-		st.PassMistakes = append(st.PassMistakes, 0)
-		var lossSum float64
+		if (pass+1)*n <= start0 {
+			continue // done before the checkpoint
+		}
+		skip := max(start0-pass*n, 0)
+		if len(st.PassLoss) <= pass {
+			st.PassLoss = append(st.PassLoss, 0)
+			st.PassMistakes = append(st.PassMistakes, 0)
+		}
+		lossSum := st.PassLoss[pass] * float64(skip)
 		for k, i := range order {
+			if k < skip {
+				continue
+			}
 			if err := ctx.Err(); err != nil {
 				finish()
 				return st, err
@@ -227,12 +281,21 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 			if HammingLoss(ex.Truth, yhat, ex.Query) > 0 {
 				st.PassMistakes[pass]++
 			}
+			if settings.Checkpoint != nil && st.Steps%every == 0 && st.Steps < total {
+				c := &Checkpoint{Method: method.Name(), Examples: n, Passes: passes, Shuffle: settings.Shuffle, Seed: settings.Seed,
+					Steps: st.Steps, Hinge: st.Hinge, PassLoss: slices.Clone(st.PassLoss), PassMistakes: slices.Clone(st.PassMistakes),
+					Params: checkpointParams(model), State: sf.state()}
+				if err := settings.Checkpoint(c); err != nil {
+					finish()
+					return st, fmt.Errorf("learn: checkpoint: %w", err)
+				}
+			}
 			if settings.Progress != nil {
 				el := time.Since(start)
 				pr := Progress{Pass: pass, Done: st.Steps, Total: total, Elapsed: el,
 					Loss: st.PassLoss[pass], Mistakes: st.PassMistakes[pass]}
 				if s := el.Seconds(); s > 0 {
-					pr.Rate = float64(st.Steps) / s
+					pr.Rate = float64(st.Steps-start0) / s
 					pr.ETA = time.Duration(float64(total-st.Steps) / pr.Rate * float64(time.Second))
 				}
 				settings.Progress(pr)

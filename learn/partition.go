@@ -18,8 +18,15 @@ import (
 // for: only one example's ground network is in memory at a time.
 //
 // Example i is the grounding of the model with the domain of T restricted
-// to the constants of Groups[i] (ground.Options.Domains), against the
-// evidence made of
+// to the constants of Groups[i] (ground.Options.Domains) and, as Alchemy
+// gives each database its own constants, the domain of every type that
+// occurs in a predicate with an argument of type T restricted to the
+// constants the example's own atoms (below) mention, plus the model's
+// constants of the type (Type.Declared): a CiteSeer citation's positions
+// are those of its tokens, not every position of the longest citation.
+// The shared atoms do not widen the domains (Next lists every position);
+// a type that never occurs beside T keeps the model's domain.
+// SharedDomains turns this off. The evidence is made of
 //
 //   - every atom of the database that has one of those constants in an
 //     argument of type T, and
@@ -61,7 +68,12 @@ type PartitionSource struct {
 	// caller may replace it by any grouping of those constants (a constant
 	// in no group belongs to no example).
 	Groups [][]mln.ConstID
+	// SharedDomains, when set, keeps the model's domain for every type but
+	// T: every example is ground over every constant of the training
+	// database (positions past a citation's end become query atoms).
+	SharedDomains bool
 
+	restrict []bool // per type: its domain is the example's own constants
 	isQuery  []bool
 	slot     []int32 // constant -> index into starts, or -1 (constants of T only)
 	starts   []int32 // per constant of T: its evidence atoms are refs[starts[k]:starts[k+1]]
@@ -122,6 +134,14 @@ func NewPartitionSource(m *mln.Model, db *mln.Database, query []mln.PredID, t ml
 				m.Preds[q].Name, typ.Name)
 		}
 		s.isQuery[q] = true
+	}
+	s.restrict = make([]bool, len(m.Types))
+	for _, p := range m.Preds {
+		if hasT(p.ID) {
+			for _, at := range p.Args {
+				s.restrict[at] = at != t
+			}
+		}
 	}
 	for _, p := range opt.OpenWorld {
 		if p >= 0 && int(p) < len(m.Preds) && !hasT(p) {
@@ -281,10 +301,36 @@ func (s *PartitionSource) Len() int { return len(s.Groups) }
 
 // Evidence returns the evidence database of example i: the shared atoms
 // and the atoms of the group's constants, without the query atoms.
+//
+// Unless SharedDomains, the shared atoms with a constant outside the
+// example's domains (Domains) are left out, as grounding ignores them.
 func (s *PartitionSource) Evidence(i int) (*mln.Database, error) {
 	ev := mln.NewDatabase(s.Model)
-	ev.Merge(s.sharedDB)
-	return ev, s.own(ev, i)
+	if err := s.own(ev, i); err != nil {
+		return nil, err
+	}
+	if s.SharedDomains {
+		ev.Merge(s.sharedDB)
+		return ev, nil
+	}
+	in := map[mln.TypeID]map[mln.ConstID]bool{}
+	for t, cs := range s.Domains(i) {
+		in[t] = make(map[mln.ConstID]bool, len(cs))
+		for _, c := range cs {
+			in[t][c] = true
+		}
+	}
+	for p, pr := range s.Model.Preds {
+		s.sharedDB.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
+			for j, t := range pr.Args {
+				if d, ok := in[t]; ok && j < len(args) && !d[args[j]] {
+					return
+				}
+			}
+			ev.Set(mln.PredID(p), args, v)
+		})
+	}
+	return ev, nil
 }
 
 // own adds the atoms of example i's constants to ev.
@@ -316,9 +362,7 @@ func (s *PartitionSource) Example(ctx context.Context, i int) (*Example, error) 
 	opt := s.Options
 	opt.Query = s.Query
 	opt.Shared = s.shared
-	opt.Domains = make(map[mln.TypeID][]mln.ConstID, len(s.Options.Domains)+1)
-	maps.Copy(opt.Domains, s.Options.Domains)
-	opt.Domains[s.Type] = s.Groups[i]
+	opt.Domains = s.Domains(i)
 	net, err := ground.Ground(ctx, s.Model, ev, opt)
 	if err != nil {
 		return nil, fmt.Errorf("example %s: %w", s.name(i), err)
@@ -341,6 +385,35 @@ func (s *PartitionSource) Example(ctx context.Context, i int) (*Example, error) 
 		ex.Query[a] = p >= 0 && int(p) < len(s.isQuery) && s.isQuery[p]
 	}
 	return ex, nil
+}
+
+// Domains returns the domains example i is ground over: Options.Domains,
+// the group's constants for T and, unless SharedDomains, the example's own
+// constants for the types that occur beside T (see PartitionSource). The
+// types it leaves out have the model's domain. i must be in range.
+func (s *PartitionSource) Domains(i int) map[mln.TypeID][]mln.ConstID {
+	var doms map[mln.TypeID][]mln.ConstID
+	if s.SharedDomains {
+		doms = make(map[mln.TypeID][]mln.ConstID, len(s.Options.Domains)+1)
+		maps.Copy(doms, s.Options.Domains)
+	} else {
+		d := newExampleDomains(s.Model, s.restrict)
+		for _, c := range s.Groups[i] {
+			k := s.slot[c]
+			if k < 0 {
+				continue
+			}
+			for _, a := range s.refs[s.starts[k]:s.starts[k+1]] {
+				d.atom(s.apred[a], s.args[s.aargs[a]:s.aargs[a+1]])
+			}
+			for _, a := range s.trefs[s.tstarts[k]:s.tstarts[k+1]] {
+				d.atom(s.apred[a], s.args[s.aargs[a]:s.aargs[a+1]])
+			}
+		}
+		doms = d.domains(s.Options.Domains)
+	}
+	doms[s.Type] = s.Groups[i]
+	return doms
 }
 
 // name names example i by its constants.

@@ -213,6 +213,7 @@ func compareLearning(t *testing.T, load func() (*mln.Model, *mln.Database, mln.P
 	if err != nil {
 		t.Fatal(err)
 	}
+	ps.SharedDomains = true
 	settings.Solver = exactSolver
 	stC, err := learn.Online(ctx, mC, cs, &learn.CDA{Sigma: 0.1, Inference: learn.MaxLoss}, settings)
 	if err != nil {
@@ -267,6 +268,7 @@ func TestPartitionSourceSynthetic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ps.SharedDomains = true
 	if ps.Len() != 40 {
 		t.Fatalf("%d examples, want 40", ps.Len())
 	}
@@ -284,6 +286,7 @@ func TestPartitionSourceGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ps.SharedDomains = true // grouped, the per-example domains would be the union
 	one, err := ps.Example(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -408,6 +411,7 @@ func TestPartitionSourceCiteSeer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ps.SharedDomains = true
 	compareSources(t, m, cs, ps)
 	compareLearning(t, func() (*mln.Model, *mln.Database, mln.PredID, mln.TypeID) { return citeSeerProblem(t, "", files...) }, learn.Settings{})
 }
@@ -421,18 +425,23 @@ func BenchmarkPartitionSourceCiteSeer(b *testing.B) {
 		files = append(files, filepath.Join(dir, topic+".evidence.db"), filepath.Join(dir, topic+".infield.db"))
 	}
 	m, db, q, bib := citeSeerProblem(b, "", files...)
-	ps, err := learn.NewPartitionSource(m, db, []mln.PredID{q}, bib, ground.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	b.ResetTimer()
-	for range b.N {
-		for i := 0; i < ps.Len(); i++ {
-			if _, err := ps.Example(ctx, i); err != nil {
+	for _, shared := range []bool{false, true} {
+		b.Run(map[bool]string{false: "own-domains", true: "shared-domains"}[shared], func(b *testing.B) {
+			ps, err := learn.NewPartitionSource(m, db, []mln.PredID{q}, bib, ground.Options{})
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
+			ps.SharedDomains = shared
+			ctx := context.Background()
+			b.ResetTimer()
+			for range b.N {
+				for i := 0; i < ps.Len(); i++ {
+					if _, err := ps.Example(ctx, i); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*ps.Len()), "µs/example")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*ps.Len()), "µs/example")
 }

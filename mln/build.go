@@ -181,6 +181,12 @@ func (m *Model) newFormulas(d *syntax.FormulaDecl) ([]*Formula, syntax.ErrorList
 	if d.Hard && d.HasWeight {
 		errs.Add(d.Dot, "weight on a hard formula (a formula has either a weight or a trailing '.')")
 	}
+	if F, ferrs := m.compileFunctions(d.F); len(ferrs) > 0 {
+		return nil, ferrs
+	} else if F != d.F {
+		dd := *d
+		dd.F, d = F, &dd
+	}
 	an := m.analyze(d.F, &errs)
 	if len(errs) > 0 {
 		return nil, errs
@@ -331,8 +337,8 @@ func (an *analysis) plusVars() []string {
 
 // analyze resolves and type-checks formula f against the model: unknown
 // predicates, arity, variable types (a variable has the type of the
-// predicate arguments it fills, the same everywhere), functions (not
-// supported). Constants in atoms are added to the argument's type.
+// predicate arguments it fills, the same everywhere), undeclared
+// functions (declared ones are compiled away before, compileFunctions). Constants in atoms are added to the argument's type.
 func (m *Model) analyze(f syntax.Formula, errs *syntax.ErrorList) *analysis {
 	an := &analysis{}
 	free := map[string]int{}
@@ -403,7 +409,7 @@ func (m *Model) convert(f syntax.Formula, an *analysis, free map[string]int, sco
 		p, ok := m.Pred(f.Pred)
 		if !ok {
 			if m.funcByName(f.Pred) != nil {
-				errs.Add(f.PredPos, "%s is a function: functions are not supported", f.Pred)
+				errs.Add(f.PredPos, "%s is a function, not a predicate", f.Pred)
 			} else {
 				errs.Add(f.PredPos, "unknown predicate %s", f.Pred)
 			}
@@ -419,7 +425,7 @@ func (m *Model) convert(f syntax.Formula, an *analysis, free map[string]int, sco
 			typ := p.Args[i]
 			switch t.Kind {
 			case syntax.FuncTerm:
-				errs.Add(t.TermPos, "functions are not supported (%s)", t.Name)
+				errs.Add(t.TermPos, "unknown function %s", t.Name)
 			case syntax.ConstTerm:
 				lit.Args[i] = ConstTerm(m.AddToType(typ, t.Name))
 			case syntax.VarTerm:
@@ -505,7 +511,7 @@ func (m *Model) convert(f syntax.Formula, an *analysis, free map[string]int, sco
 func (m *Model) cmpTerm(t *syntax.Term, an *analysis, free map[string]int, scope *[]scopeEntry, errs *syntax.ErrorList) Term {
 	switch t.Kind {
 	case syntax.FuncTerm:
-		errs.Add(t.TermPos, "functions are not supported (%s)", t.Name)
+		errs.Add(t.TermPos, "unknown function %s", t.Name)
 		return ConstTerm(m.AddConst(t.Name))
 	case syntax.ConstTerm:
 		return ConstTerm(m.AddConst(t.Name))

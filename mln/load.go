@@ -169,7 +169,17 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 	var p *Predicate
 	warned := 0
 	err := syntax.ScanDB(name, src, func(a *syntax.RawAtom) {
-		if p == nil || string(a.Pred) != string(lastPred) {
+		if a.Func {
+			// "Value = f(A1, ..., An)": an atom of f's auxiliary predicate.
+			fn := m.funcByName(string(a.Pred))
+			if fn == nil {
+				if len(errs) < maxLoadErrors {
+					errs.Add(a.PredPos(), "unknown function %s", a.Pred)
+				}
+				return
+			}
+			p, lastPred = m.FuncPred(fn), nil
+		} else if p == nil || lastPred == nil || string(a.Pred) != string(lastPred) {
 			id, ok := m.predIndex[string(a.Pred)]
 			if !ok {
 				p = nil
@@ -181,7 +191,9 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 			p, lastPred = m.Preds[id], a.Pred
 		}
 		if len(a.Args) != len(p.Args) {
-			if len(errs) < maxLoadErrors {
+			if len(errs) < maxLoadErrors && a.Func {
+				errs.Add(a.PredPos(), "function %s has %d argument(s), found %d", a.Pred, len(p.Args)-1, len(a.Args)-1)
+			} else if len(errs) < maxLoadErrors {
 				errs.Add(a.PredPos(), "predicate %s has %d argument(s), found %d", p.Name, len(p.Args), len(a.Args))
 			}
 			return

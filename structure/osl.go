@@ -160,11 +160,10 @@ func (r *oslRun) revise(i int, ex *learn.Example, yhat []bool) (learn.Sparse, er
 			}
 		}
 	}
-	T := r.src.Type
-	group := r.src.Groups[i]
+	doms := r.src.Domains(i)
 	r.counter.Domain = func(t mln.TypeID) []mln.ConstID {
-		if t == T {
-			return group
+		if d, ok := doms[t]; ok {
+			return d
 		}
 		return r.m.Types[t].Consts
 	}

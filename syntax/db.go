@@ -9,7 +9,10 @@ type RawAtom struct {
 	Pred    []byte
 	PredCol int      // column of the predicate name
 	Args    [][]byte // constants; quoted strings keep their quotes
-	argPos  []Pos
+	// Func marks a function value, "Value = f(A1, ..., An)" (Alchemy's
+	// syntax): Pred is the function and Args[0] the value.
+	Func   bool
+	argPos []Pos
 }
 
 // ArgPos returns the position of argument i.
@@ -180,6 +183,30 @@ func (d *dbScanner) name() []byte {
 	return src[start:d.i]
 }
 
+// funcValue scans "Value =" of a function value line into the atom's first
+// argument and reports whether it found one; otherwise it leaves d.i.
+func (d *dbScanner) funcValue() bool {
+	start, col := d.i, d.i-d.lineStart+1
+	if d.i >= len(d.src) || !(isIdentStart(d.src[d.i]) || isDigit(d.src[d.i]) || d.src[d.i] == '-') {
+		return false
+	}
+	val := d.name()
+	if val == nil {
+		d.i = start
+		return false
+	}
+	d.skipSpace(false)
+	if d.i >= len(d.src) || d.src[d.i] != '=' {
+		d.i = start
+		return false
+	}
+	d.i++
+	d.skipSpace(false)
+	d.atom.Args = append(d.atom.Args, val)
+	d.atom.argPos = append(d.atom.argPos, Pos{File: d.file, Line: d.line, Col: col})
+	return true
+}
+
 func (d *dbScanner) parseAtom() bool {
 	a := &d.atom
 	src := d.src
@@ -196,6 +223,10 @@ func (d *dbScanner) parseAtom() bool {
 		a.Value = ValUnknown
 		d.i++
 		d.skipSpace(false)
+	}
+	a.Func = false
+	if a.Value == ValTrue && d.funcValue() {
+		a.Func = true
 	}
 	a.PredCol = d.i - d.lineStart + 1
 	if d.i >= len(src) || !isIdentStart(src[d.i]) {

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/learn"
+	"github.com/marple-mln/marple/mln"
+)
+
+// likelihoodFlags are the flags of the likelihood learners (pll, dcll).
+type likelihoodFlags struct {
+	multi, generative, noPrior, newton, noEqualWt bool
+	priorSD                                       float64
+	maxIter, numSamples                           int
+}
+
+// learnLikelihood runs learn -method pll (generative, weighted
+// pseudo-log-likelihood: one example per database) or dcll
+// (discriminative, conditional log-likelihood: the components of the whole
+// grounding, grouped by -exampleType) and writes the learned model.
+func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m *mln.Model, dbs []*mln.Database, gopt ground.Options, f likelihoodFlags) error {
+	if f.generative && *tf.nonEv == "" {
+		// Alchemy's -g without -ne: every predicate's atoms are summed.
+		gopt.Query = nil
+		for q := range m.Preds {
+			gopt.Query = append(gopt.Query, mln.PredID(q))
+		}
+	}
+	var (
+		lerr    error
+		learned int // iterations learned (also when interrupted)
+	)
+	if f.generative {
+		// pll counts each database's clause groundings by joins: nothing is
+		// ground.
+		done := p.stage("learn PLL")
+		st, err := learn.GenerativeCounts(ctx, m, dbs, gopt.Query, learn.GenerativeSettings{
+			PLLOptions:  learn.PLLOptions{Unweighted: f.noEqualWt, Workers: tf.wf.workers},
+			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter,
+		})
+		if lerr = err; st != nil {
+			learned = st.Iterations
+		}
+		if err == nil {
+			done("WPLL %.6g (objective %.6g, gradient %.2g), %d L-BFGS iterations, %d evaluations, %s; %d atoms in %d distinct rows, %d parameters (counted in %.2fs)",
+				st.WPLL, st.Objective, st.GradNorm, st.Iterations, st.Evaluations, st.Status, st.Atoms, st.Rows, st.Params, st.Prepare.Seconds())
+		}
+	} else {
+		eopt, err := tf.exampleOptions(e, p, m, gopt)
+		if err != nil {
+			return err
+		}
+		eopt.MultipleDatabases, eopt.Whole, eopt.SharedDomains = f.multi, true, true
+		done := p.stage("ground")
+		src, _, err := learn.NewExamples(ctx, m, dbs, eopt)
+		if err != nil {
+			return err
+		}
+		done("%d examples", src.Len())
+		lastReport := time.Now()
+		set := learn.DiscriminativeSettings{
+			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter, Samples: f.numSamples,
+			Newton: f.newton, Seed: *tf.seed, Workers: tf.wf.workers,
+			Progress: func(pr learn.DiscriminativeProgress) {
+				if (time.Since(lastReport) < time.Second || pr.Elapsed < time.Second) && !*tf.verbose {
+					return
+				}
+				lastReport = time.Now()
+				fmt.Fprintf(e.stderr, "marple: learn: iteration %d (round %d), gradient %.3g, λ %.3g, predicted gain %.3g%s\n",
+					pr.Iter, pr.Round, pr.GradNorm, pr.Lambda, pr.Improvement, map[bool]string{true: ", backtracked"}[pr.Backtracked])
+			},
+		}
+		done = p.stage("learn CLL (" + map[bool]string{true: "DN", false: "PSCG"}[f.newton] + ")")
+		st, err := learn.Discriminative(ctx, m, src, set)
+		if lerr = err; st != nil {
+			learned = st.Iterations
+		}
+		if err == nil {
+			done("%d iterations, %d MC-SAT rounds of %d steps, %d backtracks, converged %v, gradient %.3g, %d examples, %d parameters",
+				st.Iterations, st.Rounds, st.Samples, st.Backtracks, st.Converged, st.GradNorm, st.Examples, st.Params)
+		}
+	}
+	return tf.finish(e, "learn", m, lerr, learned, "iteration")
+}

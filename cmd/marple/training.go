@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/learn"
+	"github.com/marple-mln/marple/mln"
+)
+
+// trainFlags are the flags learn and learnstruct share.
+type trainFlags struct {
+	modelFiles, outFile, train, nonEv, exType, solver *string
+	passes, every                                     *int
+	shuffle, noAverage, checkpoint, resume, verbose   *bool
+	seed                                              *int64
+	lambda, eta, delta                                *float64
+	wf                                                worldFlags
+}
+
+// newTrainFlags returns the flag set of a training command with the
+// shared flags declared; exTypeHelp documents -exampleType, checkpointHelp
+// -checkpoint.
+func newTrainFlags(e *env, name, synopsis, exTypeHelp, checkpointHelp string) (*flag.FlagSet, *trainFlags) {
+	fs := newFlagSet(e, name, synopsis)
+	f := &trainFlags{}
+	f.register(fs, exTypeHelp, checkpointHelp)
+	return fs, f
+}
+
+// register declares the shared flags on fs.
+func (f *trainFlags) register(fs *flag.FlagSet, exTypeHelp, checkpointHelp string) {
+	f.modelFiles = fs.String("i", "", "input model file(s) (.mln), comma-separated")
+	f.outFile = fs.String("o", "", "output model file (required)")
+	f.train = fs.String("t", "", "training database file(s) (.db), comma-separated")
+	f.nonEv = fs.String("ne", "", "non-evidence (query) predicates, comma-separated")
+	f.exType = fs.String("exampleType", "auto", exTypeHelp)
+	f.lambda = fs.Float64("lambda", 0.001, "adagrad: l1 regularisation λ")
+	f.eta = fs.Float64("eta", 1, "adagrad: learning rate η")
+	f.delta = fs.Float64("delta", 1, "adagrad: δ")
+	f.passes = fs.Int("passes", 1, "passes over the training examples")
+	f.shuffle = fs.Bool("shuffle", false, "visit the examples in a random order drawn from -seed")
+	f.noAverage = fs.Bool("noAverage", false, "keep the last weights instead of the average")
+	f.solver = fs.String("solver", "exact", "MAP engine inside training: exact, lp or mws")
+	f.seed = fs.Int64("seed", 1, "random seed")
+	f.checkpoint = fs.Bool("checkpoint", false, checkpointHelp)
+	f.every = fs.Int("checkpointEvery", 100, "with -checkpoint: save the learner's state every this many examples")
+	f.resume = fs.Bool("resume", false, "continue the run whose -checkpoint state is saved beside -o (OUT.checkpoint)")
+	f.verbose = fs.Bool("v", false, "report every stage on stderr")
+	f.wf.register(false, fs)
+}
+
+// check validates the shared flags after parsing.
+func (f *trainFlags) check() error {
+	if err := firstErr(needModel(*f.modelFiles), f.wf.check(), atLeast(1, map[string]int{"passes": *f.passes}),
+		checkFinite(map[string]float64{"lambda": *f.lambda, "eta": *f.eta, "delta": *f.delta})); err != nil {
+		return err
+	}
+	switch {
+	case *f.outFile == "":
+		return usagef("no output file: give -o learned.mln")
+	case *f.train == "":
+		return usagef("no training data: give -t a.db,b.db")
+	case *f.every < 1:
+		return usagef("-checkpointEvery must be positive")
+	}
+	switch *f.solver {
+	case "exact", "lp", "mws":
+	default:
+		return usagef("-solver must be exact, lp or mws, not %q", *f.solver)
+	}
+	return nil
+}
+
+// load reads the model and the training databases (one per file with
+// multi, else merged), compiles the model and resolves the grounding
+// options with -ne as the query predicates.
+func (f *trainFlags) load(ctx context.Context, e *env, p *progress, multi bool) (*mln.Model, []*mln.Database, ground.Options, error) {
+	done := p.stage("parse")
+	m, err := mln.LoadModel(splitList(*f.modelFiles)...)
+	if err != nil {
+		return nil, nil, ground.Options{}, err
+	}
+	files := [][]string{splitList(*f.train)}
+	if multi {
+		files = nil
+		for _, file := range splitList(*f.train) {
+			files = append(files, []string{file})
+		}
+	}
+	var dbs []*mln.Database
+	for _, fs := range files {
+		db, err := mln.LoadDatabase(m, fs...)
+		if err != nil {
+			return nil, nil, ground.Options{}, err
+		}
+		dbs = append(dbs, db)
+	}
+	if err := checkTraining(m, dbs, splitList(*f.train)); err != nil {
+		return nil, nil, ground.Options{}, err
+	}
+	printWarnings(e.stderr, dbs...)
+	if err := m.CompileContext(ctx); err != nil {
+		return nil, nil, ground.Options{}, err
+	}
+	done("%d formulas, %d clauses", len(m.Formulas), len(m.Clauses))
+	f.wf.query = *f.nonEv
+	gopt, err := f.wf.groundOptions(m, e.stderr)
+	if err != nil {
+		return nil, nil, ground.Options{}, usagef("%v", err)
+	}
+	return m, dbs, gopt, nil
+}
+
+// exampleOptions turns -exampleType into learn.ExampleOptions; a fall-back
+// to the whole grounding is reported on stderr when the type was named.
+func (f *trainFlags) exampleOptions(e *env, p *progress, m *mln.Model, gopt ground.Options) (learn.ExampleOptions, error) {
+	opt := learn.ExampleOptions{Query: gopt.Query, Ground: gopt}
+	switch *f.exType {
+	case "auto":
+	case "none", "":
+		opt.Split = learn.SplitComponents
+	default:
+		t, ok := m.Type(*f.exType)
+		if !ok {
+			return opt, usagef("-exampleType: unknown type %q", *f.exType)
+		}
+		opt.Split, opt.Type = learn.SplitType, t.ID
+	}
+	opt.Log = func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		if opt.Split == learn.SplitType && strings.HasPrefix(msg, "grounding the whole") {
+			fmt.Fprintf(e.stderr, "marple: learn: %s\n", msg)
+			return
+		}
+		p.logf("learn: %s", msg)
+	}
+	return opt, nil
+}
+
+// settings returns the online driver's settings with a progress line on
+// stderr (extra adds to it), and the checkpoint file's state when resuming.
+func (f *trainFlags) settings(e *env, cmd string, extra func() string) (learn.Settings, error) {
+	lastReport := time.Now()
+	s := learn.Settings{
+		Solver:    mapSolver(*f.solver, *f.seed),
+		Loss:      learn.Hamming,
+		Passes:    *f.passes,
+		Shuffle:   *f.shuffle,
+		Seed:      *f.seed,
+		NoAverage: *f.noAverage,
+		Progress: func(pr learn.Progress) {
+			if time.Since(lastReport) < time.Second && pr.Done != pr.Total {
+				return
+			}
+			lastReport = time.Now()
+			if pr.Elapsed < time.Second && !*f.verbose {
+				return
+			}
+			fmt.Fprintf(e.stderr, "marple: %s: pass %d, %d/%d examples, %.0f examples/s, loss %.3f%s, ETA %s\n",
+				cmd, pr.Pass+1, pr.Done, pr.Total, pr.Rate, pr.Loss, extra(), pr.ETA.Round(time.Second))
+		},
+	}
+	path := *f.outFile + ".checkpoint"
+	if *f.checkpoint {
+		s.CheckpointEvery = *f.every
+		s.Checkpoint = func(c *learn.Checkpoint) error {
+			return atomicfile.Write(path, func(w io.Writer) error { return c.Write(w) })
+		}
+	}
+	if *f.resume {
+		c, err := learn.ReadCheckpointFile(path)
+		if err != nil {
+			return s, err
+		}
+		s.Resume = c
+		fmt.Fprintf(e.stderr, "marple: %s: resuming after %d examples from %s\n", cmd, c.Steps, path)
+	}
+	return s, nil
+}
+
+// writeModel writes m to path atomically.
+func writeModel(path string, m *mln.Model) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return mln.WriteModel(w, m) })
+}
+
+// finish writes the model when learning succeeded, or, with -checkpoint,
+// when it was interrupted after learning something (learned units: examples
+// or iterations); the weights are checked first.
+func (f *trainFlags) finish(e *env, cmd string, m *mln.Model, err error, learned int, unit string) error {
+	if err == nil {
+		if err := checkWeights(m); err != nil {
+			return err
+		}
+		if err := writeModel(*f.outFile, m); err != nil {
+			return err
+		}
+		if *f.checkpoint {
+			os.Remove(*f.outFile + ".checkpoint") // done: nothing to resume
+		}
+		return nil
+	}
+	if *f.checkpoint && errors.Is(err, context.Canceled) {
+		if werr := writeCheckpoint(e.stderr, cmd, *f.outFile, m, learned, unit); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+// mapSolver adapts a MAP engine to the learners.
+func mapSolver(name string, seed int64) learn.MAPSolver {
+	return func(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error) {
+		res, err := solveMAP(ctx, net, name, infer.Options{Bias: bias, Seed: seed}, 100000, 1, 0, 1, nil)
+		if err != nil {
+			return nil, err
+		}
+		return res.Assign, nil
+	}
+}

@@ -1,0 +1,185 @@
+package learn
+
+import (
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/marple-mln/marple/mln"
+)
+
+// Checkpoint is the state of an Online run after some examples: enough to
+// continue it (Settings.Resume) to the weights the uninterrupted run
+// reaches. Settings.Checkpoint receives one every Settings.CheckpointEvery
+// examples; Write and ReadCheckpoint store it (gob).
+type Checkpoint struct {
+	// Method is the update rule's name; Examples, Passes, Shuffle and Seed
+	// the run's shape. Resume refuses a checkpoint that does not match.
+	Method   string
+	Examples int
+	Passes   int
+	Shuffle  bool
+	Seed     int64
+	// Steps is the number of examples processed: the position in the
+	// example order is pass Steps/Examples, example Steps%Examples of it.
+	Steps        int
+	Hinge        float64
+	PassLoss     []float64
+	PassMistakes []int
+	// Params names the model's parameters in order, by formula and the
+	// constants of their "+" binding, so that a fresh model can allocate
+	// them in the same order before resuming.
+	Params []CheckpointParam
+	// State is the learner's state.
+	State LearnerState
+}
+
+// CheckpointParam names a parameter: its formula and "+" binding.
+type CheckpointParam struct {
+	Formula int
+	Binding []string
+}
+
+// LearnerState is the state of a Learner: named vectors and scalars.
+type LearnerState struct {
+	Steps   int
+	Vectors map[string][]float64
+	Ints    map[string][]int
+	Scalars map[string]float64
+}
+
+// stateful is implemented by the learners whose state a Checkpoint holds.
+type stateful interface {
+	state() LearnerState
+	restore(LearnerState) error
+}
+
+// checkpointVersion tags the gob stream.
+const checkpointVersion = "marple-learn-checkpoint-1"
+
+// Write writes c to w.
+func (c *Checkpoint) Write(w io.Writer) error {
+	enc := gob.NewEncoder(w)
+	if err := enc.Encode(checkpointVersion); err != nil {
+		return err
+	}
+	return enc.Encode(c)
+}
+
+// ReadCheckpoint reads a checkpoint written by Write.
+func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
+	dec := gob.NewDecoder(r)
+	var v string
+	if err := dec.Decode(&v); err != nil || v != checkpointVersion {
+		return nil, errors.New("not a marple learning checkpoint")
+	}
+	c := &Checkpoint{}
+	if err := dec.Decode(c); err != nil {
+		return nil, fmt.Errorf("damaged learning checkpoint: %w", err)
+	}
+	return c, nil
+}
+
+// ReadCheckpointFile reads the checkpoint in file path.
+func ReadCheckpointFile(path string) (*Checkpoint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	c, err := ReadCheckpoint(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// params names the model's parameters.
+func checkpointParams(m *mln.Model) []CheckpointParam {
+	out := make([]CheckpointParam, len(m.Weights))
+	for p := range out {
+		out[p].Formula = m.ParamFormula[p]
+		for _, c := range m.ParamBinding[p] {
+			out[p].Binding = append(out[p].Binding, m.ConstName(c))
+		}
+	}
+	return out
+}
+
+// allocate gives m the checkpoint's parameters, in order.
+func (c *Checkpoint) allocate(m *mln.Model) error {
+	for p, cp := range c.Params {
+		if cp.Formula < 0 || cp.Formula >= len(m.Formulas) {
+			return fmt.Errorf("learn: checkpoint parameter %d: formula %d out of range: not this model", p, cp.Formula)
+		}
+		ids := make([]mln.ConstID, len(cp.Binding))
+		for i, name := range cp.Binding {
+			id, ok := m.Const(name)
+			if !ok {
+				return fmt.Errorf("learn: checkpoint parameter %d: unknown constant %s: not this training set", p, name)
+			}
+			ids[i] = id
+		}
+		if got := m.Param(cp.Formula, ids); got != p {
+			return fmt.Errorf("learn: checkpoint parameter %d is parameter %d of the model: not this model", p, got)
+		}
+	}
+	return nil
+}
+
+// check verifies that c continues a run of this shape.
+func (c *Checkpoint) check(method string, n, passes int, s Settings) error {
+	switch {
+	case c.Method != method:
+		return fmt.Errorf("learn: the checkpoint is of %s, not %s", c.Method, method)
+	case c.Examples != n:
+		return fmt.Errorf("learn: the checkpoint has %d examples, the training set %d", c.Examples, n)
+	case c.Passes != passes || c.Shuffle != s.Shuffle || (s.Shuffle && c.Seed != s.Seed):
+		return fmt.Errorf("learn: the checkpoint's run had %d passes, shuffle %v, seed %d: resume with the same", c.Passes, c.Shuffle, c.Seed)
+	case c.Steps < 0 || c.Steps > n*passes:
+		return fmt.Errorf("learn: the checkpoint's position %d is out of range", c.Steps)
+	}
+	return nil
+}
+
+func (s *scaled) state() LearnerState {
+	return LearnerState{Steps: s.steps, Vectors: map[string][]float64{"init": slices.Clone(s.init), "W": slices.Clone(s.W), "A": slices.Clone(s.A)},
+		Scalars: map[string]float64{"harm": s.harm}}
+}
+
+func (s *scaled) restore(st LearnerState) error {
+	s.steps, s.harm = st.Steps, st.Scalars["harm"]
+	s.init, s.W, s.A = st.Vectors["init"], st.Vectors["W"], st.Vectors["A"]
+	return sameLen(len(s.init), len(s.W), len(s.A))
+}
+
+func (s *additive) state() LearnerState {
+	return LearnerState{Steps: s.steps, Vectors: map[string][]float64{"w": slices.Clone(s.w), "U": slices.Clone(s.U)}}
+}
+
+func (s *additive) restore(st LearnerState) error {
+	s.steps, s.w, s.U = st.Steps, st.Vectors["w"], st.Vectors["U"]
+	return sameLen(len(s.w), len(s.U))
+}
+
+func (s *adagrad) state() LearnerState {
+	return LearnerState{Steps: s.steps, Vectors: map[string][]float64{"w": slices.Clone(s.w), "G": slices.Clone(s.G), "sum": slices.Clone(s.sum)},
+		Ints: map[string][]int{"last": slices.Clone(s.last)}}
+}
+
+func (s *adagrad) restore(st LearnerState) error {
+	s.steps, s.w, s.G, s.sum, s.last = st.Steps, st.Vectors["w"], st.Vectors["G"], st.Vectors["sum"], st.Ints["last"]
+	return sameLen(len(s.w), len(s.G), len(s.sum), len(s.last))
+}
+
+func sameLen(n ...int) error {
+	for _, k := range n {
+		if k != n[0] {
+			return errors.New("learn: damaged learner state in the checkpoint")
+		}
+	}
+	return nil
+}

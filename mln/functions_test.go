@@ -1,0 +1,193 @@
+package mln_test
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/mln"
+)
+
+// functionsModel uses a function in atoms (nested too), in a comparison,
+// under negation, in a hard equivalence and in an existential.
+const functionsModel = `
+person motherOf(person)
+Smokes(person)
+Cancer(person)
+Friends(person, person)
+1.5 Smokes(x) => Smokes(motherOf(x))
+0.8 Smokes(motherOf(x)) ^ Friends(x, y) => Cancer(y)
+-0.6 !Cancer(motherOf(motherOf(x))) v Smokes(x)
+0.7 motherOf(x) = y => Cancer(y) v Smokes(x)
+Cancer(motherOf(x)) <=> Smokes(x).
+(EXIST y Friends(y, x) ^ Smokes(motherOf(y))) => Cancer(x).
+`
+
+const functionsDB = `
+B = motherOf(A)
+C = motherOf(B)
+A = motherOf(C)
+D = motherOf(D)
+Friends(A, B)
+Friends(C, D)
+Friends(D, D)
+`
+
+// functionsByHand is functionsModel with each formula written out per x,
+// the function's values substituted.
+func functionsByHand() string {
+	mother := map[string]string{"A": "B", "B": "C", "C": "A", "D": "D"}
+	var b strings.Builder
+	b.WriteString("Smokes(person)\nCancer(person)\nFriends(person, person)\n")
+	for _, x := range []string{"A", "B", "C", "D"} {
+		m, mm := mother[x], mother[mother[x]]
+		r := strings.NewReplacer("$x", x, "$mm", mm, "$m", m)
+		b.WriteString(r.Replace(`1.5 Smokes($x) => Smokes($m)
+0.8 Smokes($m) ^ Friends($x, y) => Cancer(y)
+-0.6 !Cancer($mm) v Smokes($x)
+0.7 $m = y => Cancer(y) v Smokes($x)
+Cancer($m) <=> Smokes($x).
+`))
+	}
+	for _, x := range []string{"A", "B", "C", "D"} {
+		var ors []string
+		for _, y := range []string{"A", "B", "C", "D"} {
+			ors = append(ors, "(Friends("+y+", "+x+") ^ Smokes("+mother[y]+"))")
+		}
+		b.WriteString(strings.Join(ors, " v ") + " => Cancer(" + x + ").\n")
+	}
+	return b.String()
+}
+
+func groundText(t *testing.T, model, db string) (*mln.Model, *ground.Network) {
+	t.Helper()
+	m, err := mln.ParseModel("f.mln", model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := mln.ParseDatabase(m, "f.db", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	var q []mln.PredID
+	for _, name := range []string{"Smokes", "Cancer"} {
+		p, _ := m.Pred(name)
+		q = append(q, p.ID)
+	}
+	net, err := ground.Ground(context.Background(), m, ev, ground.Options{Query: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	net.SetWeights()
+	return m, net
+}
+
+// TestFunctionsBrute compares, over every world of the query atoms, the
+// model with functions (compiled to auxiliary predicates) with the same
+// model written out by hand: the same worlds satisfy the hard formulas and
+// the scores differ by a constant.
+func TestFunctionsBrute(t *testing.T) {
+	mf, nf := groundText(t, functionsModel, functionsDB)
+	mh, nh := groundText(t, functionsByHand(), functionsDB[strings.Index(functionsDB, "Friends"):])
+	if _, ok := mf.Pred(mln.AuxPrefix + "motherOf"); !ok {
+		t.Fatal("no auxiliary predicate")
+	}
+	names := func(m *mln.Model, net *ground.Network) map[string]int32 {
+		out := map[string]int32{}
+		for a := 0; a < net.NumAtoms(); a++ {
+			var args []string
+			for _, c := range net.AtomArgs[a] {
+				args = append(args, m.ConstName(c))
+			}
+			out[m.Preds[net.AtomPred[a]].Name+"("+strings.Join(args, ",")+")"] = int32(a)
+		}
+		return out
+	}
+	af, ah := names(mf, nf), names(mh, nh)
+	if len(af) != 8 || len(ah) != 8 {
+		t.Fatalf("%d and %d query atoms, want 8: %v %v", len(af), len(ah), af, ah)
+	}
+	var keys []string
+	for k := range ah {
+		if _, ok := af[k]; !ok {
+			t.Fatalf("atom %s only in the hand-written model", k)
+		}
+		keys = append(keys, k)
+	}
+	offset, feasible := math.NaN(), 0
+	for w := 0; w < 1<<len(keys); w++ {
+		yf, yh := make([]bool, nf.NumAtoms()), make([]bool, nh.NumAtoms())
+		for i, k := range keys {
+			yf[af[k]], yh[ah[k]] = w>>i&1 == 1, w>>i&1 == 1
+		}
+		sf, hf := nf.Score(yf)
+		sh, hh := nh.Score(yh)
+		if (hf == 0) != (hh == 0) {
+			t.Fatalf("world %b: %d hard clauses violated with functions, %d by hand", w, hf, hh)
+		}
+		if hf > 0 {
+			continue
+		}
+		feasible++
+		if math.IsNaN(offset) {
+			offset = sf - sh
+		} else if math.Abs(sf-sh-offset) > 1e-9 {
+			t.Fatalf("world %b: score %g with functions, %g by hand: offset %g, was %g", w, sf, sh, sf-sh, offset)
+		}
+	}
+	if feasible == 0 || feasible == 1<<len(keys) {
+		t.Fatalf("%d feasible worlds: the hard formulas show nothing", feasible)
+	}
+
+	// The model written out reads back to the same network.
+	var buf bytes.Buffer
+	if err := mln.WriteModel(&buf, mf); err != nil {
+		t.Fatal(err)
+	}
+	mr, nr := groundText(t, buf.String(), functionsDB)
+	if nr.NumAtoms() != nf.NumAtoms() || nr.NumClauses() != nf.NumClauses() {
+		t.Fatalf("written and read back: %d atoms, %d clauses; was %d, %d\n%s", nr.NumAtoms(), nr.NumClauses(), nf.NumAtoms(), nf.NumClauses(), buf.String())
+	}
+	_ = mr
+}
+
+// TestFunctionValueErrors checks the function value lines of .db files.
+func TestFunctionValueErrors(t *testing.T) {
+	m, err := mln.ParseModel("f.mln", functionsModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for db, want := range map[string]string{
+		"B = fatherOf(A)\n":  "f.db:1:5: unknown function fatherOf",
+		"B = motherOf(A, C)": "f.db:1:5: function motherOf has 1 argument(s), found 2",
+		"B = motherOf A\n":   "f.db:1:14: expected '(' after predicate motherOf",
+	} {
+		if _, err := mln.ParseDatabase(m, "f.db", db); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", db, err, want)
+		}
+	}
+}
+
+// FuzzFunctionModel builds models (with functions) and their evidence:
+// errors are positioned, nothing panics, and a model that builds compiles.
+func FuzzFunctionModel(f *testing.F) {
+	f.Add(functionsModel, functionsDB)
+	f.Add("int succ(int)\nP(int)\nP(succ(succ(x))) <=> !P(x)\n", "2 = succ(1)\nP(1)\n")
+	f.Add("t f(t, t)\nQ(t)\nEXIST y f(x, y) = y v Q(f(y, x)).\n", "A = f(A, B)\n")
+	f.Fuzz(func(t *testing.T, model, db string) {
+		m, err := mln.ParseModel("f.mln", model)
+		if err != nil {
+			return
+		}
+		if _, err := mln.ParseDatabase(m, "f.db", db); err != nil {
+			return
+		}
+		_ = m.Compile()
+	})
+}
