@@ -130,6 +130,11 @@ type Options struct {
 	// and the LP relaxation with ROUNDUP give the search its first
 	// incumbent and a lower bound (see the package comment).
 	NoWarmStart bool
+	// Prove lets the branch and bound of a large component search the
+	// gap between its incumbent and its bound until the time limit; by
+	// default it stops after as long as the cheap engines took on the
+	// component (see portfolio.go), leaving the component unproved.
+	Prove bool
 }
 
 // ComponentStats describes the solution of one component. Cost and Bound

@@ -343,7 +343,7 @@ func (ws *workspace) cacheSlot(d int32) ([]float64, int32) {
 	}
 	tab := ws.cache[d]
 	if tab == nil {
-		if ws.cacheUsed+1<<k > cacheBudget {
+		if ws.cacheUsed+1<<k > ws.cacheCap {
 			ws.ctxLen[d] = -1
 			return nil, 0
 		}

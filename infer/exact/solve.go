@@ -91,7 +91,7 @@ type workspace struct {
 	ctxLen, ctxOff, ctxVars []int32
 	inS                     []bool
 	cache                   [][]float64
-	cacheUsed               int
+	cacheUsed, cacheCap     int
 }
 
 func newWorkspace() *workspace { return &workspace{} }
@@ -248,6 +248,11 @@ func (ws *workspace) combine(U []int32, fs []int32, u float64, T []float64) {
 // solve solves problem p into assign and out.
 func (ws *workspace) solve(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool, deadline time.Time, assign []bool, out *outcome) error {
 	start := time.Now()
+	if opt.Method == Auto && !opt.NoWarmStart && !p.relaxed && len(p.lits) >= portfolioMinLits {
+		ws.portfolio(ctx, p, opt, stop, deadline, assign, out)
+		out.stats.Elapsed = time.Since(start)
+		return nil
+	}
 	n := len(p.atoms)
 	width, veCost := ws.orderVars(p, opt.Order, opt.MaxWidth)
 	cs := &out.stats
@@ -273,7 +278,7 @@ func (ws *workspace) solve(ctx context.Context, p *problem, opt *Options, stop *
 		}
 	}
 	if !done {
-		x = ws.searchPath(ctx, p, opt, stop, deadline, width, cs)
+		x = ws.searchPath(ctx, p, opt, stop, deadline, width, cs, searchBudget, nil)
 	}
 	for v, a := range p.atoms {
 		assign[a] = x[ws.dep[v]]
@@ -316,13 +321,19 @@ func (ws *workspace) eval(p *problem, x []bool) float64 {
 
 // searchPath solves p by branch and bound, filling cs, with a warm start
 // taken first on a large component and otherwise only when the search does
-// not finish quickly. It returns the assignment, indexed by depth.
-func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool, deadline time.Time, width int, cs *ComponentStats) []bool {
+// not finish quickly. Its mini-bucket tables and its cache take at most
+// budget entries each. With pre not nil, pre is the warm start, taken at
+// once. It returns the assignment, indexed by depth.
+func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool, deadline time.Time, width int, cs *ComponentStats, budget int, pre *warm) []bool {
 	n := len(p.atoms)
 	cs.Method = Search
+	ws.cacheCap = min(budget, cacheBudget)
 	var warmFn func() *warm
 	probe := warmProbe(n)
-	if !opt.NoWarmStart {
+	if pre != nil {
+		probe = 0
+		warmFn = func() *warm { return pre }
+	} else if !opt.NoWarmStart {
 		var w *warm
 		warmFn = func() *warm {
 			if w == nil {
@@ -340,6 +351,11 @@ func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, s
 		}
 	}
 	ib := min(opt.IBound, max(width, 1))
+	if pre != nil {
+		// A small table budget: start near the i-bound it allows, not
+		// at the width (every try costs a pass over the clauses).
+		ib = min(ib, max(2, bits.Len(uint(budget/max(n, 1)))))
+	}
 	if stop.Load() {
 		ib = min(ib, 8)
 	}
@@ -352,7 +368,7 @@ func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, s
 	aborted := false
 	for ib > 1 {
 		ws.initBuckets(p)
-		if _, ok := ws.mbe(n, int32(ib), searchBudget, true, mstop); ok {
+		if _, ok := ws.mbe(n, int32(ib), budget, true, mstop); ok {
 			break
 		}
 		if mstop != nil && stop.Load() {
