@@ -2,6 +2,7 @@ package exact
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync/atomic"
 	"time"
@@ -82,10 +83,21 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 		return walk
 	}
 
+	cancelled := func() bool { return errors.Is(ctx.Err(), context.Canceled) }
+	defer func() {
+		if w.x == nil { // cancelled: any assignment will do
+			w.x = make([]bool, n)
+			w.cost = evalLocal(p, w.x)
+			finish()
+		}
+	}()
+
 	// 1. Greedy descent (bounded work: it runs even after the time limit,
 	// so that the component gets a sensible assignment).
-	if !large || stop.Load() {
-		walker()(context.WithoutCancel(ctx), warmShortStepsPerAtom*n+warmMinSteps, nil)
+	if (!large || stop.Load()) && !cancelled() {
+		bctx, cancel := boundedCtx(ctx)
+		walker()(bctx, warmShortStepsPerAtom*n+warmMinSteps, nil)
+		cancel()
 		if done() {
 			finish()
 			return
@@ -117,7 +129,7 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 		lopt.TimeLimit = time.Until(deadline)
 	}
 	t0 := time.Now()
-	if lopt.TimeLimit >= 0 {
+	if lopt.TimeLimit >= 0 && !cancelled() {
 		if net == nil && !wholeNetwork(p) {
 			walker()
 		}
@@ -131,13 +143,20 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 		cancel()
 	}
 	if done() || large && !prove {
-		if w.x == nil {
-			walker()(context.WithoutCancel(ctx), warmShortStepsPerAtom*n+warmMinSteps, nil)
+		if w.x == nil && !cancelled() {
+			bctx, cancel := boundedCtx(ctx)
+			walker()(bctx, warmShortStepsPerAtom*n+warmMinSteps, nil)
+			cancel()
 		}
-		finish()
+		if w.x != nil {
+			finish()
+		}
 		return
 	}
 	net, bias, walk = nil, nil, nil
+	if cancelled() {
+		return
+	}
 
 	// 4. Branch and bound on the remaining gap.
 	sctx := ctx

@@ -92,6 +92,10 @@ type workspace struct {
 	inS                     []bool
 	cache                   [][]float64
 	cacheUsed, cacheCap     int
+
+	// cancelled is raised when the caller's context is cancelled (not
+	// when the time limit expires).
+	cancelled *atomic.Bool
 }
 
 func newWorkspace() *workspace { return &workspace{} }
@@ -178,8 +182,9 @@ func (ws *workspace) scope(d int32, fs []int32) int32 {
 }
 
 // combine sets T (of size 2^len(U)) to u times the value of U[0] plus the
-// sum of the factors fs over the scope U; ws.pos must map U[t] to t.
-func (ws *workspace) combine(U []int32, fs []int32, u float64, T []float64) {
+// sum of the factors fs over the scope U; ws.pos must map U[t] to t. It
+// gives up (false) when stop is not nil and raised.
+func (ws *workspace) combine(U []int32, fs []int32, u float64, T []float64, stop *atomic.Bool) bool {
 	size := len(T)
 	for i := 0; i < size; i += 2 {
 		T[i] = 0
@@ -191,7 +196,10 @@ func (ws *workspace) combine(U []int32, fs []int32, u float64, T []float64) {
 		ws.cum = make([]int, k+1, 2*k+2)
 	}
 	stride, cum := ws.stride[:k+1], ws.cum[:k+1]
-	for _, fi := range fs {
+	for i, fi := range fs {
+		if stop != nil && i&63 == 63 && stop.Load() {
+			return false
+		}
 		f := &ws.factors[fi]
 		if f.lits != nil {
 			mask, val := 0, 0
@@ -243,6 +251,7 @@ func (ws *workspace) combine(U []int32, fs []int32, u float64, T []float64) {
 			j += stride[t] - cum[t]
 		}
 	}
+	return true
 }
 
 // solve solves problem p into assign and out.
@@ -359,14 +368,11 @@ func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, s
 	if stop.Load() {
 		ib = min(ib, 8)
 	}
-	// With a warm start to fall back on, building the bounds stops when
-	// the time is up.
-	var mstop *atomic.Bool
-	if warmFn != nil {
-		mstop = stop
-	}
-	aborted := false
-	for ib > 1 {
+	// Building the bounds stops when the time is up: the warm start (or,
+	// without one, a short greedy descent) gives the assignment.
+	mstop := stop
+	aborted := mstop != nil && mstop.Load()
+	for ib > 1 && !aborted {
 		ws.initBuckets(p)
 		if _, ok := ws.mbe(n, int32(ib), budget, true, mstop); ok {
 			break
@@ -384,6 +390,19 @@ func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, s
 		var ok bool
 		c, ok = ws.mbe(n, int32(ib), math.MaxInt, false, mstop)
 		aborted = !ok
+	}
+	if aborted && warmFn == nil {
+		if ws.cancelled != nil && ws.cancelled.Load() {
+			// Cancelled (not timed out): any assignment will do, the
+			// caller gets the context's error.
+			ws.best = growBool(ws.best, n)
+			clear(ws.best[:n])
+			cs.Bound = math.Inf(-1)
+			return ws.best
+		}
+		// Timed out: the short greedy descent (stop is raised).
+		w := warmStart(ctx, p, opt, stop, deadline)
+		return ws.takeWarm(p, &w, cs)
 	}
 	if aborted {
 		return ws.takeWarm(p, warmFn(), cs)

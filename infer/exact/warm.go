@@ -2,6 +2,7 @@ package exact
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync/atomic"
 	"time"
@@ -206,14 +207,18 @@ func warmStart(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool,
 		// The time is up: a short descent that ignores it (its work is
 		// bounded), so that the component still gets a sensible
 		// assignment.
-		walk(context.WithoutCancel(ctx), short, nil)
+		bctx, cancel := boundedCtx(ctx)
+		walk(bctx, short, nil)
+		cancel()
 		return w
 	case deadline.IsZero():
 		walk(ctx, full, nil)
 	default:
 		// The short descent whatever the time left, then the rest of the
 		// budget within a quarter of it.
-		walk(context.WithoutCancel(ctx), short, nil)
+		bctx, cancel := boundedCtx(ctx)
+		walk(bctx, short, nil)
+		cancel()
 		if !stop.Load() && ctx.Err() == nil {
 			mctx, cancel := context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)/4))
 			walk(mctx, full-short, w.x)
@@ -259,6 +264,25 @@ func (w *warm) addLP(ctx context.Context, p *problem, lopt lp.Options, net *grou
 		if c := evalLocal(p, res.Assign); w.x == nil || c < w.cost {
 			w.x, w.cost = res.Assign, c
 		}
+	}
+}
+
+// boundedCtx returns the context of bounded work that must run even after
+// the time limit (ctx's deadline) has expired: it is cancelled only when
+// ctx is cancelled otherwise (context.Canceled: Ctrl-C, SIGTERM), and by
+// the returned function.
+func boundedCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	b, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	check := func() {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			cancel()
+		}
+	}
+	check()
+	stop := context.AfterFunc(ctx, check)
+	return b, func() {
+		stop()
+		cancel()
 	}
 }
 
