@@ -98,9 +98,12 @@ func TestEnginesStopOnCancel(t *testing.T) {
 	}
 }
 
-// TestExactStopsAtTimeLimit checks that the exact engine returns within
-// 2 s of its time limit on a large dense network, with and without
-// -prove, with an assignment.
+// TestExactStopsAtTimeLimit checks that the exact engine returns soon
+// after its time limit on a large dense network, with and without -prove
+// and the warm start, with an assignment. After the limit it still takes
+// the bounded steps that give every component an assignment (a pass or
+// two over the clauses), so the bound is looser than on cancellation: 8 s
+// on a loaded 2-core machine, where the search alone runs for minutes.
 func TestExactStopsAtTimeLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds half a million clauses")
@@ -111,7 +114,7 @@ func TestExactStopsAtTimeLimit(t *testing.T) {
 			opt.TimeLimit = limit
 			start := time.Now()
 			res, err := exact.Solve(context.Background(), net, opt)
-			if d := time.Since(start) - limit; d > 2*time.Second {
+			if d := time.Since(start) - limit; d > 8*time.Second {
 				t.Errorf("%+v: returned %v after the time limit", opt, d)
 			}
 			if err != nil || res == nil || len(res.Assign) != net.NumAtoms() {

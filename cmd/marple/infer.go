@@ -81,6 +81,16 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	warnUnweighted(e.stderr, m)
+	switch {
+	case *mcsatInf || *gibbsInf:
+		wf.engine = mcsat.Memory
+	case *solver == "lp":
+		wf.engine = lp.Memory
+	case *solver == "mws":
+		wf.engine = mws.Memory
+	default:
+		wf.engine = exact.Memory
+	}
 	net, gopt, err := groundProblem(ctx, p, e, &wf, m, db)
 	if err != nil {
 		return err

@@ -186,3 +186,9 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 		cs.Optimal = false
 	}
 }
+
+// Memory is what Solve takes on top of the network (ground.Options.Engine):
+// its own state per atom (about 40 bytes on real groundings), and per
+// clause and literal the LP relaxation's, which it runs on large
+// components (infer/memory_test.go).
+var Memory = ground.EngineCost{PerAtom: 45, PerClause: lp.Memory.PerClause, PerLit: lp.Memory.PerLit}

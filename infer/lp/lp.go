@@ -282,3 +282,7 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	r.Optimal = hard == 0 && cost-r.Bound <= 1e-9*math.Max(1, math.Abs(cost))
 	return r, st, nil
 }
+
+// Memory is what Solve takes on top of the network (ground.Options.Engine),
+// fitted to the peak live heap on real groundings (infer/memory_test.go).
+var Memory = ground.EngineCost{PerAtom: 80, PerClause: 40, PerLit: 24}

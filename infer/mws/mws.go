@@ -772,3 +772,7 @@ func (w *walker) pick(rng *rand.Rand, noise float64, tabu int, step int64, bestH
 	}
 	return chosen
 }
+
+// Memory is what Solve takes on top of the network (ground.Options.Engine),
+// fitted to the peak live heap on real groundings (infer/memory_test.go).
+var Memory = ground.EngineCost{PerAtom: 40, PerClause: 100, PerLit: 24}
