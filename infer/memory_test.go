@@ -119,8 +119,9 @@ func TestBigCaseRefused(t *testing.T) {
 }
 
 // TestGroundingStopsOnCancel cancels a grounding of millions of query
-// atoms shortly after it starts and checks that it returns within a
-// second of the cancellation.
+// atoms shortly after it starts and checks that it returns within 2 s of
+// the cancellation (well under a second on an idle machine; the bound
+// leaves room for a loaded one).
 func TestGroundingStopsOnCancel(t *testing.T) {
 	m, db, opt := groundBig(t, 2000, 1000, true)
 	for _, after := range []time.Duration{10 * time.Millisecond, 200 * time.Millisecond} {
@@ -135,7 +136,7 @@ func TestGroundingStopsOnCancel(t *testing.T) {
 		cancel()
 		select {
 		case err := <-done:
-			if d := time.Since(t0); d > time.Second {
+			if d := time.Since(t0); d > 2*time.Second {
 				t.Errorf("cancelled after %v: returned %v after the cancellation", after, d)
 			}
 			if err != nil && !errors.Is(err, context.Canceled) {

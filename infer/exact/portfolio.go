@@ -17,20 +17,21 @@ import (
 // optimal). On a component of fewer than portfolioLargeLits literals:
 //
 //  1. a short greedy MaxWalkSAT descent gives an incumbent, every negative
-//     term at its least a bound;
+//     term at its least a bound; then the LP relaxation (the LP engine's
+//     settings) with ROUNDUP a better bound, and its rounded assignment
+//     replaces the incumbent when it costs less;
 //  2. when variable elimination over the component's elimination order is
 //     cheap (tables of at most portfolioVEPerLit entries per literal), it
 //     solves the component exactly;
-//  3. the LP relaxation (the LP engine's settings) gives a bound, and its
-//     rounded assignment replaces the incumbent when it costs less; a
-//     MaxWalkSAT walk from the incumbent follows, within a quarter of the
-//     LP's time (portfolioShare; at least portfolioMinSearch);
+//  3. a MaxWalkSAT walk from the incumbent, within a quarter of the LP's
+//     time (portfolioShare; at least portfolioMinSearch);
 //  4. branch and bound searches the remaining gap from the incumbent, its
 //     mini-bucket tables and cache within portfolioTablePerLit entries per
 //     literal, within another quarter of the LP's time.
 //
-// On a larger component the LP relaxation with ROUNDUP alone gives the
-// incumbent and the bound: at that size the walk and the search rarely
+// After the time limit a component gets a short greedy MaxWalkSAT descent
+// alone. On a larger component the LP relaxation with ROUNDUP alone gives
+// the incumbent and the bound: at that size the walk and the search rarely
 // close the gap in the time the LP took, and each would cost as much as the
 // LP again. With Options.Prove, or when no incumbent satisfies the hard
 // clauses, the branch and bound of step 4 runs on every component until
@@ -92,9 +93,22 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 		}
 	}()
 
-	// 1. Greedy descent (bounded work: it runs even after the time limit,
-	// so that the component gets a sensible assignment).
-	if (!large || stop.Load()) && !cancelled() {
+	// After the time limit: the short greedy descent alone (bounded
+	// work, so that the component gets a sensible assignment).
+	if stop.Load() {
+		if !cancelled() {
+			bctx, cancel := boundedCtx(ctx)
+			walker()(bctx, warmShortStepsPerAtom*n+warmMinSteps, nil)
+			cancel()
+			finish()
+		}
+		return
+	}
+
+	// 1. On a component that is not large, a short greedy descent first
+	// (bounded work, so that the answer is never worse than it, whatever
+	// the time limit), against the trivial bound.
+	if !large && !cancelled() {
 		bctx, cancel := boundedCtx(ctx)
 		walker()(bctx, warmShortStepsPerAtom*n+warmMinSteps, nil)
 		cancel()
@@ -104,26 +118,7 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 		}
 	}
 
-	// 2. Cheap variable elimination.
-	width := -1
-	if !large {
-		var veCost float64
-		width, veCost = ws.orderVars(p, opt.Order, opt.MaxWidth)
-		cs.Width = width
-		if width <= opt.MaxWidth && veCost <= float64(max(portfolioMinTable, portfolioVEPerLit*len(p.lits))) {
-			ws.initBuckets(p)
-			if v, ok := ws.ve(n, stop, true); ok {
-				cs.Method, cs.Warm, cs.Optimal, cs.Bound = VE, false, true, v
-				for v, a := range p.atoms {
-					assign[a] = ws.x[ws.dep[v]]
-				}
-				cs.Cost = ws.eval(p, ws.x)
-				return
-			}
-		}
-	}
-
-	// 3. LP relaxation with ROUNDUP, then a walk from the incumbent.
+	// 1. LP relaxation with ROUNDUP.
 	lopt := lp.Options{Workers: opt.Workers}
 	if !deadline.IsZero() {
 		lopt.TimeLimit = time.Until(deadline)
@@ -137,6 +132,28 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 	}
 	extra := max(time.Since(t0)/portfolioShare, portfolioMinSearch)
 	prove := opt.Prove || math.IsInf(w.cost, 1)
+
+	// 2. Cheap variable elimination.
+	width := -1
+	if !done() && !large {
+		var veCost float64
+		width, veCost = ws.orderVars(p, opt.Order, opt.MaxWidth)
+		cs.Width = width
+		if width <= opt.MaxWidth && veCost <= float64(max(portfolioMinTable, portfolioVEPerLit*len(p.lits))) {
+			ws.initBuckets(p)
+			if v, ok := ws.ve(n, stop, true); ok {
+				cs.Method, cs.Warm, cs.Optimal, cs.Bound = VE, false, true, v
+				for v, a := range p.atoms {
+					assign[a] = ws.x[ws.dep[v]]
+				}
+				cs.Cost = ws.eval(p, ws.x)
+				w.x = ws.x // not nil: the deferred fallback is not needed
+				return
+			}
+		}
+	}
+
+	// 3. A walk from the incumbent.
 	if !done() && !large {
 		wctx, cancel := context.WithTimeout(ctx, extra)
 		walker()(wctx, warmStepsPerAtom*n, w.x)
