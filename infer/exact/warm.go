@@ -105,30 +105,14 @@ func subNetwork(p *problem, withUnits bool) (*ground.Network, []float64, float64
 }
 
 // evalLocal returns the residual cost of y (indexed by local atom).
-func evalLocal(p *problem, y []bool) float64 {
-	cost := 0.0
-	for v, u := range p.unary {
-		if y[v] {
-			cost += u
-		}
-	}
-	for c, w := range p.w {
-		sat := false
-		for _, l := range p.lits[p.start[c]:p.start[c+1]] {
-			if l.True(y) {
-				sat = true
-				break
-			}
-		}
-		if !sat {
-			cost += w
-		}
-	}
-	return cost
-}
+func evalLocal(p *problem, y []bool) float64 { return residual(p, y, true) }
 
 // evalSoft is evalLocal without the hard clauses.
-func evalSoft(p *problem, y []bool) float64 {
+func evalSoft(p *problem, y []bool) float64 { return residual(p, y, false) }
+
+// residual returns the residual cost of y, the hard clauses included when
+// hard is set.
+func residual(p *problem, y []bool, hard bool) float64 {
 	cost := 0.0
 	for v, u := range p.unary {
 		if y[v] {
@@ -136,7 +120,7 @@ func evalSoft(p *problem, y []bool) float64 {
 		}
 	}
 	for c, w := range p.w {
-		if math.IsInf(w, 1) {
+		if !hard && math.IsInf(w, 1) {
 			continue
 		}
 		sat := false
