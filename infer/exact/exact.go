@@ -254,7 +254,10 @@ func SolveStats(ctx context.Context, net *ground.Network, opt Options) (*infer.R
 	var cancelled atomic.Bool
 	defer context.AfterFunc(ctx, func() { cancelled.Store(true) })()
 
-	pr := prepare(net, opt.Bias)
+	pr := prepare(ctx, net, opt.Bias)
+	if pr == nil {
+		return nil, nil, ctx.Err()
+	}
 	st := &Stats{Atoms: net.NumAtoms(), Forced: pr.forced, Singletons: pr.singletons}
 	assign := pr.assign
 

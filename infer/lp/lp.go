@@ -198,11 +198,11 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	for it := 1; it <= maxIter; it++ {
 		s.iterate()
 		st.Iterations = it
-		if it%checkEvery != 0 && it != 1 && it != maxIter {
-			continue
-		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
+		}
+		if it%checkEvery != 0 && it != 1 && it != maxIter {
+			continue
 		}
 		f, hv, hv2, d := s.check()
 		if d > st.LPBound {
