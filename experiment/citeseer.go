@@ -221,8 +221,12 @@ func RunCiteSeer(ctx context.Context, cfg CiteSeerConfig) (*CiteSeerTable, error
 			}
 			row.Cells[topic] = cell
 			if cfg.Progress != nil {
-				fmt.Fprintf(cfg.Progress, "citeseer: %-15s test %-13s F1 %6.2f (train F1 %6.2f, σ %g, ground %.1fs, learn %.1fs, test %.1fs)\n",
-					row.Method.Name, topic, cell.F1, cell.TrainF1, cell.Sigma, cell.GroundSeconds, cell.LearnSeconds, cell.TestSeconds)
+				train := "" // no train F1 when σ was not tuned
+				if !math.IsNaN(cell.TrainF1) {
+					train = fmt.Sprintf("train F1 %6.2f, ", cell.TrainF1)
+				}
+				fmt.Fprintf(cfg.Progress, "citeseer: %-15s test %-13s F1 %6.2f (%sσ %g, ground %.1fs, learn %.1fs, test %.1fs)\n",
+					row.Method.Name, topic, cell.F1, train, cell.Sigma, cell.GroundSeconds, cell.LearnSeconds, cell.TestSeconds)
 			}
 		}
 	}

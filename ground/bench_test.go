@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/internal/cputime"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -71,7 +72,7 @@ func benchGround(b *testing.B, topics ...string) {
 	m, db, q := loadCiteSeer(b, topics...)
 	opt := ground.Options{Query: q, Workers: runtime.GOMAXPROCS(0)}
 	var net *ground.Network
-	cpu0 := cpuTime()
+	cpu0 := cputime.Now()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		// Parameters allocated by a previous iteration are reused, as
@@ -83,7 +84,7 @@ func benchGround(b *testing.B, topics ...string) {
 		}
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Now()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	hard := 0
 	for c := 0; c < net.NumClauses(); c++ {
 		if net.IsHard(c) {

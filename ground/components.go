@@ -12,32 +12,38 @@ type Component struct {
 	Clauses []int32
 }
 
-// Components returns the connected components of the network's atoms
-// through its clauses, ordered by their smallest atom. Every atom is in
-// exactly one component (an atom in no clause is a component alone), and
-// every clause with literals in one.
-func (n *Network) Components() []Component {
-	na := n.numAtoms
-	parent := make([]int32, na)
+// ComponentSizes returns the number of connected components (see
+// Components) and the atoms of the largest, without listing them: it takes
+// two integers per atom where Components takes a list per component.
+func (n *Network) ComponentSizes() (count, largest int) {
+	parent := n.componentRoots()
+	size := make([]int32, n.numAtoms)
+	for a := range parent {
+		r := findRoot(parent, int32(a))
+		if size[r] == 0 {
+			count++
+		}
+		size[r]++
+		largest = max(largest, int(size[r]))
+	}
+	return count, largest
+}
+
+// componentRoots returns a union-find forest of the atoms through the
+// clauses.
+func (n *Network) componentRoots() []int32 {
+	parent := make([]int32, n.numAtoms)
 	for i := range parent {
 		parent[i] = int32(i)
-	}
-	var find func(a int32) int32
-	find = func(a int32) int32 {
-		for parent[a] != a {
-			parent[a] = parent[parent[a]]
-			a = parent[a]
-		}
-		return a
 	}
 	for c := 0; c < n.NumClauses(); c++ {
 		lits := n.Clause(c)
 		if len(lits) == 0 {
 			continue
 		}
-		r := find(lits[0].Atom())
+		r := findRoot(parent, lits[0].Atom())
 		for _, l := range lits[1:] {
-			s := find(l.Atom())
+			s := findRoot(parent, l.Atom())
 			if s != r {
 				if s < r {
 					r, s = s, r
@@ -46,6 +52,26 @@ func (n *Network) Components() []Component {
 			}
 		}
 	}
+	return parent
+}
+
+// findRoot returns the root of a in the forest parent, halving paths.
+func findRoot(parent []int32, a int32) int32 {
+	for parent[a] != a {
+		parent[a] = parent[parent[a]]
+		a = parent[a]
+	}
+	return a
+}
+
+// Components returns the connected components of the network's atoms
+// through its clauses, ordered by their smallest atom. Every atom is in
+// exactly one component (an atom in no clause is a component alone), and
+// every clause with literals in one.
+func (n *Network) Components() []Component {
+	na := n.numAtoms
+	parent := n.componentRoots()
+	find := func(a int32) int32 { return findRoot(parent, a) }
 	// Number components by smallest atom.
 	comp := make([]int32, na)
 	var nc int32

@@ -32,9 +32,14 @@ type Options struct {
 	// "?"-listed atoms unknown.
 	OpenWorld, ClosedWorld []mln.PredID
 	// MaxBytes is the memory the grounding may take, as estimated before
-	// it starts (Estimate); above it Ground refuses with an error naming the
-	// largest clause. Zero means 8 GiB; negative means no limit.
+	// it starts (Estimate), with the state of the engine that will run on
+	// the network (Engine); above it Ground refuses with an error naming
+	// the largest clause. Zero means 8 GiB; negative means no limit.
 	MaxBytes int64
+	// Engine is the memory the inference engine that will run on the
+	// network takes on top of it (each engine package exports its own);
+	// the zero value counts none.
+	Engine EngineCost
 	// Workers is the number of goroutines; zero means GOMAXPROCS. The
 	// result does not depend on it.
 	Workers int
@@ -59,6 +64,24 @@ type Options struct {
 	Shared *SharedEvidence
 }
 
+// EngineCost is the memory an inference engine takes on top of the
+// network, per atom, per clause and per literal of the network. The
+// figures are fitted to the peak live heap measured on real groundings
+// (infer/memory_test.go).
+type EngineCost struct {
+	PerAtom, PerClause, PerLit float64
+}
+
+// Max returns the larger of c and d in each figure: the cost of running
+// one engine after the other.
+func (c EngineCost) Max(d EngineCost) EngineCost {
+	return EngineCost{max(c.PerAtom, d.PerAtom), max(c.PerClause, d.PerClause), max(c.PerLit, d.PerLit)}
+}
+
+// ErrTooLarge is wrapped by the error of a grounding refused because its
+// estimate exceeds Options.MaxBytes.
+var ErrTooLarge = errors.New("refused: too large for the memory limit")
+
 // DefaultMaxBytes is the memory limit used when Options.MaxBytes is zero.
 const DefaultMaxBytes = 8 << 30
 
@@ -75,6 +98,7 @@ type grounder struct {
 	workers  int
 	progress io.Writer
 	maxBytes int64
+	engine   EngineCost
 
 	doms       []*domain // per type: the domain given in Options.Domains, or nil
 	local      [][]int32 // per type: constant -> position in the domain, or -1
@@ -122,7 +146,7 @@ func newGrounder(m *mln.Model, db *mln.Database, opt Options) (*grounder, error)
 	if m == nil {
 		return nil, errors.New("ground: nil model")
 	}
-	g := &grounder{m: m, db: db, workers: opt.Workers, progress: opt.Progress, maxBytes: opt.MaxBytes}
+	g := &grounder{m: m, db: db, workers: opt.Workers, progress: opt.Progress, maxBytes: opt.MaxBytes, engine: opt.Engine}
 	if g.workers <= 0 {
 		g.workers = runtime.GOMAXPROCS(0)
 	}
@@ -237,8 +261,8 @@ func (g *grounder) compare(a, b mln.ConstID) int {
 }
 
 // Estimate returns a rough upper estimate of the number of ground clauses
-// and of the bytes that grounding m against db would take, without
-// grounding. It reads the evidence and plans every clause, which costs
+// and of the bytes that grounding m against db would take, with the
+// engine's state (Options.Engine), without grounding. It reads the evidence and plans every clause, which costs
 // time proportional to the size of the database.
 func Estimate(m *mln.Model, db *mln.Database, opt Options) (clauses, bytes int64, err error) {
 	g, err := newGrounder(m, db, opt)
@@ -293,11 +317,17 @@ func (g *grounder) estimate(plans []*plan) (clauses, bytes int64, worst *plan) {
 			worst, wb = pl, b
 		}
 	}
+	var atoms, lits float64
+	for _, pl := range plans {
+		lits += pl.estimate * pl.estLits
+	}
 	for p, pt := range g.tables {
 		if pt != nil && g.query[p] {
 			fb += float64(pt.total) * (bytesPerAtom + 4 + 4*float64(pt.arity()))
+			atoms += float64(pt.total)
 		}
 	}
+	fb += g.engine.PerAtom*atoms + g.engine.PerClause*fc + g.engine.PerLit*lits
 	for _, pt := range g.tables {
 		if pt != nil {
 			fb += float64(len(pt.ev.keys))*12 + float64(len(pt.rowKey))*(13+4*float64(pt.arity()))
@@ -375,12 +405,12 @@ func Ground(ctx context.Context, m *mln.Model, db *mln.Database, opt Options) (*
 		if worst != nil {
 			msg += fmt.Sprintf("; the largest is %s with about %.3g ground clauses", g.clauseName(worst.ci), worst.estimate)
 		}
-		return nil, errors.New(msg)
+		return nil, fmt.Errorf("%s: %w", msg, ErrTooLarge)
 	}
 	net := &Network{Model: m, Start: []int32{0}, g: g}
 	g.net = net
 	net.reserve(plans)
-	if err := g.queryAtoms(); err != nil {
+	if err := g.queryAtoms(ctx); err != nil {
 		return nil, err
 	}
 	if err := g.run(ctx, plans, true); err != nil {
@@ -390,7 +420,13 @@ func Ground(ctx context.Context, m *mln.Model, db *mln.Database, opt Options) (*
 	net.EvidenceCount = make([]float64, len(m.Weights))
 	net.unalloc = make([]float64, len(m.Formulas))
 	for _, pl := range plans {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		g.finalize(g.stats[pl.ci])
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	g.paramMark = len(m.Weights)
 	net.ConstScore = net.constScore()
@@ -433,7 +469,7 @@ func trimSlice[T any](s []T) []T {
 }
 
 // queryAtoms gives IDs to every unknown atom of the query predicates.
-func (g *grounder) queryAtoms() error {
+func (g *grounder) queryAtoms(ctx context.Context) error {
 	for p := range g.m.Preds {
 		if !g.query[p] {
 			continue
@@ -446,9 +482,18 @@ func (g *grounder) queryAtoms() error {
 		g.atoms[p].dense = dense
 		n := g.net
 		n.AtomPred = slices.Grow(n.AtomPred, int(pt.total))
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		n.AtomArgs = slices.Grow(n.AtomArgs, int(pt.total))
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		g.slab = make([]mln.ConstID, 0, int(pt.total)*pt.arity())
 		for k := uint64(0); k < pt.total; k++ {
+			if k&(1<<16-1) == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
 			if v, ok := pt.ev.get(k); ok && mln.Truth(v) != mln.Unknown {
 				dense[k] = -1
 				continue

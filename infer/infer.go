@@ -6,6 +6,8 @@
 package infer
 
 import (
+	"errors"
+	"fmt"
 	"math"
 
 	"github.com/marple-mln/marple/ground"
@@ -52,3 +54,31 @@ func BiasedCost(net *ground.Network, bias []float64, y []bool) (float64, int) {
 
 // NoBound is the Bound of a result about which nothing is proved.
 var NoBound = math.Inf(-1)
+
+// CheckWeights refuses a network (with the linear terms of bias, may be
+// nil) whose soft weights or bias terms are NaN, or whose absolute values
+// sum beyond the largest float64: costs and bounds would then be infinite
+// or NaN, and an engine could report a wrong assignment as optimal. Hard
+// clauses (weight +Inf) are not summed.
+func CheckWeights(net *ground.Network, bias []float64) error {
+	sum := 0.0
+	for c, w := range net.Weight {
+		switch {
+		case math.IsNaN(w) || math.IsInf(w, -1):
+			return fmt.Errorf("clause %d has weight %v", c, w)
+		case math.IsInf(w, 1):
+			continue
+		}
+		sum += math.Abs(w)
+	}
+	for a, b := range bias {
+		if math.IsNaN(b) || math.IsInf(b, 0) {
+			return fmt.Errorf("the linear term of atom %d is %v", a, b)
+		}
+		sum += math.Abs(b)
+	}
+	if math.IsInf(sum, 1) {
+		return errors.New("the weights' absolute values sum beyond the largest float64 (1.8e308): costs would overflow; scale the weights down")
+	}
+	return nil
+}

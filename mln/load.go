@@ -1,7 +1,9 @@
 package mln
 
 import (
+	"cmp"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/marple-mln/marple/syntax"
@@ -38,10 +40,11 @@ type loader struct {
 	visited map[string]bool
 	stack   []string
 	errs    syntax.ErrorList
+	opened  map[string]int // file name -> order in which it was opened
 }
 
 func newLoader() *loader {
-	return &loader{known: syntax.Known{}, visited: map[string]bool{}}
+	return &loader{known: syntax.Known{}, visited: map[string]bool{}, opened: map[string]int{}}
 }
 
 func (l *loader) build(files []*syntax.File) (*Model, error) {
@@ -50,10 +53,33 @@ func (l *loader) build(files []*syntax.File) (*Model, error) {
 		l.errs = appendErr(l.errs, err)
 	}
 	if len(l.errs) > 0 {
-		l.errs.Sort()
+		l.sortErrors()
 		return m, l.errs
 	}
 	return m, nil
+}
+
+// sortErrors orders the errors in reading order: file by file in the
+// order they were opened (a model file before the files it includes, the
+// -i files in their order), each by line and column, so that an error in
+// an included file never hides the including file's first one. Errors
+// without a file come first.
+func (l *loader) sortErrors() {
+	rank := func(e *syntax.Error) int {
+		if e.Pos.File == "" {
+			return -1
+		}
+		if r, ok := l.opened[e.Pos.File]; ok {
+			return r
+		}
+		return len(l.opened)
+	}
+	slices.SortStableFunc(l.errs, func(a, b *syntax.Error) int {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
+	})
 }
 
 func absPath(p string) string {
@@ -94,6 +120,9 @@ func (l *loader) load(path string, src []byte, from syntax.Pos) *syntax.File {
 			return &syntax.File{Name: path}
 		}
 		src = b
+	}
+	if _, ok := l.opened[path]; !ok {
+		l.opened[path] = len(l.opened)
 	}
 	l.stack = append(l.stack, abs)
 	defer func() { l.stack = l.stack[:len(l.stack)-1] }()

@@ -93,15 +93,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 			nh++
 		}
 	}
-	comps := net.Components()
-	largest := 0
-	for _, c := range comps {
-		if len(c.Atoms) > largest {
-			largest = len(c.Atoms)
-		}
-	}
+	comps, largest := net.ComponentSizes()
 	fmt.Fprintf(w, "ground network: %d atoms, %d clauses (%d hard), %d literals, %d components (largest %d atoms)\n",
-		net.NumAtoms(), net.NumClauses(), nh, len(net.Lits), len(comps), largest)
+		net.NumAtoms(), net.NumClauses(), nh, len(net.Lits), comps, largest)
 	if net.HardFalse > 0 {
 		fmt.Fprintf(w, "warning: the evidence alone falsifies %d hard ground clauses\n", net.HardFalse)
 	}

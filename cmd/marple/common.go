@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -49,7 +50,8 @@ type worldFlags struct {
 	closedWorld string
 	maxMem      int64
 	workers     int
-	queryFlag   string // the flag that names the query predicates: q or ne
+	queryFlag   string            // the flag that names the query predicates: q or ne
+	engine      ground.EngineCost // the memory of the engine that will run
 }
 
 func (w *worldFlags) register(fsQuery bool, fs interface {
@@ -100,6 +102,7 @@ func (w *worldFlags) groundOptions(m *mln.Model, prog io.Writer) (ground.Options
 		OpenWorld:   ow,
 		ClosedWorld: cw,
 		MaxBytes:    w.maxMem << 20,
+		Engine:      w.engine,
 		Workers:     w.workers,
 		Progress:    prog,
 	}, nil
@@ -154,6 +157,9 @@ func groundProblem(ctx context.Context, p *progress, e *env, wf *worldFlags, m *
 	}
 	done := p.stage("ground")
 	net, err := ground.Ground(ctx, m, db, gopt)
+	if errors.Is(err, ground.ErrTooLarge) {
+		return nil, gopt, fmt.Errorf("%v; -maxMem (MiB) raises the limit if the machine has the memory", err)
+	}
 	if err != nil {
 		return nil, gopt, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/marple-mln/marple/infer/mws"
 	"github.com/marple-mln/marple/internal/atomicfile"
 	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/syntax"
 )
 
 const inferSynopsis = `-i model.mln -e a.db,b.db -r out.result -q Pred1,Pred2 [-m | -ms | -p]
@@ -25,7 +27,7 @@ the default), the true query atoms of the most probable state, one per
 line; for marginal inference (-ms MC-SAT, -p Gibbs), every unknown query
 atom with its probability ("atom probability" per line).`
 
-func runInfer(ctx context.Context, e *env, args []string) error {
+func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	fs := newFlagSet(e, "infer", inferSynopsis)
 	var (
 		modelFiles = fs.String("i", "", "input model file(s) (.mln), comma-separated")
@@ -43,6 +45,7 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 		timeLimit  = fs.Duration("timeLimit", 60*time.Second, "exact/lp: stop after this long with the best answer so far and its lower bound (0: no limit)")
 		lossAug    = fs.String("lossAugment", "", "truth database: solve the Hamming-loss-augmented MAP problem")
 		useCPI     = fs.Bool("cpi", false, "cutting-plane inference around the MAP engine: solve with only the clauses the current state violates")
+		prove      = fs.Bool("prove", false, "exact: search every component until it is proved optimal or -timeLimit expires (by default a large component gets the LP relaxation and a short search only)")
 		verbose    = fs.Bool("v", false, "report every stage on stderr")
 	)
 	var wf worldFlags
@@ -75,10 +78,22 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 		return usagef("-solver must be exact, lp or mws, not %q", *solver)
 	}
 
+	start := time.Now()
 	p := newProgress(e.stderr, *verbose)
 	m, db, err := loadProblem(ctx, p, splitList(*modelFiles), splitList(*evidence))
 	if err != nil {
 		return err
+	}
+	warnUnweighted(e.stderr, m)
+	switch {
+	case *mcsatInf || *gibbsInf:
+		wf.engine = mcsat.Memory
+	case *solver == "lp":
+		wf.engine = lp.Memory
+	case *solver == "mws":
+		wf.engine = mws.Memory
+	default:
+		wf.engine = exact.Memory
 	}
 	net, gopt, err := groundProblem(ctx, p, e, &wf, m, db)
 	if err != nil {
@@ -104,6 +119,11 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		done("%d samples", *samples)
+		defer func() {
+			if err == nil {
+				fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples, %.2fs\n", net.NumAtoms(), net.NumClauses(), *samples, time.Since(start).Seconds())
+			}
+		}()
 		return atomicfile.Write(*out, func(w io.Writer) error {
 			for a := 0; a < net.NumAtoms(); a++ {
 				pr := net.AtomPred[a]
@@ -126,7 +146,7 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 	}
 	done := p.stage("MAP (" + *solver + ")")
 	engine := func(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
-		return solveMAP(ctx, net, *solver, opt, *maxSteps, *tries, *timeLimit, wf.workers, e.stderr)
+		return solveMAPWith(ctx, net, *solver, opt, mapSettings{*maxSteps, *tries, *timeLimit, wf.workers, *prove}, e.stderr)
 	}
 	var res *infer.Result
 	if *useCPI {
@@ -142,33 +162,100 @@ func runInfer(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	done("cost %.6g, %d hard clauses violated, optimal %v", res.Cost, res.HardViolated, res.Optimal)
-	if *solver == "exact" && !res.Optimal && res.HardViolated == 0 {
-		fmt.Fprintf(e.stderr, "marple infer: the MAP state was not proved optimal within -timeLimit (cost %.6g, lower bound %.6g); raise -timeLimit or use -solver mws\n", res.Cost, res.Bound)
-	}
 	if res.HardViolated > 0 || net.HardFalse > 0 {
 		fmt.Fprintf(e.stderr, "marple infer: warning: the MAP state violates %d hard clauses (%d falsified by the evidence alone)\n",
 			res.HardViolated+net.HardFalse, net.HardFalse)
 	}
-	return atomicfile.Write(*out, func(w io.Writer) error {
+	if err := atomicfile.Write(*out, func(w io.Writer) error {
 		return writeMAP(w, m, db, net, res.Assign, isQuery)
-	})
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, cost %s, %s, %.2fs\n",
+		net.NumAtoms(), net.NumClauses(), fmtCost(res.Cost, res.Cost), provedText(res, *solver, *prove), time.Since(start).Seconds())
+	return nil
 }
 
-// solveMAP runs the chosen MAP engine.
+// provedText says whether res was proved optimal, and what to do if not.
+func provedText(res *infer.Result, solver string, prove bool) string {
+	switch {
+	case res.Optimal:
+		return "proved optimal"
+	case math.IsInf(res.Bound, 1):
+		return "not proved optimal (the hard clauses cannot all hold)"
+	case math.IsInf(res.Bound, -1):
+		return "not proved optimal"
+	}
+	s := "not proved optimal (lower bound " + fmtCost(res.Bound, res.Cost) + ")"
+	switch {
+	case solver == "exact" && !prove:
+		s += "; -prove searches until -timeLimit"
+	case solver == "exact":
+		s += "; raise -timeLimit"
+	}
+	return s
+}
+
+// fmtCost formats a cost (or bound) x with six significant digits, as 0
+// when it is float noise next to ref (|x| below 1e-9 of max(1, |ref|)).
+func fmtCost(x, ref float64) string {
+	if math.Abs(x) < 1e-9*math.Max(1, math.Abs(ref)) {
+		x = 0
+	}
+	return strconv.FormatFloat(x, 'g', 6, 64)
+}
+
+// warnUnweighted warns, naming them, about the formulas written without a
+// weight and not hard: inference gives them weight 0 (they count for
+// nothing).
+func warnUnweighted(w io.Writer, m *mln.Model) {
+	var names []string
+	for _, f := range m.Formulas {
+		if !f.HasWeight && !f.Hard && !f.Synthetic {
+			names = append(names, fmt.Sprintf("%s: %s", f.Pos, syntax.FormulaString(f.AST)))
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	what := fmt.Sprintf("%d formulas have", len(names))
+	if len(names) == 1 {
+		what = "1 formula has"
+	}
+	fmt.Fprintf(w, "marple infer: warning: %s no weight: weight 0, counted for nothing (learn weights with marple learn, or end a hard formula with \".\"):\n", what)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
+}
+
+// mapSettings are the MAP engines' flags.
+type mapSettings struct {
+	maxSteps, tries int
+	limit           time.Duration
+	workers         int
+	prove           bool
+}
+
+// solveMAP runs the chosen MAP engine (without -prove).
 // report, when not nil, receives the LP relaxation's figures.
 func solveMAP(ctx context.Context, net *ground.Network, solver string, opt infer.Options, maxSteps, tries int, limit time.Duration, workers int, report io.Writer) (*infer.Result, error) {
+	return solveMAPWith(ctx, net, solver, opt, mapSettings{maxSteps, tries, limit, workers, false}, report)
+}
+
+// solveMAPWith runs the chosen MAP engine with settings s.
+func solveMAPWith(ctx context.Context, net *ground.Network, solver string, opt infer.Options, s mapSettings, report io.Writer) (*infer.Result, error) {
 	switch solver {
 	case "mws":
-		return mws.Solve(ctx, net, mws.Options{Options: opt, MaxSteps: maxSteps, Tries: tries})
+		return mws.Solve(ctx, net, mws.Options{Options: opt, MaxSteps: s.maxSteps, Tries: s.tries})
 	case "lp":
-		res, st, err := lp.Solve(ctx, net, lp.Options{Options: opt, Workers: workers, TimeLimit: limit})
+		res, st, err := lp.Solve(ctx, net, lp.Options{Options: opt, Workers: s.workers, TimeLimit: s.limit})
 		if err == nil && report != nil {
-			fmt.Fprintf(report, "marple: LP relaxation: bound on the cost %.6g (LP value %.6g), ROUNDUP cost %.6g, final cost %.6g, %.1f%% of atoms integral, %d iterations, converged %v\n",
-				st.LPBound, st.LPValue, st.RoundupCost, st.RoundedCost, 100*st.FracIntegral, st.Iterations, st.Converged)
+			fmt.Fprintf(report, "marple: LP relaxation: bound on the cost %s (LP value %s), ROUNDUP cost %s, final cost %s, %.1f%% of atoms integral, %d iterations, converged %v\n",
+				fmtCost(st.LPBound, st.RoundedCost), fmtCost(st.LPValue, st.LPValue), fmtCost(st.RoundupCost, st.RoundupCost), fmtCost(st.RoundedCost, st.RoundedCost), 100*st.FracIntegral, st.Iterations, st.Converged)
 		}
 		return res, err
 	default:
-		return exact.Solve(ctx, net, exact.Options{Options: opt, Workers: workers, TimeLimit: limit})
+		return exact.Solve(ctx, net, exact.Options{Options: opt, Workers: s.workers, TimeLimit: s.limit, Prove: s.prove})
 	}
 }
 

@@ -130,6 +130,11 @@ type Options struct {
 	// and the LP relaxation with ROUNDUP give the search its first
 	// incumbent and a lower bound (see the package comment).
 	NoWarmStart bool
+	// Prove lets the branch and bound of a large component search the
+	// gap between its incumbent and its bound until the time limit; by
+	// default it stops after as long as the cheap engines took on the
+	// component (see portfolio.go), leaving the component unproved.
+	Prove bool
 }
 
 // ComponentStats describes the solution of one component. Cost and Bound
@@ -246,17 +251,29 @@ func SolveStats(ctx context.Context, net *ground.Network, opt Options) (*infer.R
 		watcher.Wait()
 	}()
 
-	pr := prepare(net, opt.Bias)
+	var cancelled atomic.Bool
+	defer context.AfterFunc(ctx, func() { cancelled.Store(true) })()
+
+	pr := prepare(ctx, net, opt.Bias)
+	if pr == nil {
+		return nil, nil, ctx.Err()
+	}
 	st := &Stats{Atoms: net.NumAtoms(), Forced: pr.forced, Singletons: pr.singletons}
 	assign := pr.assign
 
 	// Round 1: the components left by unit propagation, and the
 	// components where propagation met a conflict (solved minimising
 	// violated hard clauses).
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	tasks := pr.components()
 	tasks = append(tasks, pr.relaxed(pr.conflictRoots())...)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	deadline, _ := tctx.Deadline()
-	outs, err := run(tctx, deadline, tasks, &opt, &stop, assign)
+	outs, err := run(tctx, deadline, tasks, &opt, &stop, &cancelled, assign)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -271,7 +288,7 @@ func SolveStats(ctx context.Context, net *ground.Network, opt Options) (*infer.R
 	}
 	if len(again) > 0 {
 		t2 := pr.relaxed(again)
-		o2, err := run(tctx, deadline, t2, &opt, &stop, assign)
+		o2, err := run(tctx, deadline, t2, &opt, &stop, &cancelled, assign)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -344,15 +361,8 @@ func validate(net *ground.Network, opt *Options) error {
 	if opt.Bias != nil && len(opt.Bias) != net.NumAtoms() {
 		return fmt.Errorf("exact: bias has %d entries for %d atoms", len(opt.Bias), net.NumAtoms())
 	}
-	for a, b := range opt.Bias {
-		if math.IsNaN(b) || math.IsInf(b, 0) {
-			return fmt.Errorf("exact: bias of atom %d is %v", a, b)
-		}
-	}
-	for c, w := range net.Weight {
-		if math.IsNaN(w) || math.IsInf(w, -1) {
-			return fmt.Errorf("exact: clause %d has weight %v", c, w)
-		}
+	if err := infer.CheckWeights(net, opt.Bias); err != nil {
+		return fmt.Errorf("exact: %w", err)
 	}
 	for _, l := range net.Lits {
 		if a := l.Atom(); a < 0 || int(a) >= net.NumAtoms() {
@@ -398,8 +408,9 @@ func sortBySize(idx []int, tasks []*problem) {
 
 // run solves tasks on opt.Workers goroutines, writing each task's
 // assignment into assign. The warm starts run under ctx, within deadline
-// (zero: none).
-func run(ctx context.Context, deadline time.Time, tasks []*problem, opt *Options, stop *atomic.Bool, assign []bool) ([]outcome, error) {
+// (zero: none); stop is raised when ctx is done, cancelled only when the
+// caller's context is.
+func run(ctx context.Context, deadline time.Time, tasks []*problem, opt *Options, stop, cancelled *atomic.Bool, assign []bool) ([]outcome, error) {
 	outs := make([]outcome, len(tasks))
 	if len(tasks) == 0 {
 		return outs, nil
@@ -418,6 +429,7 @@ func run(ctx context.Context, deadline time.Time, tasks []*problem, opt *Options
 	errs := make([]error, len(tasks))
 	work := func(w int) {
 		ws := newWorkspace()
+		ws.cancelled = cancelled
 		for {
 			k := int(next.Add(1)) - 1
 			if k >= len(idx) {

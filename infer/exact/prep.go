@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"context"
 	"math"
 	"sync"
 
@@ -153,8 +154,8 @@ func union(p []int32, a, b int32) {
 }
 
 // prepare normalises the clauses, finds the original components, propagates
-// hard unit clauses and simplifies.
-func prepare(net *ground.Network, bias []float64) *prep {
+// hard unit clauses and simplifies. It returns nil when ctx is cancelled.
+func prepare(ctx context.Context, net *ground.Network, bias []float64) *prep {
 	n := net.NumAtoms()
 	m := net.NumClauses()
 	pr := &prep{net: net, bias: bias, n: n}
@@ -166,6 +167,9 @@ func prepare(net *ground.Network, bias []float64) *prep {
 	pr.nstart = make([]int32, 1, m+1)
 	pr.taut = make([]bool, m)
 	for c := 0; c < m; c++ {
+		if c&4095 == 4095 && ctx.Err() != nil {
+			return nil
+		}
 		s := len(pr.nlits)
 		for _, l := range net.Clause(c) {
 			a := l.Atom()
@@ -190,6 +194,9 @@ func prepare(net *ground.Network, bias []float64) *prep {
 		root[a] = int32(a)
 	}
 	for c := 0; c < m; c++ {
+		if c&4095 == 4095 && ctx.Err() != nil {
+			return nil
+		}
 		ls := pr.clause(c)
 		for i := 1; i < len(ls); i++ {
 			union(root, ls[0].Atom(), ls[i].Atom())
@@ -218,6 +225,9 @@ func prepare(net *ground.Network, bias []float64) *prep {
 	pr.rstart = make([]int32, 1, m+1)
 	pr.rw = make([]float64, 0, m)
 	for c := 0; c < m; c++ {
+		if c&4095 == 4095 && ctx.Err() != nil {
+			return nil
+		}
 		w := net.Weight[c]
 		hard := math.IsInf(w, 1)
 		if !hard && w < 0 {

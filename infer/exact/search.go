@@ -189,7 +189,9 @@ func (ws *workspace) mbe(n int, ib int32, budget int, dry bool, stop *atomic.Boo
 			if g == 0 {
 				u = ws.du[d]
 			}
-			ws.combine(U, groups[g].fs, u, T)
+			if !ws.combine(U, groups[g].fs, u, T, stop) {
+				return 0, false
+			}
 			ws.mbs = append(ws.mbs, mbucket{vars: vars, tab: T})
 		}
 		for i := first; i < len(ws.mbs); i++ {
@@ -343,7 +345,7 @@ func (ws *workspace) cacheSlot(d int32) ([]float64, int32) {
 	}
 	tab := ws.cache[d]
 	if tab == nil {
-		if ws.cacheUsed+1<<k > cacheBudget {
+		if ws.cacheUsed+1<<k > ws.cacheCap {
 			ws.ctxLen[d] = -1
 			return nil, 0
 		}

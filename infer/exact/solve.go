@@ -91,7 +91,11 @@ type workspace struct {
 	ctxLen, ctxOff, ctxVars []int32
 	inS                     []bool
 	cache                   [][]float64
-	cacheUsed               int
+	cacheUsed, cacheCap     int
+
+	// cancelled is raised when the caller's context is cancelled (not
+	// when the time limit expires).
+	cancelled *atomic.Bool
 }
 
 func newWorkspace() *workspace { return &workspace{} }
@@ -178,8 +182,9 @@ func (ws *workspace) scope(d int32, fs []int32) int32 {
 }
 
 // combine sets T (of size 2^len(U)) to u times the value of U[0] plus the
-// sum of the factors fs over the scope U; ws.pos must map U[t] to t.
-func (ws *workspace) combine(U []int32, fs []int32, u float64, T []float64) {
+// sum of the factors fs over the scope U; ws.pos must map U[t] to t. It
+// gives up (false) when stop is not nil and raised.
+func (ws *workspace) combine(U []int32, fs []int32, u float64, T []float64, stop *atomic.Bool) bool {
 	size := len(T)
 	for i := 0; i < size; i += 2 {
 		T[i] = 0
@@ -191,7 +196,10 @@ func (ws *workspace) combine(U []int32, fs []int32, u float64, T []float64) {
 		ws.cum = make([]int, k+1, 2*k+2)
 	}
 	stride, cum := ws.stride[:k+1], ws.cum[:k+1]
-	for _, fi := range fs {
+	for i, fi := range fs {
+		if stop != nil && i&63 == 63 && stop.Load() {
+			return false
+		}
 		f := &ws.factors[fi]
 		if f.lits != nil {
 			mask, val := 0, 0
@@ -243,11 +251,17 @@ func (ws *workspace) combine(U []int32, fs []int32, u float64, T []float64) {
 			j += stride[t] - cum[t]
 		}
 	}
+	return true
 }
 
 // solve solves problem p into assign and out.
 func (ws *workspace) solve(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool, deadline time.Time, assign []bool, out *outcome) error {
 	start := time.Now()
+	if opt.Method == Auto && !opt.NoWarmStart && !p.relaxed && len(p.lits) >= portfolioMinLits {
+		ws.portfolio(ctx, p, opt, stop, deadline, assign, out)
+		out.stats.Elapsed = time.Since(start)
+		return nil
+	}
 	n := len(p.atoms)
 	width, veCost := ws.orderVars(p, opt.Order, opt.MaxWidth)
 	cs := &out.stats
@@ -273,7 +287,7 @@ func (ws *workspace) solve(ctx context.Context, p *problem, opt *Options, stop *
 		}
 	}
 	if !done {
-		x = ws.searchPath(ctx, p, opt, stop, deadline, width, cs)
+		x = ws.searchPath(ctx, p, opt, stop, deadline, width, cs, searchBudget, nil)
 	}
 	for v, a := range p.atoms {
 		assign[a] = x[ws.dep[v]]
@@ -316,13 +330,19 @@ func (ws *workspace) eval(p *problem, x []bool) float64 {
 
 // searchPath solves p by branch and bound, filling cs, with a warm start
 // taken first on a large component and otherwise only when the search does
-// not finish quickly. It returns the assignment, indexed by depth.
-func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool, deadline time.Time, width int, cs *ComponentStats) []bool {
+// not finish quickly. Its mini-bucket tables and its cache take at most
+// budget entries each. With pre not nil, pre is the warm start, taken at
+// once. It returns the assignment, indexed by depth.
+func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool, deadline time.Time, width int, cs *ComponentStats, budget int, pre *warm) []bool {
 	n := len(p.atoms)
 	cs.Method = Search
+	ws.cacheCap = min(budget, cacheBudget)
 	var warmFn func() *warm
 	probe := warmProbe(n)
-	if !opt.NoWarmStart {
+	if pre != nil {
+		probe = 0
+		warmFn = func() *warm { return pre }
+	} else if !opt.NoWarmStart {
 		var w *warm
 		warmFn = func() *warm {
 			if w == nil {
@@ -340,19 +360,21 @@ func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, s
 		}
 	}
 	ib := min(opt.IBound, max(width, 1))
+	if pre != nil {
+		// A small table budget: start near the i-bound it allows, not
+		// at the width (every try costs a pass over the clauses).
+		ib = min(ib, max(2, bits.Len(uint(budget/max(n, 1)))))
+	}
 	if stop.Load() {
 		ib = min(ib, 8)
 	}
-	// With a warm start to fall back on, building the bounds stops when
-	// the time is up.
-	var mstop *atomic.Bool
-	if warmFn != nil {
-		mstop = stop
-	}
-	aborted := false
-	for ib > 1 {
+	// Building the bounds stops when the time is up: the warm start (or,
+	// without one, a short greedy descent) gives the assignment.
+	mstop := stop
+	aborted := mstop != nil && mstop.Load()
+	for ib > 1 && !aborted {
 		ws.initBuckets(p)
-		if _, ok := ws.mbe(n, int32(ib), searchBudget, true, mstop); ok {
+		if _, ok := ws.mbe(n, int32(ib), budget, true, mstop); ok {
 			break
 		}
 		if mstop != nil && stop.Load() {
@@ -368,6 +390,19 @@ func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, s
 		var ok bool
 		c, ok = ws.mbe(n, int32(ib), math.MaxInt, false, mstop)
 		aborted = !ok
+	}
+	if aborted && warmFn == nil {
+		if ws.cancelled != nil && ws.cancelled.Load() {
+			// Cancelled (not timed out): any assignment will do, the
+			// caller gets the context's error.
+			ws.best = growBool(ws.best, n)
+			clear(ws.best[:n])
+			cs.Bound = math.Inf(-1)
+			return ws.best
+		}
+		// Timed out: the short greedy descent (stop is raised).
+		w := warmStart(ctx, p, opt, stop, deadline)
+		return ws.takeWarm(p, &w, cs)
 	}
 	if aborted {
 		return ws.takeWarm(p, warmFn(), cs)

@@ -29,7 +29,13 @@ func (ws *workspace) ve(n int, stop *atomic.Bool, check bool) (float64, bool) {
 		size := 1 << k
 		ws.T = growF(ws.T, size)
 		T := ws.T
-		ws.combine(U, fs, ws.du[d], T)
+		var cstop *atomic.Bool
+		if check {
+			cstop = stop
+		}
+		if !ws.combine(U, fs, ws.du[d], T, cstop) {
+			return 0, false
+		}
 		half := size >> 1
 		off := len(ws.bits)
 		for i := 0; i < (half+63)/64; i++ {

@@ -2,6 +2,7 @@ package exact
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync/atomic"
 	"time"
@@ -104,7 +105,14 @@ func subNetwork(p *problem, withUnits bool) (*ground.Network, []float64, float64
 }
 
 // evalLocal returns the residual cost of y (indexed by local atom).
-func evalLocal(p *problem, y []bool) float64 {
+func evalLocal(p *problem, y []bool) float64 { return residual(p, y, true) }
+
+// evalSoft is evalLocal without the hard clauses.
+func evalSoft(p *problem, y []bool) float64 { return residual(p, y, false) }
+
+// residual returns the residual cost of y, the hard clauses included when
+// hard is set.
+func residual(p *problem, y []bool, hard bool) float64 {
 	cost := 0.0
 	for v, u := range p.unary {
 		if y[v] {
@@ -112,6 +120,9 @@ func evalLocal(p *problem, y []bool) float64 {
 		}
 	}
 	for c, w := range p.w {
+		if !hard && math.IsInf(w, 1) {
+			continue
+		}
 		sat := false
 		for _, l := range p.lits[p.start[c]:p.start[c+1]] {
 			if l.True(y) {
@@ -124,6 +135,13 @@ func evalLocal(p *problem, y []bool) float64 {
 		}
 	}
 	return cost
+}
+
+// wholeNetwork reports whether p spans every atom of the network it comes
+// from (so that its local atoms are the network's, in order, and none was
+// forced): the network itself then relaxes it, without a copy.
+func wholeNetwork(p *problem) bool {
+	return p.pr != nil && len(p.atoms) == p.pr.n
 }
 
 // trivialBound returns a lower bound on the residual cost of p: every
@@ -139,6 +157,21 @@ func trivialBound(p *problem) float64 {
 	return b
 }
 
+// walker returns a function that runs MaxWalkSAT on p from init (nil:
+// all false) with a step budget and keeps its assignment in w unless it
+// costs more (a walk from init never ends worse than init).
+func (w *warm) walker(p *problem, seed int64, net *ground.Network, bias []float64) func(ctx context.Context, steps int, init []bool) {
+	return func(ctx context.Context, steps int, init []bool) {
+		mopt := mws.Options{MaxSteps: steps, Init: init}
+		mopt.Bias, mopt.Seed = bias, seed
+		if res, _ := mws.Solve(ctx, net, mopt); res != nil {
+			if c := evalLocal(p, res.Assign); w.x == nil || c <= w.cost || math.IsInf(w.cost, 1) {
+				w.x, w.cost = res.Assign, c
+			}
+		}
+	}
+}
+
 // warmStart computes the warm start of p. MaxWalkSAT runs a step budget
 // proportional to the component's atoms; under a time limit (deadline not
 // zero) a short greedy descent runs first whatever the time left, and the
@@ -148,20 +181,9 @@ func trivialBound(p *problem) float64 {
 // costs less. Once stop is raised, only the short descent runs.
 func warmStart(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool, deadline time.Time) warm {
 	n := len(p.atoms)
-	net, bias, k := subNetwork(p, true)
 	w := warm{cost: math.Inf(1), bound: math.Inf(-1)}
-	// walk runs MaxWalkSAT from init (nil: all false) and keeps its
-	// assignment unless it costs more (a walk from init never ends worse
-	// than init).
-	walk := func(ctx context.Context, steps int, init []bool) {
-		mopt := mws.Options{MaxSteps: steps, Init: init}
-		mopt.Bias, mopt.Seed = bias, opt.Seed
-		if res, _ := mws.Solve(ctx, net, mopt); res != nil {
-			if c := evalLocal(p, res.Assign); w.x == nil || c <= w.cost || math.IsInf(w.cost, 1) {
-				w.x, w.cost = res.Assign, c
-			}
-		}
-	}
+	net, bias, _ := subNetwork(p, true)
+	walk := w.walker(p, opt.Seed, net, bias)
 	full := warmStepsPerAtom*n + warmMinSteps
 	short := warmShortStepsPerAtom*n + warmMinSteps
 	switch {
@@ -169,14 +191,18 @@ func warmStart(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool,
 		// The time is up: a short descent that ignores it (its work is
 		// bounded), so that the component still gets a sensible
 		// assignment.
-		walk(context.WithoutCancel(ctx), short, nil)
+		bctx, cancel := boundedCtx(ctx)
+		walk(bctx, short, nil)
+		cancel()
 		return w
 	case deadline.IsZero():
 		walk(ctx, full, nil)
 	default:
 		// The short descent whatever the time left, then the rest of the
 		// budget within a quarter of it.
-		walk(context.WithoutCancel(ctx), short, nil)
+		bctx, cancel := boundedCtx(ctx)
+		walk(bctx, short, nil)
+		cancel()
 		if !stop.Load() && ctx.Err() == nil {
 			mctx, cancel := context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)/4))
 			walk(mctx, full-short, w.x)
@@ -193,21 +219,55 @@ func warmStart(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool,
 			return w
 		}
 	}
-	net, bias, k = subNetwork(p, false)
+	net, bias, k := subNetwork(p, false)
+	w.addLP(ctx, p, lopt, net, bias, k)
+	return w
+}
+
+// addLP runs the LP relaxation of p with ROUNDUP under lopt, on net and
+// bias from subNetwork (k its constant), or with net nil on the network p
+// comes from, when p spans all its atoms (see wholeNetwork): the LP's
+// bound becomes w's when finite and larger, and its rounded assignment w's
+// when it costs less (or w has none).
+func (w *warm) addLP(ctx context.Context, p *problem, lopt lp.Options, net *ground.Network, bias []float64, k float64) {
+	if net == nil {
+		net, bias = p.pr.net, p.pr.bias
+		zero := make([]bool, len(p.atoms))
+		c, _ := infer.BiasedCost(net, bias, zero)
+		k = c - evalSoft(p, zero)
+	}
 	lopt.Bias = bias
 	res, st, err := lp.Solve(ctx, net, lopt)
 	if err != nil || res == nil {
-		return w
+		return
 	}
 	if !st.Infeasible && !math.IsInf(res.Bound, 0) && !math.IsNaN(res.Bound) {
-		w.bound = res.Bound - k
+		w.bound = math.Max(w.bound, res.Bound-k)
 	}
 	if res.HardViolated == 0 || w.x == nil {
 		if c := evalLocal(p, res.Assign); w.x == nil || c < w.cost {
 			w.x, w.cost = res.Assign, c
 		}
 	}
-	return w
+}
+
+// boundedCtx returns the context of bounded work that must run even after
+// the time limit (ctx's deadline) has expired: it is cancelled only when
+// ctx is cancelled otherwise (context.Canceled: Ctrl-C, SIGTERM), and by
+// the returned function.
+func boundedCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	b, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	check := func() {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			cancel()
+		}
+	}
+	check()
+	stop := context.AfterFunc(ctx, check)
+	return b, func() {
+		stop()
+		cancel()
+	}
 }
 
 // warmOptimal reports whether a lower bound proves an assignment of the

@@ -221,3 +221,53 @@ func brute2(net *ground.Network) ([]bool, float64) {
 	}
 	return nil, math.Min(f0, f1)
 }
+
+// TestPortfolioAgainstPlainSearch checks the portfolio on random networks
+// large enough to take it: a component it proves optimal has the cost the
+// plain branch and bound (no warm start) proves, and its bound never
+// exceeds that optimum.
+func TestPortfolioAgainstPlainSearch(t *testing.T) {
+	r := rand.New(rand.NewSource(15))
+	ctx := context.Background()
+	proved := 0
+	for i := 0; i < 30; i++ {
+		n := 12 + r.Intn(7)
+		net := ground.NewNetwork(n)
+		for c := 0; c < 400+r.Intn(300); c++ {
+			k := 2 + r.Intn(3)
+			lits := make([]ground.Lit, k)
+			for j := range lits {
+				lits[j] = ground.MakeLit(int32(r.Intn(n)), r.Intn(2) == 0)
+			}
+			w := r.NormFloat64()
+			if r.Float64() < 0.05 {
+				w = math.Inf(1)
+			}
+			net.AddClause(lits, w, -1, -1, 1)
+		}
+		for a := 0; a < n; a++ {
+			net.AddClause([]ground.Lit{ground.MakeLit(int32(a), r.Intn(2) == 0)}, r.NormFloat64(), -1, -1, 1)
+		}
+		want, err := Solve(ctx, net, Options{NoWarmStart: true, Workers: 1})
+		if err != nil || !want.Optimal {
+			t.Fatalf("case %d: plain search: %v, optimal %v", i, err, want != nil && want.Optimal)
+		}
+		got, err := Solve(ctx, net, Options{Options: infer.Options{Seed: int64(i)}, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Optimal {
+			proved++
+			if !near(got.Cost, want.Cost) {
+				t.Errorf("case %d: portfolio proves cost %v, optimum %v", i, got.Cost, want.Cost)
+			}
+		}
+		if got.Bound > want.Cost+1e-7*math.Max(1, math.Abs(want.Cost)) {
+			t.Errorf("case %d: portfolio bound %v above the optimum %v", i, got.Bound, want.Cost)
+		}
+		if got.HardViolated != want.HardViolated {
+			t.Errorf("case %d: %d hard clauses violated, optimum %d", i, got.HardViolated, want.HardViolated)
+		}
+	}
+	t.Logf("%d of 30 proved by the portfolio", proved)
+}

@@ -172,6 +172,9 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	if opt.Bias != nil && len(opt.Bias) != n {
 		return nil, nil, fmt.Errorf("lp: bias has %d entries for %d atoms", len(opt.Bias), n)
 	}
+	if err := infer.CheckWeights(net, opt.Bias); err != nil {
+		return nil, nil, fmt.Errorf("lp: %w", err)
+	}
 	tol := opt.Tol
 	if tol <= 0 {
 		tol = 1e-3
@@ -184,7 +187,10 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	if opt.TimeLimit > 0 {
 		deadline = time.Now().Add(opt.TimeLimit)
 	}
-	p := newProblem(net, opt.Bias)
+	p, err := newProblemCtx(ctx, net, opt.Bias)
+	if err != nil {
+		return nil, nil, err
+	}
 	s := newADMM(p, opt.Workers)
 	st := &Stats{LPBound: math.Inf(-1), Infeasible: p.droppedHard > 0}
 	ub := p.maxCost()
@@ -192,11 +198,11 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	for it := 1; it <= maxIter; it++ {
 		s.iterate()
 		st.Iterations = it
-		if it%checkEvery != 0 && it != 1 && it != maxIter {
-			continue
-		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
+		}
+		if it%checkEvery != 0 && it != 1 && it != maxIter {
+			continue
 		}
 		f, hv, hv2, d := s.check()
 		if d > st.LPBound {
@@ -240,15 +246,24 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	if ec == 0 {
 		ec = 16
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	st.ExactAtoms = completeSmall(p, y, ec)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	roundup(p, y)
 	assign := make([]bool, n)
 	for a, v := range y {
 		assign[a] = v == 1
 	}
 	st.RoundupCost, _ = infer.BiasedCost(net, opt.Bias, assign)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	if !opt.NoLocalSearch {
-		st.Flips = localSearch(p, y)
+		st.Flips = localSearch(ctx, p, y)
 		for a, v := range y {
 			assign[a] = v == 1
 		}
@@ -267,3 +282,7 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	r.Optimal = hard == 0 && cost-r.Bound <= 1e-9*math.Max(1, math.Abs(cost))
 	return r, st, nil
 }
+
+// Memory is what Solve takes on top of the network (ground.Options.Engine),
+// fitted to the peak live heap on real groundings (infer/memory_test.go).
+var Memory = ground.EngineCost{PerAtom: 80, PerClause: 40, PerLit: 24}

@@ -1,6 +1,7 @@
 package lp
 
 import (
+	"context"
 	"math"
 
 	"github.com/marple-mln/marple/ground"
@@ -57,6 +58,13 @@ func (p *problem) numFactors() int { return len(p.fKind) }
 
 // newProblem normalises net (with bias, may be nil) into a problem.
 func newProblem(net *ground.Network, bias []float64) *problem {
+	p, _ := newProblemCtx(context.Background(), net, bias)
+	return p
+}
+
+// newProblemCtx is newProblem that gives up with ctx.Err() when ctx is
+// cancelled.
+func newProblemCtx(ctx context.Context, net *ground.Network, bias []float64) (*problem, error) {
 	n := net.NumAtoms()
 	p := &problem{
 		n:      n,
@@ -79,6 +87,9 @@ func newProblem(net *ground.Network, bias []float64) *problem {
 	var sumW float64
 	var nW int
 	for c := 0; c < net.NumClauses(); c++ {
+		if c&4095 == 4095 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		w := net.Weight[c]
 		hard := math.IsInf(w, 1)
 		if !hard && w > 0 {
@@ -213,7 +224,7 @@ func newProblem(net *ground.Network, bias []float64) *problem {
 		p.occSlot[fill[a]] = int32(s)
 		fill[a]++
 	}
-	return p
+	return p, nil
 }
 
 // maxCost returns an upper bound on the cost of any point of the box.

@@ -1,6 +1,7 @@
 package lp
 
 import (
+	"context"
 	"math"
 )
 
@@ -272,7 +273,7 @@ func (r *rounder) fixHeap(a int32) {
 // are visited from a FIFO work list (initially all atoms in order; the
 // neighbours of a flipped atom are queued again), so the result is
 // deterministic. It returns the number of flips.
-func localSearch(p *problem, y []float64) int {
+func localSearch(ctx context.Context, p *problem, y []float64) int {
 	nTrue := make([]int32, p.numFactors())
 	for j := range nTrue {
 		for t := p.fStart[j]; t < p.fStart[j+1]; t++ {
@@ -297,7 +298,10 @@ func localSearch(p *problem, y []float64) int {
 		push(int32(a))
 	}
 	flips := 0
-	for size > 0 {
+	for it := 1; size > 0; it++ {
+		if it&1023 == 0 && ctx.Err() != nil {
+			break
+		}
 		a := queue[head]
 		head = (head + 1) % len(queue)
 		size--

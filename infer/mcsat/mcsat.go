@@ -329,3 +329,8 @@ func (s *state) conditional(a int32, hardWeight float64) float64 {
 	}
 	return 1 / (1 + math.Exp(-diff))
 }
+
+// Memory is what MCSAT, Gibbs and Components take on top of the network
+// (ground.Options.Engine), fitted to the peak live heap on real groundings
+// (infer/memory_test.go).
+var Memory = ground.EngineCost{PerAtom: 80, PerClause: 150, PerLit: 24}

@@ -33,6 +33,7 @@ package mws
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -141,7 +142,8 @@ type Options struct {
 // Solve runs MaxWalkSAT on net and returns the best assignment found. The
 // result is Optimal only when every clause is in its preferred state (so
 // the cost is the least possible). When ctx is cancelled Solve returns the
-// best assignment so far together with ctx.Err().
+// best assignment so far together with ctx.Err() (a nil result when it is
+// cancelled while the network is being indexed, before the walk starts).
 func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result, error) {
 	n := net.NumAtoms()
 	if opt.Init != nil && len(opt.Init) != n {
@@ -149,6 +151,9 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	}
 	if opt.Bias != nil && len(opt.Bias) != n {
 		return nil, errors.New("mws: Bias has the wrong length")
+	}
+	if err := infer.CheckWeights(net, opt.Bias); err != nil {
+		return nil, fmt.Errorf("mws: %w", err)
 	}
 	if opt.Classic {
 		opt.BreakHard, opt.NoGreedy, opt.NoSplit, opt.RandomInit = true, true, true, true
@@ -169,7 +174,10 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 			opt.Noise = DefaultNoise
 		}
 	}
-	p0 := newProblem(net, opt.Bias)
+	p0, err := newProblemCtx(ctx, net, opt.Bias)
+	if err != nil {
+		return nil, err
+	}
 	offset := p0.constCost - p0.biasOffset(opt.Bias)
 	var p *problem
 	var perm, atomStart, clauseStart []int32
@@ -250,7 +258,7 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	for k := range comps {
 		optimal = optimal && comps[k].optimal
 	}
-	err := se.err
+	err = se.err
 	best := se.best
 	assign := best
 	if perm != nil {
@@ -333,7 +341,7 @@ func (se *search) walk(cp *component, steps int64, first bool) int64 {
 	update()
 	step := int64(0)
 	for ; step < steps && w.numBad() > 0; step++ {
-		if se.total&4095 == 0 && se.ctx.Err() != nil {
+		if se.total&255 == 0 && se.ctx.Err() != nil {
 			se.err = se.ctx.Err()
 			break
 		}
@@ -764,3 +772,7 @@ func (w *walker) pick(rng *rand.Rand, noise float64, tabu int, step int64, bestH
 	}
 	return chosen
 }
+
+// Memory is what Solve takes on top of the network (ground.Options.Engine),
+// fitted to the peak live heap on real groundings (infer/memory_test.go).
+var Memory = ground.EngineCost{PerAtom: 40, PerClause: 100, PerLit: 24}

@@ -1,6 +1,7 @@
 package mws
 
 import (
+	"context"
 	"math"
 
 	"github.com/marple-mln/marple/ground"
@@ -31,12 +32,22 @@ type problem struct {
 
 // newProblem compiles net and bias into a problem.
 func newProblem(net *ground.Network, bias []float64) *problem {
+	p, _ := newProblemCtx(context.Background(), net, bias)
+	return p
+}
+
+// newProblemCtx is newProblem that gives up with ctx.Err() when ctx is
+// cancelled.
+func newProblemCtx(ctx context.Context, net *ground.Network, bias []float64) (*problem, error) {
 	n := net.NumAtoms()
 	p := &problem{n: n, start: []int32{0}}
 	mark := make([]int32, n) // atom -> 1+index of its literal in the current clause
 	softSum := 0.0
 	nc := net.NumClauses()
 	for c := 0; c < nc; c++ {
+		if c&4095 == 4095 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		w := net.Weight[c]
 		if w == 0 || math.IsNaN(w) {
 			continue
@@ -90,7 +101,7 @@ func newProblem(net *ground.Network, bias []float64) *problem {
 		}
 	}
 	p.buildOcc()
-	return p
+	return p, nil
 }
 
 // buildOcc builds the occurrence lists from the clauses.

@@ -1,12 +1,10 @@
 //go:build unix
 
-package ground_test
+package cputime
 
 import "syscall"
 
-// cpuTime returns the process's user+system CPU time in nanoseconds (the
-// machine may be shared, so wall time alone can mislead).
-func cpuTime() int64 {
+func now() int64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

@@ -1,0 +1,211 @@
+package exact
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer/lp"
+)
+
+// Portfolio. A component of at least portfolioMinLits literals (with
+// Method Auto and the warm start on) is solved cheapest first, stopping as
+// soon as an assignment's cost meets a lower bound (it is then proved
+// optimal). On a component of fewer than portfolioLargeLits literals:
+//
+//  1. a short greedy MaxWalkSAT descent gives an incumbent, every negative
+//     term at its least a bound; then the LP relaxation (the LP engine's
+//     settings) with ROUNDUP a better bound, and its rounded assignment
+//     replaces the incumbent when it costs less;
+//  2. when variable elimination over the component's elimination order is
+//     cheap (tables of at most portfolioVEPerLit entries per literal), it
+//     solves the component exactly;
+//  3. a MaxWalkSAT walk from the incumbent, within a quarter of the LP's
+//     time (portfolioShare; at least portfolioMinSearch);
+//  4. branch and bound searches the remaining gap from the incumbent, its
+//     mini-bucket tables and cache within portfolioTablePerLit entries per
+//     literal, within another quarter of the LP's time.
+//
+// After the time limit a component gets a short greedy MaxWalkSAT descent
+// alone. On a larger component the LP relaxation with ROUNDUP alone gives
+// the incumbent and the bound: at that size the walk and the search rarely
+// close the gap in the time the LP took, and each would cost as much as the
+// LP again. With Options.Prove, or when no incumbent satisfies the hard
+// clauses, the branch and bound of step 4 runs on every component until
+// the time limit instead, with the tables of the plain search.
+//
+// So the default engine costs about what the LP engine costs when the gap
+// cannot be closed quickly, and returns the best of the assignments found
+// with the best of the bounds. Variables, for tests.
+var (
+	portfolioMinLits     = 1024
+	portfolioLargeLits   = 1 << 16
+	portfolioVEPerLit    = 8
+	portfolioTablePerLit = 1
+	portfolioMinTable    = 1 << 16
+	portfolioShare       = time.Duration(4)
+	portfolioMinSearch   = 10 * time.Millisecond
+)
+
+// portfolio solves p as described above into assign and out.
+func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool, deadline time.Time, assign []bool, out *outcome) {
+	n := len(p.atoms)
+	large := len(p.lits) >= portfolioLargeLits
+	cs := &out.stats
+	cs.Method, cs.Warm = Search, true
+	w := &warm{cost: math.Inf(1), bound: trivialBound(p)}
+	finish := func() {
+		for v, a := range p.atoms {
+			assign[a] = w.x[v]
+		}
+		cs.Cost, cs.WarmCost, cs.LPBound = w.cost, w.cost, w.bound
+		cs.Optimal = warmOptimal(w.cost, w.bound)
+		if cs.Optimal {
+			cs.Bound = w.cost
+		} else {
+			cs.Bound = math.Min(w.bound, w.cost)
+		}
+	}
+	done := func() bool { return warmOptimal(w.cost, w.bound) || stop.Load() || ctx.Err() != nil }
+	var net *ground.Network
+	var bias []float64
+	var k float64
+	var walk func(context.Context, int, []bool)
+	// Built on first use: a large component spanning the whole network
+	// is relaxed as is.
+	walker := func() func(context.Context, int, []bool) {
+		if walk == nil {
+			net, bias, k = subNetwork(p, false)
+			walk = w.walker(p, opt.Seed, net, bias)
+		}
+		return walk
+	}
+
+	cancelled := func() bool { return errors.Is(ctx.Err(), context.Canceled) }
+	defer func() {
+		if w.x == nil { // cancelled: any assignment will do
+			w.x = make([]bool, n)
+			w.cost = evalLocal(p, w.x)
+			finish()
+		}
+	}()
+
+	// After the time limit: the short greedy descent alone (bounded
+	// work, so that the component gets a sensible assignment).
+	if stop.Load() {
+		if !cancelled() {
+			bctx, cancel := boundedCtx(ctx)
+			walker()(bctx, warmShortStepsPerAtom*n+warmMinSteps, nil)
+			cancel()
+			finish()
+		}
+		return
+	}
+
+	// 1. On a component that is not large, a short greedy descent first
+	// (bounded work, so that the answer is never worse than it, whatever
+	// the time limit), against the trivial bound.
+	if !large && !cancelled() {
+		bctx, cancel := boundedCtx(ctx)
+		walker()(bctx, warmShortStepsPerAtom*n+warmMinSteps, nil)
+		cancel()
+		if done() {
+			finish()
+			return
+		}
+	}
+
+	// 1. LP relaxation with ROUNDUP.
+	lopt := lp.Options{Workers: opt.Workers}
+	if !deadline.IsZero() {
+		lopt.TimeLimit = time.Until(deadline)
+	}
+	t0 := time.Now()
+	if lopt.TimeLimit >= 0 && !cancelled() {
+		if net == nil && !wholeNetwork(p) {
+			walker()
+		}
+		w.addLP(ctx, p, lopt, net, bias, k)
+	}
+	extra := max(time.Since(t0)/portfolioShare, portfolioMinSearch)
+	prove := opt.Prove || math.IsInf(w.cost, 1)
+
+	// 2. Cheap variable elimination.
+	width := -1
+	if !done() && !large {
+		var veCost float64
+		width, veCost = ws.orderVars(p, opt.Order, opt.MaxWidth)
+		cs.Width = width
+		if width <= opt.MaxWidth && veCost <= float64(max(portfolioMinTable, portfolioVEPerLit*len(p.lits))) {
+			ws.initBuckets(p)
+			if v, ok := ws.ve(n, stop, true); ok {
+				cs.Method, cs.Warm, cs.Optimal, cs.Bound = VE, false, true, v
+				for v, a := range p.atoms {
+					assign[a] = ws.x[ws.dep[v]]
+				}
+				cs.Cost = ws.eval(p, ws.x)
+				w.x = ws.x // not nil: the deferred fallback is not needed
+				return
+			}
+		}
+	}
+
+	// 3. A walk from the incumbent.
+	if !done() && !large {
+		wctx, cancel := context.WithTimeout(ctx, extra)
+		walker()(wctx, warmStepsPerAtom*n, w.x)
+		cancel()
+	}
+	if done() || large && !prove {
+		if w.x == nil && !cancelled() {
+			bctx, cancel := boundedCtx(ctx)
+			walker()(bctx, warmShortStepsPerAtom*n+warmMinSteps, nil)
+			cancel()
+		}
+		if w.x != nil {
+			finish()
+		}
+		return
+	}
+	net, bias, walk = nil, nil, nil
+	if cancelled() {
+		return
+	}
+
+	// 4. Branch and bound on the remaining gap.
+	sctx := ctx
+	tables := searchBudget
+	if !prove {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithTimeout(ctx, extra)
+		defer cancel()
+		tables = min(searchBudget, max(portfolioMinTable, portfolioTablePerLit*len(p.lits)))
+	}
+	var ls atomic.Bool
+	ls.Store(stop.Load())
+	defer context.AfterFunc(sctx, func() { ls.Store(true) })()
+	if width < 0 {
+		width, _ = ws.orderVars(p, opt.Order, opt.MaxWidth)
+		cs.Width = width
+	}
+	sdl, _ := sctx.Deadline()
+	x := ws.searchPath(sctx, p, opt, &ls, sdl, width, cs, tables, w)
+	for v, a := range p.atoms {
+		assign[a] = x[ws.dep[v]]
+	}
+	cs.Cost = ws.eval(p, x)
+	cs.WarmCost, cs.LPBound = w.cost, w.bound
+	if math.IsInf(cs.Bound, 1) && cs.Optimal {
+		out.infeasible = true
+		cs.Optimal = false
+	}
+}
+
+// Memory is what Solve takes on top of the network (ground.Options.Engine):
+// its own state per atom (about 40 bytes on real groundings), and per
+// clause and literal the LP relaxation's, which it runs on large
+// components (infer/memory_test.go).
+var Memory = ground.EngineCost{PerAtom: 45, PerClause: lp.Memory.PerClause, PerLit: lp.Memory.PerLit}
