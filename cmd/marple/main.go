@@ -44,6 +44,7 @@ var commands = []command{
 	{"infer", "MAP or marginal inference (Alchemy's infer)", runInfer},
 	{"learn", "weight learning (Alchemy's learnwts; online max-margin learners)", runLearn},
 	{"learnstruct", "structure learning: OSL, online max-margin clause search (Alchemy's learnstruct)", runLearnstruct},
+	{"invent", "statistical predicate invention: multiple relational clusterings (MRC)", runInvent},
 	{"eval", "score predictions against the truth: P, R, F1, Hamming, CLL, AUC-PR", runEval},
 	{"check", "parse a model and evidence; print predicates, clauses and ground network size", runCheck},
 	{"experiment", "reproduce the papers' experiments on their data (citeseer, osl)", runExperiment},

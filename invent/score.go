@@ -1,0 +1,72 @@
+package invent
+
+import "math"
+
+// Options are MRC's parameters.
+type Options struct {
+	// Restarts is the number of greedy restarts per problem (default 10).
+	Restarts int
+	// Seed seeds the restarts.
+	Seed int64
+	// Lambda is the weight of the exponential prior: each cluster costs
+	// Lambda nats of log-posterior (default 1).
+	Lambda float64
+	// Beta is the smoothing parameter of the atom prediction rules
+	// (default 1).
+	Beta float64
+	// Workers run restarts in parallel (default GOMAXPROCS).
+	Workers int
+	// MaxDepth bounds the recursion (0: unbounded).
+	MaxDepth int
+	// NoLookahead turns off the top level's one-level lookahead, which
+	// compares, at every node, clustering all sets with clustering only the
+	// predicates (leaving the constants to be clustered, differently, in
+	// each combination), by the gain of the node plus its combinations'.
+	NoLookahead bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.Restarts <= 0 {
+		o.Restarts = 10
+	}
+	if o.Lambda < 0 {
+		o.Lambda = 0
+	} else if o.Lambda == 0 {
+		o.Lambda = 1
+	}
+	if o.Beta <= 0 {
+		o.Beta = 1
+	}
+	return o
+}
+
+// Rate is the smoothed probability that an atom of a combination with t
+// true and f false training atoms is true, in a group of prior rate pi:
+// (t + beta·pi) / (t + f + beta).
+func Rate(t, f int, pi, beta float64) float64 {
+	return (float64(t) + beta*pi) / (float64(t+f) + beta)
+}
+
+// Weight is the closed-form weight of the atom prediction rule of a
+// combination: the log-odds of Rate.
+func Weight(t, f int, pi, beta float64) float64 {
+	return math.Log((float64(t) + beta*pi) / (float64(f) + beta*(1-pi)))
+}
+
+// LogLik is a combination's contribution to the log-posterior:
+// t·log p + f·log(1-p) with p = Rate(t, f, pi, beta). It is 0 for an empty
+// combination.
+func LogLik(t, f int, pi, beta float64) float64 {
+	if t == 0 && f == 0 {
+		return 0
+	}
+	n := float64(t+f) + beta
+	v := 0.0
+	if t > 0 {
+		v += float64(t) * math.Log((float64(t)+beta*pi)/n)
+	}
+	if f > 0 {
+		v += float64(f) * math.Log((float64(f)+beta*(1-pi))/n)
+	}
+	return v
+}
