@@ -93,7 +93,7 @@ func (s *Stats) add(atoms int) {
 
 // Learn runs MRC on d.
 func Learn(ctx context.Context, d *Data, opt Options) (*Model, error) {
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	pr := &problem{seed: uint64(opt.Seed)}
 	for i, dom := range d.Domains {
 		ms := make([]int32, len(dom.Members))
@@ -112,6 +112,9 @@ func Learn(ctx context.Context, d *Data, opt Options) (*Model, error) {
 	}
 	m := &Model{Data: d, Opt: opt}
 	sv := &solver{ctx: ctx, d: d, opt: opt, stats: &m.Stats}
+	for _, g := range d.Groups {
+		sv.tabs = append(sv.tabs, newLLTable(g.Len(), g.Rate, opt.Beta))
+	}
 	root, err := sv.solve(pr, nil)
 	if err != nil {
 		return nil, err

@@ -25,7 +25,8 @@ type Options struct {
 	NoLookahead bool
 }
 
-func (o Options) withDefaults() Options {
+// WithDefaults returns o with its zero fields set to the defaults.
+func (o Options) WithDefaults() Options {
 	if o.Restarts <= 0 {
 		o.Restarts = 10
 	}
@@ -69,4 +70,25 @@ func LogLik(t, f int, pi, beta float64) float64 {
 		v += float64(f) * math.Log((float64(f)+beta*(1-pi))/n)
 	}
 	return v
+}
+
+// llTable tabulates LogLik for one group: t·log(t+βπ) + f·log(f+β(1-π))
+// - n·log(n+β) with n = t+f, three lookups instead of three logarithms.
+type llTable struct {
+	t, f, n []float64
+}
+
+func newLLTable(max int, pi, beta float64) *llTable {
+	tb := &llTable{make([]float64, max+1), make([]float64, max+1), make([]float64, max+1)}
+	for i := 1; i <= max; i++ {
+		x := float64(i)
+		tb.t[i] = x * math.Log(x+beta*pi)
+		tb.f[i] = x * math.Log(x+beta*(1-pi))
+		tb.n[i] = x * math.Log(x+beta)
+	}
+	return tb
+}
+
+func (tb *llTable) ll(t, f int32) float64 {
+	return tb.t[t] + tb.f[f] - tb.n[t+f]
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 )
 
 // maxKeySpace bounds the dense table of cluster combinations of one
@@ -52,11 +54,12 @@ type prep struct {
 	stride [][]int32
 	space  []int
 	pi     []float64
+	tab    []*llTable
 	occAt  [][]int32 // per set: CSR starts, len(members)+1
 	occ    [][]occurrence
 }
 
-func newPrep(d *Data, pr *problem, opt Options) (*prep, error) {
+func newPrep(d *Data, pr *problem, opt Options, tabs []*llTable) (*prep, error) {
 	p := &prep{d: d, pr: pr, opt: opt}
 	idx := make([][]int32, len(pr.sets))
 	for s, st := range pr.sets {
@@ -104,6 +107,7 @@ func newPrep(d *Data, pr *problem, opt Options) (*prep, error) {
 		p.stride = append(p.stride, stride)
 		p.space = append(p.space, space)
 		p.pi = append(p.pi, grp.Rate)
+		p.tab = append(p.tab, tabs[g.g])
 	}
 	p.occAt = make([][]int32, len(pr.sets))
 	p.occ = make([][]occurrence, len(pr.sets))
@@ -209,7 +213,7 @@ func newState(p *prep, assign [][]int32) *state {
 		st.mark = append(st.mark, make([]int32, sp))
 		for k := range t {
 			if t[k] != 0 || f[k] != 0 {
-				st.ll += LogLik(int(t[k]), int(f[k]), p.pi[gi], p.opt.Beta)
+				st.ll += p.tab[gi].ll(t[k], f[k])
 			}
 		}
 	}
@@ -263,13 +267,13 @@ func (st *state) evalMove(s int, x int32, b int32) float64 {
 		}
 	}
 	delta := 0.0
-	beta := p.opt.Beta
 	for _, tk := range st.touched {
 		gi, k := int(tk>>32), int32(tk)
-		t, f := int(st.t[gi][k]), int(st.f[gi][k])
-		dt, df := int(st.dt[gi][k]), int(st.df[gi][k])
+		t, f := st.t[gi][k], st.f[gi][k]
+		dt, df := st.dt[gi][k], st.df[gi][k]
 		if dt != 0 || df != 0 {
-			delta += LogLik(t+dt, f+df, p.pi[gi], beta) - LogLik(t, f, p.pi[gi], beta)
+			tb := p.tab[gi]
+			delta += tb.ll(t+dt, f+df) - tb.ll(t, f)
 		}
 		st.dt[gi][k], st.df[gi][k] = 0, 0
 	}
@@ -326,15 +330,6 @@ func (st *state) priorDelta(s int, a, b int32) float64 {
 	return d
 }
 
-func (st *state) freeCluster(s int) int32 {
-	for c, n := range st.size[s] {
-		if n == 0 {
-			return int32(c)
-		}
-	}
-	return -1
-}
-
 const eps = 1e-9
 
 // minGain is the least log-posterior gain that makes a refinement.
@@ -360,13 +355,6 @@ func (st *state) sweep(rng *rand.Rand) bool {
 				}
 				if d := st.evalMove(s, x, c) + st.priorDelta(s, a, c); d > best {
 					best, bestB = d, c
-				}
-			}
-			if st.size[s][a] > 1 {
-				if c := st.freeCluster(s); c >= 0 {
-					if d := st.evalMove(s, x, c) + st.priorDelta(s, a, c); d > best {
-						best, bestB = d, c
-					}
 				}
 			}
 			if bestB >= 0 {
@@ -450,9 +438,9 @@ func (p *prep) restart(ctx context.Context, r int, frozen []bool) ([][]int32, fl
 	}
 	st := newState(p, assign)
 	st.frozen = frozen
-	// Phase 1 climbs without the prior, so that a random split's small
-	// fluctuations can grow into clusters before they pay for themselves;
-	// phase 2 adds the prior and merges what does not.
+	// Phase 1 climbs between the two halves without the prior, so that a
+	// random split's small fluctuations can grow into clusters before they
+	// pay for themselves; phase 2 adds the prior, new clusters and merges.
 	st.lambda = 0
 	for i := 0; i < maxSweeps; i++ {
 		if err := ctx.Err(); err != nil {
@@ -461,6 +449,12 @@ func (p *prep) restart(ctx context.Context, r int, frozen []bool) ([][]int32, fl
 		if !st.sweep(rng) {
 			break
 		}
+		if debugLook && p.pr.depth == 0 {
+			println("  sweep", i, fmt.Sprint(st.k), st.score(), time.Now().Format("15:04:05"))
+		}
+	}
+	if debugLook && p.pr.depth == 0 {
+		println("restart", r, "phase1 done", fmt.Sprint(st.k), time.Now().Format("15:04:05"))
 	}
 	st.lambda = p.opt.Lambda
 	for i := 0; i < maxSweeps; i++ {
@@ -468,10 +462,16 @@ func (p *prep) restart(ctx context.Context, r int, frozen []bool) ([][]int32, fl
 			return nil, 0, err
 		}
 		if st.sweep(rng) {
+			if debugLook && p.pr.depth == 0 {
+				println("  p2 sweep", i, fmt.Sprint(st.k), st.score(), time.Now().Format("15:04:05"))
+			}
 			continue
 		}
 		if !st.merge() {
 			break
+		}
+		if debugLook && p.pr.depth == 0 {
+			println("  p2 merge", i, fmt.Sprint(st.k), st.score(), time.Now().Format("15:04:05"))
 		}
 	}
 	return st.assign, st.score(), nil
@@ -550,9 +550,13 @@ func (p *prep) bottom(ctx context.Context, frozen []bool) (refinement, error) {
 	if !splittable || p.opt.MaxDepth > 0 && p.pr.depth >= p.opt.MaxDepth {
 		return refinement{}, nil
 	}
+	t0 := time.Now()
 	a, err := p.best(ctx, frozen)
 	if err != nil {
 		return refinement{}, err
+	}
+	if debugLook && p.pr.depth <= 1 {
+		println("bottom", p.pr.depth, len(p.pr.groups[0].atoms), time.Since(t0).String())
 	}
 	// Rescore from scratch: the incremental score may have drifted.
 	bs := newState(p, a)
@@ -582,6 +586,7 @@ type solver struct {
 	d     *Data
 	opt   Options
 	stats *Stats
+	tabs  []*llTable
 }
 
 // kid is a combination of a candidate node that will be refined.
@@ -604,7 +609,7 @@ func (sv *solver) lookaheadScore(c *candidate) (float64, error) {
 	total := c.ref.gain
 	for i := range c.kids {
 		k := &c.kids[i]
-		p, err := newPrep(sv.d, k.pr, sv.opt)
+		p, err := newPrep(sv.d, k.pr, sv.opt, sv.tabs)
 		if err != nil {
 			return 0, err
 		}
@@ -624,7 +629,7 @@ func (sv *solver) solve(pr *problem, pre *refinement) (*Node, error) {
 		return nil, err
 	}
 	sv.stats.add(len(pr.groups[0].atoms))
-	p, err := newPrep(sv.d, pr, sv.opt)
+	p, err := newPrep(sv.d, pr, sv.opt, sv.tabs)
 	if err != nil {
 		return nil, err
 	}
@@ -804,4 +809,5 @@ func mix(seed, i uint64) uint64 {
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31
 }
-var debugLook = false
+
+var debugLook = os.Getenv("MRCDEBUG") != ""

@@ -4,9 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/marple-mln/marple/experiment"
 	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/internal/datadir"
 	"github.com/marple-mln/marple/invent"
 	"github.com/marple-mln/marple/mln"
 )
@@ -87,5 +92,52 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "marple invent: %d invented predicates, %d rules, log-posterior %.3f; wrote %s, %s.db, %s.report.txt\n",
 		len(inv), len(rules), model.LogPosterior(), *out, base, base)
+	return nil
+}
+
+func runMRCExperiment(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "experiment mrc", "[-data ../shared/data] [-out results] [-sets animals,...] [-folds 0,1,...] [-restarts N -seed N -lambda L -beta B]")
+	var (
+		data     = fs.String("data", datadir.Root(), "the data folder (holding animals/, kinship/, umls/, nations/)")
+		out      = fs.String("out", "results", "folder for mrc.md")
+		sets     = fs.String("sets", "", "data sets, comma-separated (default: animals,kinship,umls,nations)")
+		folds    = fs.String("folds", "", "held-out folds, comma-separated (default: 0-7, the shared ones)")
+		restarts = fs.Int("restarts", 10, "greedy restarts per refinement")
+		seed     = fs.Int64("seed", 1, "random seed")
+		lambda   = fs.Float64("lambda", 1, "prior: log-posterior cost of each cluster")
+		beta     = fs.Float64("beta", 1, "smoothing of the rule weights")
+	)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var fl []int
+	for _, s := range splitList(*folds) {
+		k, err := strconv.Atoi(s)
+		if err != nil {
+			return usagef("-folds: %q is not a fold number", s)
+		}
+		fl = append(fl, k)
+	}
+	table, err := experiment.RunMRC(ctx, experiment.MRCConfig{
+		Dir:      *data,
+		Sets:     splitList(*sets),
+		Folds:    fl,
+		Opt:      invent.Options{Restarts: *restarts, Seed: *seed, Lambda: *lambda, Beta: *beta},
+		Progress: e.stderr,
+	})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	if err := table.WriteMarkdown(e.stdout); err != nil {
+		return err
+	}
+	path := filepath.Join(*out, "mrc.md")
+	if err := atomicfile.Write(path, table.WriteMarkdown); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "marple experiment: wrote %s\n", path)
 	return nil
 }
