@@ -44,6 +44,9 @@ type NodeGroup struct {
 	// then the arguments) to an index of Node.Sets.
 	Group int
 	Pos   []int
+	// Prior is the rate combinations are smoothed toward: the group's rate
+	// at the root, the smoothed rate of the refined combination below.
+	Prior float64
 	// Combos are the combinations holding training atoms.
 	Combos []*Combo
 	byKey  map[int64]*Combo
@@ -94,27 +97,10 @@ func (s *Stats) add(atoms int) {
 // Learn runs MRC on d.
 func Learn(ctx context.Context, d *Data, opt Options) (*Model, error) {
 	opt = opt.WithDefaults()
-	pr := &problem{seed: uint64(opt.Seed)}
-	for i, dom := range d.Domains {
-		ms := make([]int32, len(dom.Members))
-		for j := range ms {
-			ms[j] = int32(j)
-		}
-		pr.sets = append(pr.sets, pset{dom: i, members: ms})
-	}
-	for gi, g := range d.Groups {
-		pg := pgroup{g: gi, pos: append([]int{g.Preds}, g.Args...)}
-		pg.atoms = make([]int32, g.Len())
-		for a := range pg.atoms {
-			pg.atoms[a] = int32(a)
-		}
-		pr.groups = append(pr.groups, pg)
-	}
+	pr := rootProblem(d, opt)
 	m := &Model{Data: d, Opt: opt}
 	sv := &solver{ctx: ctx, d: d, opt: opt, stats: &m.Stats}
-	for _, g := range d.Groups {
-		sv.tabs = append(sv.tabs, newLLTable(g.Len(), g.Rate, opt.Beta))
-	}
+
 	root, err := sv.solve(pr, nil)
 	if err != nil {
 		return nil, err
@@ -164,8 +150,8 @@ func (m *Model) find(g int, local []int32) (Leaf, bool) {
 }
 
 // Prob returns the probability that ground atom p(args) is true: the
-// smoothed rate of its leaf combination; the prior rate of its group when
-// the combination holds no training atom; 0.5 for a predicate without
+// smoothed rate of its leaf combination; the node's prior rate when the
+// combination holds no training atom; 0.5 for a predicate without
 // arguments or a constant the model has not seen.
 func (m *Model) Prob(p mln.PredID, args []mln.ConstID) float64 {
 	var buf [8]int32
@@ -173,12 +159,14 @@ func (m *Model) Prob(p mln.PredID, args []mln.ConstID) float64 {
 	if !ok {
 		return 0.5
 	}
-	pi := m.Data.Groups[g].Rate
 	leaf, ok := m.find(g, local)
-	if !ok || leaf.Combo == nil {
-		return pi
+	if !ok {
+		return m.Data.Groups[g].Rate
 	}
-	return Rate(leaf.Combo.True, leaf.Combo.False, pi, m.Opt.Beta)
+	if leaf.Combo == nil {
+		return leaf.Group.Prior
+	}
+	return Rate(leaf.Combo.True, leaf.Combo.False, leaf.Group.Prior, m.Opt.Beta)
 }
 
 // LogPosterior returns the model's log-posterior up to a constant: the sum
@@ -193,7 +181,7 @@ func (m *Model) LogPosterior() float64 {
 			v -= m.Opt.Lambda * float64(len(s.Clusters)-1)
 		}
 		for _, ng := range n.Groups {
-			pi := m.Data.Groups[ng.Group].Rate
+			pi := ng.Prior
 			for _, c := range ng.Combos {
 				if c.Child != nil {
 					v += walk(c.Child)
@@ -205,4 +193,26 @@ func (m *Model) LogPosterior() float64 {
 		return v
 	}
 	return walk(m.Root)
+}
+
+// rootProblem is the top-level problem: every domain one set, every group
+// with all its atoms.
+func rootProblem(d *Data, opt Options) *problem {
+	pr := &problem{seed: uint64(opt.Seed)}
+	for i, dom := range d.Domains {
+		ms := make([]int32, len(dom.Members))
+		for j := range ms {
+			ms[j] = int32(j)
+		}
+		pr.sets = append(pr.sets, pset{dom: i, members: ms})
+	}
+	for gi, g := range d.Groups {
+		pg := pgroup{g: gi, pos: append([]int{g.Preds}, g.Args...), pi: g.Rate}
+		pg.atoms = make([]int32, g.Len())
+		for a := range pg.atoms {
+			pg.atoms[a] = int32(a)
+		}
+		pr.groups = append(pr.groups, pg)
+	}
+	return pr
 }

@@ -58,7 +58,7 @@ func (m *Model) WriteReport(w io.Writer, top int) error {
 			}
 		}
 		for _, ng := range n.Groups {
-			pi := d.Groups[ng.Group].Rate
+			pi := ng.Prior
 			for ci, c := range ng.Combos {
 				p := fmt.Sprintf("%s.%d", path, ci)
 				if len(n.Groups) > 1 {

@@ -2,6 +2,13 @@ package invent
 
 import "math"
 
+// The defaults of Options.Lambda and Options.Beta (see results/mrc.md for
+// how they were chosen).
+const (
+	DefaultLambda = 3
+	DefaultBeta   = 3
+)
+
 // Options are MRC's parameters.
 type Options struct {
 	// Restarts is the number of greedy restarts per problem (default 10).
@@ -9,10 +16,10 @@ type Options struct {
 	// Seed seeds the restarts.
 	Seed int64
 	// Lambda is the weight of the exponential prior: each cluster costs
-	// Lambda nats of log-posterior (default 1).
+	// Lambda nats of log-posterior (default 3).
 	Lambda float64
 	// Beta is the smoothing parameter of the atom prediction rules
-	// (default 1).
+	// (default 3).
 	Beta float64
 	// Workers run restarts in parallel (default GOMAXPROCS).
 	Workers int
@@ -33,10 +40,10 @@ func (o Options) WithDefaults() Options {
 	if o.Lambda < 0 {
 		o.Lambda = 0
 	} else if o.Lambda == 0 {
-		o.Lambda = 1
+		o.Lambda = DefaultLambda
 	}
 	if o.Beta <= 0 {
-		o.Beta = 1
+		o.Beta = DefaultBeta
 	}
 	return o
 }

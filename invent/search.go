@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"sort"
 	"sync"
-	"time"
 )
 
 // maxKeySpace bounds the dense table of cluster combinations of one
@@ -27,6 +25,7 @@ type pgroup struct {
 	g     int
 	pos   []int
 	atoms []int32 // indices into Data.Groups[g]
+	pi    float64 // prior rate: the smoothed rate of the parent combination
 }
 
 // problem is one node of the refinement: sets of symbols and their atoms.
@@ -59,7 +58,7 @@ type prep struct {
 	occ    [][]occurrence
 }
 
-func newPrep(d *Data, pr *problem, opt Options, tabs []*llTable) (*prep, error) {
+func newPrep(d *Data, pr *problem, opt Options) (*prep, error) {
 	p := &prep{d: d, pr: pr, opt: opt}
 	idx := make([][]int32, len(pr.sets))
 	for s, st := range pr.sets {
@@ -106,8 +105,8 @@ func newPrep(d *Data, pr *problem, opt Options, tabs []*llTable) (*prep, error) 
 		p.truth = append(p.truth, truth)
 		p.stride = append(p.stride, stride)
 		p.space = append(p.space, space)
-		p.pi = append(p.pi, grp.Rate)
-		p.tab = append(p.tab, tabs[g.g])
+		p.pi = append(p.pi, g.pi)
+		p.tab = append(p.tab, newLLTable(len(g.atoms), g.pi, opt.Beta))
 	}
 	p.occAt = make([][]int32, len(pr.sets))
 	p.occ = make([][]occurrence, len(pr.sets))
@@ -449,12 +448,6 @@ func (p *prep) restart(ctx context.Context, r int, frozen []bool) ([][]int32, fl
 		if !st.sweep(rng) {
 			break
 		}
-		if debugLook && p.pr.depth == 0 {
-			println("  sweep", i, fmt.Sprint(st.k), st.score(), time.Now().Format("15:04:05"))
-		}
-	}
-	if debugLook && p.pr.depth == 0 {
-		println("restart", r, "phase1 done", fmt.Sprint(st.k), time.Now().Format("15:04:05"))
 	}
 	st.lambda = p.opt.Lambda
 	for i := 0; i < maxSweeps; i++ {
@@ -462,16 +455,10 @@ func (p *prep) restart(ctx context.Context, r int, frozen []bool) ([][]int32, fl
 			return nil, 0, err
 		}
 		if st.sweep(rng) {
-			if debugLook && p.pr.depth == 0 {
-				println("  p2 sweep", i, fmt.Sprint(st.k), st.score(), time.Now().Format("15:04:05"))
-			}
 			continue
 		}
 		if !st.merge() {
 			break
-		}
-		if debugLook && p.pr.depth == 0 {
-			println("  p2 merge", i, fmt.Sprint(st.k), st.score(), time.Now().Format("15:04:05"))
 		}
 	}
 	return st.assign, st.score(), nil
@@ -550,13 +537,9 @@ func (p *prep) bottom(ctx context.Context, frozen []bool) (refinement, error) {
 	if !splittable || p.opt.MaxDepth > 0 && p.pr.depth >= p.opt.MaxDepth {
 		return refinement{}, nil
 	}
-	t0 := time.Now()
 	a, err := p.best(ctx, frozen)
 	if err != nil {
 		return refinement{}, err
-	}
-	if debugLook && p.pr.depth <= 1 {
-		println("bottom", p.pr.depth, len(p.pr.groups[0].atoms), time.Since(t0).String())
 	}
 	// Rescore from scratch: the incremental score may have drifted.
 	bs := newState(p, a)
@@ -586,7 +569,6 @@ type solver struct {
 	d     *Data
 	opt   Options
 	stats *Stats
-	tabs  []*llTable
 }
 
 // kid is a combination of a candidate node that will be refined.
@@ -609,7 +591,7 @@ func (sv *solver) lookaheadScore(c *candidate) (float64, error) {
 	total := c.ref.gain
 	for i := range c.kids {
 		k := &c.kids[i]
-		p, err := newPrep(sv.d, k.pr, sv.opt, sv.tabs)
+		p, err := newPrep(sv.d, k.pr, sv.opt)
 		if err != nil {
 			return 0, err
 		}
@@ -629,7 +611,7 @@ func (sv *solver) solve(pr *problem, pre *refinement) (*Node, error) {
 		return nil, err
 	}
 	sv.stats.add(len(pr.groups[0].atoms))
-	p, err := newPrep(sv.d, pr, sv.opt, sv.tabs)
+	p, err := newPrep(sv.d, pr, sv.opt)
 	if err != nil {
 		return nil, err
 	}
@@ -670,9 +652,6 @@ func (sv *solver) solve(pr *problem, pre *refinement) (*Node, error) {
 				sB, err := sv.lookaheadScore(alt)
 				if err != nil {
 					return nil, err
-				}
-				if debugLook {
-					println("lookahead", pr.depth, sA, sB, best.ref.gain, alt.ref.gain)
 				}
 				if sB > sA+minGain {
 					best = alt
@@ -725,7 +704,7 @@ func (p *prep) candidate(ref refinement) *candidate {
 		node.Sets = append(node.Sets, ns)
 	}
 	for gi, g := range pr.groups {
-		ng := NodeGroup{Group: g.g, Pos: g.pos, byKey: map[int64]*Combo{}}
+		ng := NodeGroup{Group: g.g, Pos: g.pos, Prior: g.pi, byKey: map[int64]*Combo{}}
 		ng.radix = make([]int64, len(g.pos))
 		for q, s := range g.pos {
 			ng.radix[q] = int64(len(node.Sets[s].Clusters))
@@ -762,7 +741,7 @@ func (p *prep) candidate(ref refinement) *candidate {
 				continue
 			}
 			child := &problem{depth: pr.depth + 1, seed: mix(pr.seed, uint64(gi)<<32|uint64(ci))}
-			cg := pgroup{g: g.g, pos: make([]int, len(g.pos)), atoms: byOld[o.old]}
+			cg := pgroup{g: g.g, pos: make([]int, len(g.pos)), atoms: byOld[o.old], pi: Rate(o.c.True, o.c.False, g.pi, p.opt.Beta)}
 			big := false
 			for q, s := range g.pos {
 				m := node.Sets[s].Clusters[o.c.Clusters[q]]
@@ -809,5 +788,3 @@ func mix(seed, i uint64) uint64 {
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31
 }
-
-var debugLook = os.Getenv("MRCDEBUG") != ""

@@ -62,7 +62,7 @@ func (m *Model) Rules(prefix string) ([]Invented, []Rule) {
 	walk = func(n *Node) {
 		for gi := range n.Groups {
 			ng := &n.Groups[gi]
-			pi := d.Groups[ng.Group].Rate
+			pi := ng.Prior
 			total := int64(1)
 			for _, r := range ng.radix {
 				total *= r

@@ -38,8 +38,8 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 		out      = fs.String("o", "", "output MLN (the .db and .report.txt go beside it)")
 		restarts = fs.Int("restarts", 10, "greedy restarts per refinement")
 		seed     = fs.Int64("seed", 1, "random seed")
-		lambda   = fs.Float64("lambda", 1, "prior: log-posterior cost of each cluster")
-		beta     = fs.Float64("beta", 1, "smoothing of the rule weights")
+		lambda   = fs.Float64("lambda", invent.DefaultLambda, "prior: log-posterior cost of each cluster")
+		beta     = fs.Float64("beta", invent.DefaultBeta, "smoothing of the rule weights")
 		closed   = fs.Bool("closed", true, "closed world: unlisted atoms are false training atoms")
 		prefix   = fs.String("prefix", "Cluster", "name prefix of the invented predicates")
 		top      = fs.Int("top", 20, "strongest combinations listed in the report")
@@ -104,8 +104,8 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 		folds    = fs.String("folds", "", "held-out folds, comma-separated (default: 0-7, the shared ones)")
 		restarts = fs.Int("restarts", 10, "greedy restarts per refinement")
 		seed     = fs.Int64("seed", 1, "random seed")
-		lambda   = fs.Float64("lambda", 1, "prior: log-posterior cost of each cluster")
-		beta     = fs.Float64("beta", 1, "smoothing of the rule weights")
+		lambda   = fs.Float64("lambda", invent.DefaultLambda, "prior: log-posterior cost of each cluster")
+		beta     = fs.Float64("beta", invent.DefaultBeta, "smoothing of the rule weights")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
