@@ -25,6 +25,10 @@ type Options struct {
 	Workers int
 	// MaxDepth bounds the recursion (0: unbounded).
 	MaxDepth int
+	// MaxClusters bounds the clusters of a set at one node (default 2:
+	// each refinement bisects, finer clusters come from the recursion);
+	// above 2 the greedy search may also move a symbol to a new cluster.
+	MaxClusters int
 	// NoLookahead turns off the top level's one-level lookahead, which
 	// compares, at every node, clustering all sets with clustering only the
 	// predicates (leaving the constants to be clustered, differently, in
@@ -44,6 +48,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.Beta <= 0 {
 		o.Beta = DefaultBeta
+	}
+	if o.MaxClusters < 2 {
+		o.MaxClusters = 2
 	}
 	return o
 }

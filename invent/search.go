@@ -329,6 +329,16 @@ func (st *state) priorDelta(s int, a, b int32) float64 {
 	return d
 }
 
+// freeCluster returns an empty cluster of set s, or -1.
+func (st *state) freeCluster(s int) int32 {
+	for c, n := range st.size[s] {
+		if n == 0 {
+			return int32(c)
+		}
+	}
+	return -1
+}
+
 const eps = 1e-9
 
 // minGain is the least log-posterior gain that makes a refinement.
@@ -354,6 +364,13 @@ func (st *state) sweep(rng *rand.Rand) bool {
 				}
 				if d := st.evalMove(s, x, c) + st.priorDelta(s, a, c); d > best {
 					best, bestB = d, c
+				}
+			}
+			if st.lambda > 0 && st.k[s] < st.p.opt.MaxClusters && st.size[s][a] > 1 {
+				if c := st.freeCluster(s); c >= 0 {
+					if d := st.evalMove(s, x, c) + st.priorDelta(s, a, c); d > best {
+						best, bestB = d, c
+					}
 				}
 			}
 			if bestB >= 0 {

@@ -106,6 +106,8 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 		seed     = fs.Int64("seed", 1, "random seed")
 		lambda   = fs.Float64("lambda", invent.DefaultLambda, "prior: log-posterior cost of each cluster")
 		beta     = fs.Float64("beta", invent.DefaultBeta, "smoothing of the rule weights")
+		noLook   = fs.Bool("noLookahead", false, "cluster every set at every node (no predicates-first lookahead)")
+		maxK     = fs.Int("maxClusters", 2, "clusters per set and node (2: bisection)")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -122,7 +124,7 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 		Dir:      *data,
 		Sets:     splitList(*sets),
 		Folds:    fl,
-		Opt:      invent.Options{Restarts: *restarts, Seed: *seed, Lambda: *lambda, Beta: *beta},
+		Opt:      invent.Options{Restarts: *restarts, Seed: *seed, Lambda: *lambda, Beta: *beta, NoLookahead: *noLook, MaxClusters: *maxK},
 		Progress: e.stderr,
 	})
 	if err != nil {
