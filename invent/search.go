@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -764,7 +765,7 @@ func (p *prep) candidate(ref refinement) *candidate {
 				m := node.Sets[s].Clusters[o.c.Clusters[q]]
 				found := -1
 				for j, cs := range child.sets {
-					if cs.dom == pr.sets[s].dom && sameSlice(cs.members, m) {
+					if cs.dom == pr.sets[s].dom && slices.Equal(cs.members, m) {
 						found = j
 					}
 				}
@@ -784,18 +785,6 @@ func (p *prep) candidate(ref refinement) *candidate {
 		node.Groups = append(node.Groups, ng)
 	}
 	return c
-}
-
-func sameSlice(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // mix derives a child seed (splitmix64 of the parent's and an index).
