@@ -2,11 +2,12 @@ package invent
 
 import "math"
 
-// The defaults of Options.Lambda and Options.Beta (see results/mrc.md for
-// how they were chosen).
+// The defaults of Options.Lambda, Beta and MaxClusters (see results/mrc.md
+// for how they were chosen).
 const (
-	DefaultLambda = 3
-	DefaultBeta   = 3
+	DefaultLambda      = 3
+	DefaultBeta        = 3
+	DefaultMaxClusters = 6
 )
 
 // Options are MRC's parameters.
@@ -25,9 +26,10 @@ type Options struct {
 	Workers int
 	// MaxDepth bounds the recursion (0: unbounded).
 	MaxDepth int
-	// MaxClusters bounds the clusters of a set at one node (default 2:
-	// each refinement bisects, finer clusters come from the recursion);
-	// above 2 the greedy search may also move a symbol to a new cluster.
+	// MaxClusters bounds the clusters of a set at one node (default 6).
+	// Each restart starts from a random bisection; with MaxClusters above 2
+	// the greedy search may also move a symbol to a new cluster. Finer
+	// clusters come from the recursion.
 	MaxClusters int
 	// NoLookahead turns off the top level's one-level lookahead, which
 	// compares, at every node, clustering all sets with clustering only the
@@ -49,7 +51,9 @@ func (o Options) WithDefaults() Options {
 	if o.Beta <= 0 {
 		o.Beta = DefaultBeta
 	}
-	if o.MaxClusters < 2 {
+	if o.MaxClusters == 0 {
+		o.MaxClusters = DefaultMaxClusters
+	} else if o.MaxClusters < 2 {
 		o.MaxClusters = 2
 	}
 	return o

@@ -107,7 +107,7 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 		lambda   = fs.Float64("lambda", invent.DefaultLambda, "prior: log-posterior cost of each cluster")
 		beta     = fs.Float64("beta", invent.DefaultBeta, "smoothing of the rule weights")
 		noLook   = fs.Bool("noLookahead", false, "cluster every set at every node (no predicates-first lookahead)")
-		maxK     = fs.Int("maxClusters", 2, "clusters per set and node (2: bisection)")
+		maxK     = fs.Int("maxClusters", invent.DefaultMaxClusters, "clusters per set and node (2: bisection)")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
