@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -33,17 +34,14 @@ ending in .gz are decompressed.`
 func runInvent(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "invent", inventSynopsis)
 	var (
-		input    = fs.String("i", "", "model files declaring the predicates, comma-separated")
-		train    = fs.String("t", "", "training databases, comma-separated")
-		out      = fs.String("o", "", "output MLN (the .db and .report.txt go beside it)")
-		restarts = fs.Int("restarts", 10, "greedy restarts per refinement")
-		seed     = fs.Int64("seed", 1, "random seed")
-		lambda   = fs.Float64("lambda", invent.DefaultLambda, "prior: log-posterior cost of each cluster")
-		beta     = fs.Float64("beta", invent.DefaultBeta, "smoothing of the rule weights")
-		closed   = fs.Bool("closed", true, "closed world: unlisted atoms are false training atoms")
-		prefix   = fs.String("prefix", "Cluster", "name prefix of the invented predicates")
-		top      = fs.Int("top", 20, "strongest combinations listed in the report")
-		verbose  = fs.Bool("v", false, "report every stage")
+		input   = fs.String("i", "", "model files declaring the predicates, comma-separated")
+		train   = fs.String("t", "", "training databases, comma-separated")
+		out     = fs.String("o", "", "output MLN (the .db and .report.txt go beside it)")
+		mrc     = addMRCFlags(fs)
+		closed  = fs.Bool("closed", true, "closed world: unlisted atoms are false training atoms")
+		prefix  = fs.String("prefix", "Cluster", "name prefix of the invented predicates")
+		top     = fs.Int("top", 20, "strongest combinations listed in the report")
+		verbose = fs.Bool("v", false, "report every stage")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -51,8 +49,9 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 	if *input == "" || *train == "" || *out == "" {
 		return usagef("need -i, -t and -o")
 	}
-	if *restarts < 1 || *lambda <= 0 || *beta <= 0 {
-		return usagef("-restarts, -lambda and -beta must be positive")
+	opt, err := mrc()
+	if err != nil {
+		return err
 	}
 	prog := newProgress(e.stderr, *verbose)
 	done := prog.stage("load")
@@ -74,7 +73,7 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 	}
 	done("%d predicate groups, %d training atoms", len(data.Groups), n)
 	done = prog.stage("invent")
-	model, err := invent.Learn(ctx, data, invent.Options{Restarts: *restarts, Seed: *seed, Lambda: *lambda, Beta: *beta})
+	model, err := invent.Learn(ctx, data, opt)
 	if err != nil {
 		return err
 	}
@@ -98,18 +97,17 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "experiment mrc", "[-data ../shared/data] [-out results] [-sets animals,...] [-folds 0,1,...] [-restarts N -seed N -lambda L -beta B]")
 	var (
-		data     = fs.String("data", datadir.Root(), "the data folder (holding animals/, kinship/, umls/, nations/)")
-		out      = fs.String("out", "results", "folder for mrc.md")
-		sets     = fs.String("sets", "", "data sets, comma-separated (default: animals,kinship,umls,nations)")
-		folds    = fs.String("folds", "", "held-out folds, comma-separated (default: 0-7, the shared ones)")
-		restarts = fs.Int("restarts", 10, "greedy restarts per refinement")
-		seed     = fs.Int64("seed", 1, "random seed")
-		lambda   = fs.Float64("lambda", invent.DefaultLambda, "prior: log-posterior cost of each cluster")
-		beta     = fs.Float64("beta", invent.DefaultBeta, "smoothing of the rule weights")
-		noLook   = fs.Bool("noLookahead", false, "cluster every set at every node (no predicates-first lookahead)")
-		maxK     = fs.Int("maxClusters", invent.DefaultMaxClusters, "clusters per set and node (2: bisection)")
+		data  = fs.String("data", datadir.Root(), "the data folder (holding animals/, kinship/, umls/, nations/)")
+		out   = fs.String("out", "results", "folder for mrc.md")
+		sets  = fs.String("sets", "", "data sets, comma-separated (default: animals,kinship,umls,nations)")
+		folds = fs.String("folds", "", "held-out folds, comma-separated (default: 0-7, the shared ones)")
+		mrc   = addMRCFlags(fs)
 	)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	opt, err := mrc()
+	if err != nil {
 		return err
 	}
 	var fl []int
@@ -124,7 +122,7 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 		Dir:      *data,
 		Sets:     splitList(*sets),
 		Folds:    fl,
-		Opt:      invent.Options{Restarts: *restarts, Seed: *seed, Lambda: *lambda, Beta: *beta, NoLookahead: *noLook, MaxClusters: *maxK},
+		Opt:      opt,
 		Progress: e.stderr,
 	})
 	if err != nil {
@@ -142,4 +140,23 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "marple experiment: wrote %s\n", path)
 	return nil
+}
+
+// addMRCFlags registers MRC's parameters on fs; the returned function
+// checks them and gives the options.
+func addMRCFlags(fs *flag.FlagSet) func() (invent.Options, error) {
+	var (
+		restarts = fs.Int("restarts", 10, "greedy restarts per refinement")
+		seed     = fs.Int64("seed", 1, "random seed")
+		lambda   = fs.Float64("lambda", invent.DefaultLambda, "prior: log-posterior cost of each cluster")
+		beta     = fs.Float64("beta", invent.DefaultBeta, "smoothing of the rule weights")
+		maxK     = fs.Int("maxClusters", invent.DefaultMaxClusters, "clusters per set and node (2: bisection)")
+		noLook   = fs.Bool("noLookahead", false, "cluster every set at every node (no predicates-first lookahead)")
+	)
+	return func() (invent.Options, error) {
+		if *restarts < 1 || *lambda <= 0 || *beta <= 0 || *maxK < 2 {
+			return invent.Options{}, usagef("-restarts, -lambda and -beta must be positive, -maxClusters at least 2")
+		}
+		return invent.Options{Restarts: *restarts, Seed: *seed, Lambda: *lambda, Beta: *beta, MaxClusters: *maxK, NoLookahead: *noLook}, nil
+	}
 }
