@@ -6,7 +6,7 @@
 //
 //	marple <command> [flags]
 //
-// The commands are infer, learn, learnstruct, eval, check and experiment; "marple help <command>"
+// The commands are infer, learn, learnstruct, invent, eval, check and experiment; "marple help <command>"
 // describes each. Flags follow Alchemy's single-dash names (-i, -e, -r,
 // -q, -t, -ne, -m, -ms, ...).
 //
@@ -46,9 +46,10 @@ var commands = []command{
 	{"infer", "MAP or marginal inference (Alchemy's infer)", runInfer},
 	{"learn", "weight learning (Alchemy's learnwts; online max-margin learners)", runLearn},
 	{"learnstruct", "structure learning: OSL, online max-margin clause search (Alchemy's learnstruct)", runLearnstruct},
+	{"invent", "statistical predicate invention: multiple relational clusterings (MRC)", runInvent},
 	{"eval", "score predictions against the truth: P, R, F1, Hamming, CLL, AUC-PR", runEval},
 	{"check", "parse a model and evidence; print predicates, clauses and ground network size", runCheck},
-	{"experiment", "reproduce the papers' experiments on their data (citeseer, osl)", runExperiment},
+	{"experiment", "reproduce the papers' experiments on their data (citeseer, osl, mrc)", runExperiment},
 }
 
 // usageError is an error in how marple was called (exit status 2).

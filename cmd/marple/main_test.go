@@ -5,8 +5,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/marple-mln/marple/internal/mrcgen"
 )
 
 // marple runs the command in-process and returns its exit status, stdout
@@ -190,5 +193,55 @@ func TestGroundingTooLargeRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(res); err == nil {
 		t.Error("output written")
+	}
+}
+
+// TestInventThenInfer: the MLN marple invent writes runs in marple infer
+// unchanged, with the membership evidence beside it, and MAP inference makes
+// true exactly the atoms whose rule weight is positive (here the planted
+// hobbies and skills).
+func TestInventThenInfer(t *testing.T) {
+	dir := t.TempDir()
+	g := mrcgen.Generate(mrcgen.Default)
+	decl, train := filepath.Join(dir, "ff.mln"), filepath.Join(dir, "ff.db")
+	if err := os.WriteFile(decl, []byte(g.MLN), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(train, []byte(g.DB), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "clusters.mln")
+	code, _, stderr := marple(t, "invent", "-i", decl, "-t", train, "-o", out, "-lambda", "1", "-seed", "2")
+	if code != 0 {
+		t.Fatalf("invent: exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"clusters.db", "clusters.report.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := filepath.Join(dir, "out.result")
+	code, _, stderr = marple(t, "infer", "-i", out, "-e", filepath.Join(dir, "clusters.db"), "-r", res, "-q", "Hobby0,Skill3")
+	if code != 0 {
+		t.Fatalf("infer: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Fields(string(b))
+	sort.Strings(got)
+	var want []string
+	for _, line := range strings.Fields(g.DB) {
+		if strings.HasPrefix(line, "Hobby0(") || strings.HasPrefix(line, "Skill3(") {
+			want = append(want, line)
+		}
+	}
+	sort.Strings(want)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("infer on the invented MLN: got %v, want %v", got, want)
+	}
+	if code, _, _ := marple(t, "invent", "-i", decl, "-t", train); code != 2 {
+		t.Errorf("missing -o: exit %d, want 2", code)
 	}
 }

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/marple-mln/marple/experiment"
+	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/invent"
+	"github.com/marple-mln/marple/mln"
+)
+
+const inventSynopsis = `-i decls.mln -t data.db,... -o clusters.mln [-restarts N -seed N -lambda L -beta B]
+
+Statistical predicate invention by multiple relational clusterings (MRC,
+Kok & Domingos 2007). Clusters the constants of every type and the
+predicates of each argument signature, recursively per cluster
+combination, maximising the MAP score (closed-form rule weights, an
+exponential prior on the number of clusters). Writes -o, an MLN with one
+unary predicate per invented cluster and the weighted atom prediction rules
+(marple infer runs it with the membership evidence); the membership
+evidence, clusters.db beside it; and a readable report, clusters.report.txt.
+Training atoms: every ground atom, false unless listed true (-closed, the
+default); with -closed=false only the listed true and false atoms. Files
+ending in .gz are decompressed.`
+
+func runInvent(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "invent", inventSynopsis)
+	var (
+		input   = fs.String("i", "", "model files declaring the predicates, comma-separated")
+		train   = fs.String("t", "", "training databases, comma-separated")
+		out     = fs.String("o", "", "output MLN (the .db and .report.txt go beside it)")
+		mrc     = addMRCFlags(fs)
+		closed  = fs.Bool("closed", true, "closed world: unlisted atoms are false training atoms")
+		prefix  = fs.String("prefix", "Cluster", "name prefix of the invented predicates")
+		top     = fs.Int("top", 20, "strongest combinations listed in the report")
+		verbose = fs.Bool("v", false, "report every stage")
+	)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *input == "" || *train == "" || *out == "" {
+		return usagef("need -i, -t and -o")
+	}
+	opt, err := mrc()
+	if err != nil {
+		return err
+	}
+	prog := newProgress(e.stderr, *verbose)
+	done := prog.stage("load")
+	m, err := mln.LoadModel(splitList(*input)...)
+	if err != nil {
+		return err
+	}
+	db, err := invent.LoadDatabase(m, splitList(*train)...)
+	if err != nil {
+		return err
+	}
+	data, err := invent.FromDatabases(m, []*mln.Database{db}, *closed)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, g := range data.Groups {
+		n += g.Len()
+	}
+	done("%d predicate groups, %d training atoms", len(data.Groups), n)
+	done = prog.stage("invent")
+	model, err := invent.Learn(ctx, data, opt)
+	if err != nil {
+		return err
+	}
+	inv, rules := model.Rules(*prefix)
+	done("%d problems searched, %d invented predicates, %d rules", model.Stats.Problems, len(inv), len(rules))
+	base := strings.TrimSuffix(*out, ".mln")
+	if err := atomicfile.Write(*out, func(w io.Writer) error { return model.WriteMLN(w, *prefix) }); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(base+".db", func(w io.Writer) error { return model.WriteDB(w, *prefix) }); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(base+".report.txt", func(w io.Writer) error { return model.WriteReport(w, *top) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "marple invent: %d invented predicates, %d rules, log-posterior %.3f; wrote %s, %s.db, %s.report.txt\n",
+		len(inv), len(rules), model.LogPosterior(), *out, base, base)
+	return nil
+}
+
+func runMRCExperiment(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "experiment mrc", "[-data ../shared/data] [-out results] [-sets animals,...] [-folds 0,1,...] [-restarts N -seed N -lambda L -beta B]")
+	var (
+		data  = fs.String("data", datadir.Root(), "the data folder (holding animals/, kinship/, umls/, nations/)")
+		out   = fs.String("out", "results", "folder for mrc.md")
+		sets  = fs.String("sets", "", "data sets, comma-separated (default: animals,kinship,umls,nations)")
+		folds = fs.String("folds", "", "held-out folds, comma-separated (default: 0-7, the shared ones)")
+		mrc   = addMRCFlags(fs)
+	)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	opt, err := mrc()
+	if err != nil {
+		return err
+	}
+	var fl []int
+	for _, s := range splitList(*folds) {
+		k, err := strconv.Atoi(s)
+		if err != nil {
+			return usagef("-folds: %q is not a fold number", s)
+		}
+		fl = append(fl, k)
+	}
+	table, err := experiment.RunMRC(ctx, experiment.MRCConfig{
+		Dir:      *data,
+		Sets:     splitList(*sets),
+		Folds:    fl,
+		Opt:      opt,
+		Progress: e.stderr,
+	})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	if err := table.WriteMarkdown(e.stdout); err != nil {
+		return err
+	}
+	path := filepath.Join(*out, "mrc.md")
+	if err := atomicfile.Write(path, table.WriteMarkdown); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "marple experiment: wrote %s\n", path)
+	return nil
+}
+
+// addMRCFlags registers MRC's parameters on fs; the returned function
+// checks them and gives the options.
+func addMRCFlags(fs *flag.FlagSet) func() (invent.Options, error) {
+	var (
+		restarts = fs.Int("restarts", 10, "greedy restarts per refinement")
+		seed     = fs.Int64("seed", 1, "random seed")
+		lambda   = fs.Float64("lambda", invent.DefaultLambda, "prior: log-posterior cost of each cluster")
+		beta     = fs.Float64("beta", invent.DefaultBeta, "smoothing of the rule weights")
+		maxK     = fs.Int("maxClusters", invent.DefaultMaxClusters, "clusters per set and node (2: bisection)")
+		noLook   = fs.Bool("noLookahead", false, "cluster every set at every node (no predicates-first lookahead)")
+	)
+	return func() (invent.Options, error) {
+		if *restarts < 1 || *lambda <= 0 || *beta <= 0 || *maxK < 2 {
+			return invent.Options{}, usagef("-restarts, -lambda and -beta must be positive, -maxClusters at least 2")
+		}
+		return invent.Options{Restarts: *restarts, Seed: *seed, Lambda: *lambda, Beta: *beta, MaxClusters: *maxK, NoLookahead: *noLook}, nil
+	}
+}
