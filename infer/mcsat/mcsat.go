@@ -94,7 +94,21 @@ type Options struct {
 	// HardWeight, when positive, is the weight Gibbs sampling gives hard
 	// clauses; by default they are constraints the chain never violates.
 	HardWeight float64
+
+	// selection forces one way of drawing MC-SAT's clause selection (the
+	// package's tests and benchmarks compare them); zero chooses per step.
+	selection selectMode
 }
+
+// selectMode is how an MC-SAT step draws its clause selection.
+type selectMode int
+
+const (
+	selectAuto  selectMode = iota // skipping or by atoms, whichever visits fewer
+	selectSkip                    // group by group, rare ones by geometric skipping
+	selectAtoms                   // from the unfixed atoms' occurrences
+	selectNaive                   // one draw per clause
+)
 
 func (o *Options) defaults() {
 	if o.Samples <= 0 {
@@ -195,20 +209,51 @@ func MCSAT(ctx context.Context, net *ground.Network, opt Options) ([]float64, er
 }
 
 // mcsatStep selects the clauses and moves the world by SampleSAT.
+//
+// Every clause in its preferred state is selected with its probability,
+// independently, so the selections can be drawn in any order. Selected
+// units of positive weight and selected clauses of negative weight fix
+// their atoms (at their current values) and are drawn first. When few
+// atoms remain unfixed, the longer clauses of positive weight are then
+// drawn from the occurrences of the unfixed atoms, and only those that can
+// constrain the next world (no true literal on a fixed atom; the others
+// hold in the whole slice); otherwise they are drawn one by one. Rarely
+// selected clauses are drawn by geometric skipping (see selGroup).
 func (s *state) mcsatStep(opt *Options) {
 	m := s.m
 	s.begin()
-	rng := s.rng
-	for c, w := range m.w {
-		switch {
-		case w > 0:
-			if s.numTrue[c] > 0 && (w > math.MaxFloat64 || rng.Float64() < m.sel[c]) {
-				s.activate(c)
+	if opt.selection == selectNaive {
+		s.selectNaive()
+	} else {
+		for _, c := range m.denseFixing {
+			if s.preferred(c) && (m.sel[c] >= 1 || s.rng.Float64() < m.sel[c]) {
+				s.fixClause(c)
 			}
-		case s.numTrue[c] == 0 && (w < -math.MaxFloat64 || rng.Float64() < m.sel[c]):
-			// The clause is false and stays false: fix its atoms.
-			for _, l := range m.clause(c) {
-				s.fixedAt[l.Atom()] = s.epoch
+		}
+		for g := range m.sparseFixing {
+			grp := &m.sparseFixing[g]
+			for i := s.next(grp, 0); i < len(grp.clauses); i = s.next(grp, i+1) {
+				if c := grp.clauses[i]; s.preferred(c) && s.keep(grp, c) {
+					s.fixClause(c)
+				}
+			}
+		}
+		occ := len(m.occ) - s.fixedOcc // occurrences of the unfixed atoms
+		if opt.selection == selectAtoms || opt.selection == selectAuto && float64(occ) < m.multiVisits {
+			s.selectByAtoms()
+		} else {
+			for _, c := range m.denseMulti {
+				if s.numTrue[c] > 0 && (m.sel[c] >= 1 || s.rng.Float64() < m.sel[c]) {
+					s.activate(int(c))
+				}
+			}
+			for g := range m.sparseMulti {
+				grp := &m.sparseMulti[g]
+				for i := s.next(grp, 0); i < len(grp.clauses); i = s.next(grp, i+1) {
+					if c := grp.clauses[i]; s.numTrue[c] > 0 && s.keep(grp, c) {
+						s.activate(int(c))
+					}
+				}
 			}
 		}
 	}
@@ -228,6 +273,107 @@ func (s *state) mcsatStep(opt *Options) {
 		lambda = math.Log(k)
 	}
 	s.sampleSAT(steps, lambda, opt.WalkProb, maxExc)
+}
+
+// preferred reports whether the fixing clause c (a unit of positive
+// weight or a clause of negative weight) is in its preferred state.
+func (s *state) preferred(c int32) bool {
+	return (s.numTrue[c] > 0) == (s.m.w[c] > 0)
+}
+
+// fixClause fixes the atoms of the selected fixing clause c at their
+// current values, counting the occurrences of the fixed atoms.
+func (s *state) fixClause(c int32) {
+	m := s.m
+	for _, l := range m.clause(int(c)) {
+		if a := l.Atom(); s.fixedAt[a] != s.epoch {
+			s.fixedAt[a] = s.epoch
+			s.fixedOcc += int(m.occStart[a+1] - m.occStart[a])
+		}
+	}
+}
+
+// next returns the position, from i on, of the next clause of g to
+// visit: i plus a geometric gap of failures with probability g.p
+// (len(g.clauses) when the group is done).
+func (s *state) next(g *selGroup, i int) int {
+	if i >= len(g.clauses) {
+		return i
+	}
+	u := 1 - s.rng.Float64() // in (0, 1]
+	gap := math.Log(u) / g.logq
+	if gap >= float64(len(g.clauses)-i) {
+		return len(g.clauses)
+	}
+	return i + int(gap)
+}
+
+// keep draws whether the visited clause c of group g is selected: with
+// probability sel/g.p, so that it is selected with probability sel in all.
+func (s *state) keep(g *selGroup, c int32) bool {
+	p := s.m.sel[c]
+	return p >= g.p || s.rng.Float64()*g.p < p
+}
+
+// constrains reports whether the selected longer clause c of positive
+// weight is true and has no true literal on a fixed atom, so that it
+// constrains the next world.
+func (s *state) constrains(c int32) bool {
+	if s.numTrue[c] == 0 {
+		return false
+	}
+	for _, l := range s.m.clause(int(c)) {
+		if s.fixedAt[l.Atom()] == s.epoch && l.True(s.y) {
+			return false
+		}
+	}
+	return true
+}
+
+// selectByAtoms draws the selection of the longer clauses of positive
+// weight that touch an unfixed atom, visiting each such clause once from
+// the occurrences of the unfixed atoms. The other clauses have every atom
+// fixed: true ones hold in the whole slice, false ones are not selected.
+func (s *state) selectByAtoms() {
+	m := s.m
+	for a := range s.fixedAt {
+		if s.fixedAt[a] == s.epoch {
+			continue
+		}
+		for _, o := range m.occurrences(int32(a)) {
+			c := o >> 1
+			if !m.multi[c] || s.visitAt[c] == s.epoch {
+				continue
+			}
+			s.visitAt[c] = s.epoch
+			if !s.constrains(c) {
+				continue
+			}
+			if p := m.sel[c]; p >= 1 || s.rng.Float64() < p {
+				s.activate(int(c))
+			}
+		}
+	}
+}
+
+// selectNaive is the textbook selection: one draw per clause in its
+// preferred state, kept to measure the skipping selection against.
+func (s *state) selectNaive() {
+	m := s.m
+	rng := s.rng
+	for c, w := range m.w {
+		switch {
+		case w > 0:
+			if s.numTrue[c] > 0 && (w > math.MaxFloat64 || rng.Float64() < m.sel[c]) {
+				s.activate(c)
+			}
+		case s.numTrue[c] == 0 && (w < -math.MaxFloat64 || rng.Float64() < m.sel[c]):
+			// The clause is false and stays false: fix its atoms.
+			for _, l := range m.clause(c) {
+				s.fixedAt[l.Atom()] = s.epoch
+			}
+		}
+	}
 }
 
 // Gibbs returns the marginal probability of each atom of net being true,

@@ -207,22 +207,83 @@ func TestUniformRandomSAT(t *testing.T) {
 	}
 }
 
+// TestMCSATMatchesExact checks MC-SAT's marginals against enumeration, with
+// each way of drawing the clause selection.
 func TestMCSATMatchesExact(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	worst := 0.0
-	for i := range 25 {
-		net, bias, exact := randomModel(rng, false)
-		got, err := MCSAT(context.Background(), net, Options{Options: infer.Options{Bias: bias, Seed: int64(i)}, Samples: 50000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, a := maxErr(got, exact)
-		worst = math.Max(worst, e)
-		if e > 0.03 {
-			t.Errorf("model %d (%d atoms, %d clauses): atom %d: %.4f, exact %.4f", i, net.NumAtoms(), net.NumClauses(), a, got[a], exact[a])
+	for _, mode := range []struct {
+		name string
+		sel  selectMode
+	}{{"auto", selectAuto}, {"skip", selectSkip}, {"atoms", selectAtoms}, {"naive", selectNaive}} {
+		t.Run(mode.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			worst := 0.0
+			for i := range 25 {
+				net, bias, exact := randomModel(rng, false)
+				opt := Options{Options: infer.Options{Bias: bias, Seed: int64(i)}, Samples: 100000, selection: mode.sel}
+				got, err := MCSAT(context.Background(), net, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e, a := maxErr(got, exact)
+				worst = math.Max(worst, e)
+				if e > 0.03 {
+					t.Errorf("model %d (%d atoms, %d clauses): atom %d: %.4f, exact %.4f", i, net.NumAtoms(), net.NumClauses(), a, got[a], exact[a])
+				}
+			}
+			t.Logf("worst error %.4f", worst)
+		})
+	}
+}
+
+// TestSkipSelectionRate checks that the grouped selection (geometric
+// skipping and thinning) selects each clause with its own probability,
+// independently of the others.
+func TestSkipSelectionRate(t *testing.T) {
+	sel := []float64{0.001, 0.0015, 0.02, 0.03, 0.1, 0.11, 0.3, 0.9, 1, 0.05}
+	m := &model{start: []int32{0}}
+	for range 20 {
+		for _, p := range sel {
+			m.lits = append(m.lits, ground.MakeLit(0, false), ground.MakeLit(1, false))
+			m.start = append(m.start, int32(len(m.lits)))
+			m.w = append(m.w, -math.Log1p(-min(p, 0.999999)))
+			m.sel = append(m.sel, p)
 		}
 	}
-	t.Logf("worst error %.4f", worst)
+	m.group()
+	s := &state{m: m, rng: rand.New(rand.NewPCG(5, 6))}
+	hits := make([]int, len(m.sel))
+	pairs := 0 // clauses 6 and 7 (0.3 and 0.9) selected together
+	const rounds = 100000
+	for range rounds {
+		on := map[int32]bool{}
+		for _, c := range m.denseMulti {
+			if m.sel[c] >= 1 || s.rng.Float64() < m.sel[c] {
+				hits[c]++
+				on[c] = true
+			}
+		}
+		for g := range m.sparseMulti {
+			grp := &m.sparseMulti[g]
+			for i := s.next(grp, 0); i < len(grp.clauses); i = s.next(grp, i+1) {
+				if c := grp.clauses[i]; s.keep(grp, c) {
+					hits[c]++
+					on[c] = true
+				}
+			}
+		}
+		if on[6] && on[7] {
+			pairs++
+		}
+	}
+	for c, h := range hits {
+		p := m.sel[c]
+		if f := float64(h) / rounds; math.Abs(f-p) > 5*math.Sqrt(p*(1-p)/rounds)+1e-9 {
+			t.Errorf("clause %d (p=%v) selected %.5f of the time", c, p, f)
+		}
+	}
+	if f, want := float64(pairs)/rounds, 0.3*0.9; math.Abs(f-want) > 5*math.Sqrt(want*(1-want)/rounds) {
+		t.Errorf("pair selected %.4f of the time, want %.4f", f, want)
+	}
 }
 
 func TestGibbsMatchesExact(t *testing.T) {

@@ -24,7 +24,37 @@ type model struct {
 	// occ lists, for each atom, its occurrences as clause<<1 | negated.
 	occStart []int32
 	occ      []int32
+
+	// The clauses by the role their selection plays in an MC-SAT step:
+	// units of positive weight and clauses of negative weight fix atoms
+	// when selected (fixing); longer clauses of positive weight constrain
+	// the others (multi). Each role's clauses selected with probability at
+	// least skipAbove are visited one by one, in index order (dense*);
+	// the rarer ones are grouped so that they can be drawn by geometric
+	// skipping (sparse*).
+	denseFixing, denseMulti   []int32
+	sparseFixing, sparseMulti []selGroup
+	// multiVisits is the expected number of longer positive clauses a step
+	// visits when it draws them role by role.
+	multiVisits float64
+	// multi marks the longer clauses of positive weight.
+	multi []bool
 }
+
+// selGroup is a set of rarely selected clauses of one role whose
+// selection probabilities lie in [p/2, p), p a power of two: the visited
+// ones are drawn by skipping geometric gaps with probability p, and each
+// visited clause is kept with probability sel/p (thinning), which selects
+// every clause with its own probability, independently of the others.
+type selGroup struct {
+	p, logq float64 // logq = log(1-p)
+	clauses []int32
+}
+
+// skipAbove is the selection probability from which clauses are visited
+// one by one: a geometric gap costs a logarithm, about as much as eight
+// uniform draws, so skipping pays only when selections are rare.
+const skipAbove = 0.125
 
 func newModel(net *ground.Network, bias []float64) *model {
 	n := net.NumAtoms()
@@ -86,7 +116,51 @@ func newModel(net *ground.Network, bias []float64) *model {
 		}
 	}
 	m.occStart = cnt
+	m.group()
 	return m
+}
+
+// group sorts the clauses into the selection roles and groups.
+func (m *model) group() {
+	const buckets = 64
+	var sparse [2][buckets + 1][]int32 // [fixing, multi][k]: p in [2^-(k+1), 2^-k)
+	m.multi = make([]bool, m.numClauses())
+	for c := range m.numClauses() {
+		isMulti := m.w[c] > 0 && m.start[c+1]-m.start[c] > 1
+		m.multi[c] = isMulti
+		p := m.sel[c]
+		if p >= skipAbove {
+			if isMulti {
+				m.denseMulti = append(m.denseMulti, int32(c))
+				m.multiVisits++
+			} else {
+				m.denseFixing = append(m.denseFixing, int32(c))
+			}
+			continue
+		}
+		_, e := math.Frexp(p) // p = f * 2^e, f in [0.5, 1)
+		role := 0
+		if isMulti {
+			role = 1
+		}
+		k := min(-e, buckets)
+		sparse[role][k] = append(sparse[role][k], int32(c))
+	}
+	for role := range sparse {
+		for k, cs := range sparse[role] {
+			if len(cs) == 0 {
+				continue
+			}
+			g := selGroup{p: math.Ldexp(1, -k), clauses: cs}
+			g.logq = math.Log1p(-g.p)
+			if role == 1 {
+				m.multiVisits += g.p * float64(len(cs))
+				m.sparseMulti = append(m.sparseMulti, g)
+			} else {
+				m.sparseFixing = append(m.sparseFixing, g)
+			}
+		}
+	}
 }
 
 func (m *model) numClauses() int { return len(m.start) - 1 }

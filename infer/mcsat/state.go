@@ -18,6 +18,9 @@ type state struct {
 
 	epoch    int32
 	activeAt []int32 // clause active when activeAt[c] == epoch
+	visitAt  []int32 // clause seen by selectByAtoms when visitAt[c] == epoch
+	fixedOcc int     // occurrences of the atoms fixed in this epoch
+
 	fixedAt  []int32 // atom fixed when fixedAt[a] == epoch
 	consAt   []int32 // atom in an active clause when consAt[a] == epoch
 	free     []int32 // atoms neither fixed nor in an active clause
@@ -52,6 +55,7 @@ func newState(m *model, rng *rand.Rand) *state {
 		y:        make([]bool, m.n),
 		numTrue:  make([]int32, nc),
 		activeAt: make([]int32, nc),
+		visitAt:  make([]int32, nc),
 		fixedAt:  make([]int32, m.n),
 		consAt:   make([]int32, m.n),
 		unsatPos: make([]int32, nc),
@@ -77,11 +81,13 @@ func (s *state) begin() {
 	s.epoch++
 	if s.epoch == math.MaxInt32 {
 		clear(s.activeAt)
+		clear(s.visitAt)
 		clear(s.fixedAt)
 		clear(s.consAt)
 		s.epoch = 1
 	}
 	s.unsat = s.unsat[:0]
+	s.fixedOcc = 0
 }
 
 func (s *state) activate(c int) {
