@@ -46,6 +46,7 @@ var commands = []command{
 	{"learnstruct", "structure learning: OSL, online max-margin clause search (Alchemy's learnstruct)", runLearnstruct},
 	{"eval", "score predictions against the truth: P, R, F1, Hamming, CLL, AUC-PR", runEval},
 	{"check", "parse a model and evidence; print predicates, clauses and ground network size", runCheck},
+	{"transfer-templates", "deep transfer (DTM): rank second-order clique templates in a source domain", runTransferTemplates},
 	{"experiment", "reproduce the papers' experiments on their data (citeseer, osl)", runExperiment},
 }
 

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/transfer"
+)
+
+const transferTemplatesSynopsis = `-t source.db[,more.db] [-i source.mln] -o templates.txt [-k K] [-maxLiterals 3] [flags]
+
+Deep transfer (DTM, Davis & Domingos 2009), step one: finds the second-order
+regularities of a source domain. Enumerates the clique templates of 2 to
+-maxLiterals literals over predicate variables (r, s, t) and at most -maxVars
+object variables (x, y, z), unique up to renaming; binds them to the source's
+predicates (unary and binary; -i gives the declarations, otherwise they are
+inferred from the data) and, for each clique, counts its distribution over
+truth assignments exactly over all groundings by distinct constants (atoms
+the data leave unknown drop the groundings that touch them; a predicate whose
+data list false atoms is open world). A clique scores the least KL divergence
+between that distribution and the product of the marginals of any
+decomposition into sub-cliques; a template the mean of its -k best cliques.
+Writes the ranked templates with their best cliques to -o.`
+
+func runTransferTemplates(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "transfer-templates", transferTemplatesSynopsis)
+	var (
+		modelFiles  = fs.String("i", "", "source model file(s) (.mln) declaring the predicates; optional")
+		train       = fs.String("t", "", "source database file(s) (.db, .db.gz), comma-separated (merged)")
+		outFile     = fs.String("o", "", "output templates file (required)")
+		k           = fs.Int("k", transfer.DefaultK, "a template scores the mean of its K best cliques")
+		maxLiterals = fs.Int("maxLiterals", 3, "literals per template: 2 or 3")
+		maxVars     = fs.Int("maxVars", 3, "object variables per template")
+		closed      = fs.Bool("closedWorld", false, "treat every unlisted atom as false, even for predicates whose data list false atoms")
+		alpha       = fs.Float64("alpha", transfer.DefaultAlpha, "pseudo-count added to each truth assignment of a clique before scoring (0: none)")
+		maxOuter    = fs.Int("maxOuter", 2048, "bound the work per clique: when all but one object variable have more bindings, sample this many (0: count every grounding)")
+		seed        = fs.Uint64("seed", 1, "random seed for -maxOuter sampling")
+		workers     = fs.Int("workers", 0, "worker goroutines (default: all cores)")
+		verbose     = fs.Bool("v", false, "report every stage on stderr")
+	)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *outFile == "":
+		return usagef("no output file: give -o templates.txt")
+	case *train == "":
+		return usagef("no source data: give -t a.db,b.db")
+	case *k < 1:
+		return usagef("-k must be at least 1")
+	case *maxLiterals < 2 || *maxLiterals > 3:
+		return usagef("-maxLiterals must be 2 or 3")
+	case *maxVars < 2 || *maxVars > 4:
+		return usagef("-maxVars must be between 2 and 4")
+	case *alpha < 0 || *maxOuter < 0:
+		return usagef("-alpha and -maxOuter must not be negative")
+	}
+	a := *alpha
+	if a == 0 {
+		a = -1 // Options: negative means no pseudo-count
+	}
+	p := newProgress(e.stderr, *verbose)
+	done := p.stage("read source")
+	src, err := transfer.LoadSource(splitList(*modelFiles), splitList(*train), transfer.SourceOptions{ClosedWorld: *closed})
+	if err != nil {
+		return err
+	}
+	done("%d usable predicates, %d skipped", len(src.Preds), len(src.Skipped))
+	done = p.stage("score cliques")
+	last := time.Now()
+	t0 := time.Now()
+	res, err := transfer.Discover(ctx, src, transfer.Options{
+		Enum:     transfer.EnumOptions{MaxLiterals: *maxLiterals, MaxVars: *maxVars},
+		K:        *k,
+		Alpha:    a,
+		MaxOuter: *maxOuter,
+		Seed:     *seed,
+		Workers:  *workers,
+		Progress: func(d, total int) {
+			if time.Since(last) < 2*time.Second && d != total {
+				return
+			}
+			last = time.Now()
+			el := time.Since(t0)
+			eta := time.Duration(float64(el) / float64(d) * float64(total-d))
+			fmt.Fprintf(e.stderr, "marple: transfer-templates: %d/%d cliques, ETA %s\n", d, total, eta.Round(time.Second))
+		},
+	})
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(t0)
+	done("%d templates, %d cliques", res.Enumerated, res.Cliques)
+	header := []string{
+		"marple transfer-templates -t " + *train + modelFlag(*modelFiles),
+		fmt.Sprintf("source: %d predicates used%s", len(src.Preds), skippedNote(src.Skipped)),
+		worldNote(src.OpenWorld),
+		countNote(res, *maxOuter, *seed, elapsed),
+	}
+	if err := atomicfile.Write(*outFile, func(w io.Writer) error { return transfer.Write(w, res, header) }); err != nil {
+		return err
+	}
+	for i, sc := range res.Templates {
+		if i == 5 {
+			break
+		}
+		best := ""
+		if len(sc.Top) > 0 {
+			best = sc.Top[0].Format(sc.Template)
+		}
+		fmt.Fprintf(e.stderr, "marple transfer-templates: %d. %.4g  %s  (best: %s)\n", i+1, sc.Score, sc.Template, best)
+	}
+	return nil
+}
+
+func modelFlag(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " -i " + s
+}
+
+func skippedNote(sk []string) string {
+	if len(sk) == 0 {
+		return ""
+	}
+	if len(sk) > 8 {
+		return fmt.Sprintf("; skipped %s and %d more", strings.Join(sk[:8], ", "), len(sk)-8)
+	}
+	return "; skipped " + strings.Join(sk, ", ")
+}
+
+func worldNote(open []string) string {
+	if len(open) == 0 {
+		return "world: closed (every unlisted atom false)"
+	}
+	return fmt.Sprintf("world: %d predicates list their false atoms and are open world (unlisted atoms unknown: the groundings touching them are not counted); the rest closed", len(open))
+}
+
+func countNote(r *transfer.Result, maxOuter int, seed uint64, el time.Duration) string {
+	how := "exact, every grounding by distinct constants (no sampling)"
+	if r.Sampled > 0 {
+		how = fmt.Sprintf("SAMPLED for %d of %d cliques (-maxOuter %d -seed %d: that many bindings of all but one object variable, the last counted in full); the rest exact", r.Sampled, r.Cliques, maxOuter, seed)
+	}
+	return fmt.Sprintf("counting: %s; pseudo-count %g per truth assignment; %d cliques in %.1fs", how, r.Alpha, r.Cliques, el.Seconds())
+}
