@@ -134,8 +134,18 @@ type Result struct {
 // r(x,y), s(x,y)) give the same clique; only the least is kept. Each
 // clique is given as indices into s.Preds.
 func (s *Source) Cliques(t *Template) [][]int32 {
-	autos := automorphisms(t)
+	flat := s.cliqueList(t)
 	var out [][]int32
+	for i := 0; i < len(flat); i += t.NumPreds {
+		out = append(out, flat[i:i+t.NumPreds:i+t.NumPreds])
+	}
+	return out
+}
+
+// cliqueList is Cliques flattened: NumPreds entries per clique.
+func (s *Source) cliqueList(t *Template) []int32 {
+	autos := automorphisms(t)
+	var out []int32
 	bind := make([]int32, t.NumPreds)
 	preds := make([]*SourcePred, t.NumPreds)
 	used := make([]bool, len(s.Preds))
@@ -156,7 +166,7 @@ func (s *Source) Cliques(t *Template) [][]int32 {
 			if _, _, ok := varTypes(t, preds); !ok {
 				return
 			}
-			out = append(out, append([]int32(nil), bind...))
+			out = append(out, bind...)
 			return
 		}
 		for i, p := range s.Preds {
@@ -256,23 +266,24 @@ func Discover(ctx context.Context, s *Source, o Options) (*Result, error) {
 	temps := Enumerate(o.Enum)
 	res := &Result{Enumerated: len(temps), K: o.K, Alpha: o.Alpha}
 	type job struct{ t, lo, hi int }
-	cliques := make([][][]int32, len(temps))
+	cliques := make([][]int32, len(temps)) // flat, NumPreds per clique
 	scores := make([][]float32, len(temps))
 	var jobs []job
 	total := 0
 	for i, t := range temps {
-		cliques[i] = s.Cliques(t)
-		scores[i] = make([]float32, len(cliques[i]))
-		for lo := 0; lo < len(cliques[i]); lo += 256 {
-			jobs = append(jobs, job{i, lo, min(lo+256, len(cliques[i]))})
+		cliques[i] = s.cliqueList(t)
+		n := len(cliques[i]) / t.NumPreds
+		scores[i] = make([]float32, n)
+		for lo := 0; lo < n; lo += 256 {
+			jobs = append(jobs, job{i, lo, min(lo+256, n)})
 		}
-		total += len(cliques[i])
+		total += n
 	}
 	res.Cliques = total
 	score := func(ti, ci int) (Clique, bool, error) {
 		t := temps[ti]
 		preds := make([]*SourcePred, t.NumPreds)
-		for k, x := range cliques[ti][ci] {
+		for k, x := range cliques[ti][ci*t.NumPreds : (ci+1)*t.NumPreds] {
 			preds[k] = s.Preds[x]
 		}
 		rng := rand.New(rand.NewPCG(o.Seed, uint64(ti)<<40|uint64(ci)))
@@ -340,7 +351,7 @@ func Discover(ctx context.Context, s *Source, o Options) (*Result, error) {
 		if len(idx) > o.K {
 			idx = idx[:o.K]
 		}
-		sc := Scored{Template: t, NumCliques: len(cliques[i])}
+		sc := Scored{Template: t, NumCliques: len(scores[i])}
 		for _, ci := range idx {
 			c, _, _ := score(i, ci) // recount the best in full precision
 			sc.Top = append(sc.Top, c)
