@@ -112,8 +112,8 @@ type Progress struct {
 	Step, Length int
 	// Scored counts the candidates scored so far, Rate per second;
 	// Round and RoundTotal the candidates of the current round.
-	Scored           int
-	Rate             float64
+	Scored            int
+	Rate              float64
 	Round, RoundTotal int
 	// BestGain is the best gain found in this step (NaN before one).
 	BestGain float64
