@@ -23,10 +23,8 @@ const (
 // have at most MaxVars variables and MaxNumPredicates literals, never
 // repeat an atom (a repeated literal is redundant, its negation makes a
 // tautology), and are deduplicated up to variable renaming and literal
-// order (CanonicalKey). Operators work on clauses of predicate literals
-// without constants, existential or "+" variables (the clauses of a
-// structure search); other clauses are returned unchanged by nothing (they
-// yield no candidates).
+// order (CanonicalKey). Operators work on Searchable clauses; others yield
+// no candidates.
 type Operators struct {
 	Model *mln.Model
 	// Preds are the predicates new literals may use (nil: all of the
@@ -63,7 +61,8 @@ func (o *Operators) preds() []mln.PredID {
 }
 
 // Searchable reports whether the operators can work on c: predicate
-// literals over variables only, no existential or "+" variables, not hard.
+// literals only (constants allowed, as in Alchemy's learnstruct), no
+// existential or "+" variables, not hard.
 func Searchable(c *mln.Clause) bool {
 	if len(c.Exist) > 0 || len(c.Plus) > 0 || c.Hard || len(c.Lits) == 0 {
 		return false
@@ -71,11 +70,6 @@ func Searchable(c *mln.Clause) bool {
 	for _, l := range c.Lits {
 		if l.Pred < 0 {
 			return false
-		}
-		for _, t := range l.Args {
-			if !t.IsVar() {
-				return false
-			}
 		}
 	}
 	return true

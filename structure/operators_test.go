@@ -123,6 +123,7 @@ func TestAddLiteralBrute(t *testing.T) {
 		{"!R(x,y) v P(y)", 4},
 		{"!R(x,y) v !R(y,z)", 3},
 		{"Q(x,c) v !Q(y,c)", 4},
+		{"!Q(x,Cs101) v P(x)", 3},
 	} {
 		c := parseClause(t, m, tc.clause)
 		o := &Operators{Model: m, MaxVars: tc.maxVars, MaxNumPredicates: 6}

@@ -58,7 +58,7 @@ func plantedWorld(t *testing.T, seed int64, n int) (*mln.Model, *World) {
 func plantedSettings(m *mln.Model, w *World) Settings {
 	s := DefaultSettings()
 	s.Model = m
-	s.Scorer = &bruteScorer{m: m, worlds: []*World{w}, query: []mln.PredID{0, 1, 2}}
+	s.Scorer = bruteScorer(m, []mln.PredID{0, 1, 2}, w)
 	s.MaxVars = 3
 	s.MaxNumPredicates = 3
 	return s
