@@ -281,10 +281,11 @@ func (sr *searcher) trial(c *candidate) ([]*mln.Clause, []float64, int) {
 	st := sr.cur
 	switch c.op {
 	case opReplace:
-		cl := slices.Clone(st.clauses)
-		w := slices.Clone(st.w)
-		cl[c.target], w[c.target] = c.clause, 0
-		return cl, w, c.target
+		// The clause replaced goes, the candidate comes last (scorers
+		// cache the model without its last clause).
+		cl := append(slices.Delete(slices.Clone(st.clauses), c.target, c.target+1), c.clause)
+		w := append(slices.Delete(slices.Clone(st.w), c.target, c.target+1), 0)
+		return cl, w, len(cl) - 1
 	case opRemove:
 		return slices.Delete(slices.Clone(st.clauses), c.target, c.target+1),
 			slices.Delete(slices.Clone(st.w), c.target, c.target+1), -1
@@ -398,9 +399,10 @@ func (sr *searcher) apply(ctx context.Context, c *candidate) error {
 		n.fixed = append(slices.Clone(st.fixed), false)
 		n.unit = append(slices.Clone(st.unit), false)
 	case opReplace:
-		n.clauses, n.keys = slices.Clone(st.clauses), slices.Clone(st.keys)
-		n.fixed, n.unit = slices.Clone(st.fixed), slices.Clone(st.unit)
-		n.clauses[c.target], n.keys[c.target] = c.clause, c.key
+		n.clauses = append(slices.Delete(slices.Clone(st.clauses), c.target, c.target+1), c.clause)
+		n.keys = append(slices.Delete(slices.Clone(st.keys), c.target, c.target+1), c.key)
+		n.fixed = append(slices.Delete(slices.Clone(st.fixed), c.target, c.target+1), false)
+		n.unit = append(slices.Delete(slices.Clone(st.unit), c.target, c.target+1), false)
 	case opRemove:
 		n.clauses = slices.Delete(slices.Clone(st.clauses), c.target, c.target+1)
 		n.keys = slices.Delete(slices.Clone(st.keys), c.target, c.target+1)
