@@ -1,0 +1,229 @@
+package learn
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/marple-mln/marple/internal/randmln"
+	"github.com/marple-mln/marple/mln"
+)
+
+// bruteWorld is a closed world as a set of true atoms.
+type bruteWorld map[string]bool
+
+func atomKey(p mln.PredID, args []mln.ConstID) string {
+	return string(rune(p)) + mln.BindingKey(args)
+}
+
+// bruteTrueGroundings counts the true groundings of c in w by enumerating
+// every universal binding and, inside, every existential one.
+func bruteTrueGroundings(m *mln.Model, c *mln.Clause, w bruteWorld) int64 {
+	isExist := make([]bool, len(c.Vars))
+	for _, v := range c.Exist {
+		isExist[v] = true
+	}
+	var univ, exist []int
+	for v := range c.Vars {
+		if isExist[v] {
+			exist = append(exist, v)
+		} else {
+			univ = append(univ, v)
+		}
+	}
+	vals := make([]mln.ConstID, len(c.Vars))
+	var enum func(vs []int, i int, fn func())
+	enum = func(vs []int, i int, fn func()) {
+		if i == len(vs) {
+			fn()
+			return
+		}
+		for _, k := range m.Types[c.Vars[vs[i]].Type].Consts {
+			vals[vs[i]] = k
+			enum(vs, i+1, fn)
+		}
+	}
+	litTrue := func(l mln.Literal) bool {
+		args := make([]mln.ConstID, len(l.Args))
+		for i, t := range l.Args {
+			if t.IsVar() {
+				args[i] = vals[t.Var()]
+			} else {
+				args[i] = t.Const()
+			}
+		}
+		if l.Pred < 0 {
+			return m.EvalBuiltin(l.Builtin, args[0], args[1]) != l.Neg
+		}
+		return w[atomKey(l.Pred, args)] != l.Neg
+	}
+	var n int64
+	enum(univ, 0, func() {
+		sat := false
+		enum(exist, 0, func() {
+			for _, l := range c.Lits {
+				if !sat && litTrue(l) {
+					sat = true
+				}
+			}
+		})
+		if sat {
+			n++
+		}
+	})
+	return n
+}
+
+// allAtoms calls fn for every ground atom of every predicate.
+func allAtoms(m *mln.Model, fn func(p mln.PredID, args []mln.ConstID)) {
+	for p, pr := range m.Preds {
+		args := make([]mln.ConstID, len(pr.Args))
+		var rec func(j int)
+		rec = func(j int) {
+			if j == len(args) {
+				fn(mln.PredID(p), args)
+				return
+			}
+			for _, c := range m.Types[pr.Args[j]].Consts {
+				args[j] = c
+				rec(j + 1)
+			}
+		}
+		rec(0)
+	}
+}
+
+// randomWorld draws a closed world over m's atoms.
+func randomWorld(m *mln.Model, r *rand.Rand, pTrue float64) (*mln.Database, bruteWorld) {
+	db := mln.NewDatabase(m)
+	w := bruteWorld{}
+	allAtoms(m, func(p mln.PredID, args []mln.ConstID) {
+		if r.Float64() < pTrue {
+			db.Set(p, args, mln.True)
+			w[atomKey(p, args)] = true
+		}
+	})
+	return db, w
+}
+
+// TestCountsMatchBruteForce checks Δ_c(a) of every clause of random MLNs
+// (comparisons, existential quantifiers, repeated predicates) at every
+// ground atom against flipping the atom and recounting the clause's true
+// groundings by enumeration.
+func TestCountsMatchBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	checked, refused := 0, 0
+	for seed := int64(0); seed < 300; seed++ {
+		c := randmln.Generate(seed)
+		m, _, _, _, err := c.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, w := randomWorld(m, r, 0.2+0.6*r.Float64())
+		d, err := NewPLLData(m, []*mln.Database{db}, nil, CountOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cl := range m.Clauses {
+			cc, err := d.Counts(cl)
+			if err != nil {
+				if strings.Contains(err.Error(), "not supported") {
+					refused++
+					continue
+				}
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			base := bruteTrueGroundings(m, cl, w)
+			allAtoms(m, func(p mln.PredID, args []mln.ConstID) {
+				k := atomKey(p, args)
+				w[k] = !w[k]
+				flipped := bruteTrueGroundings(m, cl, w)
+				w[k] = !w[k]
+				want := base - flipped
+				if got := cc.Delta(d, 0, p, args); got != want {
+					t.Fatalf("seed %d: clause %s, atom %s%v: Δ %d, brute force %d\n%s", seed, clauseString(m, cl), m.Preds[p].Name, args, got, want, c)
+				}
+			})
+			checked++
+		}
+	}
+	if checked < 500 {
+		t.Fatalf("only %d clauses checked (%d refused)", checked, refused)
+	}
+	t.Logf("%d clauses checked, %d refused", checked, refused)
+}
+
+// TestCountsRepeatedPredicates checks clauses where one predicate occurs
+// in several literals (both signs, shared and constant arguments) and
+// comparisons, on denser random worlds.
+func TestCountsRepeatedPredicates(t *testing.T) {
+	src := `
+person = {A, B, C, D}
+course = {X, Y}
+P(person, person)
+Q(person)
+T(course, person)
+!P(x, y) v !P(y, x)
+!P(x, y) v P(y, x) v Q(x)
+P(x, y) v P(y, z) v !P(x, z)
+!P(x, x) v Q(x)
+!T(c, p) v !T(c, q) v p = q v P(p, q)
+!Q(x) v P(x, A) v !P(A, x)
+EXIST y !Q(x) v P(x, y)
+EXIST c,y !Q(x) v T(c, y) v x != A
+`
+	m, err := mln.ParseModel("rep.mln", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 30; trial++ {
+		db, w := randomWorld(m, r, r.Float64())
+		d, err := NewPLLData(m, []*mln.Database{db}, nil, CountOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cl := range m.Clauses {
+			cc, err := d.Counts(cl)
+			if err != nil {
+				if strings.Contains(err.Error(), "not supported") {
+					continue
+				}
+				t.Fatal(err)
+			}
+			base := bruteTrueGroundings(m, cl, w)
+			allAtoms(m, func(p mln.PredID, args []mln.ConstID) {
+				k := atomKey(p, args)
+				w[k] = !w[k]
+				want := base - bruteTrueGroundings(m, cl, w)
+				w[k] = !w[k]
+				if got := cc.Delta(d, 0, p, args); got != want {
+					t.Fatalf("trial %d: clause %s, atom %s%v: Δ %d, brute force %d", trial, clauseString(m, cl), m.Preds[p].Name, args, got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestCountsBound checks that MaxGroundings refuses a clause that needs
+// more.
+func TestCountsBound(t *testing.T) {
+	m, err := mln.ParseModel("b.mln", "t = {A, B, C, D, E}\nP(t, t)\nP(x, y) v P(y, z) v P(z, w)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewPLLData(m, []*mln.Database{mln.NewDatabase(m)}, nil, CountOptions{MaxGroundings: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Counts(m.Clauses[0]); !errors.Is(err, ErrTooManyGroundings) {
+		t.Fatalf("error %v, want ErrTooManyGroundings", err)
+	}
+}
