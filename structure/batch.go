@@ -29,12 +29,12 @@ type Scoring struct {
 	NoSampleAtoms                  bool
 	FractAtoms                     float64
 	MinAtomSamples, MaxAtomSamples int
-	// Clause (grounding) sampling while counting (-noSampleClauses,
-	// -delta 0.05, -epsilon 0.2, -minClauseSamples, -maxClauseSamples;
-	// -1: no bound).
-	NoSampleClauses                    bool
-	Delta, Epsilon                     float64
-	MinClauseSamples, MaxClauseSamples int
+	// MaxGroundings bounds the groundings counting one candidate may
+	// examine per database (0: no bound); a candidate above it is skipped.
+	// Marple counts exactly by joins instead of Alchemy's clause sampling
+	// (-noSampleClauses, -delta, -epsilon): this bound is what keeps a
+	// candidate's cost in check.
+	MaxGroundings int64
 	// Seed seeds the samplers.
 	Seed int64
 }
@@ -43,8 +43,7 @@ type Scoring struct {
 func DefaultScoring() Scoring {
 	return Scoring{
 		PriorStdDev: 100, TightMaxIter: 10000, TightConvThresh: 1e-5, LooseMaxIter: 10, LooseConvThresh: 1e-3,
-		FractAtoms: 0.8, MinAtomSamples: -1, MaxAtomSamples: -1,
-		Delta: 0.05, Epsilon: 0.2, MinClauseSamples: -1, MaxClauseSamples: -1, Seed: 1,
+		FractAtoms: 0.8, MinAtomSamples: -1, MaxAtomSamples: -1, Seed: 1,
 	}
 }
 
@@ -59,8 +58,8 @@ func (s *Scoring) Check() error {
 		return errors.New("-tightConvThresh and -looseConvThresh must be between 0 and 1")
 	case !(s.FractAtoms >= 0 && s.FractAtoms <= 1):
 		return errors.New("-fractAtoms must be between 0 and 1")
-	case !(s.Delta > 0 && s.Delta <= 1) || !(s.Epsilon > 0 && s.Epsilon < 1):
-		return errors.New("-delta must be in (0,1], -epsilon in (0,1)")
+	case s.MaxGroundings < 0:
+		return errors.New("-maxGroundings must not be negative")
 	}
 	return nil
 }

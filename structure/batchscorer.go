@@ -3,7 +3,6 @@ package structure
 import (
 	"context"
 
-	"github.com/marple-mln/marple/internal/brute"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -38,23 +37,6 @@ func DatabaseDomains(m *mln.Model, db *mln.Database) [][]mln.ConstID {
 }
 
 // newBatchScorer builds the scorer of LearnBatch.
-// TODO(i9count): the counting scorer; brute force meanwhile.
 func newBatchScorer(_ context.Context, m *mln.Model, dbs []*mln.Database, nonEv []mln.PredID, sc Scoring) (Scorer, error) {
-	b := &brute.WPLL{Model: m, Query: nonEv, PriorStdDev: sc.PriorStdDev}
-	if b.Query == nil {
-		for p := range m.Preds {
-			b.Query = append(b.Query, mln.PredID(p))
-		}
-	}
-	for _, db := range dbs {
-		dom := DatabaseDomains(m, db)
-		b.Worlds = append(b.Worlds, brute.World{
-			True: func(p mln.PredID, args []mln.ConstID) bool {
-				v, ok := db.Get(p, args)
-				return ok && v == mln.True
-			},
-			Domain: func(t mln.TypeID) []mln.ConstID { return dom[t] },
-		})
-	}
-	return b, nil
+	return newCountScorer(m, dbs, nonEv, sc, sc.MaxGroundings)
 }

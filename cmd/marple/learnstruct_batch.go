@@ -209,9 +209,5 @@ func registerScoring(fs *flag.FlagSet, so *structure.Scoring) {
 	fs.Float64Var(&so.FractAtoms, "fractAtoms", so.FractAtoms, "fraction of each predicate's atoms sampled when scoring candidates")
 	fs.IntVar(&so.MinAtomSamples, "minAtomSamples", so.MinAtomSamples, "least atoms of a predicate sampled (-1: no minimum)")
 	fs.IntVar(&so.MaxAtomSamples, "maxAtomSamples", so.MaxAtomSamples, "most atoms of a predicate sampled (-1: no maximum)")
-	fs.BoolVar(&so.NoSampleClauses, "noSampleClauses", so.NoSampleClauses, "count a candidate's groundings exactly, not by sampling")
-	fs.Float64Var(&so.Delta, "delta", so.Delta, "clause sampling: probability that a count is off by more than -epsilon")
-	fs.Float64Var(&so.Epsilon, "epsilon", so.Epsilon, "clause sampling: fractional error of a count")
-	fs.IntVar(&so.MinClauseSamples, "minClauseSamples", so.MinClauseSamples, "least groundings sampled per clause (-1: no minimum)")
-	fs.IntVar(&so.MaxClauseSamples, "maxClauseSamples", so.MaxClauseSamples, "most groundings sampled per clause (-1: no maximum)")
+	fs.Int64Var(&so.MaxGroundings, "maxGroundings", so.MaxGroundings, "skip a candidate whose counting examines more groundings than this per database (0: no bound)")
 }
