@@ -5,10 +5,12 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/internal/plant"
 	"github.com/marple-mln/marple/internal/randmln"
 	"github.com/marple-mln/marple/mln"
 )
@@ -330,5 +332,118 @@ func TestCountsWPLLMatchesGround(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Fatalf("only %d cases", checked)
+	}
+}
+
+// TestGenerativeCountsMatchesGround learns random MLNs' weights both from
+// counts and from ground clauses (tight tolerances) and compares them.
+func TestGenerativeCountsMatchesGround(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(21, 22))
+	done := 0
+	for seed := int64(300); seed < 400 && done < 25; seed++ {
+		c := randmln.Generate(seed)
+		m, _, _, _, err := c.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Weights) == 0 {
+			continue
+		}
+		db, _ := randomWorld(m, r, 0.3+0.4*r.Float64())
+		set := GenerativeSettings{PriorStdDev: 1 + 2*r.Float64(), ConvThresh: 1e-14, GradTol: 1e-10}
+		clear(m.Weights)
+		if _, err := GenerativeCounts(ctx, m, []*mln.Database{db}, nil, set); err != nil {
+			if strings.Contains(err.Error(), "not supported") {
+				continue
+			}
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		wc := slices.Clone(m.Weights)
+		var all []mln.PredID
+		for p := range m.Preds {
+			all = append(all, mln.PredID(p))
+		}
+		net, err := ground.Ground(ctx, m, mln.NewDatabase(m), ground.Options{Query: all, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clear(m.Weights)
+		if _, err := Generative(ctx, m, Examples{{Net: net, Truth: net.Assignment(db)}}, set); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		for i := range wc {
+			if math.Abs(wc[i]-m.Weights[i]) > 1e-6 {
+				t.Fatalf("seed %d: weight %d from counts %.9g, from ground clauses %.9g\n%s", seed, i, wc[i], m.Weights[i], c)
+			}
+		}
+		done++
+	}
+	if done < 20 {
+		t.Fatalf("only %d cases", done)
+	}
+}
+
+// TestAtomSampling checks that sampling keeps the asked number of atoms
+// per predicate, is deterministic, and that sampled rows are a subset.
+func TestAtomSampling(t *testing.T) {
+	ctx := context.Background()
+	m, dbs, _, err := plant.Planted(ctx, 1, 20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := CountOptions{FractAtoms: 0.5, MaxAtomSamples: 150, Seed: 3}
+	d1, err := NewPLLData(m, dbs, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, _ := NewPLLData(m, dbs, nil, opt)
+	full, _ := NewPLLData(m, dbs, nil, CountOptions{})
+	for q, pr := range m.Preds {
+		want := int64(10)
+		if len(pr.Args) == 2 {
+			want = 150 // min(0.5·400, 150)
+		}
+		if got := d1.kept(0, mln.PredID(q)); got != want {
+			t.Fatalf("%s: %d atoms kept, want %d", pr.Name, got, want)
+		}
+	}
+	if !slices.Equal(d1.sampled[0], d2.sampled[0]) {
+		t.Fatal("sampling is not deterministic")
+	}
+	for _, c := range m.Clauses {
+		a, err := d1.Counts(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := full.Counts(c)
+		col, fcol := a.cols[0], b.cols[0]
+		for k, r := range col.idx {
+			i, ok := slices.BinarySearch(fcol.idx, r)
+			if !ok || fcol.val[i] != col.val[k] || d1.sampled[0][r>>6]&(1<<(r&63)) == 0 {
+				t.Fatalf("sampled row %d not in the full counts or not sampled", r)
+			}
+		}
+	}
+}
+
+// TestGenerativeCountsDeterministic checks that the learned weights do
+// not depend on the number of workers.
+func TestGenerativeCountsDeterministic(t *testing.T) {
+	ctx := context.Background()
+	m, dbs, _, err := plant.Planted(ctx, 2, 25, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws [][]float64
+	for _, workers := range []int{1, 2, 3} {
+		clear(m.Weights)
+		if _, err := GenerativeCounts(ctx, m, dbs, nil, GenerativeSettings{PLLOptions: PLLOptions{Workers: workers}}); err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, slices.Clone(m.Weights))
+	}
+	if !slices.Equal(ws[0], ws[1]) || !slices.Equal(ws[0], ws[2]) {
+		t.Fatalf("weights depend on workers: %v %v %v", ws[0], ws[1], ws[2])
 	}
 }
