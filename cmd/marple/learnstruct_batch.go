@@ -165,8 +165,16 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		if *method == "sfs" {
 			what = "length"
 		}
-		fmt.Fprintf(e.stderr, "marple: learnstruct %s: %s %d, %d clauses in the model (score %.4f), %d candidates scored (%.1f/s), best gain %.4g, round %d/%d, ETA %s\n",
-			*method, what, pr.Length, pr.Clauses, pr.Score, pr.Scored, pr.Rate, pr.BestGain, pr.Round, pr.RoundTotal, pr.ETA.Round(time.Second))
+		gain := "–"
+		if !math.IsNaN(pr.BestGain) {
+			gain = fmt.Sprintf("%.4g", pr.BestGain)
+		}
+		round := ""
+		if pr.RoundTotal > 0 {
+			round = fmt.Sprintf(", round %d/%d, ETA %s", pr.Round, pr.RoundTotal, pr.ETA.Round(time.Second))
+		}
+		fmt.Fprintf(e.stderr, "marple: learnstruct %s: %s %d, %d clauses added, %d in the model (score %.4f), %d candidates scored (%.1f/s), best gain %s%s, %s elapsed\n",
+			*method, what, pr.Length, pr.Step, pr.Clauses, pr.Score, pr.Scored, pr.Rate, gain, round, pr.Elapsed.Round(time.Second))
 	}
 	done = p.stage("learnstruct " + *method)
 	r, err := structure.LearnBatch(ctx, *method, dbs, s, so)
