@@ -30,8 +30,8 @@ type MSLDataset struct {
 	// KB reports whether Model's formulas are a hand-built knowledge base
 	// (rows starting from it are run).
 	KB bool
-	// Skip lists predicates not queried (identity relations given as
-	// evidence).
+	// Skip lists predicates not queried and not used in new literals
+	// (identity relations given as evidence).
 	Skip []string
 }
 
@@ -209,6 +209,12 @@ func runMSLCell(ctx context.Context, cfg MSLConfig, ds MSLDataset, row MSLRow, t
 	s.StartFromEmpty = false
 	if row.FromKB {
 		s.Start = m.Clauses
+	}
+	s.Preds = nil
+	for _, p := range m.Preds {
+		if !contains(ds.Skip, p.Name) {
+			s.Preds = append(s.Preds, p.ID)
+		}
 	}
 	t0 := time.Now()
 	r, err := structure.LearnBatch(ctx, row.Method, dbs, s, cfg.Scoring)

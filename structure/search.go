@@ -80,8 +80,9 @@ type Settings struct {
 	ClausesPerStep int
 	// MaxSteps, when positive, bounds the clauses added (or changed).
 	MaxSteps int
-	// TimeLimit, when positive, ends the search at the first step boundary
-	// after it, keeping the model so far (Result.Stopped says so).
+	// TimeLimit, when positive, ends the search once it has passed,
+	// keeping the model so far (a round of candidates under way is
+	// dropped; Result.Stopped says so).
 	TimeLimit time.Duration
 	// Workers scores candidates concurrently (0: GOMAXPROCS). The result
 	// does not depend on it.
@@ -309,7 +310,7 @@ func (sr *searcher) evaluate(ctx context.Context, cands []*candidate, tight bool
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(cands) || ctx.Err() != nil {
+				if i >= len(cands) || ctx.Err() != nil || sr.pastLimit() {
 					return
 				}
 				c := cands[i]
@@ -363,7 +364,19 @@ func (sr *searcher) evaluate(ctx context.Context, cands []*candidate, tight bool
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if firstErr == nil && int(done.Load()) < len(cands) && sr.pastLimit() {
+		sr.outOfTime()
+		return errTimeUp
+	}
 	return firstErr
+}
+
+// errTimeUp ends a search whose TimeLimit passed in the middle of a
+// round: the model so far is kept.
+var errTimeUp = errors.New("structure: time limit reached")
+
+func (sr *searcher) pastLimit() bool {
+	return sr.s.TimeLimit > 0 && time.Since(sr.start) > sr.s.TimeLimit
 }
 
 func (sr *searcher) report(length int, bestGain float64) {
@@ -563,6 +576,9 @@ func BeamSearch(ctx context.Context, s Settings) (*Result, error) {
 	if err == nil {
 		err = sr.prune(ctx)
 	}
+	if errors.Is(err, errTimeUp) {
+		err = nil
+	}
 	return sr.result(), err
 }
 
@@ -708,6 +724,9 @@ func ShortestFirst(ctx context.Context, s Settings) (*Result, error) {
 	err = sr.sfs(ctx)
 	if err == nil {
 		err = sr.prune(ctx)
+	}
+	if errors.Is(err, errTimeUp) {
+		err = nil
 	}
 	return sr.result(), err
 }

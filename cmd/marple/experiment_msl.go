@@ -43,6 +43,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		samples   = fs.Int("samples", 1000, "MC-SAT samples per inference")
 		seed      = fs.Int64("seed", 1, "random seed")
 	)
+	so.MaxGroundings = 1000000
 	registerScoring(fs, &so)
 	if err := parseFlags(fs, args); err != nil {
 		return err
