@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,7 +108,7 @@ type MSLResult struct {
 func RunMSL(ctx context.Context, cfg MSLConfig) ([]*MSLResult, error) {
 	var out []*MSLResult
 	for _, ds := range MSLDatasets {
-		if len(cfg.Datasets) > 0 && !contains(cfg.Datasets, ds.Name) {
+		if len(cfg.Datasets) > 0 && !slices.Contains(cfg.Datasets, ds.Name) {
 			continue
 		}
 		dir := filepath.Join(cfg.Dir, ds.Name)
@@ -116,14 +117,14 @@ func RunMSL(ctx context.Context, cfg MSLConfig) ([]*MSLResult, error) {
 		}
 		res := &MSLResult{Dataset: ds, Cells: map[string]map[string]*MSLCell{}}
 		for _, r := range MSLRows {
-			if (len(cfg.Rows) > 0 && !contains(cfg.Rows, r.Name) && !contains(cfg.Rows, rowKey(r))) || r.FromKB && !ds.KB {
+			if (len(cfg.Rows) > 0 && !slices.Contains(cfg.Rows, r.Name) && !slices.Contains(cfg.Rows, rowKey(r))) || r.FromKB && !ds.KB {
 				continue
 			}
 			res.Rows = append(res.Rows, r)
 			res.Cells[r.Name] = map[string]*MSLCell{}
 		}
 		for _, f := range ds.Folds {
-			if len(cfg.Folds) == 0 || contains(cfg.Folds, f) || contains(cfg.Folds, strings.TrimSuffix(f, ".db")) {
+			if len(cfg.Folds) == 0 || slices.Contains(cfg.Folds, f) || slices.Contains(cfg.Folds, strings.TrimSuffix(f, ".db")) {
 				res.Folds = append(res.Folds, f)
 			}
 		}
@@ -160,15 +161,6 @@ func stoppedNote(s string) string {
 		return ""
 	}
 	return "; " + s
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func meanOf(m map[string]float64) float64 {
@@ -212,7 +204,7 @@ func runMSLCell(ctx context.Context, cfg MSLConfig, ds MSLDataset, row MSLRow, t
 	}
 	s.Preds = nil
 	for _, p := range m.Preds {
-		if !contains(ds.Skip, p.Name) {
+		if !slices.Contains(ds.Skip, p.Name) {
 			s.Preds = append(s.Preds, p.ID)
 		}
 	}
@@ -234,7 +226,7 @@ func runMSLCell(ctx context.Context, cfg MSLConfig, ds MSLDataset, row MSLRow, t
 	t1 := time.Now()
 	var preds []string
 	for _, p := range m.Preds {
-		if contains(ds.Skip, p.Name) {
+		if slices.Contains(ds.Skip, p.Name) {
 			continue
 		}
 		preds = append(preds, p.Name)
