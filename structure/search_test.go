@@ -195,6 +195,15 @@ func TestLearnBatchPlanted(t *testing.T) {
 				t.Errorf("%s: planted %s not found:\n%s", method, m.ClauseString(p), describe(m, r))
 			}
 		}
+		// One worker gives the same model (atoms sampled with the same seed).
+		s.Workers = 1
+		r1, err := LearnBatch(context.Background(), method, dbs, s, DefaultScoring())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if describe(m, r1) != describe(m, r) {
+			t.Errorf("%s: serial and parallel differ:\n%s\n%s", method, describe(m, r1), describe(m, r))
+		}
 	}
 }
 
