@@ -101,6 +101,10 @@ type WPLL struct {
 	aVal   []float64
 	aOff   []float64
 	aMul   []float64 // c_a, 0 for excluded atoms
+	aRow   []int32   // per atom: its merged row (-1: merged into the constant, or excluded)
+	// aGlobal, for a WPLL built from clause counts, gives the global row
+	// (PLLData) of each atom.
+	aGlobal []int32
 
 	// Distinct rows with a parameter, merged, and their blocks.
 	rStart []int
@@ -536,7 +540,9 @@ func (p *WPLL) compress() {
 	constMul := map[float64]float64{}
 	var constKeys []float64
 	buckets := map[uint64][]int32{}
+	p.aRow = make([]int32, n)
 	for a := 0; a < n; a++ {
+		p.aRow[a] = -1
 		m := p.aMul[a]
 		if m == 0 {
 			continue
@@ -562,8 +568,10 @@ func (p *WPLL) compress() {
 		}
 		if found >= 0 {
 			p.rMul[found] += m
+			p.aRow[a] = found
 			continue
 		}
+		p.aRow[a] = int32(len(p.rOff))
 		buckets[h] = append(buckets[h], int32(len(p.rOff)))
 		p.rIdx = append(p.rIdx, p.aIdx[lo:hi]...)
 		p.rVal = append(p.rVal, p.aVal[lo:hi]...)
@@ -667,18 +675,8 @@ func Generative(ctx context.Context, model *mln.Model, examples ExampleSource, s
 	if model == nil || examples == nil {
 		return nil, errors.New("learn: Generative needs a model and examples")
 	}
-	sigma, maxIter, conv := s.PriorStdDev, s.MaxIter, s.ConvThresh
-	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) || maxIter < 0 || conv < 0 || conv >= 1 || math.IsNaN(conv) {
-		return nil, fmt.Errorf("learn: Generative: bad settings (prior σ %v, max iterations %d, threshold %v)", sigma, maxIter, conv)
-	}
-	if sigma == 0 {
-		sigma = DefaultPLLPriorStdDev
-	}
-	if maxIter == 0 {
-		maxIter = DefaultPLLMaxIter
-	}
-	if conv == 0 {
-		conv = DefaultPLLConvThresh
+	if err := checkGenerative(&s); err != nil {
+		return nil, err
 	}
 	st := &GenerativeStats{}
 	var ps []*WPLL
@@ -709,6 +707,38 @@ func Generative(ctx context.Context, model *mln.Model, examples ExampleSource, s
 	}
 	st.Params = np
 	st.Prepare = time.Since(start)
+	w, err := maximizeWPLL(ctx, ps, np, model.Weights, s, st)
+	if w != nil {
+		copy(model.Weights, w)
+	}
+	st.Elapsed = time.Since(start)
+	return st, err
+}
+
+// checkGenerative validates s and fills in its defaults.
+func checkGenerative(s *GenerativeSettings) error {
+	sigma, maxIter, conv := s.PriorStdDev, s.MaxIter, s.ConvThresh
+	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) || maxIter < 0 || conv < 0 || conv >= 1 || math.IsNaN(conv) {
+		return fmt.Errorf("learn: Generative: bad settings (prior σ %v, max iterations %d, threshold %v)", sigma, maxIter, conv)
+	}
+	if sigma == 0 {
+		s.PriorStdDev = DefaultPLLPriorStdDev
+	}
+	if maxIter == 0 {
+		s.MaxIter = DefaultPLLMaxIter
+	}
+	if conv == 0 {
+		s.ConvThresh = DefaultPLLConvThresh
+	}
+	return nil
+}
+
+// maximizeWPLL maximises Σ_p p.Eval(w) − Σ w²/(2σ²) over np parameters
+// with L-BFGS from w0 (when s.KeepInitial; otherwise from 0), filling the
+// result fields of st. s must have passed checkGenerative. It returns the
+// weights (also, with the error, when interrupted).
+func maximizeWPLL(ctx context.Context, ps []*WPLL, np int, w0 []float64, s GenerativeSettings, st *GenerativeStats) ([]float64, error) {
+	sigma, maxIter, conv := s.PriorStdDev, s.MaxIter, s.ConvThresh
 	prec := 0.0
 	if !s.NoPrior {
 		prec = 1 / (sigma * sigma)
@@ -740,12 +770,12 @@ func Generative(ctx context.Context, model *mln.Model, examples ExampleSource, s
 		}
 		return f, wpll
 	}
-	w0 := make([]float64, np)
+	start := make([]float64, np)
 	if s.KeepInitial {
-		copy(w0, model.Weights)
+		copy(start, w0)
 	}
+	w0 = start
 	finish := func(w []float64) {
-		copy(model.Weights, w)
 		g := make([]float64, np)
 		f, wpll := objective(w, g)
 		st.WPLL, st.Objective = wpll, -f
@@ -753,12 +783,11 @@ func Generative(ctx context.Context, model *mln.Model, examples ExampleSource, s
 		for _, x := range g {
 			st.GradNorm = max(st.GradNorm, math.Abs(x))
 		}
-		st.Elapsed = time.Since(start)
 	}
 	if np == 0 {
 		st.Status = "no parameters"
 		finish(w0)
-		return st, nil
+		return w0, nil
 	}
 
 	// gonum asks for the value and the gradient at the same point in two
@@ -801,7 +830,7 @@ func Generative(ctx context.Context, model *mln.Model, examples ExampleSource, s
 	if res == nil {
 		if ctx.Err() != nil {
 			finish(w0)
-			return st, ctx.Err()
+			return w0, ctx.Err()
 		}
 		return nil, fmt.Errorf("learn: Generative: L-BFGS: %w", err)
 	}
@@ -816,16 +845,16 @@ func Generative(ctx context.Context, model *mln.Model, examples ExampleSource, s
 	finish(w)
 	if err != nil {
 		if ctx.Err() != nil {
-			return st, ctx.Err()
+			return w, ctx.Err()
 		}
 		// A line search that can make no more progress (at the optimum,
 		// to rounding) ends at the best point found, which we return.
 		if errors.Is(err, optimize.ErrNoProgress) || errors.Is(err, optimize.ErrLinesearcherFailure) ||
 			errors.Is(err, optimize.ErrNonDescentDirection) {
 			st.Status += " (" + err.Error() + ")"
-			return st, nil
+			return w, nil
 		}
-		return st, fmt.Errorf("learn: Generative: L-BFGS: %w", err)
+		return w, fmt.Errorf("learn: Generative: L-BFGS: %w", err)
 	}
-	return st, nil
+	return w, nil
 }

@@ -446,11 +446,13 @@ func learnLikelihood(ctx context.Context, e *env, f likelihoodFlags) error {
 		isQuery[q] = true
 	}
 
-	// The examples: one per database for pll (its weights are per
-	// database); for dcll the components of the whole grounding, grouped
+	// The examples: for pll none (it counts, per database); for dcll the
+	// components of the whole grounding, grouped
 	// by -exampleType as for mm.
 	var src learn.ExampleSource
 	switch {
+	case f.generative:
+		// pll counts each database's clause groundings: nothing is ground.
 	case f.multi:
 		src = &learn.DatabaseSource{
 			Model: m, DBs: dbs, Query: gopt.Query, Names: trainFiles,
@@ -469,11 +471,6 @@ func learnLikelihood(ctx context.Context, e *env, f likelihoodFlags) error {
 		query := make([]bool, net.NumAtoms())
 		for a := range query {
 			query[a] = isQuery[net.AtomPred[a]]
-		}
-		if f.generative {
-			src = learn.Examples{{Net: net, Truth: truth, Query: query, Name: f.train}}
-			done("%d atoms, %d clauses", net.NumAtoms(), net.NumClauses())
-			break
 		}
 		var key func(int32) int64
 		switch f.exType {
@@ -500,13 +497,13 @@ func learnLikelihood(ctx context.Context, e *env, f likelihoodFlags) error {
 	)
 	if f.generative {
 		done = p.stage("learn PLL")
-		st, err := learn.Generative(ctx, m, src, learn.GenerativeSettings{
+		st, err := learn.GenerativeCounts(ctx, m, dbs, gopt.Query, learn.GenerativeSettings{
 			PLLOptions:  learn.PLLOptions{Unweighted: f.noEqualWt, Workers: wf.workers},
 			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter,
 		})
 		lerr, learned = err, st != nil
 		if err == nil {
-			done("WPLL %.6g (objective %.6g, gradient %.2g), %d L-BFGS iterations, %d evaluations, %s; %d atoms in %d distinct rows, %d parameters (rows built in %.2fs)",
+			done("WPLL %.6g (objective %.6g, gradient %.2g), %d L-BFGS iterations, %d evaluations, %s; %d atoms in %d distinct rows, %d parameters (counted in %.2fs)",
 				st.WPLL, st.Objective, st.GradNorm, st.Iterations, st.Evaluations, st.Status, st.Atoms, st.Rows, st.Params, st.Prepare.Seconds())
 		}
 	} else {

@@ -1,0 +1,753 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/marple-mln/marple/mln"
+)
+
+// ErrTooManyGroundings is wrapped by the error of a clause count that would
+// examine more groundings than CountOptions.MaxGroundings allows.
+var ErrTooManyGroundings = errors.New("too many groundings")
+
+// The count of a first-order clause c at a ground atom a is
+//
+//	Δ_c(a) = n_c(x) − n_c(x with a flipped),
+//
+// n_c counting the true groundings (universal bindings) of c in the closed
+// world x. A grounding g changes with a's flip only when every literal of g
+// not on a is false; it then contributes +1 when a literal on a is true
+// (g is satisfied by a alone) and −1 when none is (g is false and the flip
+// satisfies it), and 0 when a occurs in g with both signs. The counter
+// enumerates exactly these "critical" (grounding, atom) pairs by joins:
+// for every literal i taken as the first literal on a, and every set S of
+// later literals of the same predicate and sign taken to be on a too (their
+// arguments unified with i's), the groundings in which every other literal
+// is false (negative ones joined over the true atoms, positive ones and
+// comparisons checked) and no other literal of a's predicate is on a. A
+// grounding is counted for each atom it is critical for, once.
+//
+// Existential clauses: the ground clause of a universal binding u is the
+// disjunction of the universal literals and of every instance of the
+// existential literals. For a universal pivot the existential literals must
+// have no true instance (a check); the existential atoms are handled by one
+// more plan that enumerates the u with every universal literal false and
+// expands the existential literals.
+
+// planLit is a literal of a counting plan.
+type planLit struct {
+	pred    mln.PredID // -1: comparison
+	builtin mln.Builtin
+	neg     bool
+	args    []mln.Term // plan variables
+	exist   bool       // has an existential variable
+}
+
+// stepKind says what a plan step binds.
+const (
+	stepJoin = iota // a negative literal, over the true atoms
+	stepEnum        // a variable, over its domain
+)
+
+type planStep struct {
+	kind int
+	lit  int // stepJoin
+	v    int // stepEnum
+	// bound[j] for the join: argument j of lit is bound before the step.
+	bound []bool
+	// checks run once the step has bound its variables.
+	checks []int // literals that must be false (or: exist-literals without true instance)
+	neq    []int // literals whose atom must differ from the pivot's
+}
+
+// countPlan enumerates the critical groundings of one (pivot, S) choice.
+type countPlan struct {
+	lits      []planLit
+	varType   []mln.TypeID
+	exist     []bool // per variable
+	pivot     int    // -1: the existential plan
+	pre       []int  // checks with no variable
+	preNeq    []int
+	steps     []planStep
+	tallyStep int // the pivot is bound after this step (-1: before any)
+	univ      int // universal variables (the first univ plan variables)
+}
+
+// compileClause returns the counting plans of c, or an error for what the
+// counter does not support.
+func compileClause(m *mln.Model, c *mln.Clause) ([]*countPlan, error) {
+	if len(c.Plus) > 0 {
+		return nil, errors.New("learn: counting: clauses with \"+\" variables are not supported")
+	}
+	isExist := make([]bool, len(c.Vars))
+	for _, v := range c.Exist {
+		isExist[v] = true
+	}
+	litExist := make([]bool, len(c.Lits))
+	for i, l := range c.Lits {
+		for _, t := range l.Args {
+			if t.IsVar() && isExist[t.Var()] {
+				litExist[i] = true
+			}
+		}
+		if litExist[i] && l.Pred < 0 {
+			return nil, errors.New("learn: counting: comparisons over existential variables are not supported")
+		}
+	}
+	for i, l := range c.Lits {
+		if !litExist[i] || l.Pred < 0 {
+			continue
+		}
+		for j, k := range c.Lits {
+			if j != i && k.Pred == l.Pred && !litExist[j] {
+				return nil, errors.New("learn: counting: an existential literal shares its predicate with a universal one (not supported)")
+			}
+		}
+	}
+	var plans []*countPlan
+	for i, l := range c.Lits {
+		if l.Pred < 0 || litExist[i] {
+			continue
+		}
+		var same []int
+		for j := i + 1; j < len(c.Lits); j++ {
+			if c.Lits[j].Pred == l.Pred && c.Lits[j].Neg == l.Neg && !litExist[j] {
+				same = append(same, j)
+			}
+		}
+		for mask := 0; mask < 1<<len(same); mask++ {
+			var S []int
+			for b, j := range same {
+				if mask&(1<<b) != 0 {
+					S = append(S, j)
+				}
+			}
+			p := unifyPlan(m, c, isExist, litExist, i, S)
+			if p != nil {
+				plans = append(plans, p)
+			}
+		}
+	}
+	if len(c.Exist) > 0 {
+		plans = append(plans, unifyPlan(m, c, isExist, litExist, -1, nil))
+	}
+	return plans, nil
+}
+
+// unifyPlan builds the plan with pivot i and the literals S unified with
+// it (nil when they cannot be).
+func unifyPlan(m *mln.Model, c *mln.Clause, isExist, litExist []bool, pivot int, S []int) *countPlan {
+	nv := len(c.Vars)
+	parent := make([]int, nv)
+	val := make([]mln.ConstID, nv)
+	for v := range parent {
+		parent[v], val[v] = v, -1
+	}
+	var find func(v int) int
+	find = func(v int) int {
+		for parent[v] != v {
+			parent[v] = parent[parent[v]]
+			v = parent[v]
+		}
+		return v
+	}
+	ok := true
+	unify := func(a, b mln.Term) {
+		switch {
+		case !a.IsVar() && !b.IsVar():
+			ok = ok && a == b
+		case !a.IsVar():
+			a, b = b, a
+			fallthrough
+		case !b.IsVar():
+			r := find(a.Var())
+			if val[r] >= 0 && val[r] != b.Const() {
+				ok = false
+			}
+			val[r] = b.Const()
+		default:
+			ra, rb := find(a.Var()), find(b.Var())
+			if ra == rb {
+				return
+			}
+			if val[ra] >= 0 && val[rb] >= 0 && val[ra] != val[rb] {
+				ok = false
+			}
+			if val[ra] < 0 {
+				val[ra] = val[rb]
+			}
+			parent[rb] = ra
+		}
+	}
+	for _, j := range S {
+		for k := range c.Lits[pivot].Args {
+			unify(c.Lits[pivot].Args[k], c.Lits[j].Args[k])
+		}
+	}
+	if !ok {
+		return nil
+	}
+	// A unified constant must belong to the variables' types.
+	for v := range parent {
+		r := find(v)
+		if val[r] >= 0 && !m.Types[c.Vars[v].Type].Has(val[r]) {
+			return nil
+		}
+	}
+	// New variables: universal ones first.
+	newVar := make([]int, nv)
+	for v := range newVar {
+		newVar[v] = -1
+	}
+	p := &countPlan{pivot: -1}
+	for pass := 0; pass < 2; pass++ {
+		for v := 0; v < nv; v++ {
+			r := find(v)
+			if val[r] >= 0 || newVar[r] >= 0 || isExist[v] != (pass == 1) {
+				continue
+			}
+			newVar[r] = len(p.varType)
+			p.varType = append(p.varType, c.Vars[v].Type)
+			p.exist = append(p.exist, pass == 1)
+		}
+		if pass == 0 {
+			p.univ = len(p.varType)
+		}
+	}
+	term := func(t mln.Term) mln.Term {
+		if !t.IsVar() {
+			return t
+		}
+		r := find(t.Var())
+		if val[r] >= 0 {
+			return mln.ConstTerm(val[r])
+		}
+		return mln.VarTerm(newVar[r])
+	}
+	inS := map[int]bool{}
+	for _, j := range S {
+		inS[j] = true
+	}
+	for i, l := range c.Lits {
+		if inS[i] {
+			continue
+		}
+		pl := planLit{pred: l.Pred, builtin: l.Builtin, neg: l.Neg, exist: litExist[i]}
+		for _, t := range l.Args {
+			pl.args = append(pl.args, term(t))
+		}
+		if i == pivot {
+			p.pivot = len(p.lits)
+		}
+		p.lits = append(p.lits, pl)
+	}
+	p.schedule()
+	return p
+}
+
+// schedule orders the plan's steps: joins over the negative universal
+// literals (most bound arguments first), then the remaining universal
+// variables, each check placed right after the step that binds its last
+// variable.
+func (p *countPlan) schedule() {
+	bound := make([]bool, len(p.varType))
+	isBound := func(l *planLit) bool {
+		for _, t := range l.args {
+			if t.IsVar() && !p.exist[t.Var()] && !bound[t.Var()] {
+				return false
+			}
+		}
+		return true
+	}
+	done := make([]bool, len(p.lits)) // checked, joined or the pivot
+	neqDone := make([]bool, len(p.lits))
+	var pivotPred mln.PredID = -2
+	if p.pivot >= 0 {
+		pivotPred = p.lits[p.pivot].pred
+		done[p.pivot] = true
+	}
+	for j, l := range p.lits {
+		if j == p.pivot || l.pred != pivotPred || l.exist {
+			neqDone[j] = true
+		}
+	}
+	p.tallyStep = -2
+	pivotBound := func() bool { return p.pivot < 0 || isBound(&p.lits[p.pivot]) }
+	// collect returns the checks that have become ready.
+	collect := func() (checks, neq []int) {
+		for j := range p.lits {
+			l := &p.lits[j]
+			if !done[j] && (l.neg == false || l.pred < 0 || l.exist) && isBound(l) {
+				if l.exist && p.pivot < 0 {
+					continue // expanded at the leaves of the existential plan
+				}
+				done[j] = true
+				checks = append(checks, j)
+			}
+			if !neqDone[j] && isBound(l) && pivotBound() {
+				neqDone[j] = true
+				neq = append(neq, j)
+			}
+		}
+		return
+	}
+	p.pre, p.preNeq = collect()
+	if pivotBound() {
+		p.tallyStep = -1
+	}
+	for {
+		// Next join: the negative universal literal with most bound args.
+		best, bestScore := -1, -1
+		for j := range p.lits {
+			l := &p.lits[j]
+			if done[j] || !l.neg || l.pred < 0 || l.exist {
+				continue
+			}
+			s := 0
+			for _, t := range l.args {
+				if !t.IsVar() || bound[t.Var()] {
+					s++
+				}
+			}
+			if s > bestScore {
+				best, bestScore = j, s
+			}
+		}
+		var st planStep
+		if best >= 0 {
+			done[best] = true
+			st = planStep{kind: stepJoin, lit: best}
+			for _, t := range p.lits[best].args {
+				st.bound = append(st.bound, !t.IsVar() || bound[t.Var()])
+			}
+			for _, t := range p.lits[best].args {
+				if t.IsVar() {
+					bound[t.Var()] = true
+				}
+			}
+		} else {
+			// Next variable: the one completing most checks.
+			bv, bs := -1, -1
+			for v := 0; v < p.univ; v++ {
+				if bound[v] {
+					continue
+				}
+				s := 0
+				for j := range p.lits {
+					l := &p.lits[j]
+					has := false
+					for _, t := range l.args {
+						if t.IsVar() && t.Var() == v {
+							has = true
+						}
+					}
+					if !has {
+						continue
+					}
+					s += 2
+					bound[v] = true
+					if isBound(l) && (!done[j] || j == p.pivot) {
+						s += 4
+					}
+					bound[v] = false
+				}
+				if s > bs {
+					bv, bs = v, s
+				}
+			}
+			if bv < 0 {
+				break
+			}
+			bound[bv] = true
+			st = planStep{kind: stepEnum, v: bv}
+		}
+		wasBound := p.tallyStep != -2
+		st.checks, st.neq = collect()
+		p.steps = append(p.steps, st)
+		if !wasBound && pivotBound() {
+			p.tallyStep = len(p.steps) - 1
+		}
+	}
+	if p.pivot < 0 {
+		p.tallyStep = len(p.steps) // the leaves
+	}
+}
+
+// counter enumerates plans in one world; its scratch space is reused.
+type counter struct {
+	sp    *atomSpace
+	w     *cworld
+	m     *mln.Model
+	p     *countPlan
+	bind  []mln.ConstID
+	buf   []mln.ConstID
+	limit int64 // groundings examined allowed (<= 0: none)
+	seen  int64
+	over  bool
+	// tally receives (predicate, atom id, Δ).
+	tally func(p mln.PredID, id int64, d int64)
+	// scratch for existential expansion
+	exAtoms map[[2]int64]uint8
+}
+
+// run enumerates plan p.
+func (cn *counter) run(p *countPlan) {
+	cn.p = p
+	if cap(cn.bind) < len(p.varType) {
+		cn.bind = make([]mln.ConstID, len(p.varType))
+	}
+	cn.bind = cn.bind[:len(p.varType)]
+	for i := range cn.bind {
+		cn.bind[i] = -1
+	}
+	if !cn.checks(p.pre, p.preNeq) {
+		return
+	}
+	if p.tallyStep == -1 {
+		cn.doTally(cn.rec(0))
+		return
+	}
+	cn.rec(0)
+}
+
+func (cn *counter) term(t mln.Term) mln.ConstID {
+	if t.IsVar() {
+		return cn.bind[t.Var()]
+	}
+	return t.Const()
+}
+
+// litArgs grounds a literal's arguments into cn.buf.
+func (cn *counter) litArgs(l *planLit) []mln.ConstID {
+	cn.buf = cn.buf[:0]
+	for _, t := range l.args {
+		cn.buf = append(cn.buf, cn.term(t))
+	}
+	return cn.buf
+}
+
+// atomTrue reports whether the ground atom of l is true.
+func (cn *counter) atomTrue(l *planLit) bool {
+	id := cn.sp.id(l.pred, cn.litArgs(l))
+	return id >= 0 && cn.w.preds[l.pred].has(id)
+}
+
+// checks runs the checks of a step: literals that must be false, atoms
+// that must differ from the pivot's.
+func (cn *counter) checks(lits, neq []int) bool {
+	p := cn.p
+	for _, j := range lits {
+		l := &p.lits[j]
+		switch {
+		case l.pred < 0:
+			if cn.m.EvalBuiltin(l.builtin, cn.term(l.args[0]), cn.term(l.args[1])) != l.neg {
+				return false
+			}
+		case l.exist:
+			if cn.anyInstanceTrue(l) {
+				return false
+			}
+		default:
+			if cn.atomTrue(l) != l.neg {
+				return false
+			}
+		}
+	}
+	for _, j := range neq {
+		a, b := &p.lits[j], &p.lits[p.pivot]
+		same := true
+		for k := range a.args {
+			if cn.term(a.args[k]) != cn.term(b.args[k]) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return false
+		}
+	}
+	return true
+}
+
+// anyInstanceTrue reports whether some instance of existential literal l
+// (over its existential variables) is true.
+func (cn *counter) anyInstanceTrue(l *planLit) bool {
+	var ev []int
+	for _, t := range l.args {
+		if t.IsVar() && cn.p.exist[t.Var()] && cn.bind[t.Var()] < 0 && !slices.Contains(ev, t.Var()) {
+			ev = append(ev, t.Var())
+		}
+	}
+	found := false
+	var rec func(k int)
+	rec = func(k int) {
+		if found {
+			return
+		}
+		if k == len(ev) {
+			cn.seen++
+			if cn.atomTrue(l) != l.neg {
+				found = true
+			}
+			return
+		}
+		v := ev[k]
+		for _, c := range cn.m.Types[cn.p.varType[v]].Consts {
+			cn.bind[v] = c
+			rec(k + 1)
+			if found {
+				break
+			}
+		}
+		cn.bind[v] = -1
+	}
+	rec(0)
+	return found
+}
+
+// rec runs steps k.. and returns the number of completions (groundings).
+func (cn *counter) rec(k int) int64 {
+	p := cn.p
+	if cn.over {
+		return 0
+	}
+	cn.seen++
+	if cn.limit > 0 && cn.seen > cn.limit {
+		cn.over = true
+		return 0
+	}
+	if k == len(p.steps) {
+		if p.pivot < 0 {
+			cn.expand()
+			return 0
+		}
+		return 1
+	}
+	st := &p.steps[k]
+	var n int64
+	if st.kind == stepEnum {
+		for _, c := range cn.m.Types[p.varType[st.v]].Consts {
+			cn.bind[st.v] = c
+			if cn.checks(st.checks, st.neq) {
+				n += cn.after(k)
+			}
+		}
+		cn.bind[st.v] = -1
+		return n
+	}
+	l := &p.lits[st.lit]
+	wp := &cn.w.preds[l.pred]
+	all := true
+	var cands []int32
+	first := true
+	for j, t := range l.args {
+		if !st.bound[j] {
+			all = false
+			continue
+		}
+		if first {
+			first = false
+			ti := cn.sp.typeIdx[cn.m.Preds[l.pred].Args[j]][cn.term(t)]
+			if ti < 0 {
+				return 0
+			}
+			cands = wp.post[j][ti]
+		}
+	}
+	if all {
+		if !cn.atomTrue(l) {
+			return 0
+		}
+		if cn.checks(st.checks, st.neq) {
+			n += cn.after(k)
+		}
+		return n
+	}
+	ar := wp.arity
+	var setv [16]int
+	visit := func(a int32) {
+		args := wp.args[int(a)*ar : int(a)*ar+ar]
+		ns := 0
+		ok := true
+		for j, t := range l.args {
+			x := args[j]
+			if !t.IsVar() {
+				if t.Const() != x {
+					ok = false
+					break
+				}
+				continue
+			}
+			v := t.Var()
+			switch b := cn.bind[v]; {
+			case b < 0:
+				cn.bind[v] = x
+				setv[ns] = v
+				ns++
+			case b != x:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok && cn.checks(st.checks, st.neq) {
+			n += cn.after(k)
+		}
+		for i := 0; i < ns; i++ {
+			cn.bind[setv[i]] = -1
+		}
+	}
+	if first {
+		for a := 0; a < wp.numTrue(); a++ {
+			visit(int32(a))
+		}
+	} else {
+		for _, a := range cands {
+			visit(a)
+		}
+	}
+	return n
+}
+
+// after continues after step k, tallying when the pivot has just become
+// bound.
+func (cn *counter) after(k int) int64 {
+	if k == cn.p.tallyStep {
+		cn.doTally(cn.rec(k + 1))
+		return 0
+	}
+	return cn.rec(k + 1)
+}
+
+// doTally adds n critical groundings to the pivot's atom.
+func (cn *counter) doTally(n int64) {
+	if n == 0 || cn.over {
+		return
+	}
+	l := &cn.p.lits[cn.p.pivot]
+	args := cn.litArgs(l)
+	id := cn.sp.id(l.pred, args)
+	if id < 0 {
+		return
+	}
+	if cn.w.preds[l.pred].has(id) == l.neg {
+		n = -n // the pivot literal is false: the grounding is false
+	}
+	cn.tally(l.pred, id, n)
+}
+
+// expand handles a leaf of the existential plan: every universal literal
+// is false; the existential literals' instances decide.
+func (cn *counter) expand() {
+	p := cn.p
+	if cn.exAtoms == nil {
+		cn.exAtoms = map[[2]int64]uint8{}
+	}
+	clear(cn.exAtoms)
+	trueAtoms := 0
+	var ev []int
+	for v := p.univ; v < len(p.varType); v++ {
+		ev = append(ev, v)
+	}
+	stop := false
+	var rec func(k int)
+	rec = func(k int) {
+		if stop {
+			return
+		}
+		if k == len(ev) {
+			for j := range p.lits {
+				l := &p.lits[j]
+				if !l.exist {
+					continue
+				}
+				cn.seen++
+				args := cn.litArgs(l)
+				id := cn.sp.id(l.pred, args)
+				if id < 0 {
+					continue
+				}
+				t := cn.w.preds[l.pred].has(id) != l.neg
+				key := [2]int64{int64(l.pred), id}
+				f := cn.exAtoms[key]
+				if t {
+					if f&1 == 0 {
+						trueAtoms++
+						if trueAtoms > 1 {
+							stop = true
+							return
+						}
+					}
+					f |= 1
+				} else {
+					f |= 2
+				}
+				cn.exAtoms[key] = f
+			}
+			return
+		}
+		v := ev[k]
+		for _, c := range cn.m.Types[p.varType[v]].Consts {
+			cn.bind[v] = c
+			rec(k + 1)
+			if stop {
+				break
+			}
+		}
+		cn.bind[v] = -1
+	}
+	rec(0)
+	if stop {
+		return
+	}
+	for key, f := range cn.exAtoms {
+		switch {
+		case trueAtoms == 1 && f == 1:
+			cn.tally(mln.PredID(key[0]), key[1], 1)
+		case trueAtoms == 0:
+			cn.tally(mln.PredID(key[0]), key[1], -1)
+		}
+	}
+}
+
+// clauseError names a clause in an error.
+func clauseError(m *mln.Model, c *mln.Clause, err error) error {
+	return fmt.Errorf("%w (clause %s)", err, clauseString(m, c))
+}
+
+// clauseString prints a clause.
+func clauseString(m *mln.Model, c *mln.Clause) string {
+	s := ""
+	for i, l := range c.Lits {
+		if i > 0 {
+			s += " v "
+		}
+		if l.Neg {
+			s += "!"
+		}
+		var args []string
+		for _, t := range l.Args {
+			if t.IsVar() {
+				args = append(args, c.Vars[t.Var()].Name)
+			} else {
+				args = append(args, m.ConstName(t.Const()))
+			}
+		}
+		if l.Pred < 0 {
+			s += args[0] + " " + l.Builtin.String() + " " + args[1]
+			continue
+		}
+		s += m.Preds[l.Pred].Name + "("
+		for k, a := range args {
+			if k > 0 {
+				s += ","
+			}
+			s += a
+		}
+		s += ")"
+	}
+	return s
+}

@@ -1,0 +1,140 @@
+package learn
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/mln"
+)
+
+// loadUWCSE loads the hand-built UW-CSE model and the AI area (skipping
+// without the shared data).
+func loadUWCSE(b *testing.B) (*mln.Model, *mln.Database) {
+	dir := datadir.Require(b, "uw-cse")
+	m, err := mln.LoadModel(dir + "/uw.mln")
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := mln.LoadDatabase(m, dir+"/ai.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		b.Fatal(err)
+	}
+	return m, db
+}
+
+// BenchmarkCountClause counts UW-CSE clauses on the AI area from scratch
+// (no cache): a 2-literal, a 3-literal and the 5-literal clause with the
+// most groundings of the hand-built model.
+func BenchmarkCountClause(b *testing.B) {
+	m, db := loadUWCSE(b)
+	d, err := NewPLLData(m, []*mln.Database{db}, nil, CountOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, src := range []string{
+		"!advisedBy(s, p) v professor(p)",
+		"!advisedBy(s, p) v !publication(t, s) v publication(t, p)",
+		"!taughtBy(c, p, q) v !courseLevel(c, Level_500) v !ta(c, s, q) v advisedBy(s, p) v tempAdvisedBy(s, p)",
+	} {
+		f, err := m.ParseFormula(src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cls, err := m.AddFormula(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := m.Clauses[cls[0]]
+		b.Run(fmt.Sprintf("%dlits", len(c.Lits)), func(b *testing.B) {
+			var cc *ClauseCounts
+			for b.Loop() {
+				if cc, err = d.count(c); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cc.Nonzeros()), "nonzeros")
+			b.ReportMetric(float64(cc.Examined()), "examined")
+		})
+	}
+}
+
+// BenchmarkLearnG runs `learn -g`'s learner on the UW-CSE AI area: count
+// the 94 hand-built clauses, build the rows, L-BFGS.
+func BenchmarkLearnG(b *testing.B) {
+	m, db := loadUWCSE(b)
+	for b.Loop() {
+		clear(m.Weights)
+		if _, err := GenerativeCounts(context.Background(), m, []*mln.Database{db}, nil, GenerativeSettings{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkScoreCandidates scores 2- and 3-literal candidate clauses
+// against the UW-CSE unit clauses on the AI area (loose fits, counts not
+// cached), two candidates at a time in parallel, and reports candidates
+// per second.
+func BenchmarkScoreCandidates(b *testing.B) {
+	m, db := loadUWCSE(b)
+	d, err := NewPLLData(m, []*mln.Database{db}, nil, CountOptions{PLLOptions: PLLOptions{Workers: 1}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var units []*mln.Clause
+	for _, c := range m.Clauses {
+		if len(c.Lits) == 1 && len(c.Exist) == 0 {
+			units = append(units, c)
+		}
+	}
+	base, err := d.NewScorer(units)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fit0, err := base.Fit(context.Background(), TightFit(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cands []*mln.Clause
+	for _, c := range m.Clauses {
+		if (len(c.Lits) == 2 || len(c.Lits) == 3) && len(c.Exist) == 0 && !c.Hard {
+			cands = append(cands, c)
+		}
+	}
+	b.ResetTimer()
+	var n atomic.Int64
+	for b.Loop() {
+		d.mu.Lock()
+		clear(d.cache) // count every time
+		d.mu.Unlock()
+		var wg sync.WaitGroup
+		next := make(chan *mln.Clause)
+		for k := 0; k < 2; k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for c := range next {
+					opt := LooseFit(fit0.Weights)
+					opt.Workers = 1
+					if _, err := base.Score(context.Background(), []*mln.Clause{c}, opt); err != nil {
+						b.Error(err)
+					}
+					n.Add(1)
+				}
+			}()
+		}
+		for _, c := range cands {
+			next <- c
+		}
+		close(next)
+		wg.Wait()
+	}
+	b.ReportMetric(float64(n.Load())/b.Elapsed().Seconds(), "candidates/s")
+	b.ReportMetric(float64(len(cands)), "candidates")
+}

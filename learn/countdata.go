@@ -1,0 +1,394 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/marple-mln/marple/mln"
+)
+
+// CountOptions configure PLLData.
+type CountOptions struct {
+	// PLLOptions: Unweighted (c_a = 1 instead of 1/groundings of a's
+	// predicate), HardWeight (hard clauses' fixed weight), Workers.
+	PLLOptions
+	// Key returns the cache key of a clause (nil: its literals in their
+	// order, variables renamed in order of appearance). Structure search
+	// passes structure.CanonicalKey so that clauses equal up to literal
+	// order and variable names share their counts.
+	Key func(*mln.Clause) string
+	// MaxGroundings bounds the groundings one clause's count may examine
+	// in one database (0: no bound); beyond it Counts fails with an error
+	// wrapping ErrTooManyGroundings.
+	MaxGroundings int64
+	// FractAtoms, MinAtomSamples and MaxAtomSamples sample the atoms of
+	// each scored predicate in each database (Alchemy's -fractAtoms,
+	// -minAtomSamples, -maxAtomSamples; a bound ≤ 0 is no bound):
+	// FractAtoms 0 or 1 and no bounds score every atom (exact). Sampled
+	// atoms weigh 1/(sampled atoms of the predicate). Seed draws the
+	// sample.
+	FractAtoms                     float64
+	MinAtomSamples, MaxAtomSamples int
+	Seed                           uint64
+}
+
+// PLLData is training data for the weighted pseudo-log-likelihood computed
+// from clause counts: the model, closed-world databases and the scored
+// predicates. Its clause counts are cached; it is safe for concurrent use.
+type PLLData struct {
+	m      *mln.Model
+	sp     *atomSpace
+	worlds []*cworld
+	opt    CountOptions
+	scored []bool
+	rowOff []int64 // per predicate: its first row (-1: not scored)
+	nrows  int
+	// per database: sampled atoms (nil: all) and each row's c_a.
+	sampled [][]uint64
+	mul     [][]float64 // per database, per predicate
+
+	mu    sync.Mutex
+	cache map[string]*countEntry
+	pool  sync.Pool // *countScratch
+}
+
+type countEntry struct {
+	done chan struct{}
+	cc   *ClauseCounts
+	err  error
+}
+
+// ClauseCounts are the counts Δ_c(a) = n_c(x) − n_c(x with a flipped) of one
+// first-order clause at every scored atom a of every database, sparse.
+type ClauseCounts struct {
+	cols     []column // per database
+	examined int64
+}
+
+// column is a sparse vector over a database's rows, indices increasing.
+type column struct {
+	idx []int32
+	val []int32
+}
+
+// Nonzeros returns the number of (database, atom) pairs with Δ ≠ 0.
+func (cc *ClauseCounts) Nonzeros() int {
+	n := 0
+	for _, c := range cc.cols {
+		n += len(c.idx)
+	}
+	return n
+}
+
+// Examined returns the number of groundings examined to count the clause.
+func (cc *ClauseCounts) Examined() int64 { return cc.examined }
+
+// NewPLLData indexes the databases (each a closed world: atoms not listed
+// true are false) for counting. scored lists the predicates whose atoms
+// are summed in the pseudo-log-likelihood (nil: every predicate); the
+// others keep their values in the Markov blankets.
+func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt CountOptions) (*PLLData, error) {
+	if m == nil || len(dbs) == 0 {
+		return nil, errors.New("learn: NewPLLData needs a model and databases")
+	}
+	if opt.FractAtoms < 0 || opt.FractAtoms > 1 || math.IsNaN(opt.FractAtoms) {
+		return nil, fmt.Errorf("learn: NewPLLData: fraction of atoms %v", opt.FractAtoms)
+	}
+	if opt.HardWeight < 0 || math.IsNaN(opt.HardWeight) || math.IsInf(opt.HardWeight, 0) {
+		return nil, fmt.Errorf("learn: NewPLLData: hard weight %v", opt.HardWeight)
+	}
+	if opt.HardWeight == 0 {
+		opt.HardWeight = DefaultHardWeight
+	}
+	sp, err := newAtomSpace(m)
+	if err != nil {
+		return nil, err
+	}
+	d := &PLLData{m: m, sp: sp, opt: opt, cache: map[string]*countEntry{}}
+	d.scored = make([]bool, len(m.Preds))
+	if scored == nil {
+		for p := range d.scored {
+			d.scored[p] = true
+		}
+	}
+	for _, p := range scored {
+		if p < 0 || int(p) >= len(m.Preds) {
+			return nil, fmt.Errorf("learn: NewPLLData: no predicate %d", p)
+		}
+		d.scored[p] = true
+	}
+	d.rowOff = make([]int64, len(m.Preds))
+	var n int64
+	for p := range m.Preds {
+		d.rowOff[p] = -1
+		if d.scored[p] {
+			d.rowOff[p] = n
+			n += sp.size[p]
+		}
+	}
+	if n >= math.MaxInt32 {
+		return nil, fmt.Errorf("learn: NewPLLData: %d scored ground atoms; at most %d are supported", n, math.MaxInt32-1)
+	}
+	d.nrows = int(n)
+	sampling := (opt.FractAtoms > 0 && opt.FractAtoms < 1) || opt.MaxAtomSamples > 0
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
+	for _, db := range dbs {
+		d.worlds = append(d.worlds, newCWorld(sp, db))
+		mul := make([]float64, len(m.Preds))
+		var bits []uint64
+		if sampling {
+			bits = make([]uint64, (d.nrows+63)/64)
+		}
+		for p := range m.Preds {
+			if !d.scored[p] {
+				continue
+			}
+			size := sp.size[p]
+			k := size
+			if sampling {
+				f := opt.FractAtoms
+				if f == 0 {
+					f = 1
+				}
+				k = int64(math.Round(f * float64(size)))
+				if opt.MinAtomSamples > 0 {
+					k = max(k, int64(opt.MinAtomSamples))
+				}
+				if opt.MaxAtomSamples > 0 {
+					k = min(k, int64(opt.MaxAtomSamples))
+				}
+				k = min(max(k, 0), size)
+				// Floyd's algorithm: k distinct ids of [0, size).
+				for j := size - k; j < size; j++ {
+					t := rng.Int64N(j + 1)
+					r := d.rowOff[p] + t
+					if bits[r>>6]&(1<<(r&63)) != 0 {
+						r = d.rowOff[p] + j
+					}
+					bits[r>>6] |= 1 << (r & 63)
+				}
+			}
+			switch {
+			case k == 0:
+			case opt.Unweighted:
+				mul[p] = 1
+			default:
+				mul[p] = 1 / float64(k)
+			}
+		}
+		d.sampled = append(d.sampled, bits)
+		d.mul = append(d.mul, mul)
+	}
+	return d, nil
+}
+
+// Model returns the model.
+func (d *PLLData) Model() *mln.Model { return d.m }
+
+// NumDatabases returns the number of databases.
+func (d *PLLData) NumDatabases() int { return len(d.worlds) }
+
+// key returns the cache key of c.
+func (d *PLLData) key(c *mln.Clause) string {
+	if d.opt.Key != nil {
+		return d.opt.Key(c)
+	}
+	return literalKey(c)
+}
+
+// literalKey keys a clause by its literals in order, its variables renamed
+// in order of appearance (with their types and quantifiers).
+func literalKey(c *mln.Clause) string {
+	var b strings.Builder
+	rename := make([]int, len(c.Vars))
+	for i := range rename {
+		rename[i] = -1
+	}
+	exist := make([]bool, len(c.Vars))
+	for _, v := range c.Exist {
+		exist[v] = true
+	}
+	next := 0
+	for _, l := range c.Lits {
+		if l.Neg {
+			b.WriteByte('!')
+		}
+		if l.Pred < 0 {
+			b.WriteString("b" + strconv.Itoa(int(l.Builtin)))
+		} else {
+			b.WriteString(strconv.Itoa(int(l.Pred)))
+		}
+		b.WriteByte('(')
+		for _, t := range l.Args {
+			if t.IsVar() {
+				v := t.Var()
+				if rename[v] < 0 {
+					rename[v] = next
+					next++
+				}
+				b.WriteString("v" + strconv.Itoa(rename[v]) + ":" + strconv.Itoa(int(c.Vars[v].Type)))
+				if exist[v] {
+					b.WriteByte('E')
+				}
+			} else {
+				b.WriteString(strconv.Itoa(int(t.Const())))
+			}
+			b.WriteByte(',')
+		}
+		b.WriteByte(')')
+	}
+	for _, v := range c.Plus {
+		b.WriteString("+" + strconv.Itoa(rename[v]))
+	}
+	return b.String()
+}
+
+// countScratch is a worker's dense accumulator over rows.
+type countScratch struct {
+	acc     []int64
+	touched []int32
+	cn      counter
+}
+
+// Counts returns the counts of clause c, computing them on the first call
+// for its key and returning the cached ones afterwards. Concurrent calls
+// for the same key wait for one computation.
+func (d *PLLData) Counts(c *mln.Clause) (*ClauseCounts, error) {
+	k := d.key(c)
+	d.mu.Lock()
+	e, ok := d.cache[k]
+	if !ok {
+		e = &countEntry{done: make(chan struct{})}
+		d.cache[k] = e
+	}
+	d.mu.Unlock()
+	if ok {
+		<-e.done
+		return e.cc, e.err
+	}
+	e.cc, e.err = d.count(c)
+	close(e.done)
+	return e.cc, e.err
+}
+
+// count computes the counts of c.
+func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
+	plans, err := compileClause(d.m, c)
+	if err != nil {
+		return nil, clauseError(d.m, c, err)
+	}
+	sc, _ := d.pool.Get().(*countScratch)
+	if sc == nil {
+		sc = &countScratch{acc: make([]int64, d.nrows)}
+	}
+	defer d.pool.Put(sc)
+	cc := &ClauseCounts{}
+	for wi, w := range d.worlds {
+		bits := d.sampled[wi]
+		cn := &sc.cn
+		*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, buf: cn.buf, exAtoms: cn.exAtoms}
+		cn.tally = func(p mln.PredID, id int64, n int64) {
+			off := d.rowOff[p]
+			if off < 0 {
+				return
+			}
+			r := off + id
+			if bits != nil && bits[r>>6]&(1<<(r&63)) == 0 {
+				return
+			}
+			if sc.acc[r] == 0 {
+				sc.touched = append(sc.touched, int32(r))
+			}
+			sc.acc[r] += n
+		}
+		for _, p := range plans {
+			if p.pivot >= 0 && !d.scored[p.lits[p.pivot].pred] {
+				continue
+			}
+			cn.run(p)
+			if cn.over {
+				break
+			}
+		}
+		cc.examined += cn.seen
+		var col column
+		slices.Sort(sc.touched)
+		sc.touched = slices.Compact(sc.touched)
+		for _, r := range sc.touched {
+			v := sc.acc[r]
+			sc.acc[r] = 0
+			if v == 0 {
+				continue
+			}
+			if v > math.MaxInt32 || v < math.MinInt32 {
+				sc.touched = sc.touched[:0]
+				return nil, clauseError(d.m, c, errors.New("learn: counting: a count overflows 32 bits"))
+			}
+			col.idx = append(col.idx, r)
+			col.val = append(col.val, int32(v))
+		}
+		sc.touched = sc.touched[:0]
+		if cn.over {
+			clear(sc.acc)
+			return nil, clauseError(d.m, c, fmt.Errorf("learn: counting: more than %d groundings: %w", d.opt.MaxGroundings, ErrTooManyGroundings))
+		}
+		cc.cols = append(cc.cols, col)
+	}
+	return cc, nil
+}
+
+// Delta returns Δ_c(a) for atom pred(args) of database db (0 for an atom
+// that is not scored or not sampled).
+func (cc *ClauseCounts) Delta(d *PLLData, db int, pred mln.PredID, args []mln.ConstID) int64 {
+	off := d.rowOff[pred]
+	id := d.sp.id(pred, args)
+	if off < 0 || id < 0 {
+		return 0
+	}
+	col := cc.cols[db]
+	r := int32(off + id)
+	i, ok := slices.BinarySearch(col.idx, r)
+	if !ok {
+		return 0
+	}
+	return int64(col.val[i])
+}
+
+// countAll counts clauses concurrently (Workers goroutines), in order.
+func (d *PLLData) countAll(cs []*mln.Clause) ([]*ClauseCounts, error) {
+	out := make([]*ClauseCounts, len(cs))
+	errs := make([]error, len(cs))
+	workers := d.opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for k := 0; k < min(workers, len(cs)); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = d.Counts(cs[i])
+			}
+		}()
+	}
+	for i := range cs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,156 @@
+package learn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/marple-mln/marple/mln"
+)
+
+// atomSpace numbers the ground atoms of every predicate densely: atom
+// p(c_1..c_k) is Offset[p] + Σ_j index_j(c_j)·Stride[p][j], index_j being
+// the position of c_j in the domain of p's j-th argument type.
+type atomSpace struct {
+	m       *mln.Model
+	typeIdx [][]int32 // type -> ConstID -> position in the domain (-1: not in it)
+	size    []int64   // per predicate: number of groundings
+	stride  [][]int64
+	offset  []int64 // per predicate: first global atom index
+	total   int64
+}
+
+func newAtomSpace(m *mln.Model) (*atomSpace, error) {
+	s := &atomSpace{m: m}
+	nc := m.NumConsts()
+	s.typeIdx = make([][]int32, len(m.Types))
+	for t, ty := range m.Types {
+		idx := make([]int32, nc)
+		for i := range idx {
+			idx[i] = -1
+		}
+		for i, c := range ty.Consts {
+			idx[c] = int32(i)
+		}
+		s.typeIdx[t] = idx
+	}
+	s.size = make([]int64, len(m.Preds))
+	s.stride = make([][]int64, len(m.Preds))
+	s.offset = make([]int64, len(m.Preds))
+	for p, pr := range m.Preds {
+		n := int64(1)
+		st := make([]int64, len(pr.Args))
+		for j := len(pr.Args) - 1; j >= 0; j-- {
+			st[j] = n
+			d := int64(m.Types[pr.Args[j]].Size())
+			if d > 0 && n > math.MaxInt64/d/4 {
+				return nil, fmt.Errorf("learn: predicate %s has too many groundings", pr.Name)
+			}
+			n *= d
+		}
+		s.size[p], s.stride[p] = n, st
+		s.offset[p] = s.total
+		s.total += n
+	}
+	return s, nil
+}
+
+// id returns the index of p(args) among p's groundings (-1 when an
+// argument is outside its type).
+func (s *atomSpace) id(p mln.PredID, args []mln.ConstID) int64 {
+	pr := s.m.Preds[p]
+	st := s.stride[p]
+	id := int64(0)
+	for j, c := range args {
+		i := s.typeIdx[pr.Args[j]][c]
+		if i < 0 {
+			return -1
+		}
+		id += int64(i) * st[j]
+	}
+	return id
+}
+
+// cworld is one database as a closed world: its true atoms, indexed for
+// joins.
+type cworld struct {
+	preds []cwPred
+}
+
+type cwPred struct {
+	arity int
+	args  []mln.ConstID // true atoms' arguments, arity per atom
+	bits  []uint64      // true atoms by id (when the predicate is small)
+	set   map[int64]struct{}
+	// post[j][i]: the true atoms whose j-th argument is the i-th constant
+	// of the argument's type.
+	post [][][]int32
+}
+
+const cwBitsMax = 1 << 28
+
+func newCWorld(s *atomSpace, db *mln.Database) *cworld {
+	m := s.m
+	w := &cworld{preds: make([]cwPred, len(m.Preds))}
+	for p, pr := range m.Preds {
+		wp := &w.preds[p]
+		wp.arity = len(pr.Args)
+		if s.size[p] <= cwBitsMax {
+			wp.bits = make([]uint64, (s.size[p]+63)/64)
+		} else {
+			wp.set = map[int64]struct{}{}
+		}
+		wp.post = make([][][]int32, len(pr.Args))
+		for j, t := range pr.Args {
+			wp.post[j] = make([][]int32, m.Types[t].Size())
+		}
+		if db == nil {
+			continue
+		}
+		db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
+			if v != mln.True {
+				return
+			}
+			id := s.id(mln.PredID(p), args)
+			if id < 0 || wp.has(id) {
+				return
+			}
+			if wp.bits != nil {
+				wp.bits[id>>6] |= 1 << (id & 63)
+			} else {
+				wp.set[id] = struct{}{}
+			}
+			a := int32(len(wp.args) / max(wp.arity, 1))
+			if wp.arity == 0 {
+				a = 0
+			}
+			wp.args = append(wp.args, args...)
+			for j, c := range args {
+				i := s.typeIdx[pr.Args[j]][c]
+				wp.post[j][i] = append(wp.post[j][i], a)
+			}
+			if wp.arity == 0 {
+				wp.args = append(wp.args[:0:0], args...)
+			}
+		})
+	}
+	return w
+}
+
+func (wp *cwPred) has(id int64) bool {
+	if wp.bits != nil {
+		return wp.bits[id>>6]&(1<<(id&63)) != 0
+	}
+	_, ok := wp.set[id]
+	return ok
+}
+
+// numTrue returns the number of true atoms of the predicate.
+func (wp *cwPred) numTrue() int {
+	if wp.arity == 0 {
+		if len(wp.bits) > 0 && wp.bits[0]&1 != 0 {
+			return 1
+		}
+		return 0
+	}
+	return len(wp.args) / wp.arity
+}

@@ -1,0 +1,492 @@
+package learn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/marple-mln/marple/mln"
+)
+
+// colRef is a clause's counts with the parameter they multiply.
+type colRef struct {
+	cc    *ClauseCounts
+	param int32 // -1: hard
+	coef  float64
+}
+
+// buildRows returns the pseudo-log-likelihood of database db for the
+// given columns over np parameters: one row per scored atom some column
+// touches (the others, Δ = 0, go to the constant), merged. With keep, the
+// per-atom rows are kept (for overlays); otherwise they are dropped once
+// merged.
+func (d *PLLData) buildRows(db int, cols []colRef, np int, keep bool) *WPLL {
+	p := &WPLL{opt: d.opt.PLLOptions, np: np}
+	// Columns in parameter order (hard ones last), so that each atom's
+	// entries come out sorted and equal parameters adjacent.
+	cols = slices.Clone(cols)
+	slices.SortStableFunc(cols, func(a, b colRef) int {
+		ka, kb := int64(a.param), int64(b.param)
+		if ka < 0 {
+			ka = math.MaxInt64
+		}
+		if kb < 0 {
+			kb = math.MaxInt64
+		}
+		switch {
+		case ka < kb:
+			return -1
+		case ka > kb:
+			return 1
+		}
+		return 0
+	})
+	// Touched rows.
+	total := 0
+	for _, c := range cols {
+		total += len(c.cc.cols[db].idx)
+	}
+	touched := make([]int32, 0, total)
+	for _, c := range cols {
+		touched = append(touched, c.cc.cols[db].idx...)
+	}
+	slices.Sort(touched)
+	touched = slices.Compact(touched)
+	touched = slices.Clip(touched)
+	n := len(touched)
+	local := func(r int32) int {
+		i, _ := slices.BinarySearch(touched, r)
+		return i
+	}
+	// Entries per atom (upper bound), then fill.
+	start := make([]int, n+1)
+	for _, c := range cols {
+		if c.param < 0 {
+			continue
+		}
+		for _, r := range c.cc.cols[db].idx {
+			start[local(r)+1]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		start[i+1] += start[i]
+	}
+	idx := make([]int32, start[n])
+	val := make([]float64, start[n])
+	off := make([]float64, n)
+	pos := slices.Clone(start[:n])
+	for _, c := range cols {
+		col := c.cc.cols[db]
+		if c.param < 0 {
+			for k, r := range col.idx {
+				off[local(r)] += float64(col.val[k]) * d.opt.HardWeight
+			}
+			continue
+		}
+		for k, r := range col.idx {
+			i := local(r)
+			v := float64(col.val[k]) * c.coef
+			if q := pos[i]; q > start[i] && idx[q-1] == c.param {
+				val[q-1] += v
+				continue
+			}
+			idx[pos[i]], val[pos[i]] = c.param, v
+			pos[i]++
+		}
+	}
+	// Compact: drop the gaps and the entries that cancel.
+	w := 0
+	for i := 0; i < n; i++ {
+		lo := start[i]
+		start[i] = w
+		for q := lo; q < pos[i]; q++ {
+			if math.Abs(val[q]) > diffEps {
+				idx[w], val[w] = idx[q], val[q]
+				w++
+			}
+		}
+	}
+	start[n] = w
+	p.aStart, p.aIdx, p.aVal, p.aOff = start, idx[:w:w], val[:w:w], off
+	// Atom weights, and the untouched atoms' constant.
+	p.aMul = make([]float64, n)
+	mul := d.mul[db]
+	left := make([]int64, len(d.m.Preds)) // untouched scored atoms per predicate
+	pr := 0
+	for q := range d.m.Preds {
+		if d.scored[q] {
+			left[q] = d.kept(db, mln.PredID(q))
+			p.atoms += int(left[q])
+		}
+	}
+	for i, r := range touched {
+		for !(d.rowOff[pr] >= 0 && int64(r) >= d.rowOff[pr] && int64(r) < d.rowOff[pr]+d.sp.size[pr]) {
+			pr++
+		}
+		p.aMul[i] = mul[pr]
+		left[pr]--
+	}
+	p.compress()
+	for q := range d.m.Preds {
+		p.constant += float64(left[q]) * mul[q] * logSigmoid(0)
+	}
+	if keep {
+		p.aGlobal = touched
+	} else {
+		p.aStart, p.aIdx, p.aVal, p.aOff, p.aMul, p.aRow = nil, nil, nil, nil, nil, nil
+	}
+	return p
+}
+
+// kept returns the number of scored (sampled) atoms of predicate q in
+// database db.
+func (d *PLLData) kept(db int, q mln.PredID) int64 {
+	if d.mul[db][q] == 0 {
+		return 0
+	}
+	if d.opt.Unweighted {
+		if d.sampled[db] == nil {
+			return d.sp.size[q]
+		}
+		var k int64
+		lo := d.rowOff[q]
+		for r := lo; r < lo+d.sp.size[q]; r++ {
+			if d.sampled[db][r>>6]&(1<<(r&63)) != 0 {
+				k++
+			}
+		}
+		return k
+	}
+	return int64(math.Round(1 / d.mul[db][q]))
+}
+
+// Scorer scores a set of first-order clauses, each with its own weight, by
+// the weighted pseudo-log-likelihood of PLLData's databases, and the same
+// set extended by candidate clauses without changing it. A Scorer is
+// immutable: Add and Remove return new ones. It is safe for concurrent
+// use.
+type Scorer struct {
+	d       *PLLData
+	clauses []*mln.Clause
+	counts  []*ClauseCounts
+	base    []*WPLL // per database, per-atom rows kept
+}
+
+// NewScorer returns the scorer of clauses: clause i has weight i (its
+// Coef is ignored); hard clauses (Clause.Hard) keep the fixed weight
+// CountOptions.HardWeight and their weight stays 0.
+func (d *PLLData) NewScorer(clauses []*mln.Clause) (*Scorer, error) {
+	counts, err := d.countAll(clauses)
+	if err != nil {
+		return nil, err
+	}
+	return d.newScorer(slices.Clone(clauses), counts), nil
+}
+
+func (d *PLLData) newScorer(clauses []*mln.Clause, counts []*ClauseCounts) *Scorer {
+	s := &Scorer{d: d, clauses: clauses, counts: counts}
+	cols := make([]colRef, len(clauses))
+	for i, c := range clauses {
+		cols[i] = colRef{cc: counts[i], param: int32(i), coef: 1}
+		if c.Hard {
+			cols[i].param = -1
+		}
+	}
+	for db := range d.worlds {
+		s.base = append(s.base, d.buildRows(db, cols, len(clauses), true))
+	}
+	return s
+}
+
+// Clauses returns the scorer's clauses (not to be modified).
+func (s *Scorer) Clauses() []*mln.Clause { return s.clauses }
+
+// Data returns the training data.
+func (s *Scorer) Data() *PLLData { return s.d }
+
+// Add returns the scorer of s's clauses followed by cs.
+func (s *Scorer) Add(cs ...*mln.Clause) (*Scorer, error) {
+	counts, err := s.d.countAll(cs)
+	if err != nil {
+		return nil, err
+	}
+	return s.d.newScorer(append(slices.Clone(s.clauses), cs...), append(slices.Clone(s.counts), counts...)), nil
+}
+
+// Remove returns the scorer of s's clauses without those at the given
+// indices.
+func (s *Scorer) Remove(idx ...int) (*Scorer, error) {
+	drop := make([]bool, len(s.clauses))
+	for _, i := range idx {
+		if i < 0 || i >= len(s.clauses) {
+			return nil, fmt.Errorf("learn: Scorer.Remove: no clause %d", i)
+		}
+		drop[i] = true
+	}
+	var cs []*mln.Clause
+	var counts []*ClauseCounts
+	for i, c := range s.clauses {
+		if !drop[i] {
+			cs = append(cs, c)
+			counts = append(counts, s.counts[i])
+		}
+	}
+	return s.d.newScorer(cs, counts), nil
+}
+
+// FitOptions configure fitting the weights of a scorer's clauses.
+type FitOptions struct {
+	// PriorStdDev is σ of the Gaussian prior N(0, σ²) on each weight (0:
+	// DefaultPLLPriorStdDev); NoPrior drops it.
+	PriorStdDev float64
+	NoPrior     bool
+	// MaxIter and ConvThresh stop L-BFGS (0: DefaultPLLMaxIter,
+	// DefaultPLLConvThresh).
+	MaxIter    int
+	ConvThresh float64
+	// Warm holds starting weights: the base clauses' then the candidates'
+	// (missing entries start at 0).
+	Warm []float64
+	// Workers is the number of goroutines one evaluation uses (0: the
+	// data's CountOptions.Workers). Use 1 when scoring candidates in
+	// parallel.
+	Workers int
+}
+
+// Defaults of structure search's weight fits (Alchemy's learnstruct).
+const (
+	// LooseMaxIter and LooseConvThresh fit candidates while searching
+	// (-looseMaxIter, -looseConvThresh).
+	LooseMaxIter    = 10
+	LooseConvThresh = 1e-3
+	// TightMaxIter and TightConvThresh fit the final model
+	// (-tightMaxIter, -tightConvThresh).
+	TightMaxIter    = 10000
+	TightConvThresh = 1e-5
+)
+
+// LooseFit returns the options for scoring candidates during search,
+// warm-started at warm.
+func LooseFit(warm []float64) FitOptions {
+	return FitOptions{MaxIter: LooseMaxIter, ConvThresh: LooseConvThresh, Warm: warm}
+}
+
+// TightFit returns the options for the final weights, warm-started at
+// warm.
+func TightFit(warm []float64) FitOptions {
+	return FitOptions{MaxIter: TightMaxIter, ConvThresh: TightConvThresh, Warm: warm}
+}
+
+// Fit is the result of fitting weights.
+type Fit struct {
+	// Weights has one weight per clause: the base clauses in order, then
+	// the candidates (0 for hard clauses).
+	Weights []float64
+	// WPLL is Σ over databases and scored atoms of c_a·log P(x_a | MB);
+	// Objective is WPLL − Σ w²/(2σ²) (the score to maximise).
+	WPLL, Objective float64
+	Iterations      int
+	Evaluations     int
+	Status          string
+	Elapsed         time.Duration
+}
+
+// Fit fits the weights of the scorer's clauses.
+func (s *Scorer) Fit(ctx context.Context, opt FitOptions) (*Fit, error) {
+	return s.Score(ctx, nil, opt)
+}
+
+// Score fits the weights of the scorer's clauses followed by the
+// candidates and returns the result; s is not changed. Candidates' counts
+// come from (and go to) the data's cache. Hard candidates are refused.
+func (s *Scorer) Score(ctx context.Context, cands []*mln.Clause, opt FitOptions) (*Fit, error) {
+	start := time.Now()
+	nb := len(s.clauses)
+	var cc []*ClauseCounts
+	for _, c := range cands {
+		if c.Hard {
+			return nil, errors.New("learn: Scorer.Score: hard candidate clause")
+		}
+		x, err := s.d.Counts(c)
+		if err != nil {
+			return nil, err
+		}
+		cc = append(cc, x)
+	}
+	np := nb + len(cands)
+	var ps []*WPLL
+	for db, b := range s.base {
+		base, extra := s.overlay(db, b, cc, np)
+		if opt.Workers > 0 {
+			base.opt.Workers = opt.Workers
+			if extra != nil {
+				extra.opt.Workers = opt.Workers
+			}
+		}
+		ps = append(ps, base)
+		if extra != nil {
+			ps = append(ps, extra)
+		}
+	}
+	set := GenerativeSettings{PriorStdDev: opt.PriorStdDev, NoPrior: opt.NoPrior, MaxIter: opt.MaxIter,
+		ConvThresh: opt.ConvThresh, KeepInitial: true}
+	if err := checkGenerative(&set); err != nil {
+		return nil, err
+	}
+	w0 := make([]float64, np)
+	copy(w0, opt.Warm)
+	st := &GenerativeStats{}
+	w, err := maximizeWPLL(ctx, ps, np, w0, set, st)
+	if w == nil {
+		return nil, err
+	}
+	for i, c := range s.clauses {
+		if c.Hard {
+			w[i] = 0
+		}
+	}
+	return &Fit{Weights: w, WPLL: st.WPLL, Objective: st.Objective, Iterations: st.Iterations,
+		Evaluations: st.Evaluations, Status: st.Status, Elapsed: time.Since(start)}, err
+}
+
+// overlay returns base's rows of database db with the atoms the
+// candidates touch taken out (a view: base itself is not changed) and the
+// rows of those atoms with the candidates' entries (parameters nb, nb+1,
+// ...), nil when there are none.
+func (s *Scorer) overlay(db int, b *WPLL, cc []*ClauseCounts, np int) (*WPLL, *WPLL) {
+	if len(cc) == 0 {
+		v := *b
+		return &v, nil
+	}
+	nb := len(s.clauses)
+	var changed []int32
+	for _, c := range cc {
+		changed = append(changed, c.cols[db].idx...)
+	}
+	slices.Sort(changed)
+	changed = slices.Compact(changed)
+	if len(changed) == 0 {
+		v := *b
+		return &v, nil
+	}
+	view := *b
+	view.rMul = slices.Clone(b.rMul)
+	x := &WPLL{opt: b.opt, np: np}
+	x.aStart = make([]int, 1, len(changed)+1)
+	x.aOff = make([]float64, len(changed))
+	x.aMul = make([]float64, len(changed))
+	pos := make([]int, len(cc))
+	mul := s.d.mul[db]
+	for i, r := range changed {
+		a, found := slices.BinarySearch(b.aGlobal, r)
+		if found {
+			lo, hi := b.aStart[a], b.aStart[a+1]
+			x.aIdx = append(x.aIdx, b.aIdx[lo:hi]...)
+			x.aVal = append(x.aVal, b.aVal[lo:hi]...)
+			x.aOff[i], x.aMul[i] = b.aOff[a], b.aMul[a]
+			if row := b.aRow[a]; row >= 0 {
+				view.rMul[row] -= b.aMul[a]
+			} else {
+				view.constant -= b.aMul[a] * logSigmoid(b.aOff[a])
+			}
+		} else {
+			x.aMul[i] = mul[s.d.predOfRow(r)]
+			view.constant -= x.aMul[i] * logSigmoid(0)
+		}
+		for k, c := range cc {
+			col := c.cols[db]
+			for pos[k] < len(col.idx) && col.idx[pos[k]] < r {
+				pos[k]++
+			}
+			if pos[k] < len(col.idx) && col.idx[pos[k]] == r {
+				x.aIdx = append(x.aIdx, int32(nb+k))
+				x.aVal = append(x.aVal, float64(col.val[pos[k]]))
+			}
+		}
+		x.aStart = append(x.aStart, len(x.aIdx))
+		x.atoms++
+	}
+	x.compress()
+	x.aStart, x.aIdx, x.aVal, x.aOff, x.aMul, x.aRow = nil, nil, nil, nil, nil, nil
+	return &view, x
+}
+
+// predOfRow returns the predicate of a global row.
+func (d *PLLData) predOfRow(r int32) mln.PredID {
+	for q := range d.m.Preds {
+		if lo := d.rowOff[q]; lo >= 0 && int64(r) >= lo && int64(r) < lo+d.sp.size[q] {
+			return mln.PredID(q)
+		}
+	}
+	return -1
+}
+
+// GenerativeCounts learns the weights of model by maximising the weighted
+// pseudo-log-likelihood of the databases minus a Gaussian prior, like
+// Generative (Alchemy's `learnwts -g`), but from clause counts: each
+// database is a closed world (atoms not listed true are false), the atoms
+// of the scored predicates (nil: all) are summed, the others stay at their
+// values in the Markov blankets, and no clause is ever ground. It writes
+// the weights into model.Weights.
+func GenerativeCounts(ctx context.Context, model *mln.Model, dbs []*mln.Database, scored []mln.PredID, s GenerativeSettings) (*GenerativeStats, error) {
+	start := time.Now()
+	if model == nil {
+		return nil, errors.New("learn: GenerativeCounts needs a model")
+	}
+	if err := checkGenerative(&s); err != nil {
+		return nil, err
+	}
+	d, err := NewPLLData(model, dbs, scored, CountOptions{PLLOptions: s.PLLOptions})
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ps, err := d.modelRows()
+	if err != nil {
+		return nil, err
+	}
+	st := &GenerativeStats{Params: len(model.Weights)}
+	for _, p := range ps {
+		st.Atoms += p.Atoms()
+		st.Rows += p.Rows()
+	}
+	st.Prepare = time.Since(start)
+	w, err := maximizeWPLL(ctx, ps, len(model.Weights), model.Weights, s, st)
+	if w != nil {
+		copy(model.Weights, w)
+	}
+	st.Elapsed = time.Since(start)
+	return st, err
+}
+
+// modelRows counts the model's clauses and returns each database's rows
+// over the model's parameters (clause weight w_Param·Coef; hard clauses
+// fixed).
+func (d *PLLData) modelRows() ([]*WPLL, error) {
+	model := d.m
+	counts, err := d.countAll(model.Clauses)
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]colRef, len(model.Clauses))
+	for i, c := range model.Clauses {
+		cols[i] = colRef{cc: counts[i], param: -1, coef: c.Coef}
+		if !c.Hard {
+			q, ok := model.Formulas[c.Formula].Params[""]
+			if !ok {
+				return nil, fmt.Errorf("learn: clause %s has no parameter", clauseString(model, c))
+			}
+			cols[i].param = int32(q)
+		}
+	}
+	var ps []*WPLL
+	for db := range d.worlds {
+		ps = append(ps, d.buildRows(db, cols, len(model.Weights), false))
+	}
+	return ps, nil
+}

@@ -1,0 +1,189 @@
+package learn
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/marple-mln/marple/internal/plant"
+	"github.com/marple-mln/marple/mln"
+)
+
+// plantedScorer returns data sampled from plant's model and a scorer of
+// its unit clauses, with the planted clauses.
+func plantedScorer(t *testing.T, seed uint64, people, worlds int, opt CountOptions) (*mln.Model, *Scorer, []*mln.Clause) {
+	t.Helper()
+	m, dbs, planted, err := plant.Planted(context.Background(), seed, people, worlds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewPLLData(m, dbs, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var units []*mln.Clause
+	for _, c := range m.Clauses {
+		if len(c.Lits) == 1 {
+			units = append(units, c)
+		}
+	}
+	s, err := d.NewScorer(units)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s, planted
+}
+
+// parseClause compiles one clause over m's predicates.
+func parseClause(t *testing.T, m *mln.Model, src string) *mln.Clause {
+	t.Helper()
+	f, err := m.ParseFormula(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls, err := m.AddFormula(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Clauses[cls[0]]
+}
+
+// TestScorerOverlayEqualsRebuild checks that the base-plus-candidates
+// view evaluates exactly like a scorer built with the candidates as base
+// clauses, and that scoring leaves the base unchanged.
+func TestScorerOverlayEqualsRebuild(t *testing.T) {
+	m, s, planted := plantedScorer(t, 1, 8, 1, CountOptions{})
+	extra := parseClause(t, m, "!Friends(x, y) v Friends(y, x)")
+	cands := append(slices.Clone(planted), extra)
+	full, err := s.Add(cands...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	np := len(s.Clauses()) + len(cands)
+	var cc []*ClauseCounts
+	for _, c := range cands {
+		x, err := s.Data().Counts(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc = append(cc, x)
+	}
+	baseBefore := s.base[0].Eval(make([]float64, len(s.Clauses())), nil)
+	for trial := 0; trial < 5; trial++ {
+		w := make([]float64, np)
+		for i := range w {
+			w[i] = 3*r.Float64() - 1.5
+		}
+		view, x := s.overlay(0, s.base[0], cc, np)
+		g1, g2, gx := make([]float64, np), make([]float64, np), make([]float64, np)
+		v1 := view.Eval(w, g1) + x.Eval(w, gx)
+		for i := range g1 {
+			g1[i] += gx[i]
+		}
+		v2 := full.base[0].Eval(w, g2)
+		if math.Abs(v1-v2) > 1e-9 {
+			t.Fatalf("overlay %.12g, rebuilt %.12g", v1, v2)
+		}
+		for i := range g1 {
+			if math.Abs(g1[i]-g2[i]) > 1e-9 {
+				t.Fatalf("gradient[%d]: overlay %.12g, rebuilt %.12g", i, g1[i], g2[i])
+			}
+		}
+	}
+	if v := s.base[0].Eval(make([]float64, len(s.Clauses())), nil); v != baseBefore {
+		t.Fatalf("the base changed: %v, was %v", v, baseBefore)
+	}
+	// Remove undoes Add.
+	back, err := full.Remove(3, 4, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := []float64{0.3, -0.2, 0.1}
+	if a, b := back.base[0].Eval(w, nil), s.base[0].Eval(w, nil); math.Abs(a-b) > 1e-12 {
+		t.Fatalf("after Remove %v, base %v", a, b)
+	}
+}
+
+// TestScorerPlanted checks on data sampled from a known MLN that the
+// planted clauses improve the score of the unit clauses, more than
+// clauses that are not planted, and that parallel scoring equals serial
+// scoring.
+func TestScorerPlanted(t *testing.T) {
+	ctx := context.Background()
+	m, s, planted := plantedScorer(t, 7, 30, 3, CountOptions{PLLOptions: PLLOptions{Workers: 1}})
+	fit0, err := s.Fit(ctx, TightFit(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := []*mln.Clause{
+		parseClause(t, m, "!Cancer(x) v Friends(x, x)"),
+		parseClause(t, m, "Smokes(x) v Friends(x, x)"),
+		parseClause(t, m, "!Friends(x, y) v Cancer(y)"),
+	}
+	cands := append(slices.Clone(planted), wrong...)
+	serial := make([]*Fit, len(cands))
+	for i, c := range cands {
+		f, err := s.Score(ctx, []*mln.Clause{c}, TightFit(fit0.Weights))
+		if err != nil {
+			t.Fatal(err)
+		}
+		serial[i] = f
+	}
+	parallel := make([]*Fit, len(cands))
+	var wg sync.WaitGroup
+	for i, c := range cands {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f, err := s.Score(ctx, []*mln.Clause{c}, TightFit(fit0.Weights))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			parallel[i] = f
+		}()
+	}
+	wg.Wait()
+	for i := range cands {
+		if parallel[i] == nil || parallel[i].Objective != serial[i].Objective || !slices.Equal(parallel[i].Weights, serial[i].Weights) {
+			t.Fatalf("candidate %d: parallel %+v, serial %+v", i, parallel[i], serial[i])
+		}
+	}
+	bestWrong := math.Inf(-1)
+	for i := len(planted); i < len(cands); i++ {
+		bestWrong = max(bestWrong, serial[i].Objective-fit0.Objective)
+	}
+	for i := range planted {
+		gain := serial[i].Objective - fit0.Objective
+		if gain <= 0 || gain <= bestWrong {
+			t.Fatalf("planted clause %d: gain %g, best wrong clause %g", i, gain, bestWrong)
+		}
+		if w := serial[i].Weights[len(s.Clauses())]; w <= 0 {
+			t.Fatalf("planted clause %d: weight %g", i, w)
+		}
+	}
+}
+
+// TestGenerativeCountsPlanted learns the planted model's weights from its
+// sample: the planted clauses get positive weights.
+func TestGenerativeCountsPlanted(t *testing.T) {
+	ctx := context.Background()
+	m, dbs, planted, err := plant.Planted(ctx, 3, 30, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(m.Weights)
+	st, err := GenerativeCounts(ctx, m, dbs, nil, GenerativeSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range planted {
+		if w := m.Weights[m.Formulas[c.Formula].Params[""]]; w < 0.5 {
+			t.Fatalf("planted clause %s: weight %g (%+v)", clauseString(m, c), w, st)
+		}
+	}
+}
