@@ -89,6 +89,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		verbose    = fs.Bool("v", false, "report every stage on stderr")
 	)
 	registerScoring(fs, &so)
+	tf := registerTransfer(fs) // deep transfer: transfer.go
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -177,7 +178,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 			*method, what, pr.Length, pr.Step, pr.Clauses, pr.Score, pr.Scored, pr.Rate, gain, round, pr.Elapsed.Round(time.Second))
 	}
 	done = p.stage("learnstruct " + *method)
-	r, err := structure.LearnBatch(ctx, *method, dbs, s, so)
+	r, err := tf.learn(ctx, e, *method, dbs, s, so)
 	write := func() error {
 		out, err := r.Model(m)
 		if err != nil {

@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/structure"
 	"github.com/marple-mln/marple/transfer"
 )
 
@@ -147,4 +151,56 @@ func countNote(r *transfer.Result, maxOuter int, seed uint64, el time.Duration) 
 		how = fmt.Sprintf("SAMPLED for %d of %d cliques (-maxOuter %d -seed %d: that many bindings of all but one object variable, the last counted in full); the rest exact", r.Sampled, r.Cliques, maxOuter, seed)
 	}
 	return fmt.Sprintf("counting: %s; pseudo-count %g per truth assignment; %d cliques in %.1fs", how, r.Alpha, r.Cliques, el.Seconds())
+}
+
+// transferFlags are learnstruct's deep transfer flags.
+type transferFlags struct {
+	file, mode string
+	top        int
+}
+
+func registerTransfer(fs *flag.FlagSet) *transferFlags {
+	tf := &transferFlags{}
+	fs.StringVar(&tf.file, "transfer", "", "deep transfer: a templates file from transfer-templates; its best templates, instantiated with the target's predicates, bias the search (-method beam)")
+	fs.StringVar(&tf.mode, "transferMode", structure.TransferRefine, "how transferred clauses are used: seed (first beam), greedy (added by WPLL gain, no search) or refine (greedy, then beam search)")
+	fs.IntVar(&tf.top, "transferTop", defaultTransferTop, "number of best templates instantiated")
+	return tf
+}
+
+// defaultTransferTop is the number of best source templates transferred.
+const defaultTransferTop = 5
+
+// learn runs the batch search, with deep transfer when -transfer is given.
+func (tf *transferFlags) learn(ctx context.Context, e *env, method string, dbs []*mln.Database, s structure.Settings, so structure.Scoring) (*structure.Result, error) {
+	if tf.file == "" {
+		return structure.LearnBatch(ctx, method, dbs, s, so)
+	}
+	switch {
+	case method != structure.MethodBeam:
+		return nil, usagef("-transfer works with -method beam, not %q", method)
+	case tf.mode != structure.TransferSeed && tf.mode != structure.TransferGreedy && tf.mode != structure.TransferRefine:
+		return nil, usagef("-transferMode must be seed, greedy or refine, not %q", tf.mode)
+	case tf.top < 1:
+		return nil, usagef("-transferTop must be at least 1")
+	}
+	f, err := os.Open(tf.file)
+	if err != nil {
+		return nil, err
+	}
+	ranked, err := transfer.ReadTemplates(f, tf.file)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	cl := transfer.TransferClauses(ranked, tf.top, s.Model, s.Preds)
+	n := min(tf.top, len(ranked))
+	var names []string
+	for _, r := range ranked[:n] {
+		names = append(names, r.Template.String())
+	}
+	fmt.Fprintf(e.stderr, "marple learnstruct: transfer (%s): %d clauses from the %d best templates: %s\n", tf.mode, len(cl), n, strings.Join(names, "; "))
+	if len(cl) == 0 {
+		return nil, fmt.Errorf("%s: no template instantiates with this model's predicates", tf.file)
+	}
+	return structure.LearnTransfer(ctx, tf.mode, dbs, s, so, cl)
 }
