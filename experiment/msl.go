@@ -51,15 +51,18 @@ type MSLRow struct {
 	Method string
 	// FromKB starts from the knowledge base (else from unit clauses).
 	FromKB bool
+	// Learn, when set, learns instead of structure.LearnBatch (deep
+	// transfer's rows: transfer.go).
+	Learn func(ctx context.Context, dbs []*mln.Database, s structure.Settings, sc structure.Scoring) (*structure.Result, error)
 }
 
 // MSLRows are the systems compared.
 var MSLRows = []MSLRow{
-	{"Unit clauses (weights learned)", "weights", false},
-	{"KB (weights learned, -g)", "weights", true},
-	{"MSL beam, from unit clauses", "beam", false},
-	{"MSL SFS, from unit clauses", "sfs", false},
-	{"MSL beam, from the KB", "beam", true},
+	{"Unit clauses (weights learned)", "weights", false, nil},
+	{"KB (weights learned, -g)", "weights", true, nil},
+	{"MSL beam, from unit clauses", "beam", false, nil},
+	{"MSL SFS, from unit clauses", "sfs", false, nil},
+	{"MSL beam, from the KB", "beam", true, nil},
 }
 
 // MSLConfig configures RunMSL.
@@ -209,7 +212,13 @@ func runMSLCell(ctx context.Context, cfg MSLConfig, ds MSLDataset, row MSLRow, t
 		}
 	}
 	t0 := time.Now()
-	r, err := structure.LearnBatch(ctx, row.Method, dbs, s, cfg.Scoring)
+	learn := row.Learn
+	if learn == nil {
+		learn = func(ctx context.Context, dbs []*mln.Database, s structure.Settings, sc structure.Scoring) (*structure.Result, error) {
+			return structure.LearnBatch(ctx, row.Method, dbs, s, sc)
+		}
+	}
+	r, err := learn(ctx, dbs, s, cfg.Scoring)
 	if err != nil {
 		return nil, nil, err
 	}

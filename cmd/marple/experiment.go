@@ -29,6 +29,9 @@ CLL and AUC-PR of each predicate given the others; see
 "marple experiment msl -h". Writes msl.md.`
 
 func runExperiment(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && args[0] == "transfer" {
+		return runTransferExperiment(ctx, e, args[1:]) // transfer.go
+	}
 	if len(args) == 0 || args[0] != "citeseer" && args[0] != "osl" && args[0] != "msl" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 			fmt.Fprintf(e.stdout, "usage: marple experiment %s\n", experimentSynopsis)
