@@ -144,42 +144,19 @@ func (s *Source) Cliques(t *Template) [][]int32 {
 
 // cliqueList is Cliques flattened: NumPreds entries per clique.
 func (s *Source) cliqueList(t *Template) []int32 {
-	autos := automorphisms(t)
 	var out []int32
-	bind := make([]int32, t.NumPreds)
 	preds := make([]*SourcePred, t.NumPreds)
-	used := make([]bool, len(s.Preds))
-	var rec func(k int)
-	rec = func(k int) {
-		if k == t.NumPreds {
-			for _, pi := range autos {
-				// The binding b∘π: predicate variable i bound to bind[pi[i]].
-				for i := range bind {
-					if bind[pi[i]] != bind[i] {
-						if bind[pi[i]] < bind[i] {
-							return
-						}
-						break
-					}
-				}
-			}
-			if _, _, ok := varTypes(t, preds); !ok {
-				return
-			}
-			out = append(out, bind...)
+	bindings(t, len(s.Preds), func(i int) int { return len(s.Preds[i].Types) }, func(bind []int) {
+		for k, b := range bind {
+			preds[k] = s.Preds[b]
+		}
+		if _, _, ok := varTypes(t, preds); !ok {
 			return
 		}
-		for i, p := range s.Preds {
-			if used[i] || len(p.Types) != t.PredArity[k] {
-				continue
-			}
-			used[i] = true
-			bind[k], preds[k] = int32(i), p
-			rec(k + 1)
-			used[i] = false
+		for _, b := range bind {
+			out = append(out, int32(b))
 		}
-	}
-	rec(0)
+	})
 	return out
 }
 

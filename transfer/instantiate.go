@@ -35,43 +35,16 @@ func Instantiate(t *Template, m *mln.Model, preds []mln.PredID) []Instance {
 			cand = append(cand, m.Preds[p])
 		}
 	}
-	autos := automorphisms(t)
 	var out []Instance
-	bind := make([]int, t.NumPreds)
-	used := make([]bool, len(cand))
-	var rec func(k int)
-	rec = func(k int) {
-		if k == t.NumPreds {
-			for _, pi := range autos {
-				for i := range bind {
-					if bind[pi[i]] != bind[i] {
-						if bind[pi[i]] < bind[i] {
-							return
-						}
-						break
-					}
-				}
-			}
-			ps := make([]*mln.Predicate, t.NumPreds)
-			for i, b := range bind {
-				ps[i] = cand[b]
-			}
-			if inst, ok := instance(t, ps); ok {
-				out = append(out, inst)
-			}
-			return
+	bindings(t, len(cand), func(i int) int { return cand[i].Arity() }, func(bind []int) {
+		ps := make([]*mln.Predicate, t.NumPreds)
+		for i, b := range bind {
+			ps[i] = cand[b]
 		}
-		for i, p := range cand {
-			if used[i] || p.Arity() != t.PredArity[k] {
-				continue
-			}
-			used[i] = true
-			bind[k] = i
-			rec(k + 1)
-			used[i] = false
+		if inst, ok := instance(t, ps); ok {
+			out = append(out, inst)
 		}
-	}
-	rec(0)
+	})
 	return out
 }
 

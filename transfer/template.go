@@ -57,22 +57,7 @@ var (
 
 // String writes the template as its literals, e.g. "r(x,y), r(z,y), s(x,z)".
 func (t *Template) String() string {
-	var b strings.Builder
-	for i, l := range t.Lits {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(predNames[l.Pred])
-		b.WriteByte('(')
-		for j, a := range l.Args {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(varNames[a])
-		}
-		b.WriteByte(')')
-	}
-	return b.String()
+	return formatLits(t, func(p int) string { return predNames[p] })
 }
 
 // Key returns a string identifying the template's equivalence class under
@@ -360,4 +345,44 @@ func ParseTemplate(text string) (*Template, error) {
 	}
 	c, _ := canonical(lits)
 	return newTemplate(c), nil
+}
+
+// bindings calls fn with every binding of t's predicate variables to
+// distinct items 0..n-1 of the arity arity(item) each needs, once per
+// clique: bindings that differ by a symmetry of the template (a
+// permutation π of its predicate variables mapping it to itself up to
+// renaming, as r and s in r(x,y), s(x,y)) give the same clique, and only
+// the least (comparing bind with bind∘π) is passed. fn must not keep
+// bind.
+func bindings(t *Template, n int, arity func(item int) int, fn func(bind []int)) {
+	autos := automorphisms(t)
+	bind := make([]int, t.NumPreds)
+	used := make([]bool, n)
+	var rec func(k int)
+	rec = func(k int) {
+		if k == t.NumPreds {
+			for _, pi := range autos {
+				for i := range bind {
+					if bind[pi[i]] != bind[i] {
+						if bind[pi[i]] < bind[i] {
+							return
+						}
+						break
+					}
+				}
+			}
+			fn(bind)
+			return
+		}
+		for i := 0; i < n; i++ {
+			if used[i] || arity(i) != t.PredArity[k] {
+				continue
+			}
+			used[i] = true
+			bind[k] = i
+			rec(k + 1)
+			used[i] = false
+		}
+	}
+	rec(0)
 }
