@@ -58,3 +58,39 @@ func TestTransferTemplatesErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestLearnstructTransfer(t *testing.T) {
+	dir := t.TempDir()
+	tmpl := filepath.Join(dir, "templates.txt")
+	if code, _, stderr := marple(t, "transfer-templates", "-t", "testdata/transfer-src.db", "-i", "testdata/transfer-src.mln", "-o", tmpl, "-k", "1", "-maxLiterals", "2"); code != 0 {
+		t.Fatalf("transfer-templates: exit %d: %s", code, stderr)
+	}
+	base := []string{"learnstruct", "-method", "beam", "-i", "testdata/transfer-src.mln", "-t", "testdata/transfer-src.db", "-transfer", tmpl, "-transferTop", "1", "-maxSteps", "1", "-maxNumPredicates", "2", "-maxVars", "2"}
+	for _, mode := range []string{"seed", "greedy", "refine"} {
+		out := filepath.Join(dir, mode+".mln")
+		code, _, stderr := marple(t, append(base, "-o", out, "-transferMode", mode)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", mode, code, stderr)
+		}
+		if !strings.Contains(stderr, "transfer ("+mode+"): 20 clauses from the 1 best templates: r(x,y), r(y,x)") {
+			t.Errorf("%s: stderr %q", mode, stderr)
+		}
+		b, _ := os.ReadFile(out)
+		if !strings.Contains(string(b), "Sym(y,x)") && !strings.Contains(string(b), "Sym(a2,a1)") {
+			t.Errorf("%s: no transferred symmetry clause learned:\n%s", mode, b)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-transferMode", "copy"}, "-transferMode"},
+		{[]string{"-method", "sfs"}, "-transfer works with -method beam"},
+		{[]string{"-transferTop", "0"}, "-transferTop"},
+	} {
+		code, _, stderr := marple(t, append(append(base, "-o", filepath.Join(dir, "x.mln")), tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q", tc.args, code, stderr)
+		}
+	}
+}
