@@ -8,4 +8,18 @@
 // from the prediction by at least MinCountDiff true groundings (World,
 // Counter) and learns the weights of all clauses with AdaGrad
 // forward-backward and l1 regularisation.
+//
+// BeamSearch and ShortestFirst are the batch structure learners of Kok &
+// Domingos (2005), as Alchemy's learnstruct runs the first: candidates
+// made by the clause construction operators (Operators: add a literal of
+// either sign, remove one, flip one; deduplicated by CanonicalKey) are
+// scored by a Scorer, the weighted pseudo-log-likelihood with a Gaussian
+// prior maximised by L-BFGS (loose tolerances for candidates, warm
+// started; tight ones for the model kept), minus Settings.Penalty per
+// literal a candidate differs by. Candidates are scored concurrently and
+// the result does not depend on the number of workers. LearnBatch builds
+// the scorer from training databases with package learn's counts
+// (learn.PLLData: Δ counts by joins, never ground clauses) and runs a
+// search. Settings.InitialBeam and Settings.InitialClauses seed a search
+// with given clauses (deep transfer's seed beam and transferred clauses).
 package structure

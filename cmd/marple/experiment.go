@@ -14,7 +14,7 @@ import (
 	"github.com/marple-mln/marple/internal/datadir"
 )
 
-const experimentSynopsis = `citeseer|osl|mrc [-data ../shared/data] [-out results] [-methods CDA-ML-HM,...] [-topics face,...]
+const experimentSynopsis = `citeseer|osl|mrc|msl|transfer [-data ../shared/data] [-out results] [-methods CDA-ML-HM,...] [-topics face,...]
 
 Reproduces the papers' experiments on their real data. "citeseer" is Huynh &
 Mooney's (SDM 2011) Table 1 and 2: the ISM model learned online on three
@@ -26,18 +26,29 @@ empty models, with F1, training time and non-zero clauses. Writes osl.md.
 "mrc" is the MRC protocol (Kok & Domingos 2007) on animals, kinship, umls
 and nations: per shared fold, learn on the others, predict the fold's atoms;
 CLL and AUC-PR against a per-relation baseline (see marple experiment mrc
--h). Writes mrc.md.`
+-h). Writes mrc.md. "msl" is batch structure learning (Kok & Domingos 2005)
+on UW-CSE and IMDB: beam and shortest-first search against unit clauses and
+the hand-built KB, CLL and AUC-PR of each predicate given the others; see
+"marple experiment msl -h". Writes msl.md. "transfer" is deep transfer (DTM,
+Davis & Domingos 2009) between the relational data sets; see "marple
+experiment transfer -h". Writes transfer.md.`
 
 func runExperiment(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && args[0] == "mrc" {
 		return runMRCExperiment(ctx, e, args[1:])
 	}
-	if len(args) == 0 || args[0] != "citeseer" && args[0] != "osl" {
+	if len(args) > 0 && args[0] == "transfer" {
+		return runTransferExperiment(ctx, e, args[1:]) // transfer.go
+	}
+	if len(args) == 0 || args[0] != "citeseer" && args[0] != "osl" && args[0] != "msl" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 			fmt.Fprintf(e.stdout, "usage: marple experiment %s\n", experimentSynopsis)
 			return nil
 		}
-		return usagef("name an experiment: citeseer, osl or mrc")
+		return usagef("name an experiment: citeseer, osl, mrc, msl or transfer")
+	}
+	if args[0] == "msl" {
+		return runMSLExperiment(ctx, e, args[1:]) // experiment_msl.go
 	}
 	if args[0] == "osl" {
 		return runOSLExperiment(ctx, e, args[1:])

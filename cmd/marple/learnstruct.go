@@ -10,9 +10,8 @@ import (
 
 const learnstructSynopsis = `-i model.mln -o learned.mln -t train.db[,more.db] -ne Pred -modes x.modes [flags]
 
-Structure learning (Alchemy's learnstruct). -method osl (the only one so far)
-is OSL, the online max-margin structure learner of Huynh & Mooney (ECML
-2011): for each example (one constant of -exampleType and its atoms, ground
+Structure learning (Alchemy's learnstruct). -method osl is OSL, the online
+max-margin structure learner of Huynh & Mooney (ECML 2011): for each example (one constant of -exampleType and its atoms, ground
 when the learner reaches it) it predicts with exact MPE; from every query
 atom the prediction misses it searches paths of true atoms guided by the
 mode declarations (-modes: modep(recall, Pred(+,-,.)) and modec(Pred(c,v))
@@ -20,9 +19,13 @@ lines), turns each path into two clauses and adds those with at least
 -minCountDiff more true groundings in the truth than in the prediction; all
 weights are learned with AdaGrad forward-backward and l1 (-lambda, -eta,
 -delta). The output is the input model with the new clauses and the
-averaged weights.`
+averaged weights. -method beam or sfs (the default without -modes) is batch
+structure learning: see "marple learnstruct -method beam -h".`
 
 func runLearnstruct(ctx context.Context, e *env, args []string) error {
+	if m := learnstructMethod(args); m == "beam" || m == "sfs" {
+		return runLearnstructBatch(ctx, e, args) // beam, sfs: learnstruct_batch.go
+	}
 	fs, tf := newTrainFlags(e, "learnstruct", learnstructSynopsis,
 		"one example per constant of this type; auto: the query predicates' argument type with the most constants",
 		"on Ctrl-C, still write the clauses and weights learned so far")
@@ -44,7 +47,7 @@ func runLearnstruct(ctx context.Context, e *env, args []string) error {
 	case *modesFile == "":
 		return usagef("no mode declarations: give -modes file.modes")
 	case *method != "osl":
-		return usagef("-method must be osl, not %q", *method)
+		return usagef("-method must be beam, sfs or osl, not %q", *method)
 	case *minDiff <= 0 || *maxLen < 2 || *tf.passes < 0:
 		return usagef("-minCountDiff must be positive, -maxLen at least 2, -passes not negative")
 	case !(*tf.lambda >= 0) || !(*tf.eta > 0) || !(*tf.delta >= 0):

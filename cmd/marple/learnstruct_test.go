@@ -49,10 +49,10 @@ func TestLearnstructErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{base, 2, "-modes"},
+		{append(base, "-method", "osl"), 2, "-modes"},
 		{append(base, "-modes", "testdata/bad.modes"), 1, "bad.modes:2:10: unknown predicate Tokn"},
 		{append(base, "-modes", "testdata/missing.modes"), 1, "missing.modes"},
-		{append(base, "-modes", "testdata/seg.modes", "-method", "beam"), 2, "-method"},
+		{append(base, "-modes", "testdata/seg.modes", "-method", "tabu"), 2, "-method"},
 		{append(base, "-modes", "testdata/seg.modes", "-minCountDiff", "0"), 2, "-minCountDiff"},
 	} {
 		code, _, stderr := marple(t, tc.args...)

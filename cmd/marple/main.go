@@ -49,7 +49,8 @@ var commands = []command{
 	{"invent", "statistical predicate invention: multiple relational clusterings (MRC)", runInvent},
 	{"eval", "score predictions against the truth: P, R, F1, Hamming, CLL, AUC-PR", runEval},
 	{"check", "parse a model and evidence; print predicates, clauses and ground network size", runCheck},
-	{"experiment", "reproduce the papers' experiments on their data (citeseer, osl, mrc)", runExperiment},
+	{"transfer-templates", "deep transfer (DTM): rank second-order clique templates in a source domain", runTransferTemplates},
+	{"experiment", "reproduce the papers' experiments on their data (citeseer, osl, mrc, msl, transfer)", runExperiment},
 }
 
 // usageError is an error in how marple was called (exit status 2).

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/structure"
+)
+
+const learnstructBatchSynopsis = `-method beam|sfs -i start.mln -o learned.mln -t a.db[,b.db] [-ne P,Q] [flags]
+
+Batch structure learning (Kok & Domingos 2005; Alchemy's learnstruct). The
+score is the weighted pseudo-log-likelihood of the training data (each
+predicate's atoms weighted by 1/its number of groundings; -ne restricts the
+sum to those predicates) with a Gaussian prior on the weights, learned by
+L-BFGS, minus -penalty per literal a candidate differs by. Clause
+construction operators add a literal (either sign), remove one or flip one,
+within -maxVars variables and -maxNumPredicates literals.
+
+-method beam is Alchemy's beam search: a beam of -beamSize clauses, started
+from the model's clauses, refined until the best clause has not changed for
+-bestGainUnchangedLimit steps; the best of them is added and the search
+starts again, until no clause improves the score. -method sfs is
+shortest-first search: for L = 1, 2, ... add the -sfsK best clauses of L
+literals until none improves the score, then go to L+1. Both start from a
+unit clause per non-evidence predicate plus the input model's clauses (with
+-startFromEmptyMLN those are only candidates of the first step). Candidates
+are scored on every core; the same input gives the same model. With
+-checkpoint, Ctrl-C (or -timeLimit) still writes the best model so far.
+
+-method osl (the default when -modes is given) is OSL; see
+"marple learnstruct -method osl -h".`
+
+// learnstructMethod returns the structure learner args ask for: the
+// -method flag's value, else osl when -modes is given, else beam.
+func learnstructMethod(args []string) string {
+	modes := false
+	for i, a := range args {
+		for _, name := range []string{"-method", "--method"} {
+			if a == name && i+1 < len(args) {
+				return args[i+1]
+			}
+			if len(a) > len(name)+1 && a[:len(name)+1] == name+"=" {
+				return a[len(name)+1:]
+			}
+		}
+		if a == "-modes" || a == "--modes" || len(a) > 7 && (a[:7] == "-modes=" || a[:8] == "--modes=") {
+			modes = true
+		}
+	}
+	if modes {
+		return "osl"
+	}
+	return "beam"
+}
+
+func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "learnstruct", learnstructBatchSynopsis)
+	d := structure.DefaultSettings()
+	so := structure.DefaultScoring()
+	var (
+		method     = fs.String("method", "beam", "structure learner: beam, sfs (or osl)")
+		modelFiles = fs.String("i", "", "input model file(s) (.mln), comma-separated: declarations and the starting clauses (required)")
+		outFile    = fs.String("o", "", "output model file (required)")
+		train      = fs.String("t", "", "training database file(s) (.db), comma-separated (required)")
+		nonEv      = fs.String("ne", "", "non-evidence predicates, comma-separated (default: all)")
+		multi      = fs.Bool("multipleDatabases", false, "each -t file is a separate domain (its own constants)")
+		beamSize   = fs.Int("beamSize", d.BeamSize, "size of the beam")
+		minWt      = fs.Float64("minWt", d.MinWt, "candidates (and learned clauses) whose absolute weight is below this are discarded")
+		penalty    = fs.Float64("penalty", d.Penalty, "score penalty per literal a candidate differs from the clause it came from")
+		maxVars    = fs.Int("maxVars", d.MaxVars, "maximum number of variables in a learned clause")
+		maxPreds   = fs.Int("maxNumPredicates", d.MaxNumPredicates, "maximum number of literals in a learned clause")
+		unchanged  = fs.Int("bestGainUnchangedLimit", d.BestGainUnchangedLimit, "beam search stops after this many steps without a new best clause")
+		reEval     = fs.Int("numClausesReEval", d.NumClausesReEval, "best candidates re-scored with the tight tolerances")
+		fromEmpty  = fs.Bool("startFromEmptyMLN", false, "start from unit clauses; the input model's clauses are candidates of the first step")
+		sfsK       = fs.Int("sfsK", d.ClausesPerStep, "shortest-first search: clauses of length L added at each step")
+		maxSteps   = fs.Int("maxSteps", 0, "stop after this many clauses added or changed (0: no limit)")
+		timeLimit  = fs.Duration("timeLimit", 0, "stop the search after this long, keeping the model so far (0: no limit)")
+		workers    = fs.Int("workers", 0, "candidates scored at once (0: all cores)")
+		checkpoint = fs.Bool("checkpoint", false, "on Ctrl-C, still write the best model so far")
+		seed       = fs.Int64("seed", 1, "random seed of the atom and clause samplers")
+		verbose    = fs.Bool("v", false, "report every stage on stderr")
+	)
+	registerScoring(fs, &so)
+	tf := registerTransfer(fs) // deep transfer: transfer.go
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *method != "beam" && *method != "sfs":
+		return usagef("-method must be beam, sfs or osl, not %q", *method)
+	case *modelFiles == "":
+		return usagef("no input model: give -i start.mln")
+	case *outFile == "":
+		return usagef("no output file: give -o learned.mln")
+	case *train == "":
+		return usagef("no training data: give -t a.db,b.db")
+	case *beamSize <= 0 || *maxVars <= 0 || *maxPreds <= 0 || *unchanged <= 0 || *reEval <= 0 || *sfsK <= 0:
+		return usagef("-beamSize, -maxVars, -maxNumPredicates, -bestGainUnchangedLimit, -numClausesReEval and -sfsK must be positive")
+	case !(*minWt >= 0) || !(*penalty >= 0) || math.IsInf(*minWt, 0) || math.IsInf(*penalty, 0):
+		return usagef("-minWt and -penalty must not be negative")
+	case *maxSteps < 0 || *timeLimit < 0:
+		return usagef("-maxSteps and -timeLimit must not be negative")
+	}
+	if err := so.Check(); err != nil {
+		return usagef("%v", err)
+	}
+	if *seed != 0 {
+		so.Seed = *seed
+	}
+
+	p := newProgress(e.stderr, *verbose)
+	done := p.stage("parse")
+	m, err := mln.LoadModel(splitList(*modelFiles)...)
+	if err != nil {
+		return err
+	}
+	var dbs []*mln.Database
+	if *multi {
+		for _, f := range splitList(*train) {
+			db, err := mln.LoadDatabase(m, f)
+			if err != nil {
+				return err
+			}
+			dbs = append(dbs, db)
+		}
+	} else {
+		db, err := mln.LoadDatabase(m, splitList(*train)...)
+		if err != nil {
+			return err
+		}
+		dbs = []*mln.Database{db}
+	}
+	if err := m.Compile(); err != nil {
+		return err
+	}
+	ne, err := preds(m, *nonEv, "ne")
+	if err != nil {
+		return usagef("%v", err)
+	}
+	done("%d predicates, %d clauses, %d databases", len(m.Preds), len(m.Clauses), len(dbs))
+
+	s := d
+	s.Model = m
+	s.NonEvidence = ne
+	s.Start = m.Clauses
+	s.StartFromEmpty = *fromEmpty
+	s.BeamSize, s.MinWt, s.Penalty = *beamSize, *minWt, *penalty
+	s.MaxVars, s.MaxNumPredicates = *maxVars, *maxPreds
+	s.BestGainUnchangedLimit, s.NumClausesReEval, s.ClausesPerStep = *unchanged, *reEval, *sfsK
+	s.MaxSteps, s.TimeLimit, s.Workers = *maxSteps, *timeLimit, *workers
+	last := time.Time{}
+	s.Progress = func(pr structure.Progress) {
+		if time.Since(last) < time.Second && !*verbose {
+			return
+		}
+		last = time.Now()
+		what := "beam step"
+		if *method == "sfs" {
+			what = "length"
+		}
+		gain := "–"
+		if !math.IsNaN(pr.BestGain) {
+			gain = fmt.Sprintf("%.4g", pr.BestGain)
+		}
+		round := ""
+		if pr.RoundTotal > 0 {
+			round = fmt.Sprintf(", round %d/%d, ETA %s", pr.Round, pr.RoundTotal, pr.ETA.Round(time.Second))
+		}
+		fmt.Fprintf(e.stderr, "marple: learnstruct %s: %s %d, %d clauses added, %d in the model (score %.4f), %d candidates scored (%.1f/s), best gain %s%s, %s elapsed\n",
+			*method, what, pr.Length, pr.Step, pr.Clauses, pr.Score, pr.Scored, pr.Rate, gain, round, pr.Elapsed.Round(time.Second))
+	}
+	done = p.stage("learnstruct " + *method)
+	r, err := tf.learn(ctx, e, *method, dbs, s, so)
+	write := func() error {
+		out, err := r.Model(m)
+		if err != nil {
+			return err
+		}
+		return atomicfile.Write(*outFile, func(w io.Writer) error { return mln.WriteModel(w, out) })
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) && *checkpoint && r != nil {
+			fmt.Fprintf(e.stderr, "marple learnstruct: interrupted after %d candidates; writing the best model so far (%d clauses)\n", r.Scored, len(r.Clauses))
+			if werr := write(); werr != nil {
+				return werr
+			}
+		}
+		return err
+	}
+	done("%d candidates scored, %d steps", r.Scored, r.Steps)
+	stop := ""
+	if r.Stopped != "" {
+		stop = " (stopped: " + r.Stopped + ")"
+	}
+	fmt.Fprintf(e.stderr, "marple learnstruct: %d clauses, score %.4f, %d candidates scored in %s (%.1f/s)%s\n",
+		len(r.Clauses), r.Score, r.Scored, r.Elapsed.Round(time.Millisecond), float64(r.Scored)/r.Elapsed.Seconds(), stop)
+	return write()
+}
+
+// registerScoring adds the scorer's flags (Alchemy's learnstruct names).
+func registerScoring(fs *flag.FlagSet, so *structure.Scoring) {
+	fs.Float64Var(&so.PriorStdDev, "priorStdDev", so.PriorStdDev, "standard deviation of the Gaussian prior on the weights")
+	fs.BoolVar(&so.NoPrior, "noPrior", so.NoPrior, "no Gaussian prior on the weights")
+	fs.BoolVar(&so.NoWtPredsEqually, "noWtPredsEqually", so.NoWtPredsEqually, "weigh every atom 1 instead of 1/(atoms of its predicate)")
+	fs.IntVar(&so.TightMaxIter, "tightMaxIter", so.TightMaxIter, "L-BFGS iterations for the model kept")
+	fs.Float64Var(&so.TightConvThresh, "tightConvThresh", so.TightConvThresh, "relative change of the score at which L-BFGS stops, for the model kept")
+	fs.IntVar(&so.LooseMaxIter, "looseMaxIter", so.LooseMaxIter, "L-BFGS iterations when scoring a candidate")
+	fs.Float64Var(&so.LooseConvThresh, "looseConvThresh", so.LooseConvThresh, "relative change of the score at which L-BFGS stops, when scoring a candidate")
+	fs.BoolVar(&so.NoSampleAtoms, "noSampleAtoms", so.NoSampleAtoms, "score candidates on every atom, not a sample")
+	fs.Float64Var(&so.FractAtoms, "fractAtoms", so.FractAtoms, "fraction of each predicate's atoms sampled when scoring candidates")
+	fs.IntVar(&so.MinAtomSamples, "minAtomSamples", so.MinAtomSamples, "least atoms of a predicate sampled (-1: no minimum)")
+	fs.IntVar(&so.MaxAtomSamples, "maxAtomSamples", so.MaxAtomSamples, "most atoms of a predicate sampled (-1: no maximum)")
+	fs.Int64Var(&so.MaxGroundings, "maxGroundings", so.MaxGroundings, "skip a candidate whose counting examines more groundings than this per database (0: no bound)")
+}

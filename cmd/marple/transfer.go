@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/marple-mln/marple/experiment"
+	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/structure"
+	"github.com/marple-mln/marple/transfer"
+)
+
+const transferTemplatesSynopsis = `-t source.db[,more.db] [-i source.mln] -o templates.txt [-k K] [-maxLiterals 3] [flags]
+
+Deep transfer (DTM, Davis & Domingos 2009), step one: finds the second-order
+regularities of a source domain. Enumerates the clique templates of 2 to
+-maxLiterals literals over predicate variables (r, s, t) and at most -maxVars
+object variables (x, y, z), unique up to renaming; binds them to the source's
+predicates (unary and binary; -i gives the declarations, otherwise they are
+inferred from the data) and, for each clique, counts its distribution over
+truth assignments exactly over all groundings by distinct constants (atoms
+the data leave unknown drop the groundings that touch them; a predicate whose
+data list false atoms is open world). A clique scores the least KL divergence
+between that distribution and the product of the marginals of any
+decomposition into sub-cliques; a template the mean of its -k best cliques.
+Writes the ranked templates with their best cliques to -o.`
+
+func runTransferTemplates(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "transfer-templates", transferTemplatesSynopsis)
+	var (
+		modelFiles  = fs.String("i", "", "source model file(s) (.mln) declaring the predicates; optional")
+		train       = fs.String("t", "", "source database file(s) (.db, .db.gz), comma-separated (merged)")
+		outFile     = fs.String("o", "", "output templates file (required)")
+		k           = fs.Int("k", transfer.DefaultK, "a template scores the mean of its K best cliques")
+		maxLiterals = fs.Int("maxLiterals", 3, "literals per template: 2 or 3")
+		maxVars     = fs.Int("maxVars", 3, "object variables per template")
+		closed      = fs.Bool("closedWorld", false, "treat every unlisted atom as false, even for predicates whose data list false atoms")
+		alpha       = fs.Float64("alpha", transfer.DefaultAlpha, "pseudo-count added to each truth assignment of a clique before scoring (0: none)")
+		maxOuter    = fs.Int("maxOuter", 2048, "bound the work per clique: when all but one object variable have more bindings, sample this many (0: count every grounding)")
+		seed        = fs.Uint64("seed", 1, "random seed for -maxOuter sampling")
+		workers     = fs.Int("workers", 0, "worker goroutines (default: all cores)")
+		verbose     = fs.Bool("v", false, "report every stage on stderr")
+	)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *outFile == "":
+		return usagef("no output file: give -o templates.txt")
+	case *train == "":
+		return usagef("no source data: give -t a.db,b.db")
+	case *k < 1:
+		return usagef("-k must be at least 1")
+	case *maxLiterals < 2 || *maxLiterals > 3:
+		return usagef("-maxLiterals must be 2 or 3")
+	case *maxVars < 2 || *maxVars > 4:
+		return usagef("-maxVars must be between 2 and 4")
+	case *alpha < 0 || *maxOuter < 0:
+		return usagef("-alpha and -maxOuter must not be negative")
+	}
+	a := *alpha
+	if a == 0 {
+		a = -1 // Options: negative means no pseudo-count
+	}
+	p := newProgress(e.stderr, *verbose)
+	done := p.stage("read source")
+	src, err := transfer.LoadSource(splitList(*modelFiles), splitList(*train), transfer.SourceOptions{ClosedWorld: *closed})
+	if err != nil {
+		return err
+	}
+	done("%d usable predicates, %d skipped", len(src.Preds), len(src.Skipped))
+	done = p.stage("score cliques")
+	last := time.Now()
+	t0 := time.Now()
+	res, err := transfer.Discover(ctx, src, transfer.Options{
+		Enum:     transfer.EnumOptions{MaxLiterals: *maxLiterals, MaxVars: *maxVars},
+		K:        *k,
+		Alpha:    a,
+		MaxOuter: *maxOuter,
+		Seed:     *seed,
+		Workers:  *workers,
+		Progress: func(d, total int) {
+			if time.Since(last) < 2*time.Second && d != total {
+				return
+			}
+			last = time.Now()
+			el := time.Since(t0)
+			eta := time.Duration(float64(el) / float64(d) * float64(total-d))
+			fmt.Fprintf(e.stderr, "marple: transfer-templates: %d/%d cliques, ETA %s\n", d, total, eta.Round(time.Second))
+		},
+	})
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(t0)
+	done("%d templates, %d cliques", res.Enumerated, res.Cliques)
+	header := []string{
+		"marple transfer-templates -t " + *train + modelFlag(*modelFiles),
+		fmt.Sprintf("source: %d predicates used%s", len(src.Preds), skippedNote(src.Skipped)),
+		worldNote(src.OpenWorld),
+		countNote(res, *maxOuter, *seed, elapsed),
+	}
+	if err := atomicfile.Write(*outFile, func(w io.Writer) error { return transfer.Write(w, res, header) }); err != nil {
+		return err
+	}
+	for i, sc := range res.Templates {
+		if i == 5 {
+			break
+		}
+		best := ""
+		if len(sc.Top) > 0 {
+			best = sc.Top[0].Format(sc.Template)
+		}
+		fmt.Fprintf(e.stderr, "marple transfer-templates: %d. %.4g  %s  (best: %s)\n", i+1, sc.Score, sc.Template, best)
+	}
+	return nil
+}
+
+func modelFlag(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " -i " + s
+}
+
+func skippedNote(sk []string) string {
+	if len(sk) == 0 {
+		return ""
+	}
+	if len(sk) > 8 {
+		return fmt.Sprintf("; skipped %s and %d more", strings.Join(sk[:8], ", "), len(sk)-8)
+	}
+	return "; skipped " + strings.Join(sk, ", ")
+}
+
+func worldNote(open []string) string {
+	if len(open) == 0 {
+		return "world: closed (every unlisted atom false)"
+	}
+	return fmt.Sprintf("world: %d predicates list their false atoms and are open world (unlisted atoms unknown: the groundings touching them are not counted); the rest closed", len(open))
+}
+
+func countNote(r *transfer.Result, maxOuter int, seed uint64, el time.Duration) string {
+	how := "exact, every grounding by distinct constants (no sampling)"
+	if r.Sampled > 0 {
+		how = fmt.Sprintf("SAMPLED for %d of %d cliques (-maxOuter %d -seed %d: that many bindings of all but one object variable, the last counted in full); the rest exact", r.Sampled, r.Cliques, maxOuter, seed)
+	}
+	return fmt.Sprintf("counting: %s; pseudo-count %g per truth assignment; %d cliques in %.1fs", how, r.Alpha, r.Cliques, el.Seconds())
+}
+
+// transferFlags are learnstruct's deep transfer flags.
+type transferFlags struct {
+	file, mode string
+	top        int
+}
+
+func registerTransfer(fs *flag.FlagSet) *transferFlags {
+	tf := &transferFlags{}
+	fs.StringVar(&tf.file, "transfer", "", "deep transfer: a templates file from transfer-templates; its best templates, instantiated with the target's predicates, bias the search (-method beam)")
+	fs.StringVar(&tf.mode, "transferMode", structure.TransferRefine, "how transferred clauses are used: seed (first beam), greedy (added by WPLL gain, no search) or refine (greedy, then beam search)")
+	fs.IntVar(&tf.top, "transferTop", defaultTransferTop, "number of best templates instantiated")
+	return tf
+}
+
+// defaultTransferTop is the number of best source templates transferred.
+const defaultTransferTop = 5
+
+// learn runs the batch search, with deep transfer when -transfer is given.
+func (tf *transferFlags) learn(ctx context.Context, e *env, method string, dbs []*mln.Database, s structure.Settings, so structure.Scoring) (*structure.Result, error) {
+	if tf.file == "" {
+		return structure.LearnBatch(ctx, method, dbs, s, so)
+	}
+	switch {
+	case method != structure.MethodBeam:
+		return nil, usagef("-transfer works with -method beam, not %q", method)
+	case tf.mode != structure.TransferSeed && tf.mode != structure.TransferGreedy && tf.mode != structure.TransferRefine:
+		return nil, usagef("-transferMode must be seed, greedy or refine, not %q", tf.mode)
+	case tf.top < 1:
+		return nil, usagef("-transferTop must be at least 1")
+	}
+	f, err := os.Open(tf.file)
+	if err != nil {
+		return nil, err
+	}
+	ranked, err := transfer.ReadTemplates(f, tf.file)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	cl := transfer.TransferClauses(ranked, tf.top, s.Model, s.Preds)
+	n := min(tf.top, len(ranked))
+	var names []string
+	for _, r := range ranked[:n] {
+		names = append(names, r.Template.String())
+	}
+	fmt.Fprintf(e.stderr, "marple learnstruct: transfer (%s): %d clauses from the %d best templates: %s\n", tf.mode, len(cl), n, strings.Join(names, "; "))
+	if len(cl) == 0 {
+		return nil, fmt.Errorf("%s: no template instantiates with this model's predicates", tf.file)
+	}
+	return structure.LearnTransfer(ctx, tf.mode, dbs, s, so, cl)
+}
+
+const transferExperimentSynopsis = `transfer [-data ../shared/data] [-out results] [-targets imdb,uw-cse] [-sources kinship,...] [-modes seed,greedy,refine] [-folds imdb.5] [flags]
+
+Deep transfer (DTM, Davis & Domingos 2009) between the relational data sets:
+for each target (UW-CSE, IMDB) and test fold, batch structure learning (beam
+search from unit clauses) without transfer, and with the -top best clique
+templates of each source (uw-cse, imdb, kinship, umls, nations; not the
+target) in each mode. Each learned model infers every predicate in turn
+given the others (MC-SAT); CLL, AUC-PR, learning time and the templates
+transferred go to transfer.md. A source's templates are read from
+-templates/<source>.txt when present, else discovered and written there.`
+
+func runTransferExperiment(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "experiment", transferExperimentSynopsis)
+	d := structure.DefaultSettings()
+	so := structure.DefaultScoring()
+	var (
+		data      = fs.String("data", datadir.Root(), "the data folder; default $MARPLE_DATA or ../shared/data beside the repository")
+		out       = fs.String("out", "results", "folder for the table (Markdown)")
+		targets   = fs.String("targets", "", "target data sets, comma-separated (default: uw-cse,imdb)")
+		sources   = fs.String("sources", "", "source data sets, comma-separated (default: all but the target)")
+		modes     = fs.String("modes", "", "transfer modes, comma-separated (default: seed,greedy,refine)")
+		foldsF    = fs.String("folds", "", "test folds, comma-separated file names or stems (default: all)")
+		top       = fs.Int("top", defaultTransferTop, "best source templates instantiated in the target")
+		templates = fs.String("templates", "results/transfer-templates", "folder of <source>.txt templates files (read, or written when missing)")
+		maxOuter  = fs.Int("maxOuter", 2048, "template discovery: sample this many bindings of all but one object variable when there are more (0: exact)")
+		timeLimit = fs.Duration("timeLimit", 4*time.Minute, "end each search after this long, keeping the model so far")
+		samples   = fs.Int("samples", 1000, "MC-SAT samples per inference")
+		seed      = fs.Int64("seed", 1, "random seed")
+	)
+	so.MaxGroundings = 1000000
+	registerScoring(fs, &so)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := so.Check(); err != nil {
+		return usagef("%v", err)
+	}
+	for _, m := range splitList(*modes) {
+		if m != structure.TransferSeed && m != structure.TransferGreedy && m != structure.TransferRefine {
+			return usagef("-modes: %q is not seed, greedy or refine", m)
+		}
+	}
+	d.TimeLimit = *timeLimit
+	so.Seed = *seed
+	results, err := experiment.RunTransfer(ctx, experiment.TransferConfig{
+		MSL: experiment.MSLConfig{Dir: *data, Datasets: splitList(*targets), Folds: splitList(*foldsF),
+			Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr},
+		Sources: splitList(*sources), Modes: splitList(*modes), Top: *top, Templates: *templates,
+		Discover: transfer.Options{MaxOuter: *maxOuter, Seed: uint64(*seed)},
+	})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	write := func(w io.Writer) error {
+		fmt.Fprintf(w, "## Deep transfer (DTM, Davis & Domingos 2009)\n\nCommand: `marple experiment transfer %s`\n\n", strings.Join(args, " "))
+		for _, r := range results {
+			if err := r.WriteMarkdown(w); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+		}
+		return nil
+	}
+	if err := write(e.stdout); err != nil {
+		return err
+	}
+	path := filepath.Join(*out, "transfer.md")
+	if err := atomicfile.Write(path, write); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "marple experiment: wrote %s\n", path)
+	return nil
+}

@@ -1,0 +1,381 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/marple-mln/marple/eval"
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer/mcsat"
+	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/structure"
+)
+
+// MSLDataset is one data set of the batch structure learning experiment:
+// a model file declaring the predicates (and, for UW-CSE, the hand-built
+// knowledge base), and the folds, each a database; each fold in turn is
+// the test set and the others are the training databases (each its own
+// domain).
+type MSLDataset struct {
+	Name  string
+	Model string   // file under the data set's folder
+	Folds []string // database files under the folder
+	// KB reports whether Model's formulas are a hand-built knowledge base
+	// (rows starting from it are run).
+	KB bool
+	// Skip lists predicates not queried and not used in new literals
+	// (identity relations given as evidence).
+	Skip []string
+}
+
+// MSLDatasets are UW-CSE (five areas) and IMDB (five folds).
+var MSLDatasets = []MSLDataset{
+	{Name: "uw-cse", Model: "uw.mln", Folds: []string{"ai.db", "graphics.db", "language.db", "systems.db", "theory.db"}, KB: true,
+		Skip: []string{"samePerson", "sameTitle", "sameCourse", "sameProject", "sameQuarter", "sameLevel", "samePosition", "samePhase", "sameInteger"}},
+	{Name: "imdb", Model: "empty.mln", Folds: []string{"imdb.1.db", "imdb.2.db", "imdb.3.db", "imdb.4.db", "imdb.5.db"}},
+}
+
+// MSLRow is one system of the table.
+type MSLRow struct {
+	Name string
+	// Method is "weights" (learn the weights of the starting clauses and
+	// the unit clauses only), "beam" or "sfs".
+	Method string
+	// FromKB starts from the knowledge base (else from unit clauses).
+	FromKB bool
+	// Learn, when set, learns instead of structure.LearnBatch (deep
+	// transfer's rows: transfer.go).
+	Learn func(ctx context.Context, dbs []*mln.Database, s structure.Settings, sc structure.Scoring) (*structure.Result, error)
+}
+
+// MSLRows are the systems compared.
+var MSLRows = []MSLRow{
+	{"Unit clauses (weights learned)", "weights", false, nil},
+	{"KB (weights learned, -g)", "weights", true, nil},
+	{"MSL beam, from unit clauses", "beam", false, nil},
+	{"MSL SFS, from unit clauses", "sfs", false, nil},
+	{"MSL beam, from the KB", "beam", true, nil},
+}
+
+// MSLConfig configures RunMSL.
+type MSLConfig struct {
+	// Dir is the shared data folder (holding uw-cse/ and imdb/).
+	Dir string
+	// Datasets, Folds (test fold file names) and Rows restrict the run
+	// (default: all).
+	Datasets, Folds, Rows []string
+	// Search holds the search settings (Model, Scorer, Start, NonEvidence
+	// are set per fold); Scoring the scorer's.
+	Search  structure.Settings
+	Scoring structure.Scoring
+	// Samples is the number of MC-SAT samples per inference (0: 1000).
+	Samples int
+	Seed    int64
+	// Progress receives a line per fold and row (optional).
+	Progress io.Writer
+}
+
+// MSLCell is one row on one test fold.
+type MSLCell struct {
+	// CLL and AUCPR per query predicate.
+	CLL, AUCPR     map[string]float64
+	LearnSeconds   float64
+	Clauses        int // in the learned model
+	Scored         int // candidates scored
+	Stopped        string
+	InferenceSecs  float64
+	CandidatesRate float64
+}
+
+// MSLResult is one data set's table.
+type MSLResult struct {
+	Dataset MSLDataset
+	Folds   []string
+	Preds   []string
+	Rows    []MSLRow
+	Cells   map[string]map[string]*MSLCell // row name -> fold -> cell
+}
+
+// RunMSL runs the batch structure learning experiment: for each data set,
+// each test fold and each row, learn on the other folds (each its own
+// domain), then infer each query predicate in turn given all the others
+// with MC-SAT on the test fold and score CLL and AUC-PR.
+func RunMSL(ctx context.Context, cfg MSLConfig) ([]*MSLResult, error) {
+	var out []*MSLResult
+	for _, ds := range MSLDatasets {
+		if len(cfg.Datasets) > 0 && !slices.Contains(cfg.Datasets, ds.Name) {
+			continue
+		}
+		dir := filepath.Join(cfg.Dir, ds.Name)
+		if _, err := os.Stat(filepath.Join(dir, ds.Model)); err != nil {
+			return nil, fmt.Errorf("msl: %w (give -data the shared data folder)", err)
+		}
+		res := &MSLResult{Dataset: ds, Cells: map[string]map[string]*MSLCell{}}
+		for _, r := range MSLRows {
+			if (len(cfg.Rows) > 0 && !slices.Contains(cfg.Rows, r.Name) && !slices.Contains(cfg.Rows, rowKey(r))) || r.FromKB && !ds.KB {
+				continue
+			}
+			res.Rows = append(res.Rows, r)
+			res.Cells[r.Name] = map[string]*MSLCell{}
+		}
+		for _, f := range ds.Folds {
+			if len(cfg.Folds) == 0 || slices.Contains(cfg.Folds, f) || slices.Contains(cfg.Folds, strings.TrimSuffix(f, ".db")) {
+				res.Folds = append(res.Folds, f)
+			}
+		}
+		for _, test := range res.Folds {
+			for _, r := range res.Rows {
+				cell, preds, err := runMSLCell(ctx, cfg, ds, r, test)
+				if err != nil {
+					return out, fmt.Errorf("msl: %s, %s, test %s: %w", ds.Name, r.Name, test, err)
+				}
+				res.Preds = preds
+				res.Cells[r.Name][test] = cell
+				if cfg.Progress != nil {
+					c, a := meanOf(cell.CLL), meanOf(cell.AUCPR)
+					fmt.Fprintf(cfg.Progress, "msl: %s test %s %-34s CLL %.4f AUC-PR %.4f, learn %.1fs (%d clauses, %d candidates%s), inference %.1fs\n",
+						ds.Name, test, r.Name, c, a, cell.LearnSeconds, cell.Clauses, cell.Scored, stoppedNote(cell.Stopped), cell.InferenceSecs)
+				}
+			}
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// rowKey is a short name of a row for -rows: method-start.
+func rowKey(r MSLRow) string {
+	if r.FromKB {
+		return r.Method + "-kb"
+	}
+	return r.Method + "-unit"
+}
+
+func stoppedNote(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "; " + s
+}
+
+func meanOf(m map[string]float64) float64 {
+	if len(m) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, v := range m {
+		s += v
+	}
+	return s / float64(len(m))
+}
+
+func runMSLCell(ctx context.Context, cfg MSLConfig, ds MSLDataset, row MSLRow, test string) (*MSLCell, []string, error) {
+	dir := filepath.Join(cfg.Dir, ds.Name)
+	m, err := mln.LoadModel(filepath.Join(dir, ds.Model))
+	if err != nil {
+		return nil, nil, err
+	}
+	var dbs []*mln.Database
+	for _, f := range ds.Folds {
+		if f == test {
+			continue
+		}
+		db, err := mln.LoadDatabase(m, filepath.Join(dir, f))
+		if err != nil {
+			return nil, nil, err
+		}
+		dbs = append(dbs, db)
+	}
+	if err := m.Compile(); err != nil {
+		return nil, nil, err
+	}
+	s := cfg.Search
+	s.Model = m
+	s.NonEvidence = nil
+	s.Start = nil
+	s.StartFromEmpty = false
+	if row.FromKB {
+		s.Start = m.Clauses
+	}
+	s.Preds = nil
+	for _, p := range m.Preds {
+		if !slices.Contains(ds.Skip, p.Name) {
+			s.Preds = append(s.Preds, p.ID)
+		}
+	}
+	t0 := time.Now()
+	learn := row.Learn
+	if learn == nil {
+		learn = func(ctx context.Context, dbs []*mln.Database, s structure.Settings, sc structure.Scoring) (*structure.Result, error) {
+			return structure.LearnBatch(ctx, row.Method, dbs, s, sc)
+		}
+	}
+	r, err := learn(ctx, dbs, s, cfg.Scoring)
+	if err != nil {
+		return nil, nil, err
+	}
+	cell := &MSLCell{LearnSeconds: time.Since(t0).Seconds(), Clauses: len(r.Clauses), Scored: r.Scored, Stopped: r.Stopped,
+		CLL: map[string]float64{}, AUCPR: map[string]float64{}}
+	learned, err := r.Model(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	var buf bytes.Buffer
+	if err := mln.WriteModel(&buf, learned); err != nil {
+		return nil, nil, err
+	}
+	t1 := time.Now()
+	var preds []string
+	for _, p := range m.Preds {
+		if slices.Contains(ds.Skip, p.Name) {
+			continue
+		}
+		preds = append(preds, p.Name)
+		cll, auc, err := inferPredicate(ctx, buf.String(), filepath.Join(dir, test), p.Name, cfg)
+		if err != nil {
+			return nil, nil, fmt.Errorf("inferring %s: %w", p.Name, err)
+		}
+		cell.CLL[p.Name], cell.AUCPR[p.Name] = cll, auc
+	}
+	cell.InferenceSecs = time.Since(t1).Seconds()
+	return cell, preds, nil
+}
+
+// inferPredicate reads the model text with the test database, grounds it
+// with pred as the only query predicate (the test atoms of every other
+// predicate are evidence, closed world), runs MC-SAT and scores the
+// marginals of pred's atoms against the test database.
+func inferPredicate(ctx context.Context, model, testDB, pred string, cfg MSLConfig) (cll, auc float64, err error) {
+	m, err := mln.ParseModel("learned.mln", model)
+	if err != nil {
+		return 0, 0, err
+	}
+	db, err := mln.LoadDatabase(m, testDB)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := m.Compile(); err != nil {
+		return 0, 0, err
+	}
+	p, ok := m.Pred(pred)
+	if !ok {
+		return 0, 0, fmt.Errorf("no predicate %s", pred)
+	}
+	// The truth of pred's atoms, then the evidence without them.
+	truth := map[string]bool{}
+	ev := mln.NewDatabase(m)
+	for q := range m.Preds {
+		db.Atoms(mln.PredID(q), func(args []mln.ConstID, v mln.Truth) {
+			if mln.PredID(q) == p.ID {
+				if v == mln.True {
+					truth[mln.BindingKey(args)] = true
+				}
+				return
+			}
+			ev.Set(mln.PredID(q), args, v)
+		})
+	}
+	net, err := ground.Ground(ctx, m, ev, ground.Options{Query: []mln.PredID{p.ID}})
+	if err != nil {
+		return 0, 0, err
+	}
+	samples := cfg.Samples
+	if samples <= 0 {
+		samples = mcsat.DefaultSamples
+	}
+	opt := mcsat.Options{Samples: samples}
+	opt.Seed = cfg.Seed
+	probs, err := mcsat.Components(ctx, net, 0, opt, mcsat.MCSAT)
+	if err != nil {
+		return 0, 0, err
+	}
+	var ps []float64
+	var gold []bool
+	for a := 0; a < net.NumAtoms(); a++ {
+		if net.AtomPred[a] != p.ID {
+			continue
+		}
+		ps = append(ps, probs[a])
+		gold = append(gold, truth[mln.BindingKey(net.AtomArgs[a])])
+	}
+	return eval.CLL(ps, gold), eval.AUCPR(ps, gold), nil
+}
+
+// WriteMarkdown writes the table: CLL and AUC-PR per query predicate
+// averaged over the test folds, their average over predicates, and the
+// learning time per fold, for each row.
+func (res *MSLResult) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s: infer each predicate given all others (MC-SAT), test folds %s\n\n", res.Dataset.Name, strings.Join(res.Folds, ", "))
+	b.WriteString("| system | CLL | AUC-PR | learn s/fold (each fold) | clauses | candidates/s |\n|---|---:|---:|---|---:|---:|\n")
+	for _, r := range res.Rows {
+		cells := res.Cells[r.Name]
+		var cll, auc, clauses, rate float64
+		var times []string
+		n := 0
+		stopped := false
+		for _, f := range res.Folds {
+			c, ok := cells[f]
+			if !ok {
+				continue
+			}
+			cll += meanOf(c.CLL)
+			auc += meanOf(c.AUCPR)
+			clauses += float64(c.Clauses)
+			if c.LearnSeconds > 0 {
+				rate += float64(c.Scored) / c.LearnSeconds
+			}
+			times = append(times, fmt.Sprintf("%.0f", c.LearnSeconds))
+			stopped = stopped || c.Stopped != ""
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		fn := float64(n)
+		note := ""
+		if stopped {
+			note = " (time limit)"
+		}
+		fmt.Fprintf(&b, "| %s%s | %.4f | %.4f | %s | %.1f | %.1f |\n", r.Name, note, cll/fn, auc/fn, strings.Join(times, ", "), clauses/fn, rate/fn)
+	}
+	b.WriteString("\nPer predicate (CLL / AUC-PR, mean over the test folds):\n\n| predicate |")
+	for _, r := range res.Rows {
+		fmt.Fprintf(&b, " %s |", r.Name)
+	}
+	b.WriteString("\n|---|")
+	for range res.Rows {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, p := range res.Preds {
+		fmt.Fprintf(&b, "| %s |", p)
+		for _, r := range res.Rows {
+			var cll, auc float64
+			n := 0
+			for _, f := range res.Folds {
+				if c, ok := res.Cells[r.Name][f]; ok {
+					cll += c.CLL[p]
+					auc += c.AUCPR[p]
+					n++
+				}
+			}
+			if n == 0 {
+				b.WriteString(" – |")
+				continue
+			}
+			fmt.Fprintf(&b, " %.3f / %.3f |", cll/float64(n), auc/float64(n))
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

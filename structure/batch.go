@@ -1,0 +1,117 @@
+package structure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/marple-mln/marple/mln"
+)
+
+// Scoring configures the scorer LearnBatch builds: Alchemy's learnstruct
+// settings of the pseudo-likelihood, its prior and its optimiser.
+type Scoring struct {
+	// PriorStdDev is σ of the Gaussian prior on the weights (-priorStdDev,
+	// 100); NoPrior drops it (-noPrior).
+	PriorStdDev float64
+	NoPrior     bool
+	// NoWtPredsEqually weighs every atom 1 instead of 1/(atoms of its
+	// predicate) (-noWtPredsEqually).
+	NoWtPredsEqually bool
+	// Tight and loose L-BFGS settings: iterations and relative change of
+	// the objective (-tightMaxIter 10000, -tightConvThresh 1e-5,
+	// -looseMaxIter 10, -looseConvThresh 1e-3).
+	TightMaxIter, LooseMaxIter       int
+	TightConvThresh, LooseConvThresh float64
+	// Atom sampling while scoring candidates (-noSampleAtoms, -fractAtoms
+	// 0.8, -minAtomSamples, -maxAtomSamples; -1: no bound).
+	NoSampleAtoms                  bool
+	FractAtoms                     float64
+	MinAtomSamples, MaxAtomSamples int
+	// MaxGroundings bounds the groundings counting one candidate may
+	// examine per database (0: no bound); a candidate above it is skipped.
+	// Marple counts exactly by joins instead of Alchemy's clause sampling
+	// (-noSampleClauses, -delta, -epsilon): this bound is what keeps a
+	// candidate's cost in check.
+	MaxGroundings int64
+	// Seed seeds the samplers.
+	Seed int64
+}
+
+// DefaultScoring returns Alchemy's learnstruct defaults.
+func DefaultScoring() Scoring {
+	return Scoring{
+		PriorStdDev: 100, TightMaxIter: 10000, TightConvThresh: 1e-5, LooseMaxIter: 10, LooseConvThresh: 1e-3,
+		FractAtoms: 0.8, MinAtomSamples: -1, MaxAtomSamples: -1, Seed: 1,
+	}
+}
+
+// Check reports settings out of their ranges (Alchemy's checks).
+func (s *Scoring) Check() error {
+	switch {
+	case !(s.PriorStdDev > 0):
+		return errors.New("-priorStdDev must be positive")
+	case s.TightMaxIter <= 0 || s.LooseMaxIter <= 0:
+		return errors.New("-tightMaxIter and -looseMaxIter must be positive")
+	case !(s.TightConvThresh > 0 && s.TightConvThresh < 1) || !(s.LooseConvThresh > 0 && s.LooseConvThresh < 1):
+		return errors.New("-tightConvThresh and -looseConvThresh must be between 0 and 1")
+	case !(s.FractAtoms >= 0 && s.FractAtoms <= 1):
+		return errors.New("-fractAtoms must be between 0 and 1")
+	case s.MaxGroundings < 0:
+		return errors.New("-maxGroundings must not be negative")
+	}
+	return nil
+}
+
+// Methods of LearnBatch.
+const (
+	MethodBeam    = "beam"
+	MethodSFS     = "sfs"
+	MethodWeights = "weights" // no search: the weights of the unit and starting clauses
+)
+
+// LearnBatch learns the structure of s.Model from training databases (each
+// its own domain: its constants and the model's declared ones) with
+// method beam (BeamSearch), sfs (ShortestFirst) or weights (only the
+// weights of the unit clauses and the clauses of s.Start), scored by a
+// pseudo-likelihood scorer built with sc over the databases. s.Scorer,
+// when set, is used instead.
+func LearnBatch(ctx context.Context, method string, dbs []*mln.Database, s Settings, sc Scoring) (*Result, error) {
+	if s.Model == nil || len(dbs) == 0 {
+		return nil, errors.New("structure: LearnBatch needs a model and training databases")
+	}
+	if err := sc.Check(); err != nil {
+		return nil, err
+	}
+	if s.Scorer == nil {
+		scorer, err := newBatchScorer(ctx, s.Model, dbs, s.NonEvidence, sc)
+		if err != nil {
+			return nil, err
+		}
+		s.Scorer = scorer
+	}
+	switch method {
+	case MethodBeam:
+		return BeamSearch(ctx, s)
+	case MethodSFS:
+		return ShortestFirst(ctx, s)
+	case MethodWeights:
+		return FitWeights(ctx, s)
+	}
+	return nil, fmt.Errorf("structure: unknown search method %q (beam, sfs or weights)", method)
+}
+
+// FitWeights learns the weights of the unit clauses of s.NonEvidence and
+// the clauses of s.Start (tight tolerances), without searching or
+// dropping any clause: the weight-learning baseline of a search.
+func FitWeights(ctx context.Context, s Settings) (*Result, error) {
+	s.MinWt = 0
+	sr, err := newSearcher(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	r := sr.result()
+	r.Elapsed = time.Since(sr.start)
+	return r, nil
+}

@@ -1,0 +1,120 @@
+package structure
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/marple-mln/marple/learn"
+	"github.com/marple-mln/marple/mln"
+)
+
+// countScorer is the Scorer of LearnBatch: learn's counts-based WPLL
+// (learn.PLLData, learn.Scorer), with the counts of every clause cached by
+// its CanonicalKey. A set of clauses is scored as a base (all but the last,
+// kept for the next calls) plus its last clause as the candidate. With atom
+// sampling, loose scores (candidates) use the sampled atoms and tight
+// scores all of them, as Alchemy's learnstruct does.
+type countScorer struct {
+	exact, sampled *learn.PLLData
+	sc             Scoring
+
+	mu    sync.Mutex
+	bases map[string]*learn.Scorer // by the keys of their clauses, per data
+	order []string
+}
+
+// maxBases bounds the bases kept (each holds the merged rows of every
+// atom).
+const maxBases = 12
+
+func newCountScorer(m *mln.Model, dbs []*mln.Database, nonEv []mln.PredID, sc Scoring, maxGroundings int64) (*countScorer, error) {
+	opt := learn.CountOptions{Key: CanonicalKey, MaxGroundings: maxGroundings, Seed: uint64(sc.Seed)}
+	opt.Unweighted = sc.NoWtPredsEqually
+	exact, err := learn.NewPLLData(m, dbs, nonEv, opt)
+	if err != nil {
+		return nil, err
+	}
+	cs := &countScorer{exact: exact, sampled: exact, sc: sc, bases: map[string]*learn.Scorer{}}
+	if !sc.NoSampleAtoms && sc.FractAtoms < 1 {
+		opt.FractAtoms, opt.MinAtomSamples, opt.MaxAtomSamples = sc.FractAtoms, sc.MinAtomSamples, sc.MaxAtomSamples
+		if cs.sampled, err = learn.NewPLLData(m, dbs, nonEv, opt); err != nil {
+			return nil, err
+		}
+	}
+	return cs, nil
+}
+
+func (cs *countScorer) base(d *learn.PLLData, clauses []*mln.Clause) (*learn.Scorer, error) {
+	var b strings.Builder
+	if d == cs.sampled && d != cs.exact {
+		b.WriteString("s|")
+	}
+	for _, c := range clauses {
+		b.WriteString(CanonicalKey(c))
+		b.WriteByte('|')
+	}
+	key := b.String()
+	cs.mu.Lock()
+	if s, ok := cs.bases[key]; ok {
+		cs.mu.Unlock()
+		return s, nil
+	}
+	cs.mu.Unlock()
+	s, err := d.NewScorer(clauses)
+	if err != nil {
+		return nil, err
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if old, ok := cs.bases[key]; ok {
+		return old, nil
+	}
+	cs.bases[key] = s
+	cs.order = append(cs.order, key)
+	if len(cs.order) > maxBases {
+		delete(cs.bases, cs.order[0])
+		cs.order = cs.order[1:]
+	}
+	return s, nil
+}
+
+// Score implements Scorer. A candidate whose counting would examine more
+// than the bound on groundings scores -Inf (it is skipped).
+func (cs *countScorer) Score(ctx context.Context, clauses []*mln.Clause, init []float64, tight bool) (float64, []float64, error) {
+	d := cs.exact
+	opt := learn.TightFit(init)
+	opt.MaxIter, opt.ConvThresh = cs.sc.TightMaxIter, cs.sc.TightConvThresh
+	if !tight {
+		d = cs.sampled
+		opt = learn.LooseFit(init)
+		opt.MaxIter, opt.ConvThresh = cs.sc.LooseMaxIter, cs.sc.LooseConvThresh
+	}
+	opt.PriorStdDev, opt.NoPrior = cs.sc.PriorStdDev, cs.sc.NoPrior
+	n := len(clauses)
+	if n == 0 {
+		b, err := cs.base(d, nil)
+		if err != nil {
+			return 0, nil, err
+		}
+		f, err := b.Fit(ctx, opt)
+		if err != nil {
+			return 0, nil, err
+		}
+		return f.Objective, f.Weights, nil
+	}
+	b, err := cs.base(d, clauses[:n-1])
+	if err != nil {
+		return 0, nil, err
+	}
+	f, err := b.Score(ctx, clauses[n-1:], opt)
+	if errors.Is(err, learn.ErrTooManyGroundings) {
+		return math.Inf(-1), make([]float64, n), nil
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	return f.Objective, f.Weights, nil
+}

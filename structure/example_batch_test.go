@@ -1,0 +1,40 @@
+package structure_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/marple-mln/marple/internal/plant"
+	"github.com/marple-mln/marple/structure"
+)
+
+// Beam search on three worlds of 30 people sampled from a small MLN with
+// planted clauses 2.5 !Smokes(x) v Cancer(x) and
+// 1.5 !Friends(x,y) v !Smokes(x) v Smokes(y).
+func ExampleLearnBatch() {
+	m, dbs, _, err := plant.Planted(context.Background(), 7, 30, 3)
+	if err != nil {
+		panic(err)
+	}
+	s := structure.DefaultSettings()
+	s.Model = m
+	s.MaxVars, s.MaxNumPredicates = 2, 3
+	r, err := structure.LearnBatch(context.Background(), structure.MethodBeam, dbs, s, structure.DefaultScoring())
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range r.Clauses {
+		if len(c.Lits) > 1 {
+			fmt.Println(m.ClauseString(c))
+		}
+	}
+	// The second clause is planted; the first links Smokes(x) and Cancer(x)
+	// as the planted !Smokes(x) v Cancer(x) does (with the unit clauses,
+	// any sign pattern of one pairwise clause is the same model).
+
+	// Output:
+	// Smokes(a1) v Cancer(a1)
+	// !Smokes(a1) v !Friends(a1,a2) v Smokes(a2)
+	// !Cancer(a1) v !Friends(a1,a2) v !Smokes(a2)
+	// Smokes(a1) v Cancer(a1) v !Friends(a2,a1)
+}

@@ -1,0 +1,816 @@
+package structure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/marple-mln/marple/mln"
+)
+
+// Defaults of the batch structure search, Alchemy's learnstruct where it
+// has the setting.
+const (
+	DefaultBeamSize               = 5    // -beamSize
+	DefaultMinWt                  = 0.01 // -minWt
+	DefaultPenalty                = 0.01 // -penalty
+	DefaultBestGainUnchangedLimit = 2    // -bestGainUnchangedLimit
+	DefaultNumClausesReEval       = 10   // -numClausesReEval
+	// DefaultSFSClausesPerStep is K of shortest-first search, the number
+	// of clauses of length L added at once (Kok & Domingos 2005 leave it
+	// open; 1 adds the single best, as beam search does).
+	DefaultSFSClausesPerStep = 1
+)
+
+// Settings configure BeamSearch and ShortestFirst. Start from
+// DefaultSettings: a zero Penalty or MinWt means zero.
+type Settings struct {
+	// Scorer scores sets of clauses. Required.
+	Scorer Scorer
+	// Model declares the predicates and types. Required.
+	Model *mln.Model
+	// Preds are the predicates new literals may use (nil: all).
+	Preds []mln.PredID
+	// NonEvidence are the predicates whose unit clauses the search always
+	// keeps in the model (Alchemy adds one per non-evidence predicate;
+	// nil: all predicates).
+	NonEvidence []mln.PredID
+	// Start holds the starting MLN's clauses. Those Searchable may be
+	// refined (and are the first beam); the others stay as they are.
+	Start []*mln.Clause
+	// StartFromEmpty starts from the unit clauses only; the clauses of
+	// Start are then candidates of the first step (Alchemy's
+	// -startFromEmptyMLN).
+	StartFromEmpty bool
+	// InitialBeam, when not empty, replaces the first beam of the first
+	// beam-search iteration (the model's searchable clauses otherwise):
+	// deep transfer's "seed" beam. Each of its clauses is itself a
+	// candidate of the first step too.
+	InitialBeam []*mln.Clause
+	// InitialClauses are extra candidates of the first step (beam search)
+	// or of the step of their length (shortest-first search), as the
+	// clauses of Start are with StartFromEmpty: deep transfer's
+	// transferred clauses.
+	InitialClauses []*mln.Clause
+
+	BeamSize         int // beam width (0: DefaultBeamSize)
+	MaxVars          int // at most this many variables per clause (0: DefaultMaxVars)
+	MaxNumPredicates int // at most this many literals per clause (0: DefaultMaxNumPredicates)
+	// MinWt drops candidates, and learned clauses of two or more
+	// literals, whose absolute weight is below it.
+	MinWt float64
+	// Penalty is the structure prior: each literal by which a candidate
+	// differs from the clause it came from (all its literals for a new
+	// clause) subtracts Penalty from its gain.
+	Penalty float64
+	// BestGainUnchangedLimit stops a beam search after this many beam
+	// steps without a new best clause (0: the default).
+	BestGainUnchangedLimit int
+	// NumClausesReEval is the number of best candidates re-scored with the
+	// tight tolerances before one is added (0: the default).
+	NumClausesReEval int
+	// ClausesPerStep is K of shortest-first search (0: the default).
+	ClausesPerStep int
+	// MaxSteps, when positive, bounds the clauses added (or changed).
+	MaxSteps int
+	// TimeLimit, when positive, ends the search once it has passed,
+	// keeping the model so far (a round of candidates under way is
+	// dropped; Result.Stopped says so).
+	TimeLimit time.Duration
+	// Workers scores candidates concurrently (0: GOMAXPROCS). The result
+	// does not depend on it.
+	Workers int
+	// Progress, when set, is called about once a second during scoring
+	// and after each step.
+	Progress func(Progress)
+}
+
+// DefaultSettings returns Alchemy's learnstruct defaults.
+func DefaultSettings() Settings {
+	return Settings{
+		BeamSize:               DefaultBeamSize,
+		MaxVars:                DefaultMaxVars,
+		MaxNumPredicates:       DefaultMaxNumPredicates,
+		MinWt:                  DefaultMinWt,
+		Penalty:                DefaultPenalty,
+		BestGainUnchangedLimit: DefaultBestGainUnchangedLimit,
+		NumClausesReEval:       DefaultNumClausesReEval,
+		ClausesPerStep:         DefaultSFSClausesPerStep,
+	}
+}
+
+// Progress reports a search under way.
+type Progress struct {
+	// Step counts the clauses added so far; Length is the clause length
+	// shortest-first search is at (beam search: the beam step).
+	Step, Length int
+	// Scored counts the candidates scored so far, Rate per second;
+	// Round and RoundTotal the candidates of the current round.
+	Scored            int
+	Rate              float64
+	Round, RoundTotal int
+	// BestGain is the best gain found in this step (NaN before one).
+	BestGain float64
+	// Clauses is the number of clauses in the model, Score its score.
+	Clauses int
+	Score   float64
+	// ETA is the expected time to the end of the current round.
+	ETA     time.Duration
+	Elapsed time.Duration
+}
+
+// Result is the outcome of a search.
+type Result struct {
+	// Clauses are the learned model's clauses and Weights their weights.
+	Clauses []*mln.Clause
+	Weights []float64
+	// Score is the scorer's objective at those weights (tight).
+	Score float64
+	// Scored counts the candidates scored, Steps the clauses added or
+	// changed.
+	Scored, Steps int
+	// Stopped is set when the search ended early (TimeLimit, MaxSteps or
+	// cancellation) rather than because no candidate improved the score.
+	Stopped string
+	Elapsed time.Duration
+}
+
+// op is what a candidate does to the model.
+type op uint8
+
+const (
+	opAdd     op = iota // append the clause
+	opReplace           // replace clause target by it
+	opRemove            // remove clause target
+)
+
+type candidate struct {
+	clause  *mln.Clause
+	key     string
+	op      op
+	target  int
+	penalty float64
+	// results
+	score, gain, wt float64
+	w               []float64
+	done            bool
+}
+
+func (c *candidate) id() string {
+	return fmt.Sprintf("%d/%d/%s", c.op, c.target, c.key)
+}
+
+// state is the current model.
+type state struct {
+	clauses []*mln.Clause
+	keys    []string
+	fixed   []bool // not searchable: never modified
+	unit    []bool // a kept unit clause: never removed
+	w       []float64
+	score   float64
+}
+
+type searcher struct {
+	s       Settings
+	ops     Operators
+	cur     *state
+	start   time.Time
+	scored  atomic.Int64
+	steps   int
+	workers int
+	stopped string
+}
+
+func newSearcher(ctx context.Context, s Settings) (*searcher, error) {
+	if s.Scorer == nil || s.Model == nil {
+		return nil, errors.New("structure: a search needs a model and a scorer")
+	}
+	if s.BeamSize <= 0 {
+		s.BeamSize = DefaultBeamSize
+	}
+	if s.MaxVars <= 0 {
+		s.MaxVars = DefaultMaxVars
+	}
+	if s.MaxNumPredicates <= 0 {
+		s.MaxNumPredicates = DefaultMaxNumPredicates
+	}
+	if s.BestGainUnchangedLimit <= 0 {
+		s.BestGainUnchangedLimit = DefaultBestGainUnchangedLimit
+	}
+	if s.NumClausesReEval <= 0 {
+		s.NumClausesReEval = DefaultNumClausesReEval
+	}
+	if s.ClausesPerStep <= 0 {
+		s.ClausesPerStep = DefaultSFSClausesPerStep
+	}
+	if s.MinWt < 0 || s.Penalty < 0 || math.IsNaN(s.MinWt) || math.IsNaN(s.Penalty) {
+		return nil, errors.New("structure: -minWt and -penalty must not be negative")
+	}
+	sr := &searcher{s: s, start: time.Now(),
+		ops: Operators{Model: s.Model, Preds: s.Preds, MaxVars: s.MaxVars, MaxNumPredicates: s.MaxNumPredicates}}
+	sr.workers = s.Workers
+	if sr.workers <= 0 {
+		sr.workers = runtime.GOMAXPROCS(0)
+	}
+	st := &state{}
+	has := map[string]bool{}
+	add := func(c *mln.Clause, fixed, unit bool) {
+		k := CanonicalKey(c)
+		if has[k] {
+			return
+		}
+		has[k] = true
+		st.clauses = append(st.clauses, c)
+		st.keys = append(st.keys, k)
+		st.fixed = append(st.fixed, fixed)
+		st.unit = append(st.unit, unit)
+	}
+	nonEv := s.NonEvidence
+	if nonEv == nil {
+		for p := range s.Model.Preds {
+			nonEv = append(nonEv, mln.PredID(p))
+		}
+	}
+	for _, p := range nonEv {
+		add(UnitClause(s.Model, p), false, true)
+	}
+	if !s.StartFromEmpty {
+		for _, c := range s.Start {
+			add(c, !Searchable(c), false)
+		}
+	}
+	sr.cur = st
+	score, w, err := s.Scorer.Score(ctx, st.clauses, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	st.score, st.w = score, w
+	if err := sr.dropSmall(ctx); err != nil {
+		return nil, err
+	}
+	return sr, nil
+}
+
+func (sr *searcher) result() *Result {
+	return &Result{Clauses: slices.Clone(sr.cur.clauses), Weights: slices.Clone(sr.cur.w), Score: sr.cur.score,
+		Scored: int(sr.scored.Load()), Steps: sr.steps, Stopped: sr.stopped, Elapsed: time.Since(sr.start)}
+}
+
+// outOfTime reports (and records) whether the search must end.
+func (sr *searcher) outOfTime() bool {
+	if sr.s.TimeLimit > 0 && time.Since(sr.start) > sr.s.TimeLimit {
+		sr.stopped = fmt.Sprintf("time limit %s reached", sr.s.TimeLimit)
+		return true
+	}
+	if sr.s.MaxSteps > 0 && sr.steps >= sr.s.MaxSteps {
+		sr.stopped = fmt.Sprintf("%d steps taken", sr.steps)
+		return true
+	}
+	return false
+}
+
+// trial returns the clauses and starting weights of the model with c
+// applied.
+func (sr *searcher) trial(c *candidate) ([]*mln.Clause, []float64, int) {
+	st := sr.cur
+	switch c.op {
+	case opReplace:
+		// The clause replaced goes, the candidate comes last (scorers
+		// cache the model without its last clause).
+		cl := append(slices.Delete(slices.Clone(st.clauses), c.target, c.target+1), c.clause)
+		w := append(slices.Delete(slices.Clone(st.w), c.target, c.target+1), 0)
+		return cl, w, len(cl) - 1
+	case opRemove:
+		return slices.Delete(slices.Clone(st.clauses), c.target, c.target+1),
+			slices.Delete(slices.Clone(st.w), c.target, c.target+1), -1
+	}
+	return append(slices.Clone(st.clauses), c.clause), append(slices.Clone(st.w), 0), len(st.clauses)
+}
+
+// evaluate scores the candidates concurrently (loose or tight), in place.
+func (sr *searcher) evaluate(ctx context.Context, cands []*candidate, tight bool, length int, bestGain float64) error {
+	if len(cands) == 0 {
+		return nil
+	}
+	var next, done atomic.Int64
+	var firstErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	roundStart := time.Now()
+	for k := 0; k < min(sr.workers, len(cands)); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(cands) || ctx.Err() != nil || sr.pastLimit() {
+					return
+				}
+				c := cands[i]
+				cl, w0, pos := sr.trial(c)
+				score, w, err := sr.s.Scorer.Score(ctx, cl, w0, tight)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+				c.score, c.w, c.done = score, w, true
+				c.gain = score - sr.cur.score - c.penalty
+				c.wt = math.Inf(1) // a removal passes the weight filter
+				if pos >= 0 {
+					c.wt = w[pos]
+				}
+				sr.scored.Add(1)
+				done.Add(1)
+			}
+		}()
+	}
+	if sr.s.Progress != nil {
+		stop := make(chan struct{})
+		go func() { wg.Wait(); close(stop) }()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+	loop:
+		for {
+			select {
+			case <-stop:
+				break loop
+			case <-tick.C:
+				n := int(done.Load())
+				el := time.Since(roundStart)
+				rate := float64(n) / el.Seconds()
+				var eta time.Duration
+				if rate > 0 {
+					eta = time.Duration(float64(len(cands)-n) / rate * float64(time.Second))
+				}
+				sr.s.Progress(Progress{Step: sr.steps, Length: length, Scored: int(sr.scored.Load()), Rate: rate,
+					Round: n, RoundTotal: len(cands), BestGain: bestGain, Clauses: len(sr.cur.clauses),
+					Score: sr.cur.score, ETA: eta, Elapsed: time.Since(sr.start)})
+			}
+		}
+	} else {
+		wg.Wait()
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if firstErr == nil && int(done.Load()) < len(cands) && sr.pastLimit() {
+		sr.outOfTime()
+		return errTimeUp
+	}
+	return firstErr
+}
+
+// errTimeUp ends a search whose TimeLimit passed in the middle of a
+// round: the model so far is kept.
+var errTimeUp = errors.New("structure: time limit reached")
+
+func (sr *searcher) pastLimit() bool {
+	return sr.s.TimeLimit > 0 && time.Since(sr.start) > sr.s.TimeLimit
+}
+
+func (sr *searcher) report(length int, bestGain float64) {
+	if sr.s.Progress == nil {
+		return
+	}
+	el := time.Since(sr.start)
+	n := int(sr.scored.Load())
+	sr.s.Progress(Progress{Step: sr.steps, Length: length, Scored: n, Rate: float64(n) / el.Seconds(),
+		BestGain: bestGain, Clauses: len(sr.cur.clauses), Score: sr.cur.score, Elapsed: el})
+}
+
+// keep reports whether an evaluated candidate may enter a beam or the
+// model: positive gain and weight at least MinWt in magnitude.
+func (sr *searcher) keep(c *candidate) bool {
+	return c.done && c.gain > 0 && math.Abs(c.wt) >= sr.s.MinWt
+}
+
+// sortCands orders candidates by decreasing gain, ties by position
+// (stable).
+func sortCands(cs []*candidate) {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].gain > cs[j].gain })
+}
+
+// apply makes c's evaluation the current model.
+func (sr *searcher) apply(ctx context.Context, c *candidate) error {
+	st := sr.cur
+	n := &state{score: c.score, w: c.w}
+	switch c.op {
+	case opAdd:
+		n.clauses = append(slices.Clone(st.clauses), c.clause)
+		n.keys = append(slices.Clone(st.keys), c.key)
+		n.fixed = append(slices.Clone(st.fixed), false)
+		n.unit = append(slices.Clone(st.unit), false)
+	case opReplace:
+		n.clauses = append(slices.Delete(slices.Clone(st.clauses), c.target, c.target+1), c.clause)
+		n.keys = append(slices.Delete(slices.Clone(st.keys), c.target, c.target+1), c.key)
+		n.fixed = append(slices.Delete(slices.Clone(st.fixed), c.target, c.target+1), false)
+		n.unit = append(slices.Delete(slices.Clone(st.unit), c.target, c.target+1), false)
+	case opRemove:
+		n.clauses = slices.Delete(slices.Clone(st.clauses), c.target, c.target+1)
+		n.keys = slices.Delete(slices.Clone(st.keys), c.target, c.target+1)
+		n.fixed = slices.Delete(slices.Clone(st.fixed), c.target, c.target+1)
+		n.unit = slices.Delete(slices.Clone(st.unit), c.target, c.target+1)
+	}
+	sr.cur = n
+	sr.steps++
+	return sr.dropSmall(ctx)
+}
+
+// dropSmall removes the learned clauses of two or more literals whose
+// weight is under MinWt, refitting after each removal.
+func (sr *searcher) dropSmall(ctx context.Context) error {
+	for {
+		st := sr.cur
+		drop := -1
+		for i, c := range st.clauses {
+			if !st.unit[i] && !st.fixed[i] && len(c.Lits) > 1 && math.Abs(st.w[i]) < sr.s.MinWt {
+				drop = i
+				break
+			}
+		}
+		if drop < 0 {
+			return nil
+		}
+		c := &candidate{op: opRemove, target: drop}
+		cl, w0, _ := sr.trial(c)
+		score, w, err := sr.s.Scorer.Score(ctx, cl, w0, true)
+		if err != nil {
+			return err
+		}
+		c.score, c.w = score, w
+		steps := sr.steps
+		if err := sr.apply(ctx, c); err != nil {
+			return err
+		}
+		sr.steps = steps
+	}
+}
+
+// inModel returns the index of the model clause with key k, or -1.
+func (sr *searcher) inModel(k string) int {
+	return slices.Index(sr.cur.keys, k)
+}
+
+// candidates makes the candidates of one beam (or source) clause: added
+// and removed literals as new clauses, and for a modifiable model clause
+// of two or more literals also as its replacement, with flips and its
+// removal (Alchemy's OP_ADD, OP_REPLACE_ADDPRED/REMPRED, OP_REMOVE; flips
+// are 004's third operator).
+func (sr *searcher) candidatesOf(c *mln.Clause, minRemoveLen int, seen map[string]bool, out []*candidate) []*candidate {
+	push := func(d *mln.Clause, o op, target int, penalty float64) {
+		k := CanonicalKey(d)
+		if o != opRemove && sr.inModel(k) >= 0 {
+			return
+		}
+		cand := &candidate{clause: d, key: k, op: o, target: target, penalty: penalty}
+		if id := cand.id(); !seen[id] {
+			seen[id] = true
+			out = append(out, cand)
+		}
+	}
+	pen := sr.s.Penalty
+	var added []*mln.Clause
+	added = append(added, sr.ops.AddLiteral(c)...)
+	if len(c.Lits) == 1 {
+		// Alchemy also extends the unit clause with its sign flipped.
+		f := &mln.Clause{Coef: 1, Formula: -1, Vars: c.Vars, Lits: cloneLits(c.Lits)}
+		f.Lits[0].Neg = !f.Lits[0].Neg
+		added = append(added, sr.ops.AddLiteral(f)...)
+	}
+	removed := sr.ops.RemoveLiteral(c, minRemoveLen)
+	for _, d := range added {
+		push(d, opAdd, -1, pen*float64(len(d.Lits)))
+	}
+	for _, d := range removed {
+		push(d, opAdd, -1, pen*float64(len(d.Lits)))
+	}
+	t := sr.inModel(CanonicalKey(c))
+	if t >= 0 && !sr.cur.fixed[t] && !sr.cur.unit[t] && len(c.Lits) > 1 {
+		for _, d := range added {
+			push(d, opReplace, t, pen)
+		}
+		for _, d := range removed {
+			push(d, opReplace, t, pen)
+		}
+		for _, d := range sr.ops.FlipLiteral(c) {
+			push(d, opReplace, t, pen)
+		}
+		push(c, opRemove, t, pen*float64(len(c.Lits)))
+	}
+	return out
+}
+
+// addAsCandidates appends clauses as new-clause candidates.
+func (sr *searcher) addAsCandidates(cs []*mln.Clause, seen map[string]bool, out []*candidate) []*candidate {
+	for _, c := range cs {
+		if !Searchable(c) {
+			continue
+		}
+		k := CanonicalKey(c)
+		if sr.inModel(k) >= 0 {
+			continue
+		}
+		cand := &candidate{clause: c, key: k, op: opAdd, target: -1, penalty: sr.s.Penalty * float64(len(c.Lits))}
+		if id := cand.id(); !seen[id] {
+			seen[id] = true
+			out = append(out, cand)
+		}
+	}
+	return out
+}
+
+// commit re-scores the best candidates with the tight tolerances and
+// applies the first that still improves the score. It reports whether one
+// was applied.
+func (sr *searcher) commit(ctx context.Context, best []*candidate, length int) (bool, error) {
+	re := make([]*candidate, len(best))
+	for i, c := range best {
+		x := *c
+		x.done = false
+		re[i] = &x
+	}
+	if err := sr.evaluate(ctx, re, true, length, math.NaN()); err != nil {
+		return false, err
+	}
+	sortCands(re)
+	for _, c := range re {
+		if sr.keep(c) && c.score > sr.cur.score {
+			return true, sr.apply(ctx, c)
+		}
+	}
+	return false, nil
+}
+
+// BeamSearch learns clauses by Alchemy's beam search (Kok & Domingos
+// 2005): each iteration starts a beam from the model's modifiable
+// clauses, makes every candidate of the beam's clauses with the clause
+// construction operators, scores each (loose tolerances, weights warm
+// started from the model's), keeps the BeamSize best with positive gain
+// and |weight| >= MinWt as the next beam and the NumClausesReEval best
+// seen so far, and stops after BestGainUnchangedLimit beam steps without a
+// new best clause. The best ones are re-scored with the tight tolerances
+// and the first that improves the score is added to the model (or
+// replaces, or removes, the clause it came from). Iterations repeat until
+// no candidate improves the score; then each clause of two or more
+// literals is removed if that does not lower the score.
+//
+// If ctx is cancelled the search stops and returns the model so far with
+// ctx's error.
+func BeamSearch(ctx context.Context, s Settings) (*Result, error) {
+	sr, err := newSearcher(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	err = sr.beam(ctx)
+	if err == nil {
+		err = sr.prune(ctx)
+	}
+	if errors.Is(err, errTimeUp) {
+		err = nil
+	}
+	return sr.result(), err
+}
+
+func (sr *searcher) beam(ctx context.Context) error {
+	s := sr.s
+	for iter := 0; ; iter++ {
+		if sr.outOfTime() {
+			return nil
+		}
+		var beam []*mln.Clause
+		if iter == 0 && len(s.InitialBeam) > 0 {
+			beam = slices.Clone(s.InitialBeam)
+		} else {
+			for i, c := range sr.cur.clauses {
+				if !sr.cur.fixed[i] {
+					beam = append(beam, c)
+				}
+			}
+		}
+		memo := map[string]*candidate{}
+		var best []*candidate
+		unchanged := 0
+		for bstep := 0; len(beam) > 0 && unchanged < s.BestGainUnchangedLimit; bstep++ {
+			seen := map[string]bool{}
+			var cands []*candidate
+			if iter == 0 && bstep == 0 {
+				var first []*mln.Clause
+				if s.StartFromEmpty {
+					first = append(first, s.Start...)
+				}
+				first = append(first, s.InitialClauses...)
+				first = append(first, s.InitialBeam...)
+				cands = sr.addAsCandidates(first, seen, cands)
+			}
+			for _, c := range beam {
+				cands = sr.candidatesOf(c, 2, seen, cands)
+			}
+			// Candidates scored in an earlier beam step of this iteration
+			// keep their score.
+			var todo []*candidate
+			for i, c := range cands {
+				if m, ok := memo[c.id()]; ok {
+					cands[i] = m
+					continue
+				}
+				memo[c.id()] = c
+				todo = append(todo, c)
+			}
+			bg := math.NaN()
+			if len(best) > 0 {
+				bg = best[0].gain
+			}
+			if err := sr.evaluate(ctx, todo, false, bstep, bg); err != nil {
+				return err
+			}
+			sortCands(cands)
+			beam = beam[:0]
+			for _, c := range cands {
+				if len(beam) >= s.BeamSize {
+					break
+				}
+				if sr.keep(c) && c.op != opRemove {
+					beam = append(beam, c.clause)
+				}
+			}
+			// The best NumClausesReEval among these and the earlier best.
+			var prev *candidate
+			if len(best) > 0 {
+				prev = best[0]
+			}
+			pool := slices.Clone(best)
+			inPool := map[string]bool{}
+			for _, c := range best {
+				inPool[c.id()] = true
+			}
+			for _, c := range cands {
+				if sr.keep(c) && !inPool[c.id()] {
+					inPool[c.id()] = true
+					pool = append(pool, c)
+				}
+			}
+			sortCands(pool)
+			best = pool[:min(len(pool), s.NumClausesReEval)]
+			changed := len(best) > 0 && (prev == nil || best[0].id() != prev.id() && best[0].gain > prev.gain)
+			if changed {
+				unchanged = 0
+			} else {
+				unchanged++
+			}
+			sr.report(bstep, bg)
+		}
+		if len(best) == 0 {
+			return nil
+		}
+		ok, err := sr.commit(ctx, best, 0)
+		if err != nil {
+			return err
+		}
+		sr.report(0, best[0].gain)
+		if !ok {
+			return nil
+		}
+	}
+}
+
+// prune removes, one at a time, each learned clause of two or more
+// literals whose removal does not lower the score (Alchemy's pruneMLN).
+func (sr *searcher) prune(ctx context.Context) error {
+	for i := 0; i < len(sr.cur.clauses); i++ {
+		if sr.cur.fixed[i] || sr.cur.unit[i] || len(sr.cur.clauses[i].Lits) < 2 {
+			continue
+		}
+		c := &candidate{op: opRemove, target: i, key: sr.cur.keys[i]}
+		if err := sr.evaluate(ctx, []*candidate{c}, true, 0, math.NaN()); err != nil {
+			return err
+		}
+		if c.score >= sr.cur.score {
+			steps := sr.steps
+			if err := sr.apply(ctx, c); err != nil {
+				return err
+			}
+			sr.steps = steps
+			i--
+		}
+	}
+	return nil
+}
+
+// ShortestFirst learns clauses by shortest-first search (Kok & Domingos
+// 2005, as in paper 004): for L = 1 .. MaxNumPredicates it makes the
+// candidates of length L by adding a literal to the clauses of length L-1
+// (the model's and the BeamSize best of length L-1 scored so far) and
+// removing one from the model's clauses of length L+1, adds the
+// ClausesPerStep best (positive gain, |weight| >= MinWt, re-scored with the
+// tight tolerances) to the model, and repeats until no clause of length L
+// improves the score; then it moves to L+1. Finally each clause of two or
+// more literals is removed if that does not lower the score.
+func ShortestFirst(ctx context.Context, s Settings) (*Result, error) {
+	sr, err := newSearcher(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	err = sr.sfs(ctx)
+	if err == nil {
+		err = sr.prune(ctx)
+	}
+	if errors.Is(err, errTimeUp) {
+		err = nil
+	}
+	return sr.result(), err
+}
+
+func (sr *searcher) sfs(ctx context.Context) error {
+	s := sr.s
+	pool := map[int][]*mln.Clause{} // best scored clauses by length
+	for L := 1; L <= s.MaxNumPredicates; L++ {
+		for {
+			if sr.outOfTime() {
+				return nil
+			}
+			seen := map[string]bool{}
+			var cands []*candidate
+			var extra []*mln.Clause
+			if s.StartFromEmpty {
+				extra = append(extra, s.Start...)
+			}
+			extra = append(extra, s.InitialClauses...)
+			extra = append(extra, s.InitialBeam...)
+			var ofLen []*mln.Clause
+			for _, c := range extra {
+				if len(c.Lits) == L {
+					ofLen = append(ofLen, c)
+				}
+			}
+			cands = sr.addAsCandidates(ofLen, seen, cands)
+			var sources []*mln.Clause
+			for i, c := range sr.cur.clauses {
+				if !sr.cur.fixed[i] && (len(c.Lits) == L-1 || len(c.Lits) == L+1) {
+					sources = append(sources, c)
+				}
+			}
+			sources = append(sources, pool[L-1]...)
+			for _, c := range sources {
+				for _, d := range sr.ops.AddLiteral(c) {
+					if len(d.Lits) == L {
+						cands = sr.addAsCandidates([]*mln.Clause{d}, seen, cands)
+					}
+				}
+				for _, d := range sr.ops.RemoveLiteral(c, 1) {
+					if len(d.Lits) == L {
+						cands = sr.addAsCandidates([]*mln.Clause{d}, seen, cands)
+					}
+				}
+			}
+			if err := sr.evaluate(ctx, cands, false, L, math.NaN()); err != nil {
+				return err
+			}
+			sortCands(cands)
+			pool[L] = pool[L][:0]
+			for _, c := range cands[:min(len(cands), s.BeamSize)] {
+				pool[L] = append(pool[L], c.clause)
+			}
+			var best []*candidate
+			for _, c := range cands {
+				if sr.keep(c) {
+					best = append(best, c)
+				}
+			}
+			if len(best) == 0 {
+				sr.report(L, math.NaN())
+				break
+			}
+			added := 0
+			for added < s.ClausesPerStep && len(best) > 0 {
+				ok, err := sr.commit(ctx, best[:min(len(best), s.NumClausesReEval)], L)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					break
+				}
+				added++
+				// The others of this round, re-scored against the new model
+				// by the next commit.
+				last := sr.cur.keys[len(sr.cur.keys)-1]
+				best = slices.DeleteFunc(best, func(c *candidate) bool { return c.key == last || sr.inModel(c.key) >= 0 })
+			}
+			sr.report(L, cands[0].gain)
+			if added == 0 {
+				break
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,59 @@
+package transfer_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/marple-mln/marple/internal/plantdb"
+	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/transfer"
+)
+
+// Instantiate turns a clique template into the clauses of its feature
+// template in a target domain.
+func ExampleInstantiate() {
+	m, err := mln.ParseModel("target.mln", "Friends(person, person)\nSmokes(person)\n")
+	if err != nil {
+		panic(err)
+	}
+	t, err := transfer.ParseTemplate("r(x,y), r(y,x)")
+	if err != nil {
+		panic(err)
+	}
+	for _, inst := range transfer.Instantiate(t, m, nil) {
+		for _, c := range inst.Clauses {
+			fmt.Println(m.ClauseString(c))
+		}
+	}
+	// Output:
+	// Friends(x,y) v Friends(y,x)
+	// !Friends(x,y) v Friends(y,x)
+	// Friends(x,y) v !Friends(y,x)
+	// !Friends(x,y) v !Friends(y,x)
+}
+
+// Discover ranks the clique templates of a source domain; here one with
+// a planted symmetric relation.
+func ExampleDiscover() {
+	decl, atoms := plantdb.Generate(plantdb.Config{N: 20, Density: 0.15, Noise2: 2, Seed: 1})
+	m, err := mln.ParseModel("source.mln", decl)
+	if err != nil {
+		panic(err)
+	}
+	db, err := mln.ParseDatabase(m, "source.db", atoms)
+	if err != nil {
+		panic(err)
+	}
+	src, err := transfer.NewSource(m, db, transfer.SourceOptions{})
+	if err != nil {
+		panic(err)
+	}
+	res, err := transfer.Discover(context.Background(), src, transfer.Options{K: 1, Enum: transfer.EnumOptions{MaxLiterals: 2}})
+	if err != nil {
+		panic(err)
+	}
+	best := res.Templates[0]
+	fmt.Println(best.Template, "-", best.Top[0].Format(best.Template))
+	// Output:
+	// r(x,y), r(y,x) - Sym(x,y), Sym(y,x)
+}
