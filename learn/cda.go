@@ -41,6 +41,15 @@ func (m *CDA) NewLearner(init []float64) (Learner, error) {
 	return newScaled(init, m.Sigma, false), nil
 }
 
+// NewLearnerAt returns a CDA learner that continues from weights w as if
+// it had already made steps updates (see Continuer).
+func (m *CDA) NewLearnerAt(w []float64, steps int) (Learner, error) {
+	if _, err := m.NewLearner(nil); err != nil {
+		return nil, err
+	}
+	return newScaledAt(w, m.Sigma, false, steps), nil
+}
+
 // Subgradient is the subgradient rule of Ratliff et al. as written in
 // Huynh & Mooney (SDM 2011, §3):
 //
@@ -74,23 +83,54 @@ func (m *Subgradient) NewLearner(init []float64) (Learner, error) {
 	return newScaled(init, m.Sigma, true), nil
 }
 
+// NewLearnerAt returns a subgradient learner that continues from weights
+// w as if it had already made steps updates (see Continuer).
+func (m *Subgradient) NewLearnerAt(w []float64, steps int) (Learner, error) {
+	if _, err := m.NewLearner(nil); err != nil {
+		return nil, err
+	}
+	return newScaledAt(w, m.Sigma, true, steps), nil
+}
+
 // scaled is the state of CDA and Subgradient. It stores W = (t−1)·w_t,
 // for which both rules are sparse additive updates, W_{t+1} = W_t + c_t·Δφ,
 // and w_{t+1} = W_{t+1}/t. For averaging it keeps A = Σ_k d_k·H_{k−1}
 // (d_k the change of W at step k, H_n = Σ_{j≤n} 1/j), since
 // Σ_{t=1..T} w_{t+1} = Σ_t W_{t+1}/t = H_T·W_{T+1} − A.
+//
+// A learner continued at step t0 (newScaledAt) starts from W = t0·w,
+// H_t0 and A = H_t0·W, so that H_T·W_{T+1} − A sums w_{t+1} over its own
+// steps t0 < t <= T only, and averages divide by T − t0.
 type scaled struct {
 	sigma   float64
 	subgrad bool
 	init    []float64 // w_1, used before the first step only
 	W, A    []float64
 	steps   int
+	t0      int     // steps made before this learner started
 	harm    float64 // H_steps
 }
 
 func newScaled(init []float64, sigma float64, subgrad bool) *scaled {
 	s := &scaled{sigma: sigma, subgrad: subgrad}
 	s.Grow(init)
+	return s
+}
+
+// newScaledAt returns the state after steps updates ending at weights w.
+func newScaledAt(w []float64, sigma float64, subgrad bool, steps int) *scaled {
+	s := newScaled(w, sigma, subgrad)
+	if steps <= 0 {
+		return s
+	}
+	s.steps, s.t0 = steps, steps
+	for t := 1; t <= steps; t++ {
+		s.harm += 1 / float64(t)
+	}
+	for i, x := range w {
+		s.W[i] = float64(steps) * x
+		s.A[i] = s.harm * s.W[i]
+	}
 	return s
 }
 
@@ -159,8 +199,10 @@ func (s *scaled) Final(dst []float64, avg bool) {
 		switch {
 		case s.steps == 0:
 			dst[i] = s.init[i]
+		case avg && s.steps == s.t0:
+			dst[i] = s.W[i] / float64(s.steps)
 		case avg:
-			dst[i] = (s.harm*s.W[i] - s.A[i]) / float64(s.steps)
+			dst[i] = (s.harm*s.W[i] - s.A[i]) / float64(s.steps-s.t0)
 		default:
 			dst[i] = s.W[i] / float64(s.steps)
 		}

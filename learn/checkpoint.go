@@ -147,11 +147,11 @@ func (c *Checkpoint) check(method string, n, passes int, s Settings) error {
 
 func (s *scaled) state() LearnerState {
 	return LearnerState{Steps: s.steps, Vectors: map[string][]float64{"init": slices.Clone(s.init), "W": slices.Clone(s.W), "A": slices.Clone(s.A)},
-		Scalars: map[string]float64{"harm": s.harm}}
+		Scalars: map[string]float64{"harm": s.harm, "t0": float64(s.t0)}}
 }
 
 func (s *scaled) restore(st LearnerState) error {
-	s.steps, s.harm = st.Steps, st.Scalars["harm"]
+	s.steps, s.harm, s.t0 = st.Steps, st.Scalars["harm"], int(st.Scalars["t0"])
 	s.init, s.W, s.A = st.Vectors["init"], st.Vectors["W"], st.Vectors["A"]
 	return sameLen(len(s.init), len(s.W), len(s.A))
 }

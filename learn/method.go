@@ -52,6 +52,18 @@ type Method interface {
 	NewLearner(init []float64) (Learner, error)
 }
 
+// Continuer is a Method whose learner can continue a run: start as if it
+// had already made steps updates, the last of which left the weights w.
+// The rules whose steps shrink as 1/t (CDA, Subgradient) need it to go on
+// with the right step sizes (iterative parameter mixing starts every epoch
+// from the mixed weights this way); the others start from w as their
+// initial weights. The learner's average (Learner.Final with avg) covers
+// its own updates only.
+type Continuer interface {
+	Method
+	NewLearnerAt(w []float64, steps int) (Learner, error)
+}
+
 // Learner is the state of an online update rule over a parameter vector
 // that may grow. After s calls of Step it holds w_{s+1}.
 type Learner interface {

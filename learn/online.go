@@ -32,6 +32,15 @@ type Settings struct {
 	// grounder allocates later from its formula's written weight) instead
 	// of 0 as the papers do.
 	KeepInitial bool
+	// StartStep continues a run (with KeepInitial): the learner starts as
+	// if StartStep updates had already been made, ending at the model's
+	// weights, for the methods that are Continuers; the others start from
+	// those weights. The average covers this run's updates only.
+	StartStep int
+	// Order, when set, visits the examples of each pass in this order (a
+	// permutation of a subset of 0..Len()-1) instead of the source's order
+	// or a shuffle.
+	Order []int
 	// Progress, when set, is called after every example.
 	Progress func(Progress)
 	// Revise, when set, is called for every example after the label ŷ is
@@ -150,7 +159,13 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 			return nil, err
 		}
 	}
-	learner, err := method.NewLearner(initial())
+	var learner Learner
+	var err error
+	if c, ok := method.(Continuer); ok && settings.StartStep > 0 {
+		learner, err = c.NewLearnerAt(initial(), settings.StartStep)
+	} else {
+		learner, err = method.NewLearner(initial())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -189,11 +204,20 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 		st.Elapsed = time.Since(start)
 	}
 
-	total := passes * n
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
 	}
+	if settings.Order != nil {
+		for _, i := range settings.Order {
+			if i < 0 || i >= n {
+				return nil, fmt.Errorf("learn: Settings.Order names example %d of %d", i, n)
+			}
+		}
+		order = append(order[:0], settings.Order...)
+		n = len(order)
+	}
+	total := passes * n
 	rng := rand.New(rand.NewPCG(uint64(settings.Seed), 0x6c6561726e))
 	var (
 		d    differ

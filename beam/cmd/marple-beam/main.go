@@ -1,0 +1,280 @@
+// Command marple-beam runs Marple's online weight learning (iterative
+// parameter mixing), inference and evaluation as Apache Beam pipelines:
+// in-process on Beam's prism runner by default, or on Flink, Spark or
+// Dataflow through Beam's portable job server (--runner, --endpoint).
+//
+// Usage:
+//
+//	marple-beam learn -i model.mln -t a.db,b.db -ne Pred -o learned.mln [-shards 4 -passes 5 -method cda-ml ...]
+//	marple-beam infer -i learned.mln -e test.db -q Pred -r out.result [-metrics m.json] [-ms]
+//	marple-beam generate -o dir -n 100000 [-perFile 1000 -seed 1]
+//	marple-beam replicate -i model.mln -t data.db -type bib -k 16 -o big.db
+//
+// Flags follow marple's (single dash); Beam's own flags (--runner,
+// --endpoint, --environment_type, --worker_binary, ...) go with them.
+// Data files are read by the workers: on a cluster, give paths every
+// worker can read (a shared file system).
+//
+// Exit status: 0 on success, 1 on bad input, 2 on bad usage.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/marple-mln/marple/beam/pipeline"
+	"github.com/marple-mln/marple/beam/synth"
+	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/mln"
+)
+
+const usage = `usage: marple-beam <command> [flags] [Beam flags]
+
+Commands:
+  learn      distributed online weight learning (iterative parameter mixing)
+  infer      distributed MAP or MC-SAT inference, with evaluation
+  generate   write synthetic semantic-role-labelling data (one example per proposition)
+  replicate  write a database k times with renamed example constants
+  experiment the scale experiment (CiteSeer through parameter mixing, throughput on synthetic data)
+
+Beam flags: --runner (default prism, in-process), --endpoint (a job server,
+e.g. Flink's or prism's), --environment_type, --worker_binary, ...
+"marple-beam <command> -h" lists a command's flags.
+`
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	cmd := os.Args[1]
+	if strings.HasPrefix(cmd, "-") {
+		// A Beam worker started with flags only, or -h.
+		if cmd == "-h" || cmd == "-help" || cmd == "--help" {
+			fmt.Fprint(os.Stdout, usage)
+			return
+		}
+		flag.Parse()
+		beam.Init()
+		return
+	}
+	os.Args = append(os.Args[:1], os.Args[2:]...)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, cmd, os.Stdout, os.Stderr)
+	stop()
+	var ue *usageError
+	switch {
+	case err == nil:
+	case errors.As(err, &ue):
+		fmt.Fprintf(os.Stderr, "marple-beam %s: %v\n", cmd, err)
+		os.Exit(2)
+	default:
+		fmt.Fprintf(os.Stderr, "marple-beam %s: %v\n", cmd, err)
+		os.Exit(1)
+	}
+}
+
+func list(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// run parses the command's flags (on flag.CommandLine, which holds
+// Beam's too) and runs it.
+func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
+	fs := flag.CommandLine
+	var (
+		model = fs.String("i", "", "model file(s) (.mln), comma-separated")
+		exTyp = fs.String("exampleType", "auto", "one example per constant of this type (auto: the query predicates' argument type with the most constants)")
+		multi = fs.Bool("multipleDatabases", false, "each data file is one example")
+		seed  = fs.Int64("seed", 1, "random seed")
+		sol   = fs.String("solver", "exact", "MAP engine: exact, lp or mws")
+	)
+	switch cmd {
+	case "learn":
+		train := fs.String("t", "", "training database file(s) (.db), comma-separated")
+		ne := fs.String("ne", "", "non-evidence (query) predicates, comma-separated")
+		out := fs.String("o", "", "output model file")
+		state := fs.String("state", "", "also write the final weights and per-epoch loss as JSON here")
+		method := fs.String("method", "cda-ml", "cda-pl, cda-ml, mira, subgradient or adagrad")
+		sigma := fs.Float64("sigma", 1, "CDA, subgradient: σ")
+		c := fs.Float64("C", 0, "mira: clip the step at C (0: unclipped)")
+		lambda := fs.Float64("lambda", 0.001, "adagrad: λ")
+		eta := fs.Float64("eta", 1, "adagrad: η")
+		delta := fs.Float64("delta", 1, "adagrad: δ")
+		loss := fs.String("loss", "hamming", "hamming or f1")
+		passes := fs.Int("passes", 1, "epochs")
+		shards := fs.Int("shards", 2, "shards the examples are split into")
+		mix := fs.String("mix", "uniform", "mixing: uniform or mistakes (weighted by each shard's mistakes)")
+		shuffle := fs.Bool("shuffle", false, "visit each shard's examples in an order drawn from -seed and the epoch")
+		noAvg := fs.Bool("noAverage", false, "output the last mixed weights instead of the average")
+		flag.Parse()
+		if *out == "" || *model == "" || *train == "" || *ne == "" {
+			return usagef("give -i model.mln -t a.db -ne Pred -o learned.mln")
+		}
+		if *passes < 1 || *shards < 1 {
+			return usagef("-passes and -shards must be at least 1")
+		}
+		cfg := pipeline.TrainConfig{
+			Data: pipeline.Data{Model: list(*model), Files: list(*train), Query: list(*ne), MultipleDatabases: *multi, ExampleType: *exTyp},
+			Learner: pipeline.Learner{Method: *method, Sigma: *sigma, C: *c, Lambda: *lambda, Eta: *eta, Delta: *delta,
+				Loss: *loss, Solver: *sol, Seed: *seed},
+			Passes: *passes, Shards: *shards, Mix: *mix, Shuffle: *shuffle, Seed: *seed, NoAverage: *noAvg,
+		}
+		if err := cfg.Check(); err != nil {
+			return usagef("%v", err)
+		}
+		if _, err := cfg.Data.LoadModel(); err != nil {
+			return err
+		}
+		beam.Init()
+		p, s := beam.NewPipelineWithRoot()
+		stateFile := *state
+		if stateFile == "" {
+			f, err := os.CreateTemp("", "marple-beam-state-*.json")
+			if err != nil {
+				return err
+			}
+			f.Close()
+			stateFile = f.Name()
+			defer os.Remove(stateFile)
+		}
+		pipeline.Train(s, cfg, pipeline.Outputs{Model: *out, State: stateFile})
+		t0 := time.Now()
+		if err := beamx.Run(ctx, p); err != nil {
+			return err
+		}
+		el := time.Since(t0)
+		st, err := pipeline.ReadState(stateFile)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "marple-beam learn: %d updates over %d epochs on %d shards in %s (%.0f examples/s); loss per epoch %v, mistakes %v\n",
+			st.Steps, st.Epoch, *shards, el.Round(time.Millisecond), float64(st.Steps)/el.Seconds(), round(st.Loss), st.Mistakes)
+		return nil
+	case "infer":
+		ev := fs.String("e", "", "test database file(s) (.db), comma-separated; their query atoms are the truth the metrics use")
+		q := fs.String("q", "", "query predicates, comma-separated")
+		res := fs.String("r", "", "output result file")
+		metrics := fs.String("metrics", "", "write the metrics as JSON here")
+		ms := fs.Bool("ms", false, "MC-SAT marginals instead of MAP")
+		samples := fs.Int("numSamples", 0, "MC-SAT samples per component (0: 1000)")
+		flag.Parse()
+		if *model == "" || *ev == "" || *q == "" || *res == "" {
+			return usagef("give -i model.mln -e test.db -q Pred -r out.result")
+		}
+		if *samples < 0 {
+			return usagef("-numSamples must not be negative")
+		}
+		cfg := pipeline.InferConfig{
+			Data:      pipeline.Data{Model: list(*model), Files: list(*ev), Query: list(*q), MultipleDatabases: *multi, ExampleType: *exTyp},
+			Solver:    pipeline.Learner{Solver: *sol, Seed: *seed},
+			Marginals: *ms, Samples: *samples,
+		}
+		if _, err := cfg.Data.LoadModel(); err != nil {
+			return err
+		}
+		beam.Init()
+		p, s := beam.NewPipelineWithRoot()
+		mfile := *metrics
+		if mfile == "" {
+			f, err := os.CreateTemp("", "marple-beam-metrics-*.json")
+			if err != nil {
+				return err
+			}
+			f.Close()
+			mfile = f.Name()
+			defer os.Remove(mfile)
+		}
+		pipeline.Infer(s, cfg, pipeline.InferOutputs{Result: *res, Metrics: mfile})
+		t0 := time.Now()
+		if err := beamx.Run(ctx, p); err != nil {
+			return err
+		}
+		b, err := os.ReadFile(mfile)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "marple-beam infer: done in %s\n", time.Since(t0).Round(time.Millisecond))
+		_, err = stdout.Write(b)
+		return err
+	case "generate":
+		out := fs.String("o", "", "output directory")
+		n := fs.Int("n", 10000, "number of examples (propositions)")
+		per := fs.Int("perFile", 1000, "examples per file")
+		vocab := fs.Int("vocab", 300, "distinct words")
+		noise := fs.Float64("noise", 0.03, "fraction of roles replaced at random")
+		flag.Parse()
+		if *out == "" || *n < 1 || *per < 1 {
+			return usagef("give -o dir and positive -n and -perFile")
+		}
+		if *noise == 0 {
+			*noise = -1
+		}
+		g := synth.SRL{Examples: *n, Vocab: *vocab, Noise: *noise, Seed: *seed}
+		modelFile, files, err := g.Write(*out, *per)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "marple-beam generate: %s and %d data files (%d examples) in %s\n", modelFile, len(files), *n, *out)
+		return nil
+	case "replicate":
+		train := fs.String("t", "", "database file(s) (.db), comma-separated")
+		typ := fs.String("type", "", "the example type whose constants are renamed in each copy")
+		k := fs.Int("k", 2, "copies")
+		out := fs.String("o", "", "output database file")
+		flag.Parse()
+		if *model == "" || *train == "" || *typ == "" || *out == "" || *k < 1 {
+			return usagef("give -i model.mln -t data.db -type T -k K -o out.db")
+		}
+		m, err := mln.LoadModel(list(*model)...)
+		if err != nil {
+			return err
+		}
+		db, err := mln.LoadDatabase(m, list(*train)...)
+		if err != nil {
+			return err
+		}
+		t, ok := m.Type(*typ)
+		if !ok {
+			return usagef("unknown type %q", *typ)
+		}
+		return atomicfile.Write(*out, func(w io.Writer) error {
+			_, err := io.WriteString(w, synth.Replicate(m, db, t.ID, *k))
+			return err
+		})
+	case "experiment":
+		return experiment(ctx, stdout, stderr)
+	}
+	return usagef("unknown command %q (learn, infer, generate, replicate, experiment)", cmd)
+}
+
+func round(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(int64(x*1e4+0.5)) / 1e4
+	}
+	return out
+}

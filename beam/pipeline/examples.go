@@ -1,0 +1,470 @@
+// Package pipeline runs Marple's online weight learning, inference and
+// evaluation as Apache Beam pipelines, so that training sets too large for
+// one machine run on Flink, Spark, Dataflow or Beam's own prism runner.
+//
+// Examples travel through a pipeline as plain values (Example: an
+// example's atoms in Alchemy's .db syntax); weight vectors as parameter
+// names and values (Weights), so that workers, which allocate the
+// parameters of "+" formulas as they meet their bindings, agree on what
+// each weight is. Every worker parses the model itself and grounds each
+// example from its own atoms, with every type's domain restricted to the
+// constants the example mentions (plus the model's own), as Alchemy does
+// with -multipleDatabases.
+//
+// Training is iterative parameter mixing (McDonald, Hall and Mann 2010):
+// the examples are split into shards once; in every epoch each shard runs
+// one pass of the online learner (learn.Online with CDA, MIRA,
+// subgradient or AdaGrad-FB) from the previous epoch's mixed weights, and
+// the shards' weights are averaged (uniformly, or weighted by their
+// mistakes). See Train. Inference and evaluation run per example and
+// combine their counts associatively; see Infer.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/learn"
+	"github.com/marple-mln/marple/mln"
+)
+
+// Example is one training or test example as it travels through a
+// pipeline: its atoms in .db syntax (evidence and, for training or
+// scoring, the truth of the query atoms), and a key that orders the
+// examples deterministically (the file and the position in it).
+type Example struct {
+	Key  string
+	Name string
+	DB   string
+}
+
+// Data says where the examples come from and how they are made.
+type Data struct {
+	// Model lists the .mln files.
+	Model []string
+	// Files lists the .db files. Each is one example with
+	// MultipleDatabases; otherwise each is split into examples by
+	// ExampleType.
+	Files []string
+	// Query lists the query (non-evidence) predicates.
+	Query []string
+	// MultipleDatabases makes each file one example.
+	MultipleDatabases bool
+	// ExampleType names the type with one example per constant (empty or
+	// "auto": the query predicates' argument type with the most constants
+	// in the file).
+	ExampleType string
+}
+
+// LoadModel parses and compiles the model files.
+func (d Data) LoadModel() (*mln.Model, error) {
+	m, err := mln.LoadModel(d.Model...)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Compile(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// queryPreds resolves the query predicate names.
+func queryPreds(m *mln.Model, names []string) ([]mln.PredID, error) {
+	if len(names) == 0 {
+		return nil, errors.New("pipeline: no query predicates")
+	}
+	var q []mln.PredID
+	for _, n := range names {
+		p, ok := m.Pred(n)
+		if !ok {
+			return nil, fmt.Errorf("pipeline: unknown query predicate %q", n)
+		}
+		q = append(q, p.ID)
+	}
+	return q, nil
+}
+
+// ReadFile reads file number fi of d and returns its examples, in order.
+// It parses the file against a fresh copy of the model, so that constants
+// of one file do not leak into the examples of another.
+func (d Data) ReadFile(fi int) ([]Example, error) {
+	path := d.Files[fi]
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if d.MultipleDatabases {
+		return []Example{{Key: key(fi, 0), Name: path, DB: string(src)}}, nil
+	}
+	m, err := mln.LoadModel(d.Model...)
+	if err != nil {
+		return nil, err
+	}
+	db, err := mln.ParseDatabase(m, path, string(src))
+	if err != nil {
+		return nil, err
+	}
+	q, err := queryPreds(m, d.Query)
+	if err != nil {
+		return nil, err
+	}
+	var t mln.TypeID = -1
+	switch d.ExampleType {
+	case "", "auto":
+		size := -1
+		for _, p := range q {
+			for _, at := range m.Preds[p].Args {
+				if n := m.Types[at].Size(); n > size {
+					t, size = at, n
+				}
+			}
+		}
+	default:
+		ty, ok := m.Type(d.ExampleType)
+		if !ok {
+			return nil, fmt.Errorf("pipeline: unknown example type %q", d.ExampleType)
+		}
+		t = ty.ID
+	}
+	if t < 0 {
+		return nil, errors.New("pipeline: no example type")
+	}
+	parts, err := Split(m, db, t)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for i := range parts {
+		parts[i].Key = key(fi, i)
+		parts[i].Name = fmt.Sprintf("%s#%s", path, parts[i].Name)
+	}
+	return parts, nil
+}
+
+func key(file, i int) string { return fmt.Sprintf("%06d/%09d", file, i) }
+
+// Split divides db into one example per constant of type t that occurs in
+// it, in order of first appearance: example c holds every atom with c in
+// an argument of type t, and every atom without an argument of type t
+// whose constants all occur in example c's own atoms or are the model's own
+// (Next(P1,P2) goes with each citation that has both positions). Names are the constants. An atom
+// with two different constants of type t cannot be split off and is an
+// error.
+func Split(m *mln.Model, db *mln.Database, t mln.TypeID) ([]Example, error) {
+	type atom struct {
+		p    mln.PredID
+		args []mln.ConstID
+		v    mln.Truth
+	}
+	exOf := map[mln.ConstID]int{}
+	var names []mln.ConstID
+	var own [][]atom
+	var shared []atom
+	var err error
+	for p := range m.Preds {
+		pr := m.Preds[p]
+		db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
+			a := atom{mln.PredID(p), slices.Clone(args), v}
+			c := mln.ConstID(-1)
+			for i, at := range pr.Args {
+				if at != t {
+					continue
+				}
+				if c >= 0 && args[i] != c && err == nil {
+					err = fmt.Errorf("atom %s links two examples", atomText(m, a.p, a.args, v))
+				}
+				c = args[i]
+			}
+			if c < 0 {
+				shared = append(shared, a)
+				return
+			}
+			e, ok := exOf[c]
+			if !ok {
+				e = len(names)
+				exOf[c] = e
+				names = append(names, c)
+				own = append(own, nil)
+			}
+			own[e] = append(own[e], a)
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Order the examples by constant order of their type (first appearance).
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	typ := m.Types[t]
+	sort.Slice(order, func(i, j int) bool {
+		a, _ := typ.Index(names[order[i]])
+		b, _ := typ.Index(names[order[j]])
+		return a < b
+	})
+	// Index the examples by the constants of their own atoms.
+	byConst := map[mln.ConstID][]int{}
+	for e, as := range own {
+		seen := map[mln.ConstID]bool{}
+		for _, a := range as {
+			for _, c := range a.args {
+				if !seen[c] {
+					seen[c] = true
+					byConst[c] = append(byConst[c], e)
+				}
+			}
+		}
+	}
+	extra := make([][]atom, len(own))
+	allExamples := make([]int, len(own))
+	for e := range allExamples {
+		allExamples[e] = e
+	}
+	// The model's own constants (declared in types or named in formulas)
+	// belong to every example.
+	declared := map[mln.ConstID]bool{}
+	for _, typ := range m.Types {
+		for _, c := range typ.Consts[:typ.Declared] {
+			declared[c] = true
+		}
+	}
+	has := func(e int, c mln.ConstID) bool {
+		if declared[c] {
+			return true
+		}
+		_, ok := slices.BinarySearch(byConst[c], e)
+		return ok
+	}
+	for _, a := range shared {
+		if len(a.args) == 0 {
+			for e := range extra {
+				extra[e] = append(extra[e], a)
+			}
+			continue
+		}
+		cands := byConst[a.args[0]]
+		for _, c := range a.args {
+			if !declared[c] {
+				cands = byConst[c]
+				break
+			}
+		}
+		if allDeclared(a.args, declared) {
+			cands = allExamples
+		}
+		for _, e := range cands {
+			all := true
+			for _, c := range a.args {
+				if !has(e, c) {
+					all = false
+					break
+				}
+			}
+			if all {
+				extra[e] = append(extra[e], a)
+			}
+		}
+	}
+	out := make([]Example, 0, len(own))
+	for _, e := range order {
+		var b strings.Builder
+		for _, as := range [][]atom{own[e], extra[e]} {
+			for _, a := range as {
+				b.WriteString(atomText(m, a.p, a.args, a.v))
+				b.WriteByte('\n')
+			}
+		}
+		out = append(out, Example{Name: m.ConstName(names[e]), DB: b.String()})
+	}
+	return out, nil
+}
+
+// allDeclared reports whether every constant is one of the model's own.
+func allDeclared(args []mln.ConstID, declared map[mln.ConstID]bool) bool {
+	for _, c := range args {
+		if !declared[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// atomText writes an atom in .db syntax: "P(a,b)", "!P(a,b)" or "?P(a,b)".
+func atomText(m *mln.Model, p mln.PredID, args []mln.ConstID, v mln.Truth) string {
+	var b strings.Builder
+	switch v {
+	case mln.False:
+		b.WriteByte('!')
+	case mln.Unknown:
+		b.WriteByte('?')
+	}
+	b.WriteString(m.Preds[p].Name)
+	if len(args) > 0 {
+		b.WriteByte('(')
+		for i, c := range args {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(quoteConst(m.ConstName(c)))
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// quoteConst quotes a constant name that is not a bare identifier or
+// integer.
+func quoteConst(s string) string {
+	bare := s != ""
+	for _, r := range s {
+		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			bare = false
+			break
+		}
+	}
+	if bare {
+		return s
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// Grounder grounds examples against one parsed model: it is what a worker
+// keeps between the examples it processes.
+type Grounder struct {
+	Model *mln.Model
+	Query []mln.PredID
+	isQ   []bool
+}
+
+// NewGrounder parses and compiles the model of d.
+func NewGrounder(d Data) (*Grounder, error) {
+	m, err := d.LoadModel()
+	if err != nil {
+		return nil, err
+	}
+	q, err := queryPreds(m, d.Query)
+	if err != nil {
+		return nil, err
+	}
+	g := &Grounder{Model: m, Query: q, isQ: make([]bool, len(m.Preds))}
+	for _, p := range q {
+		g.isQ[p] = true
+	}
+	return g, nil
+}
+
+// Ground parses example ex and grounds it: the query atoms are unknown,
+// every type's domain is the constants the example mentions plus the
+// model's own, and the truth is the example's query atoms (unlisted:
+// false). It returns the learning example and the parsed database.
+func (g *Grounder) Ground(ctx context.Context, ex Example) (*learn.Example, *mln.Database, error) {
+	m := g.Model
+	db, err := mln.ParseDatabase(m, ex.Name, ex.DB)
+	if err != nil {
+		return nil, nil, err
+	}
+	ev := mln.NewDatabase(m)
+	mentioned := make(map[mln.TypeID]map[mln.ConstID]bool)
+	for p := range m.Preds {
+		pr := m.Preds[p]
+		db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
+			for i, c := range args {
+				t := pr.Args[i]
+				if mentioned[t] == nil {
+					mentioned[t] = map[mln.ConstID]bool{}
+				}
+				mentioned[t][c] = true
+			}
+			if !g.isQ[p] {
+				ev.Set(mln.PredID(p), args, v)
+			}
+		})
+	}
+	domains := map[mln.TypeID][]mln.ConstID{}
+	for t := range m.Types {
+		typ := m.Types[t]
+		d := slices.Clone(typ.Consts[:typ.Declared])
+		for _, c := range typ.Consts[typ.Declared:] {
+			if mentioned[mln.TypeID(t)][c] {
+				d = append(d, c)
+			}
+		}
+		domains[mln.TypeID(t)] = d
+	}
+	net, err := ground.Ground(ctx, m, ev, ground.Options{Query: g.Query, Domains: domains, Workers: 1})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", ex.Name, err)
+	}
+	truth := net.Assignment(db)
+	query := make([]bool, net.NumAtoms())
+	for a := range query {
+		query[a] = g.isQ[net.AtomPred[a]]
+	}
+	return &learn.Example{Net: net, Truth: truth, Query: query, Name: ex.Name}, db, nil
+}
+
+// Source is a learn.ExampleSource over examples held as text, ground one
+// at a time when the learner reaches them.
+type Source struct {
+	G        *Grounder
+	Examples []Example
+}
+
+// Len returns the number of examples.
+func (s *Source) Len() int { return len(s.Examples) }
+
+// Example grounds example i.
+func (s *Source) Example(ctx context.Context, i int) (*learn.Example, error) {
+	ex, _, err := s.G.Ground(ctx, s.Examples[i])
+	return ex, err
+}
+
+// hash64 hashes the parts with FNV-1a.
+func hash64(parts ...any) uint64 {
+	h := fnv.New64a()
+	for _, p := range parts {
+		fmt.Fprint(h, p, "\x00")
+	}
+	// FNV's low bits mix poorly for keys that differ in a few digits:
+	// finish with splitmix64's finaliser.
+	z := h.Sum64()
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// ShardOf returns the shard (0..shards-1) of the example with key k: a
+// hash of the seed and the key, fixed for the whole run.
+func ShardOf(k string, seed int64, shards int) int {
+	if shards <= 1 {
+		return 0
+	}
+	return int(hash64("shard", seed, k) % uint64(shards))
+}
+
+// EpochOrder sorts examples into the order an epoch visits them: by key,
+// or with shuffle by a hash of the seed, the epoch and the key.
+func EpochOrder(exs []Example, seed int64, epoch int, shuffle bool) {
+	if !shuffle {
+		sort.Slice(exs, func(i, j int) bool { return exs[i].Key < exs[j].Key })
+		return
+	}
+	h := make(map[string]uint64, len(exs))
+	for _, ex := range exs {
+		h[ex.Key] = hash64("order", seed, epoch, ex.Key)
+	}
+	sort.Slice(exs, func(i, j int) bool {
+		a, b := h[exs[i].Key], h[exs[j].Key]
+		if a != b {
+			return a < b
+		}
+		return exs[i].Key < exs[j].Key
+	})
+}

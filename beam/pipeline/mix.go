@@ -1,0 +1,276 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/marple-mln/marple/learn"
+)
+
+// TrainConfig configures distributed online learning by iterative
+// parameter mixing.
+type TrainConfig struct {
+	Data    Data
+	Learner Learner
+	// Passes is the number of epochs (0: 1).
+	Passes int
+	// Shards is the number of shards the examples are split into (0: 1).
+	Shards int
+	// Mix is how shard weights are averaged: "uniform" (default) or
+	// "mistakes" (weighted by each shard's mistakes in the epoch).
+	Mix string
+	// Shuffle visits each shard's examples in an order drawn from Seed and
+	// the epoch; otherwise in key order.
+	Shuffle bool
+	Seed    int64
+	// NoAverage outputs the last mixed weights instead of the average of
+	// every shard's weights after each update.
+	NoAverage bool
+}
+
+func (c TrainConfig) passes() int { return max(c.Passes, 1) }
+func (c TrainConfig) shards() int { return max(c.Shards, 1) }
+
+// Check validates the configuration.
+func (c TrainConfig) Check() error {
+	if err := c.Learner.check(); err != nil {
+		return err
+	}
+	switch c.Mix {
+	case "", "uniform", "mistakes":
+	default:
+		return fmt.Errorf("pipeline: unknown mixing %q (uniform or mistakes)", c.Mix)
+	}
+	if c.Passes < 0 || c.Shards < 0 {
+		return fmt.Errorf("pipeline: negative passes or shards")
+	}
+	if len(c.Data.Files) == 0 {
+		return fmt.Errorf("pipeline: no training files")
+	}
+	return nil
+}
+
+// Shard is the examples of one shard.
+type Shard struct {
+	Index    int
+	Examples []Example
+}
+
+// State is what one epoch hands the next: the mixed weights, and the sums
+// that make the averaged model.
+type State struct {
+	Epoch int // epochs done
+	// Weights are the mixed weights the next epoch starts from.
+	Weights Weights
+	// AvgSum sums every shard's weights after each of its updates, over
+	// all epochs; Steps counts those updates.
+	AvgSum Weights
+	Steps  int
+	// Loss and Mistakes hold, per epoch, the mean label loss and the
+	// number of examples whose label differed from the truth.
+	Loss     []float64
+	Mistakes []int
+}
+
+// Final returns the weights to predict with: the average AvgSum/Steps, or
+// with noAverage the last mixed weights.
+func (s State) Final(noAverage bool) Weights {
+	if noAverage || s.Steps == 0 {
+		return s.Weights
+	}
+	a := accum{}
+	a.add(s.AvgSum, 1)
+	return a.weights(1 / float64(s.Steps))
+}
+
+// ShardResult is one shard's epoch.
+type ShardResult struct {
+	Shard    int
+	Steps    int
+	Mistakes int
+	LossSum  float64
+	// Last are the shard's weights after its last update; AvgSum the sum of
+	// its weights after each update in the epoch.
+	Last, AvgSum Weights
+}
+
+// TrainShard runs epoch `epoch` of shard sh from the state prev: one pass
+// of the online learner over the shard's examples, continuing (for the
+// rules whose steps shrink as 1/t) as if the shard had already made
+// epoch·len(sh.Examples) updates.
+func TrainShard(ctx context.Context, g *Grounder, cfg TrainConfig, epoch int, sh Shard, prev State) (ShardResult, error) {
+	res := ShardResult{Shard: sh.Index}
+	if len(sh.Examples) == 0 {
+		return res, nil
+	}
+	method, err := cfg.Learner.method()
+	if err != nil {
+		return res, err
+	}
+	loss, err := cfg.Learner.loss()
+	if err != nil {
+		return res, err
+	}
+	m := g.Model
+	if err := prev.Weights.Allocate(m); err != nil {
+		return res, err
+	}
+	exs := append([]Example(nil), sh.Examples...)
+	EpochOrder(exs, cfg.Seed, epoch, cfg.Shuffle)
+	st, err := learn.Online(ctx, m, &Source{G: g, Examples: exs}, method, learn.Settings{
+		Solver:      cfg.Learner.mapSolver(),
+		Loss:        loss,
+		Passes:      1,
+		KeepInitial: true,
+		StartStep:   epoch * len(exs),
+	})
+	if err != nil {
+		return res, err
+	}
+	res.Steps = st.Steps
+	res.Mistakes = st.PassMistakes[0]
+	res.LossSum = st.PassLoss[0] * float64(st.Steps)
+	res.Last = Of(m, st.Last)
+	avg := accum{}
+	avg.add(Of(m, m.Weights), float64(st.Steps))
+	res.AvgSum = avg.weights(1)
+	return res, nil
+}
+
+// Mixture accumulates shard results of one epoch; it is associative and
+// commutative, so the shards combine in any order.
+type Mixture struct {
+	LastSum, LastMistakes Weights // Σ last and Σ mistakes·last
+	AvgSum                Weights
+	Shards, Steps         int
+	Mistakes              int
+	LossSum               float64
+}
+
+// Add adds a shard's result. A shard without examples does not count (a
+// pipeline never sees it).
+func (x Mixture) Add(r ShardResult) Mixture {
+	if r.Steps == 0 {
+		return x
+	}
+	x.LastSum = addWeights(x.LastSum, r.Last, 1)
+	x.LastMistakes = addWeights(x.LastMistakes, r.Last, float64(r.Mistakes))
+	x.AvgSum = addWeights(x.AvgSum, r.AvgSum, 1)
+	x.Shards++
+	x.Steps += r.Steps
+	x.Mistakes += r.Mistakes
+	x.LossSum += r.LossSum
+	return x
+}
+
+// Merge adds another mixture.
+func (x Mixture) Merge(y Mixture) Mixture {
+	x.LastSum = addWeights(x.LastSum, y.LastSum, 1)
+	x.LastMistakes = addWeights(x.LastMistakes, y.LastMistakes, 1)
+	x.AvgSum = addWeights(x.AvgSum, y.AvgSum, 1)
+	x.Shards += y.Shards
+	x.Steps += y.Steps
+	x.Mistakes += y.Mistakes
+	x.LossSum += y.LossSum
+	return x
+}
+
+// Next returns the state after an epoch whose shards mixed into x.
+func (x Mixture) Next(prev State, mix string) State {
+	next := State{
+		Epoch:    prev.Epoch + 1,
+		AvgSum:   addWeights(prev.AvgSum, x.AvgSum, 1),
+		Steps:    prev.Steps + x.Steps,
+		Loss:     append(append([]float64(nil), prev.Loss...), 0),
+		Mistakes: append(append([]int(nil), prev.Mistakes...), x.Mistakes),
+	}
+	if x.Steps > 0 {
+		next.Loss[len(next.Loss)-1] = x.LossSum / float64(x.Steps)
+	}
+	a := accum{}
+	switch {
+	case mix == "mistakes" && x.Mistakes > 0:
+		a.add(x.LastMistakes, 1/float64(x.Mistakes))
+	case x.Shards > 0:
+		a.add(x.LastSum, 1/float64(x.Shards))
+	default:
+		a.add(prev.Weights, 1)
+	}
+	next.Weights = a.weights(1)
+	return next
+}
+
+// addWeights returns a + scale·b over the union of names.
+func addWeights(a, b Weights, scale float64) Weights {
+	out := Weights{Names: make([]string, 0, len(a.Names)+len(b.Names)), Values: make([]float64, 0, len(a.Names)+len(b.Names))}
+	i, j := 0, 0
+	for i < len(a.Names) || j < len(b.Names) {
+		switch {
+		case j == len(b.Names) || i < len(a.Names) && a.Names[i] < b.Names[j]:
+			out.Names = append(out.Names, a.Names[i])
+			out.Values = append(out.Values, a.Values[i])
+			i++
+		case i == len(a.Names) || b.Names[j] < a.Names[i]:
+			out.Names = append(out.Names, b.Names[j])
+			out.Values = append(out.Values, scale*b.Values[j])
+			j++
+		default:
+			out.Names = append(out.Names, a.Names[i])
+			out.Values = append(out.Values, a.Values[i]+scale*b.Values[j])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// MakeShards splits examples into shards by ShardOf.
+func MakeShards(exs []Example, seed int64, shards int) []Shard {
+	out := make([]Shard, max(shards, 1))
+	for i := range out {
+		out[i].Index = i
+	}
+	for _, ex := range exs {
+		s := ShardOf(ex.Key, seed, shards)
+		out[s].Examples = append(out[s].Examples, ex)
+	}
+	for i := range out {
+		sort.Slice(out[i].Examples, func(a, b int) bool { return out[i].Examples[a].Key < out[i].Examples[b].Key })
+	}
+	return out
+}
+
+// TrainLocal runs iterative parameter mixing in this process, shard after
+// shard, without Beam: the reference the pipeline is tested against.
+func TrainLocal(ctx context.Context, cfg TrainConfig) (State, error) {
+	if err := cfg.Check(); err != nil {
+		return State{}, err
+	}
+	var exs []Example
+	for fi := range cfg.Data.Files {
+		part, err := cfg.Data.ReadFile(fi)
+		if err != nil {
+			return State{}, err
+		}
+		exs = append(exs, part...)
+	}
+	g, err := NewGrounder(cfg.Data)
+	if err != nil {
+		return State{}, err
+	}
+	shards := MakeShards(exs, cfg.Seed, cfg.shards())
+	var st State
+	for e := 0; e < cfg.passes(); e++ {
+		var x Mixture
+		for _, sh := range shards {
+			r, err := TrainShard(ctx, g, cfg, e, sh, st)
+			if err != nil {
+				return st, err
+			}
+			x = x.Add(r)
+		}
+		st = x.Next(st, cfg.Mix)
+	}
+	return st, nil
+}

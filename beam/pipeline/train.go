@@ -1,0 +1,180 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/marple-mln/marple/internal/atomicfile"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+)
+
+func init() {
+	register.DoFn3x1[context.Context, int, func(Example), error](&readFn{})
+	register.DoFn2x0[Example, func(int, Example)](&shardFn{})
+	register.Function3x0(collectShard)
+	register.DoFn4x1[context.Context, Shard, State, func(ShardResult), error](&trainFn{})
+	register.Combiner3[Mixture, ShardResult, Mixture](&mixFn{})
+	register.DoFn2x1[Mixture, State, State](&nextFn{})
+	register.DoFn2x2[context.Context, State, State, error](&writeFn{})
+	register.Emitter1[Example]()
+	register.Emitter2[int, Example]()
+	register.Emitter1[Shard]()
+	register.Emitter1[ShardResult]()
+	register.Iter1[Example]()
+}
+
+// readFn reads one data file and emits its examples.
+type readFn struct {
+	Data Data
+}
+
+func (f *readFn) ProcessElement(ctx context.Context, fi int, emit func(Example)) error {
+	exs, err := f.Data.ReadFile(fi)
+	if err != nil {
+		return err
+	}
+	for _, ex := range exs {
+		emit(ex)
+	}
+	return nil
+}
+
+// shardFn keys each example by its shard.
+type shardFn struct {
+	Seed   int64
+	Shards int
+}
+
+func (f *shardFn) ProcessElement(ex Example, emit func(int, Example)) {
+	emit(ShardOf(ex.Key, f.Seed, f.Shards), ex)
+}
+
+// collectShard gathers a shard's examples in key order (Beam does not
+// order the elements of a group).
+func collectShard(shard int, iter func(*Example) bool, emit func(Shard)) {
+	sh := Shard{Index: shard}
+	var ex Example
+	for iter(&ex) {
+		sh.Examples = append(sh.Examples, ex)
+	}
+	sort.Slice(sh.Examples, func(i, j int) bool { return sh.Examples[i].Key < sh.Examples[j].Key })
+	emit(sh)
+}
+
+// trainFn runs one epoch of one shard (TrainShard) from the state of the
+// previous epoch, a singleton side input.
+type trainFn struct {
+	Config TrainConfig
+	Epoch  int
+	g      *Grounder
+}
+
+func (f *trainFn) ProcessElement(ctx context.Context, sh Shard, prev State, emit func(ShardResult)) error {
+	if f.g == nil {
+		g, err := NewGrounder(f.Config.Data)
+		if err != nil {
+			return err
+		}
+		f.g = g
+	}
+	r, err := TrainShard(ctx, f.g, f.Config, f.Epoch, sh, prev)
+	if err != nil {
+		return fmt.Errorf("epoch %d, shard %d: %w", f.Epoch+1, sh.Index, err)
+	}
+	emit(r)
+	return nil
+}
+
+// mixFn combines the shards' results of an epoch.
+type mixFn struct{}
+
+func (mixFn) CreateAccumulator() Mixture                { return Mixture{} }
+func (mixFn) AddInput(x Mixture, r ShardResult) Mixture { return x.Add(r) }
+func (mixFn) MergeAccumulators(x, y Mixture) Mixture    { return x.Merge(y) }
+func (mixFn) ExtractOutput(x Mixture) Mixture           { return x }
+
+// nextFn turns an epoch's mixture into the next state.
+type nextFn struct {
+	Mix string
+}
+
+func (f *nextFn) ProcessElement(x Mixture, prev State) State { return x.Next(prev, f.Mix) }
+
+// Outputs names the files Train writes (empty: not written).
+type Outputs struct {
+	// Model receives the model with the learned weights (.mln).
+	Model string
+	// State receives the final State as JSON: the weights by name, the
+	// loss and mistakes of every epoch.
+	State string
+}
+
+// writeFn writes the learned model and the final state.
+type writeFn struct {
+	Data      Data
+	Out       Outputs
+	NoAverage bool
+}
+
+func (f *writeFn) ProcessElement(_ context.Context, st State) (State, error) {
+	if f.Out.Model != "" {
+		if err := WriteModel(f.Data, st.Final(f.NoAverage), f.Out.Model); err != nil {
+			return st, err
+		}
+	}
+	if f.Out.State != "" {
+		err := atomicfile.Write(f.Out.State, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", " ")
+			return enc.Encode(st)
+		})
+		if err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// ReadState reads a state written by Train.
+func ReadState(path string) (State, error) {
+	var st State
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return st, err
+	}
+	err = json.Unmarshal(b, &st)
+	return st, err
+}
+
+// Train adds iterative parameter mixing to the pipeline: the examples of
+// cfg.Data are read (one file per element, by the workers), split into
+// cfg.Shards shards once, and for each of cfg.Passes epochs every shard
+// runs one pass of the online learner from the previous epoch's mixed
+// weights (a side input) and the shards' weights are mixed. The learned
+// model and the final state are written to out. It returns the final State
+// (one element).
+func Train(s beam.Scope, cfg TrainConfig, out Outputs) beam.PCollection {
+	s = s.Scope("marple.Train")
+	idx := make([]int, len(cfg.Data.Files))
+	for i := range idx {
+		idx[i] = i
+	}
+	files := beam.CreateList(s, idx)
+	exs := beam.ParDo(s, &readFn{Data: cfg.Data}, files)
+	keyed := beam.ParDo(s, &shardFn{Seed: cfg.Seed, Shards: cfg.shards()}, exs)
+	shards := beam.ParDo(s, collectShard, beam.GroupByKey(s, keyed))
+	state := beam.Create(s, State{})
+	for e := 0; e < cfg.passes(); e++ {
+		es := s.Scope(fmt.Sprintf("epoch%d", e+1))
+		results := beam.ParDo(es, &trainFn{Config: cfg, Epoch: e}, shards, beam.SideInput{Input: state})
+		mixed := beam.Combine(es, mixFn{}, results)
+		state = beam.ParDo(es, &nextFn{Mix: cfg.Mix}, mixed, beam.SideInput{Input: state})
+	}
+	return beam.ParDo(s, &writeFn{Data: cfg.Data, Out: out, NoAverage: cfg.NoAverage}, state)
+}
