@@ -60,6 +60,11 @@ type planStep struct {
 	// checks run once the step has bound its variables.
 	checks []int // literals that must be false (or: exist-literals without true instance)
 	neq    []int // literals whose atom must differ from the pivot's
+	// countOnly marks a last variable step after the tally whose checks
+	// are all positive literals: its completions are counted from the
+	// true atoms (domain size minus the values some check's atom is true
+	// for) instead of enumerated.
+	countOnly bool
 }
 
 // countPlan enumerates the critical groundings of one (pivot, S) choice.
@@ -71,16 +76,14 @@ type countPlan struct {
 	pre       []int  // checks with no variable
 	preNeq    []int
 	steps     []planStep
-	tallyStep int // the pivot is bound after this step (-1: before any)
-	univ      int // universal variables (the first univ plan variables)
+	tallyStep int        // the pivot is bound after this step (-1: before any)
+	univ      int        // universal variables (the first univ plan variables)
+	plus      []mln.Term // the clause's "+" variables (bound at the tally)
 }
 
 // compileClause returns the counting plans of c, or an error for what the
 // counter does not support.
 func compileClause(m *mln.Model, c *mln.Clause) ([]*countPlan, error) {
-	if len(c.Plus) > 0 {
-		return nil, errors.New("learn: counting: clauses with \"+\" variables are not supported")
-	}
 	isExist := make([]bool, len(c.Vars))
 	for _, v := range c.Exist {
 		isExist[v] = true
@@ -226,6 +229,9 @@ func unifyPlan(m *mln.Model, c *mln.Clause, isExist, litExist []bool, pivot int,
 		}
 		return mln.VarTerm(newVar[r])
 	}
+	for _, v := range c.Plus {
+		p.plus = append(p.plus, term(mln.VarTerm(v)))
+	}
 	inS := map[int]bool{}
 	for _, j := range S {
 		inS[j] = true
@@ -275,6 +281,17 @@ func (p *countPlan) schedule() {
 	}
 	p.tallyStep = -2
 	pivotBound := func() bool { return p.pivot < 0 || isBound(&p.lits[p.pivot]) }
+	ready := func() bool { // the pivot and the "+" variables are bound
+		if !pivotBound() {
+			return false
+		}
+		for _, t := range p.plus {
+			if t.IsVar() && !bound[t.Var()] {
+				return false
+			}
+		}
+		return true
+	}
 	// collect returns the checks that have become ready.
 	collect := func() (checks, neq []int) {
 		for j := range p.lits {
@@ -294,7 +311,7 @@ func (p *countPlan) schedule() {
 		return
 	}
 	p.pre, p.preNeq = collect()
-	if pivotBound() {
+	if ready() {
 		p.tallyStep = -1
 	}
 	for {
@@ -366,12 +383,22 @@ func (p *countPlan) schedule() {
 		wasBound := p.tallyStep != -2
 		st.checks, st.neq = collect()
 		p.steps = append(p.steps, st)
-		if !wasBound && pivotBound() {
+		if !wasBound && ready() {
 			p.tallyStep = len(p.steps) - 1
 		}
 	}
 	if p.pivot < 0 {
 		p.tallyStep = len(p.steps) // the leaves
+		return
+	}
+	if k := len(p.steps) - 1; k > p.tallyStep && p.steps[k].kind == stepEnum && len(p.steps[k].neq) == 0 {
+		st := &p.steps[k]
+		st.countOnly = true
+		for _, j := range st.checks {
+			if l := &p.lits[j]; l.pred < 0 || l.neg || l.exist {
+				st.countOnly = false
+			}
+		}
 	}
 }
 
@@ -387,9 +414,14 @@ type counter struct {
 	seen  int64
 	over  bool
 	// tally receives (predicate, atom id, Δ).
-	tally func(p mln.PredID, id int64, d int64)
+	// and the binding of the clause's "+" variables (nil without them).
+	tally   func(p mln.PredID, id int64, d int64, plus []mln.ConstID)
+	plusBuf []mln.ConstID
 	// scratch for existential expansion
 	exAtoms map[[2]int64]uint8
+	// scratch for countFalse: mark[i] == stamp for values already hit
+	mark  []uint32
+	stamp uint32
 }
 
 // run enumerates plan p.
@@ -481,30 +513,30 @@ func (cn *counter) anyInstanceTrue(l *planLit) bool {
 		}
 	}
 	found := false
-	var rec func(k int)
-	rec = func(k int) {
-		if found {
-			return
-		}
-		if k == len(ev) {
-			cn.seen++
-			if cn.atomTrue(l) != l.neg {
-				found = true
-			}
-			return
-		}
-		v := ev[k]
-		for _, c := range cn.m.Types[cn.p.varType[v]].Consts {
-			cn.bind[v] = c
-			rec(k + 1)
-			if found {
-				break
-			}
-		}
-		cn.bind[v] = -1
-	}
-	rec(0)
+	cn.enumVars(ev, func() bool {
+		cn.seen++
+		found = cn.atomTrue(l) != l.neg
+		return !found
+	})
 	return found
+}
+
+// enumVars binds the variables vs to every combination of values of
+// their domains and calls fn, until fn returns false; it leaves them
+// unbound.
+func (cn *counter) enumVars(vs []int, fn func() bool) bool {
+	if len(vs) == 0 {
+		return fn()
+	}
+	v := vs[0]
+	defer func() { cn.bind[v] = -1 }()
+	for _, c := range cn.m.Types[cn.p.varType[v]].Consts {
+		cn.bind[v] = c
+		if !cn.enumVars(vs[1:], fn) {
+			return false
+		}
+	}
+	return true
 }
 
 // rec runs steps k.. and returns the number of completions (groundings).
@@ -527,6 +559,9 @@ func (cn *counter) rec(k int) int64 {
 	}
 	st := &p.steps[k]
 	var n int64
+	if st.countOnly {
+		return cn.countFalse(st)
+	}
 	if st.kind == stepEnum {
 		for _, c := range cn.m.Types[p.varType[st.v]].Consts {
 			cn.bind[st.v] = c
@@ -612,6 +647,80 @@ func (cn *counter) rec(k int) int64 {
 	return n
 }
 
+// countFalse returns the number of values of the last step's variable
+// for which every check (a positive literal) is false: the domain size
+// minus the values for which some check's atom is true, found from the
+// true atoms matching the bound arguments.
+func (cn *counter) countFalse(st *planStep) int64 {
+	p := cn.p
+	v := st.v
+	t := p.varType[v]
+	dom := cn.m.Types[t].Consts
+	if len(cn.mark) < len(dom) {
+		cn.mark = make([]uint32, len(dom))
+	}
+	cn.stamp++
+	if cn.stamp == 0 {
+		clear(cn.mark)
+		cn.stamp = 1
+	}
+	hit := 0
+	ti := cn.sp.typeIdx[t]
+	for _, j := range st.checks {
+		l := &p.lits[j]
+		wp := &cn.w.preds[l.pred]
+		ar := wp.arity
+		var cands []int32
+		all := true
+		for k, a := range l.args {
+			if a.IsVar() && a.Var() == v {
+				continue
+			}
+			ix := cn.sp.typeIdx[cn.m.Preds[l.pred].Args[k]][cn.term(a)]
+			if ix < 0 {
+				cands, all = nil, false
+				break
+			}
+			cands, all = wp.post[k][ix], false
+			break
+		}
+		n := len(cands)
+		if all {
+			n = wp.numTrue()
+		}
+		cn.seen += int64(n)
+		for i := 0; i < n; i++ {
+			a := i
+			if !all {
+				a = int(cands[i])
+			}
+			args := wp.args[a*ar : a*ar+ar]
+			x := mln.ConstID(-1)
+			ok := true
+			for k, at := range l.args {
+				if at.IsVar() && at.Var() == v {
+					if x >= 0 && x != args[k] {
+						ok = false
+						break
+					}
+					x = args[k]
+				} else if cn.term(at) != args[k] {
+					ok = false
+					break
+				}
+			}
+			if !ok || x < 0 {
+				continue
+			}
+			if d := ti[x]; d >= 0 && cn.mark[d] != cn.stamp {
+				cn.mark[d] = cn.stamp
+				hit++
+			}
+		}
+	}
+	return int64(len(dom) - hit)
+}
+
 // after continues after step k, tallying when the pivot has just become
 // bound.
 func (cn *counter) after(k int) int64 {
@@ -636,7 +745,20 @@ func (cn *counter) doTally(n int64) {
 	if cn.w.preds[l.pred].has(id) == l.neg {
 		n = -n // the pivot literal is false: the grounding is false
 	}
-	cn.tally(l.pred, id, n)
+	cn.tally(l.pred, id, n, cn.plusBinding())
+}
+
+// plusBinding returns the current binding of the "+" variables (nil
+// without them).
+func (cn *counter) plusBinding() []mln.ConstID {
+	if len(cn.p.plus) == 0 {
+		return nil
+	}
+	cn.plusBuf = cn.plusBuf[:0]
+	for _, t := range cn.p.plus {
+		cn.plusBuf = append(cn.plusBuf, cn.term(t))
+	}
+	return cn.plusBuf
 }
 
 // expand handles a leaf of the existential plan: every universal literal
@@ -652,63 +774,45 @@ func (cn *counter) expand() {
 	for v := p.univ; v < len(p.varType); v++ {
 		ev = append(ev, v)
 	}
-	stop := false
-	var rec func(k int)
-	rec = func(k int) {
-		if stop {
-			return
-		}
-		if k == len(ev) {
-			for j := range p.lits {
-				l := &p.lits[j]
-				if !l.exist {
-					continue
-				}
-				cn.seen++
-				args := cn.litArgs(l)
-				id := cn.sp.id(l.pred, args)
-				if id < 0 {
-					continue
-				}
-				t := cn.w.preds[l.pred].has(id) != l.neg
-				key := [2]int64{int64(l.pred), id}
-				f := cn.exAtoms[key]
-				if t {
-					if f&1 == 0 {
-						trueAtoms++
-						if trueAtoms > 1 {
-							stop = true
-							return
-						}
+	stop := !cn.enumVars(ev, func() bool {
+		for j := range p.lits {
+			l := &p.lits[j]
+			if !l.exist {
+				continue
+			}
+			cn.seen++
+			args := cn.litArgs(l)
+			id := cn.sp.id(l.pred, args)
+			if id < 0 {
+				continue
+			}
+			t := cn.w.preds[l.pred].has(id) != l.neg
+			key := [2]int64{int64(l.pred), id}
+			f := cn.exAtoms[key]
+			if t {
+				if f&1 == 0 {
+					trueAtoms++
+					if trueAtoms > 1 {
+						return false
 					}
-					f |= 1
-				} else {
-					f |= 2
 				}
-				cn.exAtoms[key] = f
+				f |= 1
+			} else {
+				f |= 2
 			}
-			return
+			cn.exAtoms[key] = f
 		}
-		v := ev[k]
-		for _, c := range cn.m.Types[p.varType[v]].Consts {
-			cn.bind[v] = c
-			rec(k + 1)
-			if stop {
-				break
-			}
-		}
-		cn.bind[v] = -1
-	}
-	rec(0)
+		return true
+	})
 	if stop {
 		return
 	}
 	for key, f := range cn.exAtoms {
 		switch {
 		case trueAtoms == 1 && f == 1:
-			cn.tally(mln.PredID(key[0]), key[1], 1)
+			cn.tally(mln.PredID(key[0]), key[1], 1, cn.plusBinding())
 		case trueAtoms == 0:
-			cn.tally(mln.PredID(key[0]), key[1], -1)
+			cn.tally(mln.PredID(key[0]), key[1], -1, cn.plusBinding())
 		}
 	}
 }

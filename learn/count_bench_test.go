@@ -31,7 +31,8 @@ func loadUWCSE(b *testing.B) (*mln.Model, *mln.Database) {
 
 // BenchmarkCountClause counts UW-CSE clauses on the AI area from scratch
 // (no cache): a 2-literal, a 3-literal and the 5-literal clause with the
-// most groundings of the hand-built model.
+// most groundings of the hand-built model, and a 3-literal clause of
+// positive literals over three variables (persons³ groundings).
 func BenchmarkCountClause(b *testing.B) {
 	m, db := loadUWCSE(b)
 	d, err := NewPLLData(m, []*mln.Database{db}, nil, CountOptions{})
@@ -42,6 +43,7 @@ func BenchmarkCountClause(b *testing.B) {
 		"!advisedBy(s, p) v professor(p)",
 		"!advisedBy(s, p) v !publication(t, s) v publication(t, p)",
 		"!taughtBy(c, p, q) v !courseLevel(c, Level_500) v !ta(c, s, q) v advisedBy(s, p) v tempAdvisedBy(s, p)",
+		"advisedBy(s, p) v tempAdvisedBy(p, q) v student(q)",
 	} {
 		f, err := m.ParseFormula(src)
 		if err != nil {
@@ -52,7 +54,11 @@ func BenchmarkCountClause(b *testing.B) {
 			b.Fatal(err)
 		}
 		c := m.Clauses[cls[0]]
-		b.Run(fmt.Sprintf("%dlits", len(c.Lits)), func(b *testing.B) {
+		name := fmt.Sprintf("%dlits", len(c.Lits))
+		if !c.Lits[0].Neg {
+			name += "-positive"
+		}
+		b.Run(name, func(b *testing.B) {
 			var cc *ClauseCounts
 			for b.Loop() {
 				if cc, err = d.count(c); err != nil {

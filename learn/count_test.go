@@ -23,8 +23,9 @@ func atomKey(p mln.PredID, args []mln.ConstID) string {
 }
 
 // bruteTrueGroundings counts the true groundings of c in w by enumerating
-// every universal binding and, inside, every existential one.
-func bruteTrueGroundings(m *mln.Model, c *mln.Clause, w bruteWorld) int64 {
+// every universal binding and, inside, every existential one (only those
+// whose "+" variables take the values plus, when not nil).
+func bruteTrueGroundings(m *mln.Model, c *mln.Clause, w bruteWorld, plus ...mln.ConstID) int64 {
 	isExist := make([]bool, len(c.Vars))
 	for _, v := range c.Exist {
 		isExist[v] = true
@@ -65,6 +66,11 @@ func bruteTrueGroundings(m *mln.Model, c *mln.Clause, w bruteWorld) int64 {
 	}
 	var n int64
 	enum(univ, 0, func() {
+		for k, v := range c.Plus {
+			if plus != nil && vals[v] != plus[k] {
+				return
+			}
+		}
 		sat := false
 		enum(exist, 0, func() {
 			for _, l := range c.Lits {
@@ -118,7 +124,7 @@ func randomWorld(m *mln.Model, r *rand.Rand, pTrue float64) (*mln.Database, brut
 // groundings by enumeration.
 func TestCountsMatchBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	checked, refused := 0, 0
+	checked, refused, plusChecked := 0, 0, 0
 	for seed := int64(0); seed < 300; seed++ {
 		c := randmln.Generate(seed)
 		m, _, _, _, err := c.Load()
@@ -139,24 +145,51 @@ func TestCountsMatchBruteForce(t *testing.T) {
 				}
 				t.Fatalf("seed %d: %v", seed, err)
 			}
-			base := bruteTrueGroundings(m, cl, w)
-			allAtoms(m, func(p mln.PredID, args []mln.ConstID) {
-				k := atomKey(p, args)
-				w[k] = !w[k]
-				flipped := bruteTrueGroundings(m, cl, w)
-				w[k] = !w[k]
-				want := base - flipped
-				if got := cc.Delta(d, 0, p, args); got != want {
-					t.Fatalf("seed %d: clause %s, atom %s%v: Δ %d, brute force %d\n%s", seed, clauseString(m, cl), m.Preds[p].Name, args, got, want, c)
-				}
+			forBindings(m, cl, func(plus []mln.ConstID) {
+				base := bruteTrueGroundings(m, cl, w, plus...)
+				allAtoms(m, func(p mln.PredID, args []mln.ConstID) {
+					k := atomKey(p, args)
+					w[k] = !w[k]
+					flipped := bruteTrueGroundings(m, cl, w, plus...)
+					w[k] = !w[k]
+					want := base - flipped
+					if got := cc.delta(d, 0, p, args, plus); got != want {
+						t.Fatalf("seed %d: clause %s, binding %v, atom %s%v: Δ %d, brute force %d\n%s", seed, clauseString(m, cl), plus, m.Preds[p].Name, args, got, want, c)
+					}
+				})
 			})
+			if len(cl.Plus) > 0 {
+				plusChecked++
+			}
 			checked++
 		}
 	}
-	if checked < 500 {
-		t.Fatalf("only %d clauses checked (%d refused)", checked, refused)
+	if checked < 500 || plusChecked < 50 {
+		t.Fatalf("only %d clauses checked (%d with \"+\", %d refused)", checked, plusChecked, refused)
 	}
-	t.Logf("%d clauses checked, %d refused", checked, refused)
+	t.Logf("%d clauses checked (%d with \"+\"), %d refused", checked, plusChecked, refused)
+}
+
+// forBindings calls fn with every binding of c's "+" variables (once with
+// nil when it has none).
+func forBindings(m *mln.Model, c *mln.Clause, fn func(plus []mln.ConstID)) {
+	if len(c.Plus) == 0 {
+		fn(nil)
+		return
+	}
+	b := make([]mln.ConstID, len(c.Plus))
+	var rec func(k int)
+	rec = func(k int) {
+		if k == len(b) {
+			fn(b)
+			return
+		}
+		for _, x := range m.Types[c.Vars[c.Plus[k]].Type].Consts {
+			b[k] = x
+			rec(k + 1)
+		}
+	}
+	rec(0)
 }
 
 // TestCountsRepeatedPredicates checks clauses where one predicate occurs

@@ -37,7 +37,16 @@ type CountOptions struct {
 	FractAtoms                     float64
 	MinAtomSamples, MaxAtomSamples int
 	Seed                           uint64
+	// CacheMB bounds the memory of cached counts in megabytes (0:
+	// DefaultCacheMB, Alchemy's -cacheSize; negative: no bound). When a
+	// new count would exceed it, the cache is emptied first (counts held
+	// by Scorers stay valid).
+	CacheMB int
 }
+
+// DefaultCacheMB is the default bound of the count cache (Alchemy's
+// learnstruct -cacheSize).
+const DefaultCacheMB = 500
 
 // PLLData is training data for the weighted pseudo-log-likelihood computed
 // from clause counts: the model, closed-world databases and the scored
@@ -54,9 +63,10 @@ type PLLData struct {
 	sampled [][]uint64
 	mul     [][]float64 // per database, per predicate
 
-	mu    sync.Mutex
-	cache map[string]*countEntry
-	pool  sync.Pool // *countScratch
+	mu         sync.Mutex
+	cache      map[string]*countEntry
+	cacheBytes int64
+	pool       sync.Pool // *countScratch
 }
 
 type countEntry struct {
@@ -70,12 +80,18 @@ type countEntry struct {
 type ClauseCounts struct {
 	cols     []column // per database
 	examined int64
+	// bindings lists the bindings of the clause's "+" variables met (in
+	// the order met), for a clause that has them.
+	bindings [][]mln.ConstID
 }
 
-// column is a sparse vector over a database's rows, indices increasing.
+// column is a sparse vector over a database's rows, indices increasing;
+// for a clause with "+" variables, bind gives each entry's binding (an
+// index into ClauseCounts.bindings), entries sorted by (row, binding).
 type column struct {
-	idx []int32
-	val []int32
+	idx  []int32
+	val  []int32
+	bind []int32
 }
 
 // Nonzeros returns the number of (database, atom) pairs with Δ ≠ 0.
@@ -275,7 +291,49 @@ func (d *PLLData) Counts(c *mln.Clause) (*ClauseCounts, error) {
 	}
 	e.cc, e.err = d.count(c)
 	close(e.done)
+	if e.cc != nil {
+		d.mu.Lock()
+		d.cacheBytes += e.cc.bytes()
+		if limit := d.cacheLimit(); limit > 0 && d.cacheBytes > limit {
+			// Over the bound: start again with this clause only.
+			d.cache = map[string]*countEntry{k: e}
+			d.cacheBytes = e.cc.bytes()
+		}
+		d.mu.Unlock()
+	}
 	return e.cc, e.err
+}
+
+// cacheLimit returns the cache bound in bytes (0: none).
+func (d *PLLData) cacheLimit() int64 {
+	switch mb := d.opt.CacheMB; {
+	case mb < 0:
+		return 0
+	case mb == 0:
+		return DefaultCacheMB << 20
+	default:
+		return int64(mb) << 20
+	}
+}
+
+// CachedCounts returns the number of clauses whose counts are cached and
+// their approximate size in bytes.
+func (d *PLLData) CachedCounts() (clauses int, bytes int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.cache), d.cacheBytes
+}
+
+// bytes approximates the memory of the counts.
+func (cc *ClauseCounts) bytes() int64 {
+	n := int64(64)
+	for _, c := range cc.cols {
+		n += 4*int64(cap(c.idx)+cap(c.val)+cap(c.bind)) + 72
+	}
+	for _, b := range cc.bindings {
+		n += 4*int64(cap(b)) + 24
+	}
+	return n
 }
 
 // count computes the counts of c.
@@ -290,17 +348,34 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 	}
 	defer d.pool.Put(sc)
 	cc := &ClauseCounts{}
+	bindIdx := map[string]int32{} // "+" binding -> index into cc.bindings
 	for wi, w := range d.worlds {
 		bits := d.sampled[wi]
 		cn := &sc.cn
-		*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, buf: cn.buf, exAtoms: cn.exAtoms}
-		cn.tally = func(p mln.PredID, id int64, n int64) {
+		*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, buf: cn.buf, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp}
+		type rb struct{ r, b int32 }
+		var plusAcc map[rb]int64
+		if len(c.Plus) > 0 {
+			plusAcc = map[rb]int64{}
+		}
+		cn.tally = func(p mln.PredID, id int64, n int64, plus []mln.ConstID) {
 			off := d.rowOff[p]
 			if off < 0 {
 				return
 			}
 			r := off + id
 			if bits != nil && bits[r>>6]&(1<<(r&63)) == 0 {
+				return
+			}
+			if plusAcc != nil {
+				k := mln.BindingKey(plus)
+				b, ok := bindIdx[k]
+				if !ok {
+					b = int32(len(cc.bindings))
+					cc.bindings = append(cc.bindings, slices.Clone(plus))
+					bindIdx[k] = b
+				}
+				plusAcc[rb{int32(r), b}] += n
 				return
 			}
 			if sc.acc[r] == 0 {
@@ -319,6 +394,29 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 		}
 		cc.examined += cn.seen
 		var col column
+		if plusAcc != nil {
+			keys := make([]rb, 0, len(plusAcc))
+			for k, v := range plusAcc {
+				if v != 0 {
+					keys = append(keys, k)
+				}
+			}
+			slices.SortFunc(keys, func(a, b rb) int {
+				if a.r != b.r {
+					return int(a.r - b.r)
+				}
+				return int(a.b - b.b)
+			})
+			for _, k := range keys {
+				v := plusAcc[k]
+				if v > math.MaxInt32 || v < math.MinInt32 {
+					return nil, clauseError(d.m, c, errors.New("learn: counting: a count overflows 32 bits"))
+				}
+				col.idx = append(col.idx, k.r)
+				col.val = append(col.val, int32(v))
+				col.bind = append(col.bind, k.b)
+			}
+		}
 		slices.Sort(sc.touched)
 		sc.touched = slices.Compact(sc.touched)
 		for _, r := range sc.touched {
@@ -345,8 +443,14 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 }
 
 // Delta returns Δ_c(a) for atom pred(args) of database db (0 for an atom
-// that is not scored or not sampled).
+// that is not scored or not sampled), summed over the bindings of the
+// clause's "+" variables.
 func (cc *ClauseCounts) Delta(d *PLLData, db int, pred mln.PredID, args []mln.ConstID) int64 {
+	return cc.delta(d, db, pred, args, nil)
+}
+
+// delta returns Δ for one "+" binding (nil: all).
+func (cc *ClauseCounts) delta(d *PLLData, db int, pred mln.PredID, args, plus []mln.ConstID) int64 {
 	off := d.rowOff[pred]
 	id := d.sp.id(pred, args)
 	if off < 0 || id < 0 {
@@ -354,11 +458,13 @@ func (cc *ClauseCounts) Delta(d *PLLData, db int, pred mln.PredID, args []mln.Co
 	}
 	col := cc.cols[db]
 	r := int32(off + id)
-	i, ok := slices.BinarySearch(col.idx, r)
-	if !ok {
-		return 0
+	var n int64
+	for i, _ := slices.BinarySearch(col.idx, r); i < len(col.idx) && col.idx[i] == r; i++ {
+		if plus == nil || slices.Equal(cc.bindings[col.bind[i]], plus) {
+			n += int64(col.val[i])
+		}
 	}
-	return int64(col.val[i])
+	return n
 }
 
 // countAll counts clauses concurrently (Workers goroutines), in order.

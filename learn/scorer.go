@@ -16,7 +16,13 @@ type colRef struct {
 	cc    *ClauseCounts
 	param int32 // -1: hard
 	coef  float64
+	// bindParam, for a clause with "+" variables, gives the parameter of
+	// each binding (ClauseCounts.bindings); param is then ignored.
+	bindParam []int32
 }
+
+// hard reports whether the column is a hard clause's.
+func (c *colRef) hard() bool { return c.param < 0 && c.bindParam == nil }
 
 // buildRows returns the pseudo-log-likelihood of database db for the
 // given columns over np parameters: one row per scored atom some column
@@ -64,7 +70,7 @@ func (d *PLLData) buildRows(db int, cols []colRef, np int, keep bool) *WPLL {
 	// Entries per atom (upper bound), then fill.
 	start := make([]int, n+1)
 	for _, c := range cols {
-		if c.param < 0 {
+		if c.hard() {
 			continue
 		}
 		for _, r := range c.cc.cols[db].idx {
@@ -78,9 +84,10 @@ func (d *PLLData) buildRows(db int, cols []colRef, np int, keep bool) *WPLL {
 	val := make([]float64, start[n])
 	off := make([]float64, n)
 	pos := slices.Clone(start[:n])
+	unsorted := false
 	for _, c := range cols {
 		col := c.cc.cols[db]
-		if c.param < 0 {
+		if c.hard() {
 			for k, r := range col.idx {
 				off[local(r)] += float64(col.val[k]) * d.opt.HardWeight
 			}
@@ -89,18 +96,27 @@ func (d *PLLData) buildRows(db int, cols []colRef, np int, keep bool) *WPLL {
 		for k, r := range col.idx {
 			i := local(r)
 			v := float64(col.val[k]) * c.coef
-			if q := pos[i]; q > start[i] && idx[q-1] == c.param {
-				val[q-1] += v
+			q := c.param
+			if c.bindParam != nil {
+				q = c.bindParam[col.bind[k]]
+				unsorted = true
+			}
+			if e := pos[i]; e > start[i] && idx[e-1] == q {
+				val[e-1] += v
 				continue
 			}
-			idx[pos[i]], val[pos[i]] = c.param, v
+			idx[pos[i]], val[pos[i]] = q, v
 			pos[i]++
 		}
 	}
-	// Compact: drop the gaps and the entries that cancel.
+	// Compact: drop the gaps and the entries that cancel (sorting and
+	// merging each atom's entries first when "+" clauses mixed them).
 	w := 0
 	for i := 0; i < n; i++ {
 		lo := start[i]
+		if unsorted {
+			lo = sortMerge(idx, val, lo, pos[i])
+		}
 		start[i] = w
 		for q := lo; q < pos[i]; q++ {
 			if math.Abs(val[q]) > diffEps {
@@ -141,6 +157,28 @@ func (d *PLLData) buildRows(db int, cols []colRef, np int, keep bool) *WPLL {
 	return p
 }
 
+// sortMerge sorts the entries idx/val[lo:hi] by index (insertion sort:
+// rows are short), sums equal indices, and moves the result to the end of
+// the range, returning its new start.
+func sortMerge(idx []int32, val []float64, lo, hi int) int {
+	for i := lo + 1; i < hi; i++ {
+		for j := i; j > lo && idx[j-1] > idx[j]; j-- {
+			idx[j-1], idx[j] = idx[j], idx[j-1]
+			val[j-1], val[j] = val[j], val[j-1]
+		}
+	}
+	w := hi
+	for i := hi - 1; i >= lo; i-- {
+		if w < hi && idx[w] == idx[i] {
+			val[w] += val[i]
+			continue
+		}
+		w--
+		idx[w], val[w] = idx[i], val[i]
+	}
+	return w
+}
+
 // kept returns the number of scored (sampled) atoms of predicate q in
 // database db.
 func (d *PLLData) kept(db int, q mln.PredID) int64 {
@@ -179,6 +217,9 @@ type Scorer struct {
 // Coef is ignored); hard clauses (Clause.Hard) keep the fixed weight
 // CountOptions.HardWeight and their weight stays 0.
 func (d *PLLData) NewScorer(clauses []*mln.Clause) (*Scorer, error) {
+	if err := noPlus(clauses); err != nil {
+		return nil, err
+	}
 	counts, err := d.countAll(clauses)
 	if err != nil {
 		return nil, err
@@ -201,6 +242,17 @@ func (d *PLLData) newScorer(clauses []*mln.Clause, counts []*ClauseCounts) *Scor
 	return s
 }
 
+// noPlus refuses clauses with "+" variables (one weight per binding),
+// which a Scorer does not handle.
+func noPlus(cs []*mln.Clause) error {
+	for _, c := range cs {
+		if len(c.Plus) > 0 {
+			return errors.New("learn: Scorer: clauses with \"+\" variables are not supported")
+		}
+	}
+	return nil
+}
+
 // Clauses returns the scorer's clauses (not to be modified).
 func (s *Scorer) Clauses() []*mln.Clause { return s.clauses }
 
@@ -209,6 +261,9 @@ func (s *Scorer) Data() *PLLData { return s.d }
 
 // Add returns the scorer of s's clauses followed by cs.
 func (s *Scorer) Add(cs ...*mln.Clause) (*Scorer, error) {
+	if err := noPlus(cs); err != nil {
+		return nil, err
+	}
 	counts, err := s.d.countAll(cs)
 	if err != nil {
 		return nil, err
@@ -304,6 +359,9 @@ func (s *Scorer) Fit(ctx context.Context, opt FitOptions) (*Fit, error) {
 // come from (and go to) the data's cache. Hard candidates are refused.
 func (s *Scorer) Score(ctx context.Context, cands []*mln.Clause, opt FitOptions) (*Fit, error) {
 	start := time.Now()
+	if err := noPlus(cands); err != nil {
+		return nil, err
+	}
 	nb := len(s.clauses)
 	var cc []*ClauseCounts
 	for _, c := range cands {
@@ -350,6 +408,29 @@ func (s *Scorer) Score(ctx context.Context, cands []*mln.Clause, opt FitOptions)
 	}
 	return &Fit{Weights: w, WPLL: st.WPLL, Objective: st.Objective, Iterations: st.Iterations,
 		Evaluations: st.Evaluations, Status: st.Status, Elapsed: time.Since(start)}, err
+}
+
+// ScoreEach scores each candidate on its own against s (s plus that one
+// candidate), workers candidates at a time (0: GOMAXPROCS), each fit using
+// one goroutine; results are in the candidates' order and do not depend
+// on workers. A candidate that cannot be scored (unsupported, too many
+// groundings) gets a nil Fit and its error in errs.
+func (s *Scorer) ScoreEach(ctx context.Context, cands []*mln.Clause, opt FitOptions, workers int) (fits []*Fit, errs []error) {
+	fits = make([]*Fit, len(cands))
+	errs = make([]error, len(cands))
+	opt.Workers = 1
+	parallelChunks(len(cands), 1, workers, func() func(lo, hi int) {
+		return func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if err := ctx.Err(); err != nil {
+					errs[i] = err
+					continue
+				}
+				fits[i], errs[i] = s.Score(ctx, cands[i:i+1], opt)
+			}
+		}
+	})
+	return fits, errs
 }
 
 // overlay returns base's rows of database db with the atoms the
@@ -476,7 +557,18 @@ func (d *PLLData) modelRows() ([]*WPLL, error) {
 	cols := make([]colRef, len(model.Clauses))
 	for i, c := range model.Clauses {
 		cols[i] = colRef{cc: counts[i], param: -1, coef: c.Coef}
-		if !c.Hard {
+		switch {
+		case c.Hard:
+		case len(c.Plus) > 0:
+			// One parameter per binding met, allocated as the grounder
+			// does (Model.Param).
+			for _, b := range counts[i].bindings {
+				cols[i].bindParam = append(cols[i].bindParam, int32(model.Param(c.Formula, b)))
+			}
+			if cols[i].bindParam == nil {
+				cols[i].bindParam = []int32{}
+			}
+		default:
 			q, ok := model.Formulas[c.Formula].Params[""]
 			if !ok {
 				return nil, fmt.Errorf("learn: clause %s has no parameter", clauseString(model, c))

@@ -148,7 +148,11 @@ func TestScorerPlanted(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	each, errs := s.ScoreEach(ctx, cands, TightFit(fit0.Weights), 2)
 	for i := range cands {
+		if errs[i] != nil || each[i].Objective != serial[i].Objective || !slices.Equal(each[i].Weights, serial[i].Weights) {
+			t.Fatalf("candidate %d: ScoreEach %+v (%v), serial %+v", i, each[i], errs[i], serial[i])
+		}
 		if parallel[i] == nil || parallel[i].Objective != serial[i].Objective || !slices.Equal(parallel[i].Weights, serial[i].Weights) {
 			t.Fatalf("candidate %d: parallel %+v, serial %+v", i, parallel[i], serial[i])
 		}
@@ -165,6 +169,40 @@ func TestScorerPlanted(t *testing.T) {
 		if w := serial[i].Weights[len(s.Clauses())]; w <= 0 {
 			t.Fatalf("planted clause %d: weight %g", i, w)
 		}
+	}
+}
+
+// TestCountCacheBound checks that the cache empties itself at its bound
+// and that counts recomputed after that are equal.
+func TestCountCacheBound(t *testing.T) {
+	m, dbs, planted, err := plant.Planted(context.Background(), 1, 20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewPLLData(m, dbs, nil, CountOptions{CacheMB: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := d.Counts(planted[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, b := d.CachedCounts(); n != 1 || b <= 0 {
+		t.Fatalf("%d cached, %d bytes", n, b)
+	}
+	d.cacheBytes = 2 << 20 // pretend the cache is full
+	if _, err := d.Counts(planted[1]); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := d.CachedCounts(); n != 1 {
+		t.Fatalf("%d cached after the bound", n)
+	}
+	again, err := d.Counts(planted[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again == first || again.Nonzeros() != first.Nonzeros() {
+		t.Fatal("not recounted, or recounted differently")
 	}
 }
 

@@ -1,0 +1,49 @@
+package learn_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/marple-mln/marple/internal/plant"
+	"github.com/marple-mln/marple/learn"
+	"github.com/marple-mln/marple/mln"
+)
+
+// Scoring candidate clauses against unit clauses by the weighted
+// pseudo-log-likelihood of data sampled from a model with two planted
+// clauses.
+func ExampleScorer() {
+	ctx := context.Background()
+	m, dbs, planted, err := plant.Planted(ctx, 7, 30, 3)
+	if err != nil {
+		panic(err)
+	}
+	data, err := learn.NewPLLData(m, dbs, nil, learn.CountOptions{})
+	if err != nil {
+		panic(err)
+	}
+	var units []*mln.Clause
+	for _, c := range m.Clauses {
+		if len(c.Lits) == 1 {
+			units = append(units, c)
+		}
+	}
+	base, err := data.NewScorer(units)
+	if err != nil {
+		panic(err)
+	}
+	fit0, err := base.Fit(ctx, learn.TightFit(nil))
+	if err != nil {
+		panic(err)
+	}
+	fits, errs := base.ScoreEach(ctx, planted, learn.TightFit(fit0.Weights), 0)
+	for i, f := range fits {
+		if errs[i] != nil {
+			panic(errs[i])
+		}
+		fmt.Printf("planted clause %d: gain %.2f, weight %.0f\n", i, f.Objective-fit0.Objective, f.Weights[len(units)])
+	}
+	// Output:
+	// planted clause 0: gain 0.58, weight 2
+	// planted clause 1: gain 0.34, weight 1
+}
