@@ -223,6 +223,11 @@ func newSearcher(ctx context.Context, s Settings) (*searcher, error) {
 	has := map[string]bool{}
 	add := func(c *mln.Clause, fixed, unit bool) {
 		k := CanonicalKey(c)
+		if len(c.Exist) > 0 {
+			// CanonicalKey ignores EXIST: keep such a clause apart from its
+			// universal twin.
+			k = "exist|" + s.Model.ClauseString(c)
+		}
 		if has[k] {
 			return
 		}
