@@ -444,6 +444,14 @@ func (cn *counter) run(p *countPlan) {
 	cn.rec(0)
 }
 
+// dom returns the domain of type t in the counter's world.
+func (cn *counter) dom(t mln.TypeID) []mln.ConstID {
+	if cn.w.dom != nil {
+		return cn.w.dom[t]
+	}
+	return cn.m.Types[t].Consts
+}
+
 func (cn *counter) term(t mln.Term) mln.ConstID {
 	if t.IsVar() {
 		return cn.bind[t.Var()]
@@ -530,7 +538,7 @@ func (cn *counter) enumVars(vs []int, fn func() bool) bool {
 	}
 	v := vs[0]
 	defer func() { cn.bind[v] = -1 }()
-	for _, c := range cn.m.Types[cn.p.varType[v]].Consts {
+	for _, c := range cn.dom(cn.p.varType[v]) {
 		cn.bind[v] = c
 		if !cn.enumVars(vs[1:], fn) {
 			return false
@@ -563,7 +571,7 @@ func (cn *counter) rec(k int) int64 {
 		return cn.countFalse(st)
 	}
 	if st.kind == stepEnum {
-		for _, c := range cn.m.Types[p.varType[st.v]].Consts {
+		for _, c := range cn.dom(p.varType[st.v]) {
 			cn.bind[st.v] = c
 			if cn.checks(st.checks, st.neq) {
 				n += cn.after(k)
@@ -655,9 +663,9 @@ func (cn *counter) countFalse(st *planStep) int64 {
 	p := cn.p
 	v := st.v
 	t := p.varType[v]
-	dom := cn.m.Types[t].Consts
-	if len(cn.mark) < len(dom) {
-		cn.mark = make([]uint32, len(dom))
+	dom := cn.dom(t)
+	if n := cn.m.Types[t].Size(); len(cn.mark) < n {
+		cn.mark = make([]uint32, n) // indexed by the position in the model's domain
 	}
 	cn.stamp++
 	if cn.stamp == 0 {

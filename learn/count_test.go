@@ -126,48 +126,68 @@ func TestCountsMatchBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	checked, refused, plusChecked := 0, 0, 0
 	for seed := int64(0); seed < 300; seed++ {
-		c := randmln.Generate(seed)
-		m, _, _, _, err := c.Load()
-		if err != nil {
-			t.Fatal(err)
-		}
-		db, w := randomWorld(m, r, 0.2+0.6*r.Float64())
-		d, err := NewPLLData(m, []*mln.Database{db}, nil, CountOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, cl := range m.Clauses {
-			cc, err := d.Counts(cl)
-			if err != nil {
-				if strings.Contains(err.Error(), "not supported") {
-					refused++
-					continue
-				}
-				t.Fatalf("seed %d: %v", seed, err)
-			}
-			forBindings(m, cl, func(plus []mln.ConstID) {
-				base := bruteTrueGroundings(m, cl, w, plus...)
-				allAtoms(m, func(p mln.PredID, args []mln.ConstID) {
-					k := atomKey(p, args)
-					w[k] = !w[k]
-					flipped := bruteTrueGroundings(m, cl, w, plus...)
-					w[k] = !w[k]
-					want := base - flipped
-					if got := cc.delta(d, 0, p, args, plus); got != want {
-						t.Fatalf("seed %d: clause %s, binding %v, atom %s%v: Δ %d, brute force %d\n%s", seed, clauseString(m, cl), plus, m.Preds[p].Name, args, got, want, c)
-					}
-				})
-			})
-			if len(cl.Plus) > 0 {
-				plusChecked++
-			}
-			checked++
-		}
+		n, np, nr := checkCountsBrute(t, seed, 0.2+0.6*r.Float64())
+		checked, plusChecked, refused = checked+n, plusChecked+np, refused+nr
 	}
 	if checked < 500 || plusChecked < 50 {
 		t.Fatalf("only %d clauses checked (%d with \"+\", %d refused)", checked, plusChecked, refused)
 	}
 	t.Logf("%d clauses checked (%d with \"+\"), %d refused", checked, plusChecked, refused)
+}
+
+// checkCountsBrute compares the counts of every clause of random MLN seed
+// in a random closed world of the given density with brute force, and
+// returns the number of clauses checked, of those with "+", and refused.
+func checkCountsBrute(t *testing.T, seed int64, density float64) (checked, plusChecked, refused int) {
+	c := randmln.Generate(seed)
+	m, _, _, _, err := c.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(uint64(seed), 99))
+	db, w := randomWorld(m, r, density)
+	d, err := NewPLLData(m, []*mln.Database{db}, nil, CountOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cl := range m.Clauses {
+		cc, err := d.Counts(cl)
+		if err != nil {
+			if strings.Contains(err.Error(), "not supported") {
+				refused++
+				continue
+			}
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		forBindings(m, cl, func(plus []mln.ConstID) {
+			base := bruteTrueGroundings(m, cl, w, plus...)
+			allAtoms(m, func(p mln.PredID, args []mln.ConstID) {
+				k := atomKey(p, args)
+				w[k] = !w[k]
+				flipped := bruteTrueGroundings(m, cl, w, plus...)
+				w[k] = !w[k]
+				want := base - flipped
+				if got := cc.delta(d, 0, p, args, plus); got != want {
+					t.Fatalf("seed %d: clause %s, binding %v, atom %s%v: Δ %d, brute force %d\n%s", seed, clauseString(m, cl), plus, m.Preds[p].Name, args, got, want, c)
+				}
+			})
+		})
+		if len(cl.Plus) > 0 {
+			plusChecked++
+		}
+		checked++
+	}
+	return checked, plusChecked, refused
+}
+
+// FuzzCountsBrute compares clause counts with brute force on the random
+// MLN of any seed, in a world of any density.
+func FuzzCountsBrute(f *testing.F) {
+	f.Add(int64(1), uint8(128))
+	f.Add(int64(77), uint8(30))
+	f.Fuzz(func(t *testing.T, seed int64, density uint8) {
+		checkCountsBrute(t, seed, float64(density)/255)
+	})
 }
 
 // forBindings calls fn with every binding of c's "+" variables (once with
@@ -194,7 +214,8 @@ func forBindings(m *mln.Model, c *mln.Clause, fn func(plus []mln.ConstID)) {
 
 // TestCountsRepeatedPredicates checks clauses where one predicate occurs
 // in several literals (both signs, shared and constant arguments) and
-// comparisons, on denser random worlds.
+// comparisons, on denser random worlds, accumulating in a dense array or
+// in a map.
 func TestCountsRepeatedPredicates(t *testing.T) {
 	src := `
 person = {A, B, C, D}
@@ -219,7 +240,12 @@ EXIST c,y !Q(x) v T(c, y) v x != A
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(7, 8))
+	defer func(n int) { countDenseMax = n }(countDenseMax)
 	for trial := 0; trial < 30; trial++ {
+		countDenseMax = 1 << 22
+		if trial%2 == 1 {
+			countDenseMax = 0 // accumulate in a map
+		}
 		db, w := randomWorld(m, r, r.Float64())
 		d, err := NewPLLData(m, []*mln.Database{db}, nil, CountOptions{})
 		if err != nil {
@@ -298,7 +324,7 @@ func TestCountsWPLLMatchesGround(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, err := d.modelRows()
+		ps, err := d.modelRows(context.Background())
 		if err != nil {
 			if strings.Contains(err.Error(), "not supported") {
 				continue
@@ -383,10 +409,15 @@ func TestGenerativeCountsMatchesGround(t *testing.T) {
 		if len(m.Weights) == 0 {
 			continue
 		}
-		db, _ := randomWorld(m, r, 0.3+0.4*r.Float64())
+		// One database, or two (each its own example, weighed apart).
+		var dbs []*mln.Database
+		for k := 0; k <= int(seed%2); k++ {
+			db, _ := randomWorld(m, r, 0.3+0.4*r.Float64())
+			dbs = append(dbs, db)
+		}
 		set := GenerativeSettings{PriorStdDev: 1 + 2*r.Float64(), ConvThresh: 1e-14, GradTol: 1e-10}
 		clear(m.Weights)
-		if _, err := GenerativeCounts(ctx, m, []*mln.Database{db}, nil, set); err != nil {
+		if _, err := GenerativeCounts(ctx, m, dbs, nil, set); err != nil {
 			if strings.Contains(err.Error(), "not supported") {
 				continue
 			}
@@ -401,8 +432,12 @@ func TestGenerativeCountsMatchesGround(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var exs Examples
+		for _, db := range dbs {
+			exs = append(exs, &Example{Net: net, Truth: net.Assignment(db)})
+		}
 		clear(m.Weights)
-		if _, err := Generative(ctx, m, Examples{{Net: net, Truth: net.Assignment(db)}}, set); err != nil {
+		if _, err := Generative(ctx, m, exs, set); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		for i := range wc {
@@ -478,5 +513,19 @@ func TestGenerativeCountsDeterministic(t *testing.T) {
 	}
 	if !slices.Equal(ws[0], ws[1]) || !slices.Equal(ws[0], ws[2]) {
 		t.Fatalf("weights depend on workers: %v %v %v", ws[0], ws[1], ws[2])
+	}
+}
+
+// TestGenerativeCountsCancelled checks that a cancelled context stops
+// learning with its error.
+func TestGenerativeCountsCancelled(t *testing.T) {
+	m, dbs, _, err := plant.Planted(context.Background(), 2, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := GenerativeCounts(ctx, m, dbs, nil, GenerativeSettings{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
 	}
 }

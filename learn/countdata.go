@@ -1,11 +1,11 @@
 package learn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +37,10 @@ type CountOptions struct {
 	FractAtoms                     float64
 	MinAtomSamples, MaxAtomSamples int
 	Seed                           uint64
+	// OwnDomains gives each database its own domains: the model files'
+	// constants and those its atoms mention (Alchemy's -multipleDatabases),
+	// instead of the model's domains (every database's constants).
+	OwnDomains bool
 	// CacheMB bounds the memory of cached counts in megabytes (0:
 	// DefaultCacheMB, Alchemy's -cacheSize; negative: no bound). When a
 	// new count would exceed it, the cache is emptied first (counts held
@@ -62,6 +66,7 @@ type PLLData struct {
 	// per database: sampled atoms (nil: all) and each row's c_a.
 	sampled [][]uint64
 	mul     [][]float64 // per database, per predicate
+	size    [][]int64   // per database, per predicate: groundings over its domains
 
 	mu         sync.Mutex
 	cache      map[string]*countEntry
@@ -156,7 +161,12 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 	sampling := (opt.FractAtoms > 0 && opt.FractAtoms < 1) || opt.MaxAtomSamples > 0
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
 	for _, db := range dbs {
-		d.worlds = append(d.worlds, newCWorld(sp, db))
+		w := newCWorld(sp, db)
+		if opt.OwnDomains {
+			w.dom = ownDomains(m, db)
+		}
+		d.worlds = append(d.worlds, w)
+		sizes := make([]int64, len(m.Preds))
 		mul := make([]float64, len(m.Preds))
 		var bits []uint64
 		if sampling {
@@ -166,7 +176,8 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 			if !d.scored[p] {
 				continue
 			}
-			size := sp.size[p]
+			size := w.size(sp, mln.PredID(p))
+			sizes[p] = size
 			k := size
 			if sampling {
 				f := opt.FractAtoms
@@ -184,9 +195,9 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 				// Floyd's algorithm: k distinct ids of [0, size).
 				for j := size - k; j < size; j++ {
 					t := rng.Int64N(j + 1)
-					r := d.rowOff[p] + t
+					r := d.rowOff[p] + w.atomID(sp, mln.PredID(p), t)
 					if bits[r>>6]&(1<<(r&63)) != 0 {
-						r = d.rowOff[p] + j
+						r = d.rowOff[p] + w.atomID(sp, mln.PredID(p), j)
 					}
 					bits[r>>6] |= 1 << (r & 63)
 				}
@@ -201,6 +212,7 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 		}
 		d.sampled = append(d.sampled, bits)
 		d.mul = append(d.mul, mul)
+		d.size = append(d.size, sizes)
 	}
 	return d, nil
 }
@@ -266,9 +278,16 @@ func literalKey(c *mln.Clause) string {
 	return b.String()
 }
 
-// countScratch is a worker's dense accumulator over rows.
+// countDenseMax is the number of scored atoms up to which a count
+// accumulates in a dense array (8 bytes per atom per concurrent count);
+// above it, in a map.
+var countDenseMax = 1 << 22
+
+// countScratch is a worker's accumulator over rows: dense (acc) or sparse
+// (accMap).
 type countScratch struct {
 	acc     []int64
+	accMap  map[int32]int64
 	touched []int32
 	cn      counter
 }
@@ -344,7 +363,12 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 	}
 	sc, _ := d.pool.Get().(*countScratch)
 	if sc == nil {
-		sc = &countScratch{acc: make([]int64, d.nrows)}
+		sc = &countScratch{}
+		if d.nrows <= countDenseMax {
+			sc.acc = make([]int64, d.nrows)
+		} else {
+			sc.accMap = map[int32]int64{}
+		}
 	}
 	defer d.pool.Put(sc)
 	cc := &ClauseCounts{}
@@ -376,6 +400,10 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 					bindIdx[k] = b
 				}
 				plusAcc[rb{int32(r), b}] += n
+				return
+			}
+			if sc.acc == nil {
+				sc.accMap[int32(r)] += n
 				return
 			}
 			if sc.acc[r] == 0 {
@@ -417,24 +445,37 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 				col.bind = append(col.bind, k.b)
 			}
 		}
+		if sc.acc == nil {
+			for r := range sc.accMap {
+				sc.touched = append(sc.touched, r)
+			}
+		}
 		slices.Sort(sc.touched)
 		sc.touched = slices.Compact(sc.touched)
+		overflow := false
 		for _, r := range sc.touched {
-			v := sc.acc[r]
-			sc.acc[r] = 0
+			var v int64
+			if sc.acc != nil {
+				v = sc.acc[r]
+				sc.acc[r] = 0 // the scratch goes back clean
+			} else {
+				v = sc.accMap[r]
+			}
 			if v == 0 {
 				continue
 			}
 			if v > math.MaxInt32 || v < math.MinInt32 {
-				sc.touched = sc.touched[:0]
-				return nil, clauseError(d.m, c, errors.New("learn: counting: a count overflows 32 bits"))
+				overflow = true
 			}
 			col.idx = append(col.idx, r)
 			col.val = append(col.val, int32(v))
 		}
 		sc.touched = sc.touched[:0]
+		clear(sc.accMap)
+		if overflow {
+			return nil, clauseError(d.m, c, errors.New("learn: counting: a count overflows 32 bits"))
+		}
 		if cn.over {
-			clear(sc.acc)
 			return nil, clauseError(d.m, c, fmt.Errorf("learn: counting: more than %d groundings: %w", d.opt.MaxGroundings, ErrTooManyGroundings))
 		}
 		cc.cols = append(cc.cols, col)
@@ -467,30 +508,20 @@ func (cc *ClauseCounts) delta(d *PLLData, db int, pred mln.PredID, args, plus []
 	return n
 }
 
-// countAll counts clauses concurrently (Workers goroutines), in order.
-func (d *PLLData) countAll(cs []*mln.Clause) ([]*ClauseCounts, error) {
+// countAll counts clauses concurrently (Workers goroutines), in order,
+// stopping between clauses when ctx is cancelled.
+func (d *PLLData) countAll(ctx context.Context, cs []*mln.Clause) ([]*ClauseCounts, error) {
 	out := make([]*ClauseCounts, len(cs))
 	errs := make([]error, len(cs))
-	workers := d.opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for k := 0; k < min(workers, len(cs)); k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i], errs[i] = d.Counts(cs[i])
+	parallelChunks(len(cs), 1, d.opt.Workers, func() func(lo, hi int) {
+		return func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if errs[i] = ctx.Err(); errs[i] == nil {
+					out[i], errs[i] = d.Counts(cs[i])
+				}
 			}
-		}()
-	}
-	for i := range cs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

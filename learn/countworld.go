@@ -74,6 +74,9 @@ func (s *atomSpace) id(p mln.PredID, args []mln.ConstID) int64 {
 // joins.
 type cworld struct {
 	preds []cwPred
+	// dom, when not nil, gives each type's domain in this world (a subset
+	// of the model's, in its order); nil: the model's domains.
+	dom [][]mln.ConstID
 }
 
 type cwPred struct {
@@ -134,6 +137,65 @@ func newCWorld(s *atomSpace, db *mln.Database) *cworld {
 		})
 	}
 	return w
+}
+
+// size returns the number of groundings of predicate p in w.
+func (w *cworld) size(s *atomSpace, p mln.PredID) int64 {
+	if w.dom == nil {
+		return s.size[p]
+	}
+	n := int64(1)
+	for _, t := range s.m.Preds[p].Args {
+		n *= int64(len(w.dom[t]))
+	}
+	return n
+}
+
+// atomID returns the id (atomSpace) of p's i-th grounding in w (mixed
+// radix over w's domains).
+func (w *cworld) atomID(s *atomSpace, p mln.PredID, i int64) int64 {
+	if w.dom == nil {
+		return i
+	}
+	args := s.m.Preds[p].Args
+	id := int64(0)
+	for j := len(args) - 1; j >= 0; j-- {
+		dom := w.dom[args[j]]
+		n := int64(len(dom))
+		id += int64(s.typeIdx[args[j]][dom[i%n]]) * s.stride[p][j]
+		i /= n
+	}
+	return id
+}
+
+// ownDomains returns, per type, the model files' constants and those the
+// database's atoms mention, in the model's order (Alchemy's domains of one
+// database under -multipleDatabases).
+func ownDomains(m *mln.Model, db *mln.Database) [][]mln.ConstID {
+	in := make([]map[mln.ConstID]bool, len(m.Types))
+	for t, ty := range m.Types {
+		in[t] = map[mln.ConstID]bool{}
+		for _, c := range ty.Consts[:ty.Declared] {
+			in[t][c] = true
+		}
+	}
+	for p, pr := range m.Preds {
+		db.Atoms(mln.PredID(p), func(args []mln.ConstID, _ mln.Truth) {
+			for j, c := range args {
+				in[pr.Args[j]][c] = true
+			}
+		})
+	}
+	dom := make([][]mln.ConstID, len(m.Types))
+	for t, ty := range m.Types {
+		dom[t] = []mln.ConstID{}
+		for _, c := range ty.Consts {
+			if in[t][c] {
+				dom[t] = append(dom[t], c)
+			}
+		}
+	}
+	return dom
 }
 
 func (wp *cwPred) has(id int64) bool {

@@ -187,7 +187,7 @@ func (d *PLLData) kept(db int, q mln.PredID) int64 {
 	}
 	if d.opt.Unweighted {
 		if d.sampled[db] == nil {
-			return d.sp.size[q]
+			return d.size[db][q]
 		}
 		var k int64
 		lo := d.rowOff[q]
@@ -220,7 +220,7 @@ func (d *PLLData) NewScorer(clauses []*mln.Clause) (*Scorer, error) {
 	if err := noPlus(clauses); err != nil {
 		return nil, err
 	}
-	counts, err := d.countAll(clauses)
+	counts, err := d.countAll(context.Background(), clauses)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +264,7 @@ func (s *Scorer) Add(cs ...*mln.Clause) (*Scorer, error) {
 	if err := noPlus(cs); err != nil {
 		return nil, err
 	}
-	counts, err := s.d.countAll(cs)
+	counts, err := s.d.countAll(context.Background(), cs)
 	if err != nil {
 		return nil, err
 	}
@@ -358,11 +358,26 @@ func (s *Scorer) Fit(ctx context.Context, opt FitOptions) (*Fit, error) {
 // candidates and returns the result; s is not changed. Candidates' counts
 // come from (and go to) the data's cache. Hard candidates are refused.
 func (s *Scorer) Score(ctx context.Context, cands []*mln.Clause, opt FitOptions) (*Fit, error) {
+	return s.ScoreReplace(ctx, nil, cands, opt)
+}
+
+// ScoreReplace is Score with the base clauses at the indices remove taken
+// out (a refined clause replacing its original, say): their weights are
+// 0 in the result, which still has one weight per base clause, then the
+// candidates'. s is not changed.
+func (s *Scorer) ScoreReplace(ctx context.Context, remove []int, cands []*mln.Clause, opt FitOptions) (*Fit, error) {
 	start := time.Now()
 	if err := noPlus(cands); err != nil {
 		return nil, err
 	}
 	nb := len(s.clauses)
+	removed := make([]bool, nb)
+	for _, i := range remove {
+		if i < 0 || i >= nb {
+			return nil, fmt.Errorf("learn: Scorer.ScoreReplace: no clause %d", i)
+		}
+		removed[i] = true
+	}
 	var cc []*ClauseCounts
 	for _, c := range cands {
 		if c.Hard {
@@ -377,7 +392,7 @@ func (s *Scorer) Score(ctx context.Context, cands []*mln.Clause, opt FitOptions)
 	np := nb + len(cands)
 	var ps []*WPLL
 	for db, b := range s.base {
-		base, extra := s.overlay(db, b, cc, np)
+		base, extra := s.overlay(db, b, removed, cc, np)
 		if opt.Workers > 0 {
 			base.opt.Workers = opt.Workers
 			if extra != nil {
@@ -396,15 +411,15 @@ func (s *Scorer) Score(ctx context.Context, cands []*mln.Clause, opt FitOptions)
 	}
 	w0 := make([]float64, np)
 	copy(w0, opt.Warm)
+	for i, c := range s.clauses {
+		if c.Hard || removed[i] {
+			w0[i] = 0 // no rows: the prior keeps it at 0
+		}
+	}
 	st := &GenerativeStats{}
 	w, err := maximizeWPLL(ctx, ps, np, w0, set, st)
 	if w == nil {
 		return nil, err
-	}
-	for i, c := range s.clauses {
-		if c.Hard {
-			w[i] = 0
-		}
 	}
 	return &Fit{Weights: w, WPLL: st.WPLL, Objective: st.Objective, Iterations: st.Iterations,
 		Evaluations: st.Evaluations, Status: st.Status, Elapsed: time.Since(start)}, err
@@ -433,40 +448,48 @@ func (s *Scorer) ScoreEach(ctx context.Context, cands []*mln.Clause, opt FitOpti
 	return fits, errs
 }
 
-// overlay returns base's rows of database db with the atoms the
-// candidates touch taken out (a view: base itself is not changed) and the
-// rows of those atoms with the candidates' entries (parameters nb, nb+1,
-// ...), nil when there are none.
-func (s *Scorer) overlay(db int, b *WPLL, cc []*ClauseCounts, np int) (*WPLL, *WPLL) {
-	if len(cc) == 0 {
-		v := *b
-		return &v, nil
-	}
+// overlay returns base's rows of database db with the atoms that the
+// candidates or the removed clauses touch taken out (a view: base itself
+// is not changed), and the rows of those atoms without the removed
+// clauses and with the candidates' entries (parameters nb, nb+1, ...), nil
+// when there are none.
+func (s *Scorer) overlay(db int, b *WPLL, removed []bool, cc []*ClauseCounts, np int) (*WPLL, *WPLL) {
 	nb := len(s.clauses)
 	var changed []int32
+	var gone []int // removed clauses
+	for k, r := range removed {
+		if r {
+			gone = append(gone, k)
+			changed = append(changed, s.counts[k].cols[db].idx...)
+		}
+	}
 	for _, c := range cc {
 		changed = append(changed, c.cols[db].idx...)
 	}
 	slices.Sort(changed)
 	changed = slices.Compact(changed)
-	if len(changed) == 0 {
-		v := *b
-		return &v, nil
-	}
 	view := *b
+	if len(changed) == 0 {
+		return &view, nil
+	}
 	view.rMul = slices.Clone(b.rMul)
 	x := &WPLL{opt: b.opt, np: np}
 	x.aStart = make([]int, 1, len(changed)+1)
 	x.aOff = make([]float64, len(changed))
 	x.aMul = make([]float64, len(changed))
 	pos := make([]int, len(cc))
+	gpos := make([]int, len(gone))
 	mul := s.d.mul[db]
 	for i, r := range changed {
 		a, found := slices.BinarySearch(b.aGlobal, r)
 		if found {
 			lo, hi := b.aStart[a], b.aStart[a+1]
-			x.aIdx = append(x.aIdx, b.aIdx[lo:hi]...)
-			x.aVal = append(x.aVal, b.aVal[lo:hi]...)
+			for q := lo; q < hi; q++ {
+				if !removed[b.aIdx[q]] {
+					x.aIdx = append(x.aIdx, b.aIdx[q])
+					x.aVal = append(x.aVal, b.aVal[q])
+				}
+			}
 			x.aOff[i], x.aMul[i] = b.aOff[a], b.aMul[a]
 			if row := b.aRow[a]; row >= 0 {
 				view.rMul[row] -= b.aMul[a]
@@ -476,6 +499,16 @@ func (s *Scorer) overlay(db int, b *WPLL, cc []*ClauseCounts, np int) (*WPLL, *W
 		} else {
 			x.aMul[i] = mul[s.d.predOfRow(r)]
 			view.constant -= x.aMul[i] * logSigmoid(0)
+		}
+		// A removed hard clause takes its share of the offset with it.
+		for k, g := range gone {
+			col := s.counts[g].cols[db]
+			for gpos[k] < len(col.idx) && col.idx[gpos[k]] < r {
+				gpos[k]++
+			}
+			if s.clauses[g].Hard && gpos[k] < len(col.idx) && col.idx[gpos[k]] == r {
+				x.aOff[i] -= float64(col.val[gpos[k]]) * s.d.opt.HardWeight
+			}
 		}
 		for k, c := range cc {
 			col := c.cols[db]
@@ -527,7 +560,7 @@ func GenerativeCounts(ctx context.Context, model *mln.Model, dbs []*mln.Database
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ps, err := d.modelRows()
+	ps, err := d.modelRows(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -548,9 +581,9 @@ func GenerativeCounts(ctx context.Context, model *mln.Model, dbs []*mln.Database
 // modelRows counts the model's clauses and returns each database's rows
 // over the model's parameters (clause weight w_Param·Coef; hard clauses
 // fixed).
-func (d *PLLData) modelRows() ([]*WPLL, error) {
+func (d *PLLData) modelRows(ctx context.Context) ([]*WPLL, error) {
 	model := d.m
-	counts, err := d.countAll(model.Clauses)
+	counts, err := d.countAll(ctx, model.Clauses)
 	if err != nil {
 		return nil, err
 	}

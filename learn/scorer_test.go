@@ -2,9 +2,11 @@ package learn
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -78,7 +80,7 @@ func TestScorerOverlayEqualsRebuild(t *testing.T) {
 		for i := range w {
 			w[i] = 3*r.Float64() - 1.5
 		}
-		view, x := s.overlay(0, s.base[0], cc, np)
+		view, x := s.overlay(0, s.base[0], make([]bool, len(s.Clauses())), cc, np)
 		g1, g2, gx := make([]float64, np), make([]float64, np), make([]float64, np)
 		v1 := view.Eval(w, g1) + x.Eval(w, gx)
 		for i := range g1 {
@@ -96,6 +98,65 @@ func TestScorerOverlayEqualsRebuild(t *testing.T) {
 	}
 	if v := s.base[0].Eval(make([]float64, len(s.Clauses())), nil); v != baseBefore {
 		t.Fatalf("the base changed: %v, was %v", v, baseBefore)
+	}
+	// Replacing: the full set without its last candidate and first unit
+	// clause, as an overlay, equals the rebuilt set.
+	removed := make([]bool, np)
+	removed[0], removed[np-1] = true, true
+	view, x := full.overlay(0, full.base[0], removed, nil, np)
+	rebuilt, err := full.Remove(0, np-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for trial := 0; trial < 5; trial++ {
+		w := make([]float64, np)
+		var wr []float64
+		for i := range w {
+			if !removed[i] {
+				w[i] = 3*r.Float64() - 1.5
+				wr = append(wr, w[i])
+			}
+		}
+		v1 := view.Eval(w, nil) + x.Eval(w, nil)
+		if v2 := rebuilt.base[0].Eval(wr, nil); math.Abs(v1-v2) > 1e-9 {
+			t.Fatalf("replace overlay %.12g, rebuilt %.12g", v1, v2)
+		}
+	}
+	f1, err := full.ScoreReplace(context.Background(), []int{0, np - 1}, nil, TightFit(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, err := rebuilt.Fit(context.Background(), TightFit(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(f1.Objective-f2.Objective) > 1e-6 || f1.Weights[0] != 0 || f1.Weights[np-1] != 0 || math.Abs(f1.Weights[1]-f2.Weights[0]) > 1e-3 {
+		t.Fatalf("ScoreReplace %v %v, rebuilt %v %v", f1.Objective, f1.Weights, f2.Objective, f2.Weights)
+	}
+	// Removing a hard clause takes its offsets away.
+	hard := parseClause(t, m, "!Friends(x, y) v Friends(y, x).")
+	if !hard.Hard {
+		t.Fatal("not hard")
+	}
+	withHard, err := full.Add(hard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed = make([]bool, np+1)
+	removed[np] = true
+	view, x = withHard.overlay(0, withHard.base[0], removed, nil, np+1)
+	for trial := 0; trial < 3; trial++ {
+		w := make([]float64, np+1)
+		for i := 0; i < np; i++ {
+			w[i] = 3*r.Float64() - 1.5
+		}
+		v1 := view.Eval(w, nil) + x.Eval(w, nil)
+		if v2 := full.base[0].Eval(w[:np], nil); math.Abs(v1-v2) > 1e-9 {
+			t.Fatalf("without the hard clause %.12g, rebuilt %.12g", v1, v2)
+		}
+		if v3 := withHard.base[0].Eval(w, nil); math.Abs(v3-v1) < 1e-6 {
+			t.Fatalf("the hard clause changes nothing (%v)", v3)
+		}
 	}
 	// Remove undoes Add.
 	back, err := full.Remove(3, 4, 5)
@@ -222,6 +283,101 @@ func TestGenerativeCountsPlanted(t *testing.T) {
 	for _, c := range planted {
 		if w := m.Weights[m.Formulas[c.Formula].Params[""]]; w < 0.5 {
 			t.Fatalf("planted clause %s: weight %g (%+v)", clauseString(m, c), w, st)
+		}
+	}
+}
+
+// TestOwnDomains checks that with OwnDomains each database is scored over
+// its own constants: the rows of each equal those of a model that knows
+// only that database.
+func TestOwnDomains(t *testing.T) {
+	ctx := context.Background()
+	text := func(seed uint64, people int, prefix string) string {
+		m, dbs, _, err := plant.Planted(ctx, seed, people, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for p, pr := range m.Preds {
+			dbs[0].Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
+				var names []string
+				for _, c := range args {
+					names = append(names, prefix+m.ConstName(c))
+				}
+				fmt.Fprintf(&b, "%s(%s)\n", pr.Name, strings.Join(names, ","))
+			})
+		}
+		return b.String()
+	}
+	srcA, srcB := text(4, 10, "A"), text(5, 15, "B")
+	load := func(srcs ...string) (*mln.Model, []*mln.Database) {
+		m, err := mln.ParseModel("p.mln", plant.PlantedSource)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dbs []*mln.Database
+		for i, s := range srcs {
+			db, err := mln.ParseDatabase(m, fmt.Sprint(i, ".db"), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dbs = append(dbs, db)
+		}
+		if err := m.Compile(); err != nil {
+			t.Fatal(err)
+		}
+		return m, dbs
+	}
+	m, dbs := load(srcA, srcB)
+	own, err := NewPLLData(m, dbs, nil, CountOptions{OwnDomains: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := own.modelRows(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, src := range []string{srcA, srcB} {
+		mi, dbi := load(src)
+		ref, err := NewPLLData(mi, dbi, nil, CountOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := ref.modelRows(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := []float64{0.5, -1, -2, 1.5, 0.7}
+		if a, b := ps[i].Eval(w, nil), pr[0].Eval(w, nil); math.Abs(a-b) > 1e-9 || ps[i].Atoms() != pr[0].Atoms() {
+			t.Fatalf("database %d: own domains %v (%d atoms), alone %v (%d atoms)", i, a, ps[i].Atoms(), b, pr[0].Atoms())
+		}
+	}
+	// Sampling draws within the database's own domains.
+	samp, err := NewPLLData(m, dbs, nil, CountOptions{OwnDomains: true, FractAtoms: 0.5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, _ := m.Pred("Friends")
+	size := own.size[0][fr.ID]
+	if size >= int64(m.Types[0].Size()*m.Types[0].Size()) {
+		t.Fatalf("database 0 has %d Friends atoms, the model %d", size, m.Types[0].Size()*m.Types[0].Size())
+	}
+	if got, want := samp.kept(0, fr.ID), int64(math.Round(0.5*float64(size))); got != want {
+		t.Fatalf("Friends atoms kept in database 0: %d, want %d", got, want)
+	}
+	for r := samp.rowOff[fr.ID]; r < samp.rowOff[fr.ID]+samp.sp.size[fr.ID]; r++ {
+		if samp.sampled[0][r>>6]&(1<<(r&63)) == 0 {
+			continue
+		}
+		args := make([]mln.ConstID, 2)
+		id := r - samp.rowOff[fr.ID]
+		for j := range args {
+			args[j] = m.Types[0].Consts[id/samp.sp.stride[fr.ID][j]%int64(m.Types[0].Size())]
+		}
+		for _, c := range args {
+			if !slices.Contains(samp.worlds[0].dom[0], c) {
+				t.Fatalf("sampled atom Friends%v outside database 0's domain", args)
+			}
 		}
 	}
 }
