@@ -44,7 +44,6 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		seed      = fs.Int64("seed", 1, "random seed")
 		models    = fs.String("models", "", "folder that receives every learned model (optional)")
 	)
-	so.MaxGroundings = 1000000
 	registerScoring(fs, &so)
 	if err := parseFlags(fs, args); err != nil {
 		return err
