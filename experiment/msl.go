@@ -79,6 +79,9 @@ type MSLConfig struct {
 	// Samples is the number of MC-SAT samples per inference (0: 1000).
 	Samples int
 	Seed    int64
+	// ModelsDir, when set, receives each learned model as
+	// dataset-fold-row.mln.
+	ModelsDir string
 	// Progress receives a line per fold and row (optional).
 	Progress io.Writer
 }
@@ -231,6 +234,12 @@ func runMSLCell(ctx context.Context, cfg MSLConfig, ds MSLDataset, row MSLRow, t
 	var buf bytes.Buffer
 	if err := mln.WriteModel(&buf, learned); err != nil {
 		return nil, nil, err
+	}
+	if cfg.ModelsDir != "" {
+		name := fmt.Sprintf("%s-%s-%s.mln", ds.Name, strings.TrimSuffix(test, ".db"), rowKey(row))
+		if err := os.WriteFile(filepath.Join(cfg.ModelsDir, name), buf.Bytes(), 0o644); err != nil {
+			return nil, nil, err
+		}
 	}
 	t1 := time.Now()
 	var preds []string

@@ -186,6 +186,7 @@ type searcher struct {
 	steps   int
 	workers int
 	stopped string
+	grace   bool // the time limit does not apply (lastCommit)
 }
 
 func newSearcher(ctx context.Context, s Settings) (*searcher, error) {
@@ -223,6 +224,11 @@ func newSearcher(ctx context.Context, s Settings) (*searcher, error) {
 	has := map[string]bool{}
 	add := func(c *mln.Clause, fixed, unit bool) {
 		k := CanonicalKey(c)
+		if len(c.Exist) > 0 {
+			// CanonicalKey ignores EXIST: keep such a clause apart from its
+			// universal twin.
+			k = "exist|" + s.Model.ClauseString(c)
+		}
 		if has[k] {
 			return
 		}
@@ -376,7 +382,27 @@ func (sr *searcher) evaluate(ctx context.Context, cands []*candidate, tight bool
 var errTimeUp = errors.New("structure: time limit reached")
 
 func (sr *searcher) pastLimit() bool {
-	return sr.s.TimeLimit > 0 && time.Since(sr.start) > sr.s.TimeLimit
+	return !sr.grace && sr.s.TimeLimit > 0 && time.Since(sr.start) > sr.s.TimeLimit
+}
+
+// lastCommit, when the time limit ends a round, still adds the best
+// candidate scored so far if it improves the score (re-scored with the
+// tight tolerances, past the limit): the model so far includes the best
+// clause found.
+func (sr *searcher) lastCommit(ctx context.Context, cands []*candidate, length int) error {
+	var best *candidate
+	for _, c := range cands {
+		if sr.keep(c) && (best == nil || c.gain > best.gain) {
+			best = c
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	sr.grace = true
+	defer func() { sr.grace = false }()
+	_, err := sr.commit(ctx, []*candidate{best}, length)
+	return err
 }
 
 func (sr *searcher) report(length int, bestGain float64) {
@@ -632,6 +658,11 @@ func (sr *searcher) beam(ctx context.Context) error {
 				bg = best[0].gain
 			}
 			if err := sr.evaluate(ctx, todo, false, bstep, bg); err != nil {
+				if errors.Is(err, errTimeUp) {
+					if err := sr.lastCommit(ctx, append(slices.Clone(best), todo...), 0); err != nil {
+						return err
+					}
+				}
 				return err
 			}
 			sortCands(cands)
@@ -774,6 +805,11 @@ func (sr *searcher) sfs(ctx context.Context) error {
 				}
 			}
 			if err := sr.evaluate(ctx, cands, false, L, math.NaN()); err != nil {
+				if errors.Is(err, errTimeUp) {
+					if err := sr.lastCommit(ctx, cands, L); err != nil {
+						return err
+					}
+				}
 				return err
 			}
 			sortCands(cands)

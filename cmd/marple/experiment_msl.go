@@ -42,11 +42,16 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		beamSize  = fs.Int("beamSize", d.BeamSize, "size of the beam")
 		samples   = fs.Int("samples", 1000, "MC-SAT samples per inference")
 		seed      = fs.Int64("seed", 1, "random seed")
+		models    = fs.String("models", "", "folder that receives every learned model (optional)")
 	)
-	so.MaxGroundings = 1000000
 	registerScoring(fs, &so)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *models != "" {
+		if err := os.MkdirAll(*models, 0o755); err != nil {
+			return err
+		}
 	}
 	if err := so.Check(); err != nil {
 		return usagef("%v", err)
@@ -55,7 +60,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 	so.Seed = *seed
 	results, err := experiment.RunMSL(ctx, experiment.MSLConfig{
 		Dir: *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Rows: splitList(*rows),
-		Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr,
+		Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, ModelsDir: *models,
 	})
 	if err != nil {
 		return err

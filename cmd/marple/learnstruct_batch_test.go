@@ -45,6 +45,18 @@ func TestLearnstructBatch(t *testing.T) {
 	}
 }
 
+func TestLearnstructBatchBounds(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "one.mln")
+	code, _, stderr := marple(t, "learnstruct", "-i", "testdata/planted.mln", "-o", out, "-t", "testdata/planted-a.db",
+		"-maxVars", "2", "-maxNumPredicates", "2", "-maxSteps", "1")
+	if code != 0 || !strings.Contains(stderr, "stopped: 1 steps taken") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestLearnstructBatchErrors(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "x.mln")
