@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/marple-mln/marple/ground"
@@ -69,8 +70,9 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		dNewton    = fs.Bool("dNewton", false, "dcll: diagonal Newton instead of preconditioned scaled conjugate gradient")
 		noEqualWt  = fs.Bool("gNoEqualPredWt", false, "pll: weight every atom 1 instead of 1/(atoms of its predicate)")
 		loss       = fs.String("loss", "hamming", "label loss: hamming or f1 (f1 with prediction-based methods only)")
-		sigma      = fs.Float64("sigma", 1, "CDA, subgradient: the strong-convexity constant σ")
-		c          = fs.Float64("C", 0, fmt.Sprintf("mira: clip the step at C (0: the paper's unclipped rule); mm: the SVM's margin/slack trade-off C (0: the default, %g)", float64(learn.DefaultMaxMarginC)))
+		sigmaFlag  = fs.String("sigma", "auto", fmt.Sprintf("CDA, subgradient: the strong-convexity constant σ; auto: chosen from %v by F1 (see -tuneHoldout)", learn.SigmaGrid))
+		cFlag      = fs.String("C", "auto", fmt.Sprintf("mira: clip the step at C (0 or auto: the paper's unclipped rule); mm: the SVM's margin/slack trade-off C (auto: chosen from %v by F1, see -tuneHoldout)", learn.CGrid))
+		holdout    = fs.Float64("tuneHoldout", learn.DefaultTuneHoldout, "-sigma auto, -C auto: score each value on this fraction of the examples held out from its training (0: on the training examples)")
 		epsilon    = fs.Float64("epsilon", 0, fmt.Sprintf("mm: stop when the most violated constraint is violated by at most ε, in Hamming loss per example (0: the default, %g)", learn.DefaultMaxMarginEpsilon))
 		maxIter    = fs.Int("maxIter", 0, fmt.Sprintf("mm: maximum cutting-plane rounds (0: the default, %d); pll: maximum L-BFGS iterations (0: %d); dcll: iterations (0: %d)", learn.DefaultMaxMarginIter, learn.DefaultPLLMaxIter, learn.DefaultCLLMaxIter))
 		lambda     = fs.Float64("lambda", 0.001, "adagrad: l1 regularisation λ")
@@ -128,15 +130,26 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		})
 	}
 	batch := *method == "mm"
+	sigma, sigmaAuto, err := autoFloat("sigma", *sigmaFlag, 1)
+	if err != nil {
+		return err
+	}
+	c, cAuto, err := autoFloat("C", *cFlag, 0)
+	if err != nil {
+		return err
+	}
 	var meth learn.Method
 	if !batch {
-		var err error
-		meth, err = learnMethod(*method, *sigma, *c, *lambda, *eta, *delta)
+		meth, err = learnMethod(*method, sigma, c, *lambda, *eta, *delta)
 		if err != nil {
 			return err
 		}
-	} else if *c < 0 || *epsilon < 0 || *maxIter < 0 {
+		sigmaAuto = sigmaAuto && *method != "mira" && *method != "adagrad"
+	} else if c < 0 || *epsilon < 0 || *maxIter < 0 {
 		return usagef("-C, -epsilon and -maxIter must not be negative")
+	}
+	if *holdout < 0 || *holdout >= 1 {
+		return usagef("-tuneHoldout must be in [0, 1)")
 	}
 	var lossFn learn.LabelLoss
 	switch *loss {
@@ -283,9 +296,35 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		},
 	}
 	var stats *learn.Stats
+	mm := learn.MaxMargin{C: c, Epsilon: *epsilon, MaxIter: *maxIter, Workers: wf.workers}
+	if batch && cAuto || !batch && sigmaAuto {
+		// The papers' tuning: learn with each grid value, keep the best
+		// by F1 (on held-out examples, then relearn on all of them).
+		name, grid := "σ", learn.SigmaGrid
+		if batch {
+			name, grid = "C", learn.CGrid
+		}
+		done = p.stage("tune " + name)
+		tuning := learn.Tuning{Grid: grid, Holdout: *holdout, Seed: *seed, Solver: settings.Solver}
+		var res *learn.TuneResult
+		if batch {
+			res, err = learn.TuneMaxMargin(ctx, m, src, mm, settings, tuning)
+		} else {
+			res, err = learn.TuneOnline(ctx, m, src, func(v float64) learn.Method {
+				meth, _ := learnMethod(*method, v, c, *lambda, *eta, *delta)
+				return meth
+			}, settings, tuning)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "marple: learn: %s\n", res.Describe(name, tuning))
+		done("%s = %g", name, res.Value)
+		return atomicfile.Write(*outFile, func(w io.Writer) error { return mln.WriteModel(w, m) })
+	}
 	if batch {
 		done = p.stage("learn MM-HM")
-		stats, err = learn.Batch(ctx, m, src, learn.MaxMargin{C: *c, Epsilon: *epsilon, MaxIter: *maxIter, Workers: wf.workers}, settings)
+		stats, err = learn.Batch(ctx, m, src, mm, settings)
 	} else {
 		done = p.stage("learn " + meth.Name())
 		stats, err = learn.Online(ctx, m, src, meth, settings)
@@ -309,6 +348,19 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		p.logf("learn: last pass mean loss %.4f, %d mistakes", stats.PassLoss[n-1], stats.PassMistakes[n-1])
 	}
 	return atomicfile.Write(*outFile, func(w io.Writer) error { return mln.WriteModel(w, m) })
+}
+
+// autoFloat parses a flag that is a number or "auto" (returned as def and
+// true).
+func autoFloat(name, v string, def float64) (float64, bool, error) {
+	if v == "auto" {
+		return def, true, nil
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, false, usagef("-%s must be a number or auto, not %q", name, v)
+	}
+	return x, false, nil
 }
 
 // groundWhole makes learn ground the whole training set even when its
