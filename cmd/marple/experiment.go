@@ -25,12 +25,15 @@ structure learning (OSL-M1, OSL-M2) and AdaGrad-FB from the LC_0, ISM and
 empty models, with F1, training time and non-zero clauses. Writes osl.md.`
 
 func runExperiment(ctx context.Context, e *env, args []string) error {
+	if run, ok := paperExperiments[firstArg(args)]; ok {
+		return run(ctx, e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "citeseer" && args[0] != "osl" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 			fmt.Fprintf(e.stdout, "usage: marple experiment %s\n", experimentSynopsis)
 			return nil
 		}
-		return usagef("name an experiment: citeseer or osl")
+		return usagef("name an experiment: citeseer, osl, maxmargin or curves")
 	}
 	if args[0] == "osl" {
 		return runOSLExperiment(ctx, e, args[1:])
