@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/marple-mln/marple/examples"
@@ -73,6 +74,8 @@ type MaxMarginConfig struct {
 	// department about 1,800); MaxRounds bounds its cutting-plane rounds.
 	EpsilonPerAtom float64
 	MaxRounds      int
+	// FoldWorkers is the number of folds run at once (0: GOMAXPROCS).
+	FoldWorkers int
 	// Seed seeds MC-SAT and the LP rounding.
 	Seed int64
 	// Progress receives a line per finished step (optional); Verbose adds
@@ -98,12 +101,17 @@ type MaxMarginResult struct {
 	// (with their training and test predictions), PSCGSeconds that of
 	// PSCG's learning.
 	MMSeconds, PSCGSeconds []float64
+	// Unconverged counts the max-margin runs (fold and C) stopped by
+	// MaxRounds before meeting ε.
+	Unconverged int
 }
 
 // MaxMarginTable is the result of RunMaxMargin.
 type MaxMarginTable struct {
 	Results                            []*MaxMarginResult
 	PSCGIter, PSCGSamples, TestSamples int
+	EpsilonPerAtom                     float64
+	MaxRounds                          int
 	Seconds                            float64
 }
 
@@ -135,6 +143,9 @@ func RunMaxMargin(ctx context.Context, cfg MaxMarginConfig) (*MaxMarginTable, er
 	if cfg.EpsilonPerAtom <= 0 {
 		cfg.EpsilonPerAtom = DefaultMMEpsilonPerAtom
 	}
+	if cfg.FoldWorkers <= 0 {
+		cfg.FoldWorkers = runtime.GOMAXPROCS(0)
+	}
 	if cfg.MaxRounds <= 0 {
 		cfg.MaxRounds = DefaultMMMaxRounds
 	}
@@ -142,7 +153,8 @@ func RunMaxMargin(ctx context.Context, cfg MaxMarginConfig) (*MaxMarginTable, er
 	if len(sets) == 0 {
 		sets = []string{"citeseer", "webkb"}
 	}
-	table := &MaxMarginTable{PSCGIter: cfg.PSCGIter, PSCGSamples: cfg.PSCGSamples, TestSamples: cfg.TestSamples}
+	table := &MaxMarginTable{PSCGIter: cfg.PSCGIter, PSCGSamples: cfg.PSCGSamples, TestSamples: cfg.TestSamples,
+		EpsilonPerAtom: cfg.EpsilonPerAtom, MaxRounds: cfg.MaxRounds}
 	for _, set := range sets {
 		var all []string
 		var load func(ctx context.Context, fold string) (*fold, error)
@@ -166,18 +178,39 @@ func RunMaxMargin(ctx context.Context, cfg MaxMarginConfig) (*MaxMarginTable, er
 		default:
 			return nil, fmt.Errorf("maxmargin: unknown data set %q (citeseer or webkb)", set)
 		}
-		res := &MaxMarginResult{Dataset: set, Cs: cfg.Cs, F1: map[string][]float64{}}
+		var names []string
 		for _, name := range all {
-			if len(cfg.Folds) > 0 && !slices.Contains(cfg.Folds, name) {
-				continue
+			if len(cfg.Folds) == 0 || slices.Contains(cfg.Folds, name) {
+				names = append(names, name)
 			}
-			f, err := load(ctx, name)
-			if err != nil {
-				return nil, err
+		}
+		// The folds are independent: run FoldWorkers at a time, each
+		// into its own result, merged in fold order.
+		parts := make([]*MaxMarginResult, len(names))
+		errs := make([]error, len(names))
+		sem := make(chan struct{}, cfg.FoldWorkers)
+		var wg sync.WaitGroup
+		for i, name := range names {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				part := &MaxMarginResult{Dataset: set, Cs: cfg.Cs, F1: map[string][]float64{}}
+				f, err := load(ctx, name)
+				if err == nil {
+					err = part.runFold(ctx, f, name, cfg)
+				}
+				parts[i], errs[i] = part, err
+			}()
+		}
+		wg.Wait()
+		res := &MaxMarginResult{Dataset: set, Cs: cfg.Cs, F1: map[string][]float64{}}
+		for i, part := range parts {
+			if errs[i] != nil {
+				return nil, fmt.Errorf("maxmargin: %s, test %s: %w", set, names[i], errs[i])
 			}
-			if err := res.runFold(ctx, f, name, cfg); err != nil {
-				return nil, fmt.Errorf("maxmargin: %s, test %s: %w", set, name, err)
-			}
+			res.merge(part)
 		}
 		if len(res.Folds) == 0 {
 			return nil, fmt.Errorf("maxmargin: no fold of %s among %v", set, cfg.Folds)
@@ -186,6 +219,22 @@ func RunMaxMargin(ctx context.Context, cfg MaxMarginConfig) (*MaxMarginTable, er
 	}
 	table.Seconds = time.Since(start).Seconds()
 	return table, nil
+}
+
+// merge appends the folds of p.
+func (r *MaxMarginResult) merge(p *MaxMarginResult) {
+	r.Folds = append(r.Folds, p.Folds...)
+	r.ChosenC = append(r.ChosenC, p.ChosenC...)
+	r.TrainF1 = append(r.TrainF1, p.TrainF1...)
+	r.TestF1 = append(r.TestF1, p.TestF1...)
+	for _, row := range MaxMarginRows {
+		r.F1[row] = append(r.F1[row], p.F1[row]...)
+	}
+	r.QueryAtoms = append(r.QueryAtoms, p.QueryAtoms...)
+	r.Clauses = append(r.Clauses, p.Clauses...)
+	r.MMSeconds = append(r.MMSeconds, p.MMSeconds...)
+	r.PSCGSeconds = append(r.PSCGSeconds, p.PSCGSeconds...)
+	r.Unconverged += p.Unconverged
 }
 
 // runFold runs every row on one fold and appends its results.
@@ -257,6 +306,9 @@ func (r *MaxMarginResult) runFold(ctx context.Context, f *fold, name string, cfg
 		trainF1[i], _, _ = maskedF1(y, f.trainTruth, f.trainMask)
 		if testF1[i], err = test(f.train.Weights, predictLP); err != nil {
 			return err
+		}
+		if !st.Converged {
+			r.Unconverged++
 		}
 		if bestC < 0 || trainF1[i] > trainF1[bestC] {
 			bestC, best = i, append(best[:0], f.train.Weights...)
@@ -556,11 +608,11 @@ func (t *MaxMarginTable) WriteMarkdown(w io.Writer) error {
 		for i, c := range r.Cs {
 			fmt.Fprintf(&b, "| %g | %.2f | %.2f |\n", c, tr[i], te[i])
 		}
-		fmt.Fprintf(&b, "\nTime per fold: max-margin, all %d values of C with their predictions %.1f s; PSCG learning %.1f s.\n\n",
-			len(r.Cs), average(r.MMSeconds), average(r.PSCGSeconds))
+		fmt.Fprintf(&b, "\nTime per fold: max-margin, all %d values of C with their predictions %.1f s; PSCG learning %.1f s. Max-margin runs stopped by the round limit before ε: %d of %d.\n\n",
+			len(r.Cs), average(r.MMSeconds), average(r.PSCGSeconds), r.Unconverged, len(r.Cs)*len(r.Folds))
 	}
-	fmt.Fprintf(&b, "PSCG: %d iterations of %d MC-SAT steps; MC-SAT testing: %d samples; marginals ≥ 0.5 are true. Whole run: %.0f s.\n",
-		t.PSCGIter, t.PSCGSamples, t.TestSamples, t.Seconds)
+	fmt.Fprintf(&b, "Max-margin: ε %g Hamming loss per query atom, at most %d cutting-plane rounds. PSCG: %d iterations of %d MC-SAT steps; MC-SAT testing: %d samples; marginals ≥ 0.5 are true. Whole run: %.0f s.\n",
+		t.EpsilonPerAtom, t.MaxRounds, t.PSCGIter, t.PSCGSamples, t.TestSamples, t.Seconds)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/marple-mln/marple/experiment"
 	"github.com/marple-mln/marple/internal/atomicfile"
@@ -28,7 +29,8 @@ LP relaxation MPE in testing, C in -Cs chosen on training F1) against
 PSCG-MCSAT (discriminative CLL, MC-SAT marginals >= 0.5 in testing), and the
 cross rows PSCG-LPRelax and MM-Hamming-MCSAT, on CiteSeer (leave one topic
 out, ISM) and WebKB (leave one department out, examples/webkb/webkb.mln).
-Writes maxmargin.md and maxmargin-C-<data set>.svg (F1 against C) to -out.`
+Writes maxmargin-<data set>.md and maxmargin-C-<data set>.svg (F1 against
+C) to -out.`
 
 func runMaxMarginExperiment(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "experiment", maxMarginSynopsis)
@@ -43,6 +45,9 @@ func runMaxMarginExperiment(ctx context.Context, e *env, args []string) error {
 		test     = fs.Int("testSamples", experiment.DefaultMMTestSamples, "MC-SAT samples when testing")
 		seed     = fs.Int64("seed", 1, "random seed")
 		verbose  = fs.Bool("v", false, "report every cutting-plane round")
+		workers  = fs.Int("foldWorkers", 0, "folds run at once (0: one per core)")
+		rounds   = fs.Int("maxRounds", experiment.DefaultMMMaxRounds, "max-margin: cutting-plane rounds at most")
+		eps      = fs.Float64("epsilon", experiment.DefaultMMEpsilonPerAtom, "max-margin: stopping tolerance in Hamming loss per query atom")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -51,35 +56,26 @@ func runMaxMarginExperiment(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *iters < 1 || *samples < 1 || *test < 1 {
-		return usagef("-maxIter, -numSamples and -testSamples must be positive")
+	if *iters < 1 || *samples < 1 || *test < 1 || *rounds < 1 || *eps <= 0 {
+		return usagef("-maxIter, -numSamples, -testSamples, -maxRounds and -epsilon must be positive")
 	}
 	table, err := experiment.RunMaxMargin(ctx, experiment.MaxMarginConfig{
 		Data: *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Cs: grid,
-		PSCGIter: *iters, PSCGSamples: *samples, TestSamples: *test, Seed: *seed, Progress: e.stderr, Verbose: *verbose,
+		MaxRounds: *rounds, FoldWorkers: *workers, EpsilonPerAtom: *eps, PSCGIter: *iters, PSCGSamples: *samples, TestSamples: *test, Seed: *seed, Progress: e.stderr, Verbose: *verbose,
 	})
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	if err := table.WriteMarkdown(e.stdout); err != nil {
-		return err
-	}
-	written := []string{filepath.Join(*out, "maxmargin.md")}
-	if err := atomicfile.Write(written[0], table.WriteMarkdown); err != nil {
-		return err
-	}
+	// One table and chart per data set, so that the data sets may be run
+	// apart.
+	var files []outFile
 	for _, r := range table.Results {
-		path := filepath.Join(*out, "maxmargin-C-"+r.Dataset+".svg")
-		if err := atomicfile.Write(path, r.SensitivityChart().WriteSVG); err != nil {
-			return err
-		}
-		written = append(written, path)
+		one := *table
+		one.Results = []*experiment.MaxMarginResult{r}
+		files = append(files, outFile{"maxmargin-" + r.Dataset + ".md", one.WriteMarkdown},
+			outFile{"maxmargin-C-" + r.Dataset + ".svg", r.SensitivityChart().WriteSVG})
 	}
-	fmt.Fprintf(e.stderr, "marple experiment: wrote %v\n", written)
-	return nil
+	return writeResults(e, *out, table.WriteMarkdown, files)
 }
 
 // positiveList parses a comma-separated list of positive numbers.
@@ -95,17 +91,31 @@ func positiveList(name, s string) ([]float64, error) {
 	return xs, nil
 }
 
-// writeCharts writes charts named by file to dir.
-func writeCharts(dir string, charts map[string]interface{ WriteSVG(io.Writer) error }) ([]string, error) {
+// outFile is a file an experiment writes: its name and its writer.
+type outFile struct {
+	name  string
+	write func(io.Writer) error
+}
+
+// writeResults makes dir, prints the table on stdout and writes the files
+// into dir atomically, then names them on stderr.
+func writeResults(e *env, dir string, table func(io.Writer) error, files []outFile) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := table(e.stdout); err != nil {
+		return err
+	}
 	var paths []string
-	for name, c := range charts {
-		path := filepath.Join(dir, name)
-		if err := atomicfile.Write(path, c.WriteSVG); err != nil {
-			return nil, err
+	for _, f := range files {
+		path := filepath.Join(dir, f.name)
+		if err := atomicfile.Write(path, f.write); err != nil {
+			return err
 		}
 		paths = append(paths, path)
 	}
-	return paths, nil
+	fmt.Fprintf(e.stderr, "marple experiment: wrote %s\n", strings.Join(paths, ", "))
+	return nil
 }
 
 func firstArg(args []string) string {
@@ -144,21 +154,7 @@ func runCurvesExperiment(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	if err := res.WriteMarkdown(e.stdout); err != nil {
-		return err
-	}
-	md := filepath.Join(*out, "curves.md")
-	if err := atomicfile.Write(md, res.WriteMarkdown); err != nil {
-		return err
-	}
 	curve, noise := res.Charts()
-	paths, err := writeCharts(*out, map[string]interface{ WriteSVG(io.Writer) error }{"curves-learning.svg": curve, "curves-noise.svg": noise})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "marple experiment: wrote %s %v\n", md, paths)
-	return nil
+	return writeResults(e, *out, res.WriteMarkdown, []outFile{
+		{"curves.md", res.WriteMarkdown}, {"curves-learning.svg", curve.WriteSVG}, {"curves-noise.svg", noise.WriteSVG}})
 }
