@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/marple-mln/marple/ground"
@@ -46,6 +48,8 @@ type CurvesConfig struct {
 	Orders int
 	// Seed seeds the orders and the noise.
 	Seed int64
+	// FoldWorkers is the number of folds run at once (0: GOMAXPROCS).
+	FoldWorkers int
 	// Progress receives a line per fold (optional).
 	Progress io.Writer
 }
@@ -89,43 +93,84 @@ func RunCurves(ctx context.Context, cfg CurvesConfig) (*CurvesResult, error) {
 		res.Curve[l.Name] = make([]float64, len(cfg.Sizes))
 		res.Noisy[l.Name] = make([]float64, len(cfg.Noise))
 	}
+	// The folds are independent: run them FoldWorkers at a time, each
+	// into its own sums, added in topic order.
+	if cfg.FoldWorkers <= 0 {
+		cfg.FoldWorkers = runtime.GOMAXPROCS(0)
+	}
+	parts := make([]*CurvesResult, len(Topics))
+	errs := make([]error, len(Topics))
+	sem := make(chan struct{}, cfg.FoldWorkers)
+	var wg sync.WaitGroup
+	for k, topic := range Topics {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			parts[k], errs[k] = runCurvesFold(ctx, cfg, topic)
+		}()
+	}
+	wg.Wait()
 	runs := float64(len(Topics) * cfg.Orders)
-	for _, topic := range Topics {
-		t0 := time.Now()
-		f, err := loadFold(ctx, CiteSeerConfig{Dir: cfg.Dir}, topic)
-		if err != nil {
-			return nil, err
+	for k, part := range parts {
+		if errs[k] != nil {
+			return nil, fmt.Errorf("curves: test %s: %w", Topics[k], errs[k])
 		}
-		clean := f.src.Truth
-		tokens := citeseerTokens(f.trainNet, f.trainMask)
-		for o := 0; o < cfg.Orders; o++ {
-			seed := cfg.Seed + int64(o)
-			order := rand.New(rand.NewPCG(uint64(seed), 0x6f72646572)).Perm(f.src.Len())
-			for _, l := range CurveLearners {
-				for i, n := range cfg.Sizes {
-					n = min(n, len(order))
-					f1, err := f.learnTest(ctx, l.New(), learn.Subset{Source: f.src, Index: order[:n]}, seed)
-					if err != nil {
-						return nil, err
-					}
-					res.Curve[l.Name][i] += f1 / runs
-				}
-				for i, p := range cfg.Noise {
-					f.src.Truth = noisyLabels(clean, tokens, p, seed)
-					f1, err := f.learnTest(ctx, l.New(), learn.Subset{Source: f.src, Index: order}, seed)
-					f.src.Truth = clean
-					if err != nil {
-						return nil, err
-					}
-					res.Noisy[l.Name][i] += f1 / runs
-				}
+		for _, l := range CurveLearners {
+			for i, v := range part.Curve[l.Name] {
+				res.Curve[l.Name][i] += v / runs
 			}
-		}
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "curves: test %s done (%.1fs)\n", topic, time.Since(t0).Seconds())
+			for i, v := range part.Noisy[l.Name] {
+				res.Noisy[l.Name][i] += v / runs
+			}
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// runCurvesFold returns the sums over the orders of the test F1 on one
+// topic.
+func runCurvesFold(ctx context.Context, cfg CurvesConfig, topic string) (*CurvesResult, error) {
+	t0 := time.Now()
+	res := &CurvesResult{Curve: map[string][]float64{}, Noisy: map[string][]float64{}}
+	for _, l := range CurveLearners {
+		res.Curve[l.Name] = make([]float64, len(cfg.Sizes))
+		res.Noisy[l.Name] = make([]float64, len(cfg.Noise))
+	}
+	f, err := loadFold(ctx, CiteSeerConfig{Dir: cfg.Dir}, topic)
+	if err != nil {
+		return nil, err
+	}
+	clean := f.src.Truth
+	tokens := citeseerTokens(f.trainNet, f.trainMask)
+	for o := 0; o < cfg.Orders; o++ {
+		seed := cfg.Seed + int64(o)
+		order := rand.New(rand.NewPCG(uint64(seed), 0x6f72646572)).Perm(f.src.Len())
+		for _, l := range CurveLearners {
+			for i, n := range cfg.Sizes {
+				n = min(n, len(order))
+				f1, err := f.learnTest(ctx, l.New(), learn.Subset{Source: f.src, Index: order[:n]}, seed)
+				if err != nil {
+					return nil, err
+				}
+				res.Curve[l.Name][i] += f1
+			}
+			for i, p := range cfg.Noise {
+				f.src.Truth = noisyLabels(clean, tokens, p, seed)
+				f1, err := f.learnTest(ctx, l.New(), learn.Subset{Source: f.src, Index: order}, seed)
+				f.src.Truth = clean
+				if err != nil {
+					return nil, err
+				}
+				res.Noisy[l.Name][i] += f1
+			}
+		}
+	}
+	if cfg.Progress != nil {
+		fmt.Fprintf(cfg.Progress, "curves: test %s done (%.1fs)\n", topic, time.Since(t0).Seconds())
+	}
 	return res, nil
 }
 

@@ -141,6 +141,7 @@ func runCurvesExperiment(ctx context.Context, e *env, args []string) error {
 		out    = fs.String("out", "results", "folder for the table and charts")
 		orders = fs.Int("orders", 3, "example orders per fold")
 		seed   = fs.Int64("seed", 1, "random seed (orders and noise)")
+		fw     = fs.Int("foldWorkers", 0, "folds run at once (0: one per core)")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -149,7 +150,7 @@ func runCurvesExperiment(ctx context.Context, e *env, args []string) error {
 		return usagef("-orders must be positive")
 	}
 	res, err := experiment.RunCurves(ctx, experiment.CurvesConfig{
-		Dir: filepath.Join(*data, "citeseer"), Orders: *orders, Seed: *seed, Progress: e.stderr,
+		Dir: filepath.Join(*data, "citeseer"), Orders: *orders, Seed: *seed, FoldWorkers: *fw, Progress: e.stderr,
 	})
 	if err != nil {
 		return err
