@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/marple-mln/marple/ground"
@@ -95,23 +93,11 @@ func RunCurves(ctx context.Context, cfg CurvesConfig) (*CurvesResult, error) {
 	}
 	// The folds are independent: run them FoldWorkers at a time, each
 	// into its own sums, added in topic order.
-	if cfg.FoldWorkers <= 0 {
-		cfg.FoldWorkers = runtime.GOMAXPROCS(0)
-	}
 	parts := make([]*CurvesResult, len(Topics))
-	errs := make([]error, len(Topics))
-	sem := make(chan struct{}, cfg.FoldWorkers)
-	var wg sync.WaitGroup
-	for k, topic := range Topics {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			parts[k], errs[k] = runCurvesFold(ctx, cfg, topic)
-		}()
-	}
-	wg.Wait()
+	errs := eachFold(len(Topics), cfg.FoldWorkers, func(k int) (err error) {
+		parts[k], err = runCurvesFold(ctx, cfg, Topics[k])
+		return err
+	})
 	runs := float64(len(Topics) * cfg.Orders)
 	for k, part := range parts {
 		if errs[k] != nil {

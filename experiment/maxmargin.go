@@ -13,7 +13,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/marple-mln/marple/examples"
@@ -143,9 +142,6 @@ func RunMaxMargin(ctx context.Context, cfg MaxMarginConfig) (*MaxMarginTable, er
 	if cfg.EpsilonPerAtom <= 0 {
 		cfg.EpsilonPerAtom = DefaultMMEpsilonPerAtom
 	}
-	if cfg.FoldWorkers <= 0 {
-		cfg.FoldWorkers = runtime.GOMAXPROCS(0)
-	}
 	if cfg.MaxRounds <= 0 {
 		cfg.MaxRounds = DefaultMMMaxRounds
 	}
@@ -187,24 +183,14 @@ func RunMaxMargin(ctx context.Context, cfg MaxMarginConfig) (*MaxMarginTable, er
 		// The folds are independent: run FoldWorkers at a time, each
 		// into its own result, merged in fold order.
 		parts := make([]*MaxMarginResult, len(names))
-		errs := make([]error, len(names))
-		sem := make(chan struct{}, cfg.FoldWorkers)
-		var wg sync.WaitGroup
-		for i, name := range names {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				part := &MaxMarginResult{Dataset: set, Cs: cfg.Cs, F1: map[string][]float64{}}
-				f, err := load(ctx, name)
-				if err == nil {
-					err = part.runFold(ctx, f, name, cfg)
-				}
-				parts[i], errs[i] = part, err
-			}()
-		}
-		wg.Wait()
+		errs := eachFold(len(names), cfg.FoldWorkers, func(i int) error {
+			parts[i] = &MaxMarginResult{Dataset: set, Cs: cfg.Cs, F1: map[string][]float64{}}
+			f, err := load(ctx, names[i])
+			if err != nil {
+				return err
+			}
+			return parts[i].runFold(ctx, f, names[i], cfg)
+		})
 		res := &MaxMarginResult{Dataset: set, Cs: cfg.Cs, F1: map[string][]float64{}}
 		for i, part := range parts {
 			if errs[i] != nil {
