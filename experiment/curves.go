@@ -129,8 +129,13 @@ func runCurvesFold(ctx context.Context, cfg CurvesConfig, topic string) (*Curves
 	if err != nil {
 		return nil, err
 	}
-	clean := f.src.Truth
-	tokens := citeseerTokens(f.trainNet, f.trainMask)
+	// Each training citation's clean truth and its tokens.
+	clean := make([][]bool, len(f.src))
+	tokens := make([][][]int32, len(f.src))
+	for i, ex := range f.src {
+		clean[i] = ex.Truth
+		tokens[i] = citeseerTokens(ex.Net, f.trainMask[i])
+	}
 	for o := 0; o < cfg.Orders; o++ {
 		seed := cfg.Seed + int64(o)
 		order := rand.New(rand.NewPCG(uint64(seed), 0x6f72646572)).Perm(f.src.Len())
@@ -144,9 +149,16 @@ func runCurvesFold(ctx context.Context, cfg CurvesConfig, topic string) (*Curves
 				res.Curve[l.Name][i] += f1
 			}
 			for i, p := range cfg.Noise {
-				f.src.Truth = noisyLabels(clean, tokens, p, seed)
+				// One stream of draws over the citations in example
+				// order, the clean truth restored after the run.
+				r := rand.New(rand.NewPCG(uint64(seed), 0x6e6f697365))
+				for k, ex := range f.src {
+					ex.Truth = noisyLabels(clean[k], tokens[k], p, r)
+				}
 				f1, err := f.learnTest(ctx, l.New(), learn.Subset{Source: f.src, Index: order}, seed)
-				f.src.Truth = clean
+				for k, ex := range f.src {
+					ex.Truth = clean[k]
+				}
 				if err != nil {
 					return nil, err
 				}
@@ -204,13 +216,12 @@ func citeseerTokens(net *ground.Network, mask []bool) [][]int32 {
 
 // noisyLabels returns a copy of truth in which, with probability p, each
 // token with one gold field gets one of its other fields instead, drawn
-// uniformly (tokens without a gold field keep none).
-func noisyLabels(truth []bool, tokens [][]int32, p float64, seed int64) []bool {
+// uniformly with r (tokens without a gold field keep none).
+func noisyLabels(truth []bool, tokens [][]int32, p float64, r *rand.Rand) []bool {
 	out := slices.Clone(truth)
 	if p == 0 {
 		return out
 	}
-	r := rand.New(rand.NewPCG(uint64(seed), 0x6e6f697365))
 	for _, tok := range tokens {
 		if r.Float64() >= p {
 			continue

@@ -262,9 +262,11 @@ func (r *MaxMarginResult) runFold(ctx context.Context, f *fold, name string, cfg
 	// The max-margin learner with each C; the C best on training F1. Its
 	// stopping tolerance ε is per example: scale it to the examples' size.
 	atoms := 0
-	for _, m := range f.trainMask {
-		if m {
-			atoms++
+	for _, mask := range f.trainMask {
+		for _, m := range mask {
+			if m {
+				atoms++
+			}
 		}
 	}
 	eps := cfg.EpsilonPerAtom * float64(atoms) / float64(f.src.Len())
@@ -284,12 +286,9 @@ func (r *MaxMarginResult) runFold(ctx context.Context, f *fold, name string, cfg
 		if err != nil {
 			return err
 		}
-		f.trainNet.SetWeights()
-		y, err := predictLP(f.trainNet)
-		if err != nil {
+		if trainF1[i], err = f.trainF1(ctx, lpSolver(cfg.Seed, 0)); err != nil {
 			return err
 		}
-		trainF1[i], _, _ = maskedF1(y, f.trainTruth, f.trainMask)
 		if testF1[i], err = test(f.train.Weights, predictLP); err != nil {
 			return err
 		}
@@ -489,20 +488,28 @@ func loadWebKBFold(ctx context.Context, depts map[string]*webkbDept, test string
 	}
 	f := &fold{}
 	t0 := time.Now()
-	var err error
-	f.train, f.trainNet, f.trainTruth, f.trainMask, err = groundWebKB(ctx, strings.Join(train, "\n"))
+	m, net, truth, mask, err := groundWebKB(ctx, strings.Join(train, "\n"))
 	if err != nil {
 		return nil, err
 	}
-	f.groundSeconds = time.Since(t0).Seconds()
-	net, m := f.trainNet, f.train
 	key := func(a int32) int64 {
 		if d, ok := deptOf[m.ConstName(net.AtomArgs[a][1])]; ok {
 			return int64(d)
 		}
 		return -1
 	}
-	f.src = learn.NewComponentSource(net, f.trainTruth, f.trainMask, key)
+	// One example per department, cut out of the whole training network
+	// and kept (the cutting-plane rounds and PSCG visit each many times);
+	// an example's mask is its PageClass atoms.
+	f.train = m
+	if f.src, err = learn.Collect(ctx, learn.NewComponentSource(net, truth, mask, key)); err != nil {
+		return nil, err
+	}
+	f.trainMask = make([][]bool, len(f.src))
+	for i, ex := range f.src {
+		f.trainMask[i] = ex.Query
+	}
+	f.groundSeconds = time.Since(t0).Seconds()
 	f.test, f.testNet, f.testTruth, f.testMask, err = groundWebKB(ctx, strings.Join(depts[test].lines, "\n"))
 	return f, err
 }

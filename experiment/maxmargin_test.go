@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,7 +92,7 @@ func TestNoisyLabels(t *testing.T) {
 		groups = append(groups, []int32{int32(3 * k), int32(3*k + 1), int32(3*k + 2)})
 	}
 	for _, p := range []float64{0, 0.2, 0.5} {
-		noisy := noisyLabels(truth, groups, p, 3)
+		noisy := noisyLabels(truth, groups, p, rand.New(rand.NewPCG(3, 0)))
 		changed := 0
 		for _, g := range groups {
 			n := 0
