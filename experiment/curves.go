@@ -120,14 +120,26 @@ func RunCurves(ctx context.Context, cfg CurvesConfig) (*CurvesResult, error) {
 // topic.
 func runCurvesFold(ctx context.Context, cfg CurvesConfig, topic string) (*CurvesResult, error) {
 	t0 := time.Now()
+	f, err := loadFold(ctx, CiteSeerConfig{Dir: cfg.Dir}, topic)
+	if err != nil {
+		return nil, err
+	}
+	res, err := f.curves(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Progress != nil {
+		fmt.Fprintf(cfg.Progress, "curves: test %s done (%.1fs)\n", topic, time.Since(t0).Seconds())
+	}
+	return res, nil
+}
+
+// curves returns the sums over the orders of the test F1 on fold f.
+func (f *fold) curves(ctx context.Context, cfg CurvesConfig) (*CurvesResult, error) {
 	res := &CurvesResult{Curve: map[string][]float64{}, Noisy: map[string][]float64{}}
 	for _, l := range CurveLearners {
 		res.Curve[l.Name] = make([]float64, len(cfg.Sizes))
 		res.Noisy[l.Name] = make([]float64, len(cfg.Noise))
-	}
-	f, err := loadFold(ctx, CiteSeerConfig{Dir: cfg.Dir}, topic)
-	if err != nil {
-		return nil, err
 	}
 	// Each training citation's clean truth and its tokens.
 	clean := make([][]bool, len(f.src))
@@ -165,9 +177,6 @@ func runCurvesFold(ctx context.Context, cfg CurvesConfig, topic string) (*Curves
 				res.Noisy[l.Name][i] += f1
 			}
 		}
-	}
-	if cfg.Progress != nil {
-		fmt.Fprintf(cfg.Progress, "curves: test %s done (%.1fs)\n", topic, time.Since(t0).Seconds())
 	}
 	return res, nil
 }
