@@ -8,9 +8,10 @@ import "embed"
 // FS holds the example files: smokers/ (the friends-and-smokers tutorial
 // example) and citeseer/: ism.mln (the isolated segmentation model),
 // ism-context.mln, lc0.mln and empty.mln (the OSL paper's starting
-// models) and citeseer.modes (OSL's mode declarations).
+// models) and citeseer.modes (OSL's mode declarations); webkb/webkb.mln
+// (the WebKB page classification model of the max-margin slides).
 //
-//go:embed smokers/*.mln smokers/*.db citeseer/*.mln citeseer/*.modes
+//go:embed smokers/*.mln smokers/*.db citeseer/*.mln citeseer/*.modes webkb/*.mln
 var FS embed.FS
 
 // File returns the text of an embedded example file, e.g.

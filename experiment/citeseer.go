@@ -432,16 +432,9 @@ func (f *fold) run(ctx context.Context, m OnlineMethod, sigmas []float64, cfg Ci
 		learnSec := time.Since(t0).Seconds()
 		trainF1 := 0.0
 		if len(grid) > 1 {
-			var c f1Counts
-			for i, ex := range f.src {
-				ex.Net.SetWeights()
-				y, err := exactSolver(cfg.Seed, 1)(ctx, ex.Net, nil)
-				if err != nil {
-					return nil, err
-				}
-				c.add(y, ex.Truth, f.trainMask[i])
+			if trainF1, err = f.trainF1(ctx, exactSolver(cfg.Seed, 1)); err != nil {
+				return nil, err
 			}
-			trainF1, _, _ = c.f1()
 		}
 		if trainF1 > cell.TrainF1 {
 			cell.TrainF1, cell.Sigma, cell.LearnSeconds = trainF1, s, learnSec
@@ -463,6 +456,23 @@ func (f *fold) run(ctx context.Context, m OnlineMethod, sigmas []float64, cfg Ci
 	cell.F1, cell.Precision, cell.Recall = maskedF1(y, f.testTruth, f.testMask)
 	cell.TestSeconds = time.Since(t0).Seconds()
 	return cell, nil
+}
+
+// trainF1 returns the token-level F1 (percent) on the training examples
+// under the current weights of f.train: each example's network is predicted
+// by solve and the masked counts are pooled over the examples.
+func (f *fold) trainF1(ctx context.Context, solve learn.MAPSolver) (float64, error) {
+	var c f1Counts
+	for i, ex := range f.src {
+		ex.Net.SetWeights()
+		y, err := solve(ctx, ex.Net, nil)
+		if err != nil {
+			return 0, err
+		}
+		c.add(y, ex.Truth, f.trainMask[i])
+	}
+	f1, _, _ := c.f1()
+	return f1, nil
 }
 
 // exactSolver is the learners' MAP solver: exact MPE.

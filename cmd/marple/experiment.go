@@ -34,6 +34,9 @@ Davis & Domingos 2009) between the relational data sets; see "marple
 experiment transfer -h". Writes transfer.md.`
 
 func runExperiment(ctx context.Context, e *env, args []string) error {
+	if run, ok := paperExperiments[firstArg(args)]; ok {
+		return run(ctx, e, args[1:])
+	}
 	if len(args) > 0 && args[0] == "mrc" {
 		return runMRCExperiment(ctx, e, args[1:])
 	}
@@ -45,7 +48,7 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "usage: marple experiment %s\n", experimentSynopsis)
 			return nil
 		}
-		return usagef("name an experiment: citeseer, osl, mrc, msl or transfer")
+		return usagef("name an experiment: citeseer, osl, maxmargin, curves, mrc, msl or transfer")
 	}
 	if args[0] == "msl" {
 		return runMSLExperiment(ctx, e, args[1:]) // experiment_msl.go

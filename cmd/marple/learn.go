@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strconv"
 
 	"github.com/marple-mln/marple/learn"
 )
@@ -64,8 +65,9 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		dNewton    = fs.Bool("dNewton", false, "dcll: diagonal Newton instead of preconditioned scaled conjugate gradient")
 		noEqualWt  = fs.Bool("gNoEqualPredWt", false, "pll: weight every atom 1 instead of 1/(atoms of its predicate)")
 		loss       = fs.String("loss", "hamming", "label loss: hamming or f1 (f1 with prediction-based methods only)")
-		sigma      = fs.Float64("sigma", 1, "CDA, subgradient: the strong-convexity constant σ")
-		c          = fs.Float64("C", 0, fmt.Sprintf("mira: clip the step at C (0: the paper's unclipped rule); mm: the SVM's margin/slack trade-off C (0: the default, %g)", float64(learn.DefaultMaxMarginC)))
+		sigmaFlag  = fs.String("sigma", "auto", fmt.Sprintf("CDA, subgradient: the strong-convexity constant σ; auto: chosen from %v by F1 (see -tuneHoldout)", learn.SigmaGrid))
+		cFlag      = fs.String("C", "auto", fmt.Sprintf("mira: clip the step at C (0 or auto: the paper's unclipped rule); mm: the SVM's margin/slack trade-off C (auto: chosen from %v by F1, see -tuneHoldout)", learn.CGrid))
+		holdout    = fs.Float64("tuneHoldout", learn.DefaultTuneHoldout, "-sigma auto, -C auto: score each value on this fraction of the examples held out from its training (0: on the training examples)")
 		epsilon    = fs.Float64("epsilon", 0, fmt.Sprintf("mm: stop when the most violated constraint is violated by at most ε, in Hamming loss per example (0: the default, %g)", learn.DefaultMaxMarginEpsilon))
 		maxIter    = fs.Int("maxIter", 0, fmt.Sprintf("mm: maximum cutting-plane rounds (0: the default, %d); pll: maximum L-BFGS iterations (0: %d); dcll: iterations (0: %d)", learn.DefaultMaxMarginIter, learn.DefaultPLLMaxIter, learn.DefaultCLLMaxIter))
 	)
@@ -75,8 +77,19 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if err := tf.check(); err != nil {
 		return err
 	}
-	if err := checkFinite(map[string]float64{"sigma": *sigma, "C": *c, "epsilon": *epsilon, "priorStdDev": *priorSD}); err != nil {
+	sigma, sigmaAuto, err := autoFloat("sigma", *sigmaFlag, 1)
+	if err != nil {
 		return err
+	}
+	c, cAuto, err := autoFloat("C", *cFlag, 0)
+	if err != nil {
+		return err
+	}
+	if err := checkFinite(map[string]float64{"sigma": sigma, "C": c, "epsilon": *epsilon, "priorStdDev": *priorSD}); err != nil {
+		return err
+	}
+	if *holdout < 0 || *holdout >= 1 {
+		return usagef("-tuneHoldout must be in [0, 1)")
 	}
 	methodSet := false
 	fs.Visit(func(f *flag.Flag) { methodSet = methodSet || f.Name == "method" })
@@ -94,7 +107,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if err := needPreds("ne", *tf.nonEv); err != nil && *method != "pll" {
 		return err
 	}
-	if *priorSD < 0 || *numSamples < 0 || *c < 0 || *epsilon < 0 || *maxIter < 0 {
+	if *priorSD < 0 || *numSamples < 0 || c < 0 || *epsilon < 0 || *maxIter < 0 {
 		return usagef("-priorStdDev, -numSamples, -C, -epsilon and -maxIter must not be negative")
 	}
 	if (likelihood || batch) && *tf.resume {
@@ -103,9 +116,10 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	var meth learn.Method
 	if !likelihood && !batch {
 		var err error
-		if meth, err = learnMethod(*method, *sigma, *c, *tf.lambda, *tf.eta, *tf.delta); err != nil {
+		if meth, err = learnMethod(*method, sigma, c, *tf.lambda, *tf.eta, *tf.delta); err != nil {
 			return err
 		}
+		sigmaAuto = sigmaAuto && *method != "mira" && *method != "adagrad"
 	}
 	lossFn := learn.Hamming
 	switch *loss {
@@ -151,9 +165,35 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	}
 	settings.Loss = lossFn
 	var stats *learn.Stats
+	mm := learn.MaxMargin{C: c, Epsilon: *epsilon, MaxIter: *maxIter, Workers: tf.wf.workers}
+	if batch && cAuto || !batch && sigmaAuto {
+		// The papers' tuning: learn with each grid value, keep the best by
+		// F1 (on held-out examples, then relearn on all of them).
+		name, grid := "σ", learn.SigmaGrid
+		if batch {
+			name, grid = "C", learn.CGrid
+		}
+		done = p.stage("tune " + name)
+		tuning := learn.Tuning{Grid: grid, Holdout: *holdout, Seed: *tf.seed, Solver: settings.Solver}
+		var res *learn.TuneResult
+		if batch {
+			res, err = learn.TuneMaxMargin(ctx, m, src, mm, settings, tuning)
+		} else {
+			res, err = learn.TuneOnline(ctx, m, src, func(v float64) learn.Method {
+				meth, _ := learnMethod(*method, v, c, *tf.lambda, *tf.eta, *tf.delta)
+				return meth
+			}, settings, tuning)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "marple: learn: %s\n", res.Describe(name, tuning))
+		done("%s = %g", name, res.Value)
+		return tf.finish(e, "learn", m, nil, 1, "example")
+	}
 	if batch {
 		done = p.stage("learn MM-HM")
-		stats, err = learn.Batch(ctx, m, src, learn.MaxMargin{C: *c, Epsilon: *epsilon, MaxIter: *maxIter, Workers: tf.wf.workers}, settings)
+		stats, err = learn.Batch(ctx, m, src, mm, settings)
 		if err == nil {
 			done("%d rounds of %d examples, %d planes, ξ %.4g, converged %v, %d parameters",
 				stats.Iterations, src.Len(), stats.Constraints, stats.Slack, stats.Converged, len(m.Weights))
@@ -174,6 +214,19 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		learned = stats.Steps
 	}
 	return tf.finish(e, "learn", m, err, learned, "example")
+}
+
+// autoFloat parses a flag that is a number or "auto" (returned as def and
+// true).
+func autoFloat(name, v string, def float64) (float64, bool, error) {
+	if v == "auto" {
+		return def, true, nil
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, false, usagef("-%s must be a number or auto, not %q", name, v)
+	}
+	return x, false, nil
 }
 
 // learnMethod builds the update rule named by -method.

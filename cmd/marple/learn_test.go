@@ -134,3 +134,29 @@ func TestLearnLikelihood(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnAutoRegularisation checks that -sigma and -C default to auto,
+// which says what it chose, and that a bad value is a usage error.
+func TestLearnAutoRegularisation(t *testing.T) {
+	dir := t.TempDir()
+	for _, method := range []string{"cda-ml", "mm"} {
+		out := filepath.Join(dir, method+".mln")
+		code, _, stderr := marple(t, "learn", "-i", "testdata/seg.mln", "-o", out, "-t", "testdata/seg-train.db",
+			"-ne", "InField", "-method", method)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", method, code, stderr)
+		}
+		name := map[string]string{"cda-ml": "σ", "mm": "C"}[method]
+		if !strings.Contains(stderr, name+" auto: chose "+name+" = ") {
+			t.Errorf("%s: stderr does not say what was chosen: %q", method, stderr)
+		}
+		if _, err := os.Stat(out); err != nil {
+			t.Error(err)
+		}
+	}
+	code, _, stderr := marple(t, "learn", "-i", "testdata/seg.mln", "-o", filepath.Join(dir, "x.mln"), "-t", "testdata/seg-train.db",
+		"-ne", "InField", "-sigma", "big")
+	if code != 2 || !strings.Contains(stderr, "-sigma") {
+		t.Errorf("-sigma big: exit %d, %q", code, stderr)
+	}
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/marple-mln/marple/experiment"
+	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/internal/datadir"
+)
+
+// paperExperiments are the experiments of issue 12, dispatched by name
+// from runExperiment.
+var paperExperiments = map[string]func(context.Context, *env, []string) error{
+	"maxmargin": runMaxMarginExperiment,
+	"curves":    runCurvesExperiment,
+}
+
+const maxMarginSynopsis = `maxmargin [-data ../shared/data] [-out results] [-datasets citeseer,webkb] [-folds face,dept1,...]
+
+Huynh & Mooney's max-margin slides (ECML-PKDD 2009): MM-Hamming-LPRelax
+(1-slack structural SVM, loss-augmented LP relaxation + ROUNDUP in training,
+LP relaxation MPE in testing, C in -Cs chosen on training F1) against
+PSCG-MCSAT (discriminative CLL, MC-SAT marginals >= 0.5 in testing), and the
+cross rows PSCG-LPRelax and MM-Hamming-MCSAT, on CiteSeer (leave one topic
+out, ISM) and WebKB (leave one department out, examples/webkb/webkb.mln).
+Writes maxmargin-<data set>.md and maxmargin-C-<data set>.svg (F1 against
+C) to -out.`
+
+func runMaxMarginExperiment(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "experiment", maxMarginSynopsis)
+	var (
+		data     = fs.String("data", datadir.Root(), "the data folder (holding citeseer/ and webkb/)")
+		out      = fs.String("out", "results", "folder for the table and charts")
+		datasets = fs.String("datasets", "citeseer,webkb", "data sets, comma-separated")
+		folds    = fs.String("folds", "", "test folds, comma-separated (default: all)")
+		cs       = fs.String("Cs", "1,10,100,1000,10000", "grid of C (the max-margin learner is tested with the value best on training F1)")
+		iters    = fs.Int("maxIter", experiment.DefaultMMPSCGIter, "PSCG iterations")
+		samples  = fs.Int("numSamples", experiment.DefaultMMPSCGSamples, "PSCG: MC-SAT steps per iteration")
+		test     = fs.Int("testSamples", experiment.DefaultMMTestSamples, "MC-SAT samples when testing")
+		seed     = fs.Int64("seed", 1, "random seed")
+		verbose  = fs.Bool("v", false, "report every cutting-plane round")
+		workers  = fs.Int("foldWorkers", 0, "folds run at once (0: one per core)")
+		rounds   = fs.Int("maxRounds", experiment.DefaultMMMaxRounds, "max-margin: cutting-plane rounds at most")
+		eps      = fs.Float64("epsilon", experiment.DefaultMMEpsilonPerAtom, "max-margin: stopping tolerance in Hamming loss per query atom")
+	)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	grid, err := positiveList("Cs", *cs)
+	if err != nil {
+		return err
+	}
+	if *iters < 1 || *samples < 1 || *test < 1 || *rounds < 1 || *eps <= 0 {
+		return usagef("-maxIter, -numSamples, -testSamples, -maxRounds and -epsilon must be positive")
+	}
+	table, err := experiment.RunMaxMargin(ctx, experiment.MaxMarginConfig{
+		Data: *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Cs: grid,
+		MaxRounds: *rounds, FoldWorkers: *workers, EpsilonPerAtom: *eps, PSCGIter: *iters, PSCGSamples: *samples, TestSamples: *test, Seed: *seed, Progress: e.stderr, Verbose: *verbose,
+	})
+	if err != nil {
+		return err
+	}
+	// One table and chart per data set, so that the data sets may be run
+	// apart.
+	var files []outFile
+	for _, r := range table.Results {
+		one := *table
+		one.Results = []*experiment.MaxMarginResult{r}
+		files = append(files, outFile{"maxmargin-" + r.Dataset + ".md", one.WriteMarkdown},
+			outFile{"maxmargin-C-" + r.Dataset + ".svg", r.SensitivityChart().WriteSVG})
+	}
+	return writeResults(e, *out, table.WriteMarkdown, files)
+}
+
+// positiveList parses a comma-separated list of positive numbers.
+func positiveList(name, s string) ([]float64, error) {
+	var xs []float64
+	for _, f := range splitList(s) {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || v <= 0 {
+			return nil, usagef("-%s: %q is not a positive number", name, f)
+		}
+		xs = append(xs, v)
+	}
+	return xs, nil
+}
+
+// outFile is a file an experiment writes: its name and its writer.
+type outFile struct {
+	name  string
+	write func(io.Writer) error
+}
+
+// writeResults makes dir, prints the table on stdout and writes the files
+// into dir atomically, then names them on stderr.
+func writeResults(e *env, dir string, table func(io.Writer) error, files []outFile) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := table(e.stdout); err != nil {
+		return err
+	}
+	var paths []string
+	for _, f := range files {
+		path := filepath.Join(dir, f.name)
+		if err := atomicfile.Write(path, f.write); err != nil {
+			return err
+		}
+		paths = append(paths, path)
+	}
+	fmt.Fprintf(e.stderr, "marple experiment: wrote %s\n", strings.Join(paths, ", "))
+	return nil
+}
+
+func firstArg(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
+const curvesSynopsis = `curves [-data ../shared/data] [-out results] [-orders 3] [-seed 1]
+
+Huynh & Mooney's (SDM 2011) Figures 1 and 2 on CiteSeer: the learning curve
+(test F1 against training citations seen, one pass) and the label-noise curve
+(test F1 against the fraction of training tokens given a random other field)
+of CDA-ML-HM, 1-best-MIRA-HM and Subgradient-HM, averaged over the four
+topics and -orders example orders. Writes curves.md, curves-learning.svg and
+curves-noise.svg to -out.`
+
+func runCurvesExperiment(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "experiment", curvesSynopsis)
+	var (
+		data   = fs.String("data", datadir.Root(), "the data folder (holding citeseer/)")
+		out    = fs.String("out", "results", "folder for the table and charts")
+		orders = fs.Int("orders", 3, "example orders per fold")
+		seed   = fs.Int64("seed", 1, "random seed (orders and noise)")
+		fw     = fs.Int("foldWorkers", 0, "folds run at once (0: one per core)")
+	)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *orders < 1 {
+		return usagef("-orders must be positive")
+	}
+	res, err := experiment.RunCurves(ctx, experiment.CurvesConfig{
+		Dir: filepath.Join(*data, "citeseer"), Orders: *orders, Seed: *seed, FoldWorkers: *fw, Progress: e.stderr,
+	})
+	if err != nil {
+		return err
+	}
+	curve, noise := res.Charts()
+	return writeResults(e, *out, res.WriteMarkdown, []outFile{
+		{"curves.md", res.WriteMarkdown}, {"curves-learning.svg", curve.WriteSVG}, {"curves-noise.svg", noise.WriteSVG}})
+}
