@@ -253,7 +253,9 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	roundup(p, y)
+	if err := roundup(ctx, p, y); err != nil {
+		return nil, nil, err
+	}
 	assign := make([]bool, n)
 	for a, v := range y {
 		assign[a] = v == 1

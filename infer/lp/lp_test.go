@@ -409,7 +409,9 @@ func TestRoundupMonotone(t *testing.T) {
 			}
 		}
 		before := multilinear(p, y)
-		roundup(p, y)
+		if err := roundup(context.Background(), p, y); err != nil {
+			t.Fatal(err)
+		}
 		for a, v := range y {
 			if v != 0 && v != 1 {
 				t.Fatalf("inst %d: atom %d left at %v", inst, a, v)

@@ -33,8 +33,9 @@ type rounder struct {
 // fixed false (unless both values do), and a hard clause left with a single
 // unfixed literal and none true forces it. Atoms already at 0 or 1 keep
 // their values. Only a forced or forbidden value can raise the expected
-// soft cost.
-func roundup(p *problem, y []float64) {
+// soft cost. It stops early, leaving y partly rounded, when ctx is
+// cancelled (checked before each fixed atom), and returns ctx's error.
+func roundup(ctx context.Context, p *problem, y []float64) error {
 	r := &rounder{
 		p:      p,
 		y:      y,
@@ -76,6 +77,11 @@ func roundup(p *problem, y []float64) {
 	}
 	r.propagate()
 	for len(r.heap) > 0 {
+		// A fix on a dense network updates the slopes of every neighbour:
+		// check for cancellation before each.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		a := r.heap[0]
 		ss := r.slope(a)
 		v := 0.0
@@ -88,6 +94,7 @@ func roundup(p *problem, y []float64) {
 		r.fix(a, v)
 		r.propagate()
 	}
+	return nil
 }
 
 // slope returns the derivative in y_a of the multilinear extension of the
