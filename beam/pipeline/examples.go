@@ -387,16 +387,25 @@ func (g *Grounder) Ground(ctx context.Context, ex Example) (*learn.Example, *mln
 			}
 		})
 	}
+	// Each type's domain: the model's own constants, then the example's
+	// others in the type's order. (Not a scan of the type: a worker's
+	// types grow with every example it parses.)
 	domains := map[mln.TypeID][]mln.ConstID{}
 	for t := range m.Types {
 		typ := m.Types[t]
 		d := slices.Clone(typ.Consts[:typ.Declared])
-		for _, c := range typ.Consts[typ.Declared:] {
-			if mentioned[mln.TypeID(t)][c] {
-				d = append(d, c)
+		var extra []mln.ConstID
+		for c := range mentioned[mln.TypeID(t)] {
+			if i, ok := typ.Index(c); ok && int(i) >= typ.Declared {
+				extra = append(extra, c)
 			}
 		}
-		domains[mln.TypeID(t)] = d
+		slices.SortFunc(extra, func(a, b mln.ConstID) int {
+			i, _ := typ.Index(a)
+			j, _ := typ.Index(b)
+			return int(i) - int(j)
+		})
+		domains[mln.TypeID(t)] = append(d, extra...)
 	}
 	net, err := ground.Ground(ctx, m, ev, ground.Options{Query: g.Query, Domains: domains, Workers: 1})
 	if err != nil {
