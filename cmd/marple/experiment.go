@@ -154,18 +154,7 @@ func runOSLExperiment(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	if err := table.WriteMarkdown(e.stdout); err != nil {
-		return err
-	}
-	path := filepath.Join(*out, "osl.md")
-	if err := atomicfile.Write(path, table.WriteMarkdown); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "marple experiment: wrote %s\n", path)
-	return nil
+	return writeResults(e, *out, table.WriteMarkdown, []outFile{{"osl.md", table.WriteMarkdown}})
 }
 
 func oslMethodNames() string {

@@ -2,15 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/marple-mln/marple/experiment"
-	"github.com/marple-mln/marple/internal/atomicfile"
 	"github.com/marple-mln/marple/internal/datadir"
 	"github.com/marple-mln/marple/structure"
 )
@@ -65,26 +60,6 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	write := func(w io.Writer) error {
-		fmt.Fprintf(w, "## Batch structure learning (Kok & Domingos 2005)\n\nCommand: `marple experiment msl %s`\n\n", strings.Join(args, " "))
-		for _, r := range results {
-			if err := r.WriteMarkdown(w); err != nil {
-				return err
-			}
-			fmt.Fprintln(w)
-		}
-		return nil
-	}
-	if err := write(e.stdout); err != nil {
-		return err
-	}
-	path := filepath.Join(*out, "msl.md")
-	if err := atomicfile.Write(path, write); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "marple experiment: wrote %s\n", path)
-	return nil
+	write := sections("Batch structure learning (Kok & Domingos 2005)", "msl", args, results)
+	return writeResults(e, *out, write, []outFile{{"msl.md", write}})
 }

@@ -118,6 +118,24 @@ func writeResults(e *env, dir string, table func(io.Writer) error, files []outFi
 	return nil
 }
 
+// markdowner is an experiment result that writes itself as Markdown.
+type markdowner interface{ WriteMarkdown(io.Writer) error }
+
+// sections returns a writer of a results file: a heading, the command
+// that made it, and each result's Markdown.
+func sections[R markdowner](title, name string, args []string, results []R) func(io.Writer) error {
+	return func(w io.Writer) error {
+		fmt.Fprintf(w, "## %s\n\nCommand: `marple experiment %s %s`\n\n", title, name, strings.Join(args, " "))
+		for _, r := range results {
+			if err := r.WriteMarkdown(w); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+		}
+		return nil
+	}
+}
+
 func firstArg(args []string) string {
 	if len(args) == 0 {
 		return ""

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -128,18 +126,7 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	if err := table.WriteMarkdown(e.stdout); err != nil {
-		return err
-	}
-	path := filepath.Join(*out, "mrc.md")
-	if err := atomicfile.Write(path, table.WriteMarkdown); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "marple experiment: wrote %s\n", path)
-	return nil
+	return writeResults(e, *out, table.WriteMarkdown, []outFile{{"mrc.md", table.WriteMarkdown}})
 }
 
 // addMRCFlags registers MRC's parameters on fs; the returned function

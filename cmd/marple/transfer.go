@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -261,26 +260,6 @@ func runTransferExperiment(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	write := func(w io.Writer) error {
-		fmt.Fprintf(w, "## Deep transfer (DTM, Davis & Domingos 2009)\n\nCommand: `marple experiment transfer %s`\n\n", strings.Join(args, " "))
-		for _, r := range results {
-			if err := r.WriteMarkdown(w); err != nil {
-				return err
-			}
-			fmt.Fprintln(w)
-		}
-		return nil
-	}
-	if err := write(e.stdout); err != nil {
-		return err
-	}
-	path := filepath.Join(*out, "transfer.md")
-	if err := atomicfile.Write(path, write); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "marple experiment: wrote %s\n", path)
-	return nil
+	write := sections("Deep transfer (DTM, Davis & Domingos 2009)", "transfer", args, results)
+	return writeResults(e, *out, write, []outFile{{"transfer.md", write}})
 }
