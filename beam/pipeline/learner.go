@@ -34,29 +34,22 @@ func (l Learner) method() (learn.Method, error) {
 	if sigma == 0 {
 		sigma = 1
 	}
-	switch l.Method {
-	case "cda-pl":
-		return &learn.CDA{Sigma: sigma, Inference: learn.Prediction}, nil
-	case "cda-ml", "cda", "":
-		return &learn.CDA{Sigma: sigma, Inference: learn.MaxLoss}, nil
-	case "mira":
-		return &learn.MIRA{C: l.C, Inference: learn.Prediction}, nil
-	case "subgradient":
-		return &learn.Subgradient{Sigma: sigma, Inference: learn.MaxLoss}, nil
-	case "adagrad":
-		a := learn.DefaultAdaGradFB()
-		if l.Lambda != 0 {
-			a.Lambda = l.Lambda
-		}
-		if l.Eta != 0 {
-			a.Eta = l.Eta
-		}
-		if l.Delta != 0 {
-			a.Delta = l.Delta
-		}
-		return a, nil
+	name := l.Method
+	if name == "" {
+		name = "cda-ml"
 	}
-	return nil, fmt.Errorf("pipeline: unknown method %q (cda-pl, cda-ml, mira, subgradient or adagrad)", l.Method)
+	lambda, eta, delta := l.Lambda, l.Eta, l.Delta
+	def := learn.DefaultAdaGradFB()
+	if lambda == 0 {
+		lambda = def.Lambda
+	}
+	if eta == 0 {
+		eta = def.Eta
+	}
+	if delta == 0 {
+		delta = def.Delta
+	}
+	return learn.NewMethod(name, sigma, l.C, lambda, eta, delta)
 }
 
 // loss returns the label loss.

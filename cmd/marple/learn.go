@@ -231,17 +231,9 @@ func autoFloat(name, v string, def float64) (float64, bool, error) {
 
 // learnMethod builds the update rule named by -method.
 func learnMethod(name string, sigma, c, lambda, eta, delta float64) (learn.Method, error) {
-	switch name {
-	case "cda-pl":
-		return &learn.CDA{Sigma: sigma, Inference: learn.Prediction}, nil
-	case "cda-ml", "cda":
-		return &learn.CDA{Sigma: sigma, Inference: learn.MaxLoss}, nil
-	case "mira":
-		return &learn.MIRA{C: c, Inference: learn.Prediction}, nil
-	case "subgradient":
-		return &learn.Subgradient{Sigma: sigma, Inference: learn.MaxLoss}, nil
-	case "adagrad":
-		return &learn.AdaGradFB{Lambda: lambda, Eta: eta, Delta: delta, Inference: learn.Prediction}, nil
+	m, err := learn.NewMethod(name, sigma, c, lambda, eta, delta)
+	if err != nil {
+		return nil, usagef("-method must be cda-pl, cda-ml, mira, subgradient, adagrad, mm, pll or dcll, not %q", name)
 	}
-	return nil, usagef("-method must be cda-pl, cda-ml, mira, subgradient, adagrad, mm, pll or dcll, not %q", name)
+	return m, nil
 }
