@@ -202,6 +202,10 @@ func (d *dbScanner) funcValue() bool {
 	}
 	d.i++
 	d.skipSpace(false)
+	if val[0] >= 'a' && val[0] <= 'z' {
+		d.errorf(start, "%s is a variable (lower case): evidence atoms must be ground", val)
+		return false
+	}
 	d.atom.Args = append(d.atom.Args, val)
 	d.atom.argPos = append(d.atom.argPos, Pos{File: d.file, Line: d.line, Col: col})
 	return true
@@ -225,8 +229,10 @@ func (d *dbScanner) parseAtom() bool {
 		d.skipSpace(false)
 	}
 	a.Func = false
-	if a.Value == ValTrue && d.funcValue() {
+	if nerr := len(d.errs); a.Value == ValTrue && d.funcValue() {
 		a.Func = true
+	} else if len(d.errs) > nerr {
+		return false
 	}
 	a.PredCol = d.i - d.lineStart + 1
 	if d.i >= len(src) || !isIdentStart(src[d.i]) {
