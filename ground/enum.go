@@ -96,6 +96,22 @@ func (w *worker) step(si int, lo, hi int) {
 		}
 		var x int32
 		switch {
+		case s.arith > 0:
+			l := &pl.lits[s.arith-1]
+			var buf [2]mln.ConstID
+			args := buf[:0]
+			for _, t := range l.terms[1:] {
+				args = append(args, w.constOf(t))
+			}
+			c, ok := w.g.m.ArithValue(l.builtin, args)
+			if !ok {
+				return // no value: "!(v = f(args))" holds for every v
+			}
+			i, ok := w.g.index(pl.clause.Vars[s.v].Type, c)
+			if !ok {
+				return
+			}
+			x = i
 		case s.eqFrom < 0:
 			x = s.eqConst
 		case !s.eqMap:
@@ -208,6 +224,14 @@ func litValue(v mln.Truth, neg bool) int {
 
 // builtin evaluates a comparison literal.
 func (w *worker) builtin(l *litInfo) bool {
+	if l.builtin.IsArith() {
+		var buf [3]mln.ConstID
+		args := buf[:0]
+		for _, t := range l.terms {
+			args = append(args, w.constOf(t))
+		}
+		return w.g.m.EvalLiteral(l.builtin, args) != l.neg
+	}
 	a, b := w.constOf(l.terms[0]), w.constOf(l.terms[1])
 	var r bool
 	switch l.builtin {

@@ -66,6 +66,9 @@ type step struct {
 	eqFrom  int
 	eqConst int32
 	eqMap   bool
+	// stepEq: 1 + the literal "!(v = f(args))" of an internal function
+	// whose value v takes (0: an equality).
+	arith int
 	// stepGen
 	lit      int
 	mask     uint32 // bound argument positions
@@ -220,11 +223,11 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 			}
 		}
 		if l.Pred < 0 {
-			if l.Builtin == mln.NoBuiltin || l.Builtin > mln.Ge || len(l.Args) != 2 {
+			if l.Builtin == mln.NoBuiltin || l.Builtin > mln.Mod || len(l.Args) != l.Builtin.Arity() {
 				return nil, fmt.Errorf("ground: %s: malformed comparison literal", g.clauseName(ci))
 			}
 			info.builtin = l.Builtin
-			if l.Builtin >= mln.Lt {
+			if l.Builtin >= mln.Lt && l.Builtin <= mln.Ge {
 				g.needInts()
 			}
 		} else {
@@ -324,6 +327,18 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 				}
 			}
 			if unb == 0 {
+				continue
+			}
+			if l.pred == nil && l.builtin.IsArith() && l.neg {
+				// "!(v = f(args))": v takes f's value once args are bound.
+				dst := l.terms[0]
+				ready := dst.IsVar() && !bound[dst.Var()]
+				for _, t := range l.terms[1:] {
+					ready = ready && (!t.IsVar() || bound[t.Var()])
+				}
+				if ready {
+					consider(step{kind: stepEq, v: dst.Var(), arith: li + 1, est: 1}, 0)
+				}
 				continue
 			}
 			if l.pred == nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/marple-mln/marple/mln"
 )
@@ -468,6 +469,20 @@ func (cn *counter) litArgs(l *planLit) []mln.ConstID {
 	return cn.buf
 }
 
+// evalBuiltin evaluates a comparison or internal function literal on the
+// current binding, ignoring negation.
+func (cn *counter) evalBuiltin(l *planLit) bool {
+	if !l.builtin.IsArith() {
+		return cn.m.EvalBuiltin(l.builtin, cn.term(l.args[0]), cn.term(l.args[1]))
+	}
+	var buf [3]mln.ConstID
+	args := buf[:0]
+	for _, t := range l.args {
+		args = append(args, cn.term(t))
+	}
+	return cn.m.EvalLiteral(l.builtin, args)
+}
+
 // atomTrue reports whether the ground atom of l is true.
 func (cn *counter) atomTrue(l *planLit) bool {
 	id := cn.sp.id(l.pred, cn.litArgs(l))
@@ -482,7 +497,7 @@ func (cn *counter) checks(lits, neq []int) bool {
 		l := &p.lits[j]
 		switch {
 		case l.pred < 0:
-			if cn.m.EvalBuiltin(l.builtin, cn.term(l.args[0]), cn.term(l.args[1])) != l.neg {
+			if cn.evalBuiltin(l) != l.neg {
 				return false
 			}
 		case l.exist:
@@ -847,6 +862,10 @@ func clauseString(m *mln.Model, c *mln.Clause) string {
 			} else {
 				args = append(args, m.ConstName(t.Const()))
 			}
+		}
+		if l.Pred < 0 && l.Builtin.IsArith() {
+			s += args[0] + " = " + l.Builtin.String() + "(" + strings.Join(args[1:], ", ") + ")"
+			continue
 		}
 		if l.Pred < 0 {
 			s += args[0] + " " + l.Builtin.String() + " " + args[1]

@@ -60,7 +60,7 @@ func bruteTrueGroundings(m *mln.Model, c *mln.Clause, w bruteWorld, plus ...mln.
 			}
 		}
 		if l.Pred < 0 {
-			return m.EvalBuiltin(l.Builtin, args[0], args[1]) != l.Neg
+			return m.EvalLiteral(l.Builtin, args) != l.Neg
 		}
 		return w[atomKey(l.Pred, args)] != l.Neg
 	}
@@ -257,6 +257,52 @@ EXIST c,y !Q(x) v T(c, y) v x != A
 				if strings.Contains(err.Error(), "not supported") {
 					continue
 				}
+				t.Fatal(err)
+			}
+			base := bruteTrueGroundings(m, cl, w)
+			allAtoms(m, func(p mln.PredID, args []mln.ConstID) {
+				k := atomKey(p, args)
+				w[k] = !w[k]
+				want := base - bruteTrueGroundings(m, cl, w)
+				w[k] = !w[k]
+				if got := cc.Delta(d, 0, p, args); got != want {
+					t.Fatalf("trial %d: clause %s, atom %s%v: Δ %d, brute force %d", trial, clauseString(m, cl), m.Preds[p].Name, args, got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestCountsInternalFunctions checks the counts of clauses with Alchemy's
+// internal functions (t+1, succ) against brute force.
+func TestCountsInternalFunctions(t *testing.T) {
+	src := `
+time = {0,...,4}
+P(time)
+Q(time, time)
+P(t) => P(t+1)
+P(t - 1) v Q(t, succ(succ(t)))
+Q(t, u) => P(t*2 % 5)
+P(t) ^ Q(t, t+2) => P(plus(t, 1))
+t2 = t + 1 => (P(t) v !P(t2))
+`
+	m, err := mln.ParseModel("arith.mln", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for trial := 0; trial < 20; trial++ {
+		db, w := randomWorld(m, r, r.Float64())
+		d, err := NewPLLData(m, []*mln.Database{db}, nil, CountOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cl := range m.Clauses {
+			cc, err := d.Counts(cl)
+			if err != nil {
 				t.Fatal(err)
 			}
 			base := bruteTrueGroundings(m, cl, w)

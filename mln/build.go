@@ -449,6 +449,18 @@ func (m *Model) convert(f syntax.Formula, an *analysis, free map[string]int, sco
 		}
 		return &node{kind: nLit, lit: lit}
 	case *syntax.Compare:
+		if m.isArithDef(f) {
+			// v = plus(x, y): an internal function's value; the arguments
+			// take the value's type.
+			lit := Literal{Pred: -1, Builtin: InternalFunctions[f.Y.Name]}
+			lit.Args = []Term{m.cmpTerm(&f.X, an, free, scope, errs)}
+			for i := range f.Y.Args {
+				a := m.cmpTerm(&f.Y.Args[i], an, free, scope, errs)
+				lit.Args = append(lit.Args, a)
+				an.cmps = append(an.cmps, cmpCheck{x: lit.Args[0], y: a, pos: f.Y.Args[i].TermPos})
+			}
+			return &node{kind: nLit, lit: lit}
+		}
 		lit := Literal{Pred: -1, Builtin: Builtin(f.Op) + Eq}
 		lit.Args = []Term{m.cmpTerm(&f.X, an, free, scope, errs), m.cmpTerm(&f.Y, an, free, scope, errs)}
 		an.cmps = append(an.cmps, cmpCheck{x: lit.Args[0], y: lit.Args[1], pos: f.OpPos})

@@ -275,7 +275,7 @@ func negBuiltin(b Builtin) Builtin {
 
 // negLit returns the negation of a literal (builtins flip their operator).
 func negLit(l Literal) Literal {
-	if l.Pred < 0 {
+	if l.Pred < 0 && !l.Builtin.IsArith() {
 		l.Builtin = negBuiltin(l.Builtin)
 		return l
 	}
@@ -525,7 +525,20 @@ func (c *compiler) simplify(x *cl) (taut bool) {
 	out := x.lits[:0]
 	var seen map[string]int
 	for _, l := range x.lits {
-		if l.Pred < 0 && len(l.Args) == 2 {
+		if l.Pred < 0 && l.Builtin.IsArith() {
+			consts := make([]ConstID, 0, len(l.Args))
+			for _, t := range l.Args {
+				if !t.IsVar() {
+					consts = append(consts, t.Const())
+				}
+			}
+			if len(consts) == len(l.Args) {
+				if c.m.EvalLiteral(l.Builtin, consts) != l.Neg {
+					return true
+				}
+				continue
+			}
+		} else if l.Pred < 0 && len(l.Args) == 2 {
 			a, b := l.Args[0], l.Args[1]
 			if !a.IsVar() && !b.IsVar() {
 				if c.m.EvalBuiltin(l.Builtin, a.Const(), b.Const()) {
@@ -744,8 +757,77 @@ func (m *Model) EvalBuiltin(b Builtin, x, y ConstID) bool {
 	return false
 }
 
+// Arith computes the value of internal function b (IsArith) from the
+// integer names of its arguments and reports whether they are integers and
+// the value is defined.
+func Arith(b Builtin, x, y int64) (int64, bool) {
+	switch b {
+	case Succ:
+		return x + 1, true
+	case Plus:
+		return x + y, true
+	case Minus:
+		return x - y, true
+	case Times:
+		return x * y, true
+	case Div:
+		if y == 0 {
+			return 0, false
+		}
+		return x / y, true
+	case Mod:
+		if y == 0 {
+			return 0, false
+		}
+		return x % y, true
+	}
+	return 0, false
+}
+
+// ArithValue returns the constant named by the value of internal function
+// b (IsArith) on the constants args (its arguments, without the value),
+// and whether that value is defined and names a constant of the model.
+func (m *Model) ArithValue(b Builtin, args []ConstID) (ConstID, bool) {
+	var xs [2]int64
+	for i, a := range args {
+		if i >= 2 {
+			return 0, false
+		}
+		v, err := strconv.ParseInt(m.constNames[a], 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		xs[i] = v
+	}
+	v, ok := Arith(b, xs[0], xs[1])
+	if !ok {
+		return 0, false
+	}
+	return m.Const(strconv.FormatInt(v, 10))
+}
+
+// EvalLiteral evaluates builtin b (a comparison or an internal function)
+// on the constants args, ignoring negation.
+func (m *Model) EvalLiteral(b Builtin, args []ConstID) bool {
+	if b.IsArith() {
+		if len(args) != b.Arity() {
+			return false
+		}
+		v, ok := m.ArithValue(b, args[1:])
+		return ok && v == args[0]
+	}
+	return m.EvalBuiltin(b, args[0], args[1])
+}
+
 // String returns the comparison operator as written.
 func (b Builtin) String() string {
+	if b.IsArith() {
+		for name, x := range InternalFunctions {
+			if x == b {
+				return name
+			}
+		}
+	}
 	switch b {
 	case Eq:
 		return "="
@@ -796,7 +878,18 @@ func (m *Model) ClauseFormula(c *Clause) syntax.Formula {
 	var f syntax.Formula
 	for _, l := range c.Lits {
 		var x syntax.Formula
-		if l.Pred < 0 {
+		if l.Pred < 0 && l.Builtin.IsArith() {
+			// v = f(args): written as Alchemy's internal function term.
+			fn := syntax.Term{Kind: syntax.FuncTerm, Name: l.Builtin.String()}
+			for _, t := range l.Args[1:] {
+				a := term(t)
+				a.Plus = false
+				fn.Args = append(fn.Args, a)
+			}
+			v := term(l.Args[0])
+			v.Plus = false
+			x = &syntax.Compare{Op: syntax.CmpEq, X: v, Y: fn}
+		} else if l.Pred < 0 {
 			cmp := &syntax.Compare{Op: syntax.CmpOp(l.Builtin - Eq), X: term(l.Args[0]), Y: term(l.Args[1])}
 			cmp.X.Plus, cmp.Y.Plus = false, false
 			x = cmp

@@ -45,10 +45,12 @@ func (m *Model) FuncPred(fn *Function) *Predicate {
 
 // funcDef is one function term replaced by a variable.
 type funcDef struct {
-	v    string
-	fn   *Function
-	args []syntax.Term
-	pos  syntax.Pos
+	v       string
+	fn      *Function // a declared function, or nil for
+	builtin Builtin   // an internal function (succ, plus, ...)
+	name    string
+	args    []syntax.Term
+	pos     syntax.Pos
 }
 
 // funcRewriter replaces the function terms of one formula.
@@ -62,11 +64,20 @@ type funcRewriter struct {
 // compileFunctions returns f with its terms of declared functions compiled
 // away (f itself when it has none). Terms of undeclared functions are left
 // for analyze to report.
+//
+// Alchemy's internal functions (succ, plus, minus, times, dividedBy, mod,
+// and the infix operators the parser reads as them) are compiled the same
+// way, with the comparison "v = plus(x, y)" (a builtin literal, see Plus)
+// in place of the auxiliary atom: the value is computed, not looked up,
+// and a grounding whose value is not a constant is satisfied.
 func (m *Model) compileFunctions(f syntax.Formula) (syntax.Formula, syntax.ErrorList) {
-	if len(m.Funcs) == 0 || f == nil {
+	if f == nil {
 		return f, nil
 	}
 	r := &funcRewriter{m: m, used: map[string]bool{}}
+	if !r.hasFunc(f) {
+		return f, nil
+	}
 	syntax.Walk(f, func(g syntax.Formula) bool {
 		var terms []syntax.Term
 		switch g := g.(type) {
@@ -117,10 +128,16 @@ func (r *funcRewriter) terms(ts []syntax.Term, defs []funcDef) ([]syntax.Term, [
 			continue
 		}
 		fn := r.m.funcByName(t.Name)
+		b := NoBuiltin
 		if fn == nil {
-			continue
-		}
-		if len(t.Args) != len(fn.Args) {
+			if b = InternalFunctions[t.Name]; b == NoBuiltin {
+				continue
+			}
+			if len(t.Args) != b.Arity()-1 {
+				r.errs.Add(t.TermPos, "internal function %s has %d argument(s), found %d", t.Name, b.Arity()-1, len(t.Args))
+				continue
+			}
+		} else if len(t.Args) != len(fn.Args) {
 			r.errs.Add(t.TermPos, "function %s has %d argument(s), found %d", fn.Name, len(fn.Args), len(t.Args))
 			continue
 		}
@@ -129,8 +146,8 @@ func (r *funcRewriter) terms(ts []syntax.Term, defs []funcDef) ([]syntax.Term, [
 		}
 		var args []syntax.Term
 		args, defs = r.terms(t.Args, defs)
-		v := r.fresh(fn.Name)
-		defs = append(defs, funcDef{v: v, fn: fn, args: args, pos: t.TermPos})
+		v := r.fresh(t.Name)
+		defs = append(defs, funcDef{v: v, fn: fn, builtin: b, name: t.Name, args: args, pos: t.TermPos})
 		out[i] = syntax.Term{TermPos: t.TermPos, Kind: syntax.VarTerm, Name: v}
 	}
 	if out == nil {
@@ -152,6 +169,9 @@ func (r *funcRewriter) formula(f syntax.Formula, pol int) syntax.Formula {
 		a.Args = args
 		return r.wrap(&a, defs, pol)
 	case *syntax.Compare:
+		if r.m.isArithDef(f) {
+			return f // v = plus(x, 1), as written by ClauseFormula
+		}
 		xy, defs := r.terms([]syntax.Term{f.X, f.Y}, nil)
 		if defs == nil {
 			return f
@@ -190,7 +210,7 @@ func (r *funcRewriter) hasFunc(f syntax.Formula) bool {
 	var terms func(ts []syntax.Term)
 	terms = func(ts []syntax.Term) {
 		for _, t := range ts {
-			found = found || t.Kind == syntax.FuncTerm && r.m.funcByName(t.Name) != nil
+			found = found || t.Kind == syntax.FuncTerm && (r.m.funcByName(t.Name) != nil || InternalFunctions[t.Name] != NoBuiltin)
 			terms(t.Args)
 		}
 	}
@@ -211,9 +231,16 @@ func (r *funcRewriter) wrap(f syntax.Formula, defs []funcDef, pol int) syntax.Fo
 	var aux syntax.Formula
 	q := &syntax.Quant{QuantPos: defs[0].pos, Exist: pol < 0}
 	for _, d := range defs {
-		p := r.m.FuncPred(d.fn)
-		a := &syntax.Atom{AtomPos: d.pos, Pred: p.Name, PredPos: d.pos,
-			Args: append([]syntax.Term{{TermPos: d.pos, Kind: syntax.VarTerm, Name: d.v}}, d.args...)}
+		var a syntax.Formula
+		v := syntax.Term{TermPos: d.pos, Kind: syntax.VarTerm, Name: d.v}
+		if d.fn == nil {
+			a = &syntax.Compare{Op: syntax.CmpEq, OpPos: d.pos, X: v,
+				Y: syntax.Term{TermPos: d.pos, Kind: syntax.FuncTerm, Name: d.name, Args: d.args}}
+		} else {
+			p := r.m.FuncPred(d.fn)
+			a = &syntax.Atom{AtomPos: d.pos, Pred: p.Name, PredPos: d.pos,
+				Args: append([]syntax.Term{v}, d.args...)}
+		}
 		if aux == nil {
 			aux = a
 		} else {
@@ -227,4 +254,23 @@ func (r *funcRewriter) wrap(f syntax.Formula, defs []funcDef, pol int) syntax.Fo
 		q.Body = &syntax.Binary{Op: syntax.OpImplies, OpPos: defs[0].pos, X: aux, Y: f}
 	}
 	return q
+}
+
+// isArithDef reports whether c is "v = f(a1, ...)" for a variable v and an
+// internal function f (not shadowed by a declared function) whose
+// arguments are variables or constants: the builtin literal itself.
+func (m *Model) isArithDef(c *syntax.Compare) bool {
+	if c.Op != syntax.CmpEq || c.X.Kind != syntax.VarTerm || c.Y.Kind != syntax.FuncTerm ||
+		m.funcByName(c.Y.Name) != nil || InternalFunctions[c.Y.Name] == NoBuiltin {
+		return false
+	}
+	if len(c.Y.Args) != InternalFunctions[c.Y.Name].Arity()-1 {
+		return false
+	}
+	for _, a := range c.Y.Args {
+		if a.Kind == syntax.FuncTerm || a.Plus {
+			return false
+		}
+	}
+	return true
 }

@@ -93,7 +93,42 @@ const (
 	Le                // <=
 	Gt                // >
 	Ge                // >=
+
+	// Alchemy's internal integer functions, as relations between their
+	// value and arguments: a literal Succ(v, x) holds when the constants
+	// are integers with v = x + 1, Plus(v, x, y) when v = x + y, and so
+	// on (Div is integer division, Mod the remainder; both fail on a zero
+	// divisor). The first argument is the value. Formulas that use a term
+	// succ(t) or t + 1 hold them negated: "P(t+1)" becomes
+	// "!Plus(v, t, 1) v P(v)", so a grounding whose value is not a
+	// constant of the type is satisfied (dropped), as in Alchemy.
+	Succ
+	Plus
+	Minus
+	Times
+	Div
+	Mod
 )
+
+// IsArith reports whether b is one of the internal integer functions.
+func (b Builtin) IsArith() bool { return b >= Succ && b <= Mod }
+
+// Arity returns the number of arguments of b's literals.
+func (b Builtin) Arity() int {
+	switch {
+	case b == Succ:
+		return 2
+	case b.IsArith():
+		return 3
+	}
+	return 2
+}
+
+// InternalFunctions maps Alchemy's internal function names to their
+// builtins.
+var InternalFunctions = map[string]Builtin{
+	"succ": Succ, "plus": Plus, "minus": Minus, "times": Times, "dividedBy": Div, "mod": Mod,
+}
 
 // Term is a variable or a constant in a clause. Non-negative values are
 // constants (a ConstID); negative values are variables, -1 being variable 0

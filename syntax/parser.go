@@ -752,7 +752,57 @@ func isVarName(s string) bool {
 	return s != "" && s[0] >= 'a' && s[0] <= 'z'
 }
 
+// Infix integer operators in terms, as Alchemy writes them ("t+1"), are
+// read as its internal functions: a + b is plus(a, b), a - b minus(a, b),
+// a * b times(a, b), a / b dividedBy(a, b) and a % b mod(a, b), with the
+// usual precedence, left associative. A negative number directly after a
+// term ("t -1") is a subtraction. ("t-1" without spaces is one identifier,
+// as in Alchemy, whose names may contain '-'.)
+var infixFuncs = map[tokKind]string{tPlus: "plus", tMinus: "minus", tStar: "times", tSlash: "dividedBy", tPercent: "mod"}
+
+// InfixFuncs are the internal function names infix operators stand for.
+var InfixFuncs = []string{"plus", "minus", "times", "dividedBy", "mod"}
+
 func (p *parser) term() Term {
+	return p.sum()
+}
+
+// sum parses product (('+' | '-') product)*.
+func (p *parser) sum() Term {
+	x := p.product()
+	for {
+		t := p.cur()
+		switch {
+		case t.kind == tPlus || t.kind == tMinus:
+			p.advance()
+			y := p.product()
+			x = Term{TermPos: x.TermPos, Kind: FuncTerm, Name: infixFuncs[t.kind], Args: []Term{x, y}}
+		case (t.kind == tInt || t.kind == tFloat) && strings.HasPrefix(t.text, "-"):
+			p.advance()
+			y := Term{TermPos: p.posOf(t), Kind: ConstTerm, Name: t.text[1:]}
+			y.TermPos.Col++
+			x = Term{TermPos: x.TermPos, Kind: FuncTerm, Name: "minus", Args: []Term{x, y}}
+		default:
+			return x
+		}
+	}
+}
+
+// product parses operand (('*' | '/' | '%') operand)*.
+func (p *parser) product() Term {
+	x := p.operand()
+	for {
+		t := p.cur()
+		if t.kind != tStar && t.kind != tSlash && t.kind != tPercent {
+			return x
+		}
+		p.advance()
+		y := p.operand()
+		x = Term{TermPos: x.TermPos, Kind: FuncTerm, Name: infixFuncs[t.kind], Args: []Term{x, y}}
+	}
+}
+
+func (p *parser) operand() Term {
 	t := p.cur()
 	switch t.kind {
 	case tPlus:

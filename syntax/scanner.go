@@ -186,6 +186,12 @@ func (s *scanner) scanToken() (token, bool) {
 		return s.tok(tStar, start, ""), true
 	case '?':
 		return s.tok(tQuestion, start, ""), true
+	case '-':
+		return s.tok(tMinus, start, ""), true
+	case '/':
+		return s.tok(tSlash, start, ""), true
+	case '%':
+		return s.tok(tPercent, start, ""), true
 	case '"':
 		return s.scanString(start), true
 	case '#':

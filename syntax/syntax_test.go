@@ -328,3 +328,41 @@ func TestSharedData(t *testing.T) {
 		t.Error("no files found")
 	}
 }
+
+// TestInfixTerms checks that Alchemy's infix integer operators in terms
+// read as its internal functions, with precedence and left associativity.
+func TestInfixTerms(t *testing.T) {
+	known := Known{"P": {"t"}, "Q": {"t", "t"}}
+	for src, want := range map[string]string{
+		"P(t+1)":                  "P(plus(t,1))",
+		"P(t - 1)":                "P(minus(t,1))",
+		"P(t -1)":                 "P(minus(t,1))",
+		"P(t-1)":                  "P(t-1)", // one identifier, as in Alchemy
+		"P(2*t+1)":                "P(plus(times(2,t),1))",
+		"P(t + 2*u % 3)":          "P(plus(t,mod(times(2,u),3)))",
+		"P(t - u - 1)":            "P(minus(minus(t,u),1))",
+		"P(t / 2)":                "P(dividedBy(t,2))",
+		"Q(t, succ(t)) => P(t+1)": "Q(t,succ(t)) => P(plus(t,1))",
+		"t2 = t + 1 => P(t2)":     "t2 = plus(t,1) => P(t2)",
+		"P(+t) => P(t + 1)":       "P(+t) => P(plus(t,1))",
+	} {
+		d, err := ParseFormula("f", src, known)
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		if got := FormulaString(d.F); got != want {
+			t.Errorf("%s: got %s, want %s", src, got, want)
+		}
+	}
+	for src, want := range map[string]string{
+		"P(t +)":   "f:1:6: expected a term, found ')'",
+		"P(t * )":  "f:1:7: expected a term, found ')'",
+		"P(- t)":   "f:1:3: expected a term, found '-'",
+		"P(t % %)": "f:1:7: expected a term, found '%'",
+	} {
+		if _, err := ParseFormula("f", src, known); err == nil || err.Error() != want {
+			t.Errorf("%s: error %v, want %s", src, err, want)
+		}
+	}
+}

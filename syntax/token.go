@@ -32,6 +32,9 @@ const (
 	tStar             // *
 	tQuestion         // ?
 	tInclude          // #include
+	tMinus            // - (infix, in integer terms)
+	tSlash            // / (infix, in integer terms)
+	tPercent          // % (infix, in integer terms)
 )
 
 var tokNames = [...]string{
@@ -63,6 +66,9 @@ var tokNames = [...]string{
 	tStar:     "'*'",
 	tQuestion: "'?'",
 	tInclude:  "'#include'",
+	tMinus:    "'-'",
+	tSlash:    "'/'",
+	tPercent:  "'%'",
 }
 
 func (k tokKind) String() string {

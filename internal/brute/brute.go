@@ -234,7 +234,7 @@ func (p *Problem) litTrue(l mln.Literal, vals []mln.ConstID, world []bool) bool 
 	}
 	var v bool
 	if l.Pred < 0 {
-		v = p.Model.EvalBuiltin(l.Builtin, args[0], args[1])
+		v = p.Model.EvalLiteral(l.Builtin, args)
 	} else {
 		v = p.Truth(l.Pred, args, world)
 	}

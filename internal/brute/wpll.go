@@ -140,7 +140,11 @@ func (b *WPLL) delta(c *mln.Clause, w World, a *qatom) int {
 		for i := range c.Lits {
 			l := &c.Lits[i]
 			if l.Pred < 0 {
-				if b.Model.EvalBuiltin(l.Builtin, term(l.Args[0]), term(l.Args[1])) != l.Neg {
+				bargs := make([]mln.ConstID, len(l.Args))
+				for j, t := range l.Args {
+					bargs[j] = term(t)
+				}
+				if b.Model.EvalLiteral(l.Builtin, bargs) != l.Neg {
 					return true
 				}
 				continue
