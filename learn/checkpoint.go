@@ -51,6 +51,46 @@ type LearnerState struct {
 	Scalars map[string]float64
 }
 
+// clone returns a deep copy of st.
+func (st LearnerState) clone() LearnerState {
+	out := LearnerState{Steps: st.Steps, Vectors: map[string][]float64{}, Ints: map[string][]int{}, Scalars: map[string]float64{}}
+	for k, v := range st.Vectors {
+		out.Vectors[k] = slices.Clone(v)
+	}
+	for k, v := range st.Ints {
+		out.Ints[k] = slices.Clone(v)
+	}
+	for k, v := range st.Scalars {
+		out.Scalars[k] = v
+	}
+	return out
+}
+
+// Permute returns st with its per-parameter vectors reordered: entry i
+// moves to position to[i] (a permutation of 0..n-1, n the vectors' length).
+func (st LearnerState) Permute(to []int) (LearnerState, error) {
+	out := st.clone()
+	for _, v := range out.Vectors {
+		if len(v) != len(to) {
+			return st, fmt.Errorf("learn: permuting a state of %d parameters by %d positions", len(v), len(to))
+		}
+	}
+	for k, v := range st.Vectors {
+		for i, x := range v {
+			out.Vectors[k][to[i]] = x
+		}
+	}
+	for k, v := range st.Ints {
+		if len(v) != len(to) {
+			return st, fmt.Errorf("learn: permuting a state of %d parameters by %d positions", len(v), len(to))
+		}
+		for i, x := range v {
+			out.Ints[k][to[i]] = x
+		}
+	}
+	return out, nil
+}
+
 // stateful is implemented by the learners whose state a Checkpoint holds.
 type stateful interface {
 	state() LearnerState

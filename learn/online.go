@@ -37,6 +37,13 @@ type Settings struct {
 	// weights, for the methods that are Continuers; the others start from
 	// those weights. The average covers this run's updates only.
 	StartStep int
+	// Continue, when set, continues the learner whose state a previous
+	// run returned in Stats.State, bit for bit: its vectors index the
+	// model's parameters in order (parameters the model has beyond them
+	// start from the initial weights). It takes precedence over StartStep;
+	// the average covers every update since the state's run began. Not
+	// with Resume.
+	Continue *LearnerState
 	// Order, when set, visits the examples of each pass in this order (a
 	// permutation of a subset of 0..Len()-1) instead of the source's order
 	// or a shuffle.
@@ -92,6 +99,9 @@ type Stats struct {
 	// receives the average unless Settings.NoAverage.
 	Last    []float64
 	Elapsed time.Duration
+	// State is the learner's state at the end (for the rules that can be
+	// checkpointed): Settings.Continue takes it to go on exactly.
+	State *LearnerState
 
 	// The fields below are set by Batch (max-margin) only; PassLoss and
 	// PassMistakes then hold one entry per cutting-plane round.
@@ -175,8 +185,19 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 		every = 100
 	}
 	sf, canSave := learner.(stateful)
-	if (res != nil || settings.Checkpoint != nil) && !canSave {
-		return nil, fmt.Errorf("learn: %s cannot be checkpointed", method.Name())
+	if (res != nil || settings.Checkpoint != nil || settings.Continue != nil) && !canSave {
+		return nil, fmt.Errorf("learn: %s cannot be checkpointed or continued", method.Name())
+	}
+	if c := settings.Continue; c != nil {
+		if res != nil {
+			return nil, errors.New("learn: Settings.Continue and Settings.Resume together")
+		}
+		if err := sf.restore(c.clone()); err != nil {
+			return nil, err
+		}
+		if learner.Len() > len(model.Weights) {
+			return nil, fmt.Errorf("learn: the continued learner has %d parameters, the model %d", learner.Len(), len(model.Weights))
+		}
 	}
 	start0 := 0 // examples already processed (resumed)
 	if res != nil {
@@ -193,6 +214,11 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 	finish := func() {
 		if learner.Len() < len(model.Weights) {
 			learner.Grow(initial())
+		}
+		if sf != nil {
+			// Before Final, which may bring lazy updates up to date.
+			state := sf.state()
+			st.State = &state
 		}
 		st.Last = make([]float64, learner.Len())
 		learner.Final(st.Last, false)

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/marple-mln/marple/learn"
+	"github.com/marple-mln/marple/mln"
 )
 
 // TrainConfig configures distributed online learning by iterative
@@ -71,6 +72,19 @@ type State struct {
 	// number of examples whose label differed from the truth.
 	Loss     []float64
 	Mistakes []int
+	// Learner, set while every epoch had one shard, is that shard's
+	// learner state, which the next epoch continues bit for bit (so one
+	// shard is exactly the sequential learner); Avg is then its averaged
+	// weights over every update so far.
+	Learner *NamedState `json:",omitempty"`
+	Avg     Weights
+}
+
+// NamedState is a learner's state with its parameters named (ParamName)
+// in the learner's order.
+type NamedState struct {
+	Params []string
+	State  learn.LearnerState
 }
 
 // Final returns the weights to predict with: the average AvgSum/Steps, or
@@ -78,6 +92,9 @@ type State struct {
 func (s State) Final(noAverage bool) Weights {
 	if noAverage || s.Steps == 0 {
 		return s.Weights
+	}
+	if s.Learner != nil {
+		return s.Avg
 	}
 	a := accum{}
 	a.add(s.AvgSum, 1)
@@ -93,6 +110,10 @@ type ShardResult struct {
 	// Last are the shard's weights after its last update; AvgSum the sum of
 	// its weights after each update in the epoch.
 	Last, AvgSum Weights
+	// Learner is the shard's learner state at the end of the epoch, and
+	// Avg its averaged weights (see State.Learner).
+	Learner *NamedState `json:",omitempty"`
+	Avg     Weights
 }
 
 // TrainShard runs epoch `epoch` of shard sh from the state prev: one pass
@@ -113,6 +134,12 @@ func TrainShard(ctx context.Context, g *Grounder, cfg TrainConfig, epoch int, sh
 		return res, err
 	}
 	m := g.Model
+	var cont *learn.LearnerState
+	if prev.Learner != nil {
+		if cont, err = prev.Learner.restore(m); err != nil {
+			return res, err
+		}
+	}
 	if err := prev.Weights.Allocate(m); err != nil {
 		return res, err
 	}
@@ -124,9 +151,17 @@ func TrainShard(ctx context.Context, g *Grounder, cfg TrainConfig, epoch int, sh
 		Passes:      1,
 		KeepInitial: true,
 		StartStep:   epoch * len(exs),
+		Continue:    cont,
 	})
 	if err != nil {
 		return res, err
+	}
+	if st.State != nil && (epoch == 0 || cont != nil) {
+		ns := &NamedState{State: *st.State, Params: make([]string, len(st.Last))}
+		for p := range ns.Params {
+			ns.Params[p] = ParamName(m, p)
+		}
+		res.Learner, res.Avg = ns, Of(m, m.Weights)
 	}
 	res.Steps = st.Steps
 	res.Mistakes = st.PassMistakes[0]
@@ -143,9 +178,12 @@ func TrainShard(ctx context.Context, g *Grounder, cfg TrainConfig, epoch int, sh
 type Mixture struct {
 	LastSum, LastMistakes Weights // Σ last and Σ mistakes·last
 	AvgSum                Weights
-	Shards, Steps         int
-	Mistakes              int
-	LossSum               float64
+	// Learner and Avg are the shard's when exactly one shard was added.
+	Learner       *NamedState `json:",omitempty"`
+	Avg           Weights
+	Shards, Steps int
+	Mistakes      int
+	LossSum       float64
 }
 
 // Add adds a shard's result. A shard without examples does not count (a
@@ -157,6 +195,10 @@ func (x Mixture) Add(r ShardResult) Mixture {
 	x.LastSum = addWeights(x.LastSum, r.Last, 1)
 	x.LastMistakes = addWeights(x.LastMistakes, r.Last, float64(r.Mistakes))
 	x.AvgSum = addWeights(x.AvgSum, r.AvgSum, 1)
+	x.Learner, x.Avg = nil, Weights{}
+	if x.Shards == 0 {
+		x.Learner, x.Avg = r.Learner, r.Avg
+	}
 	x.Shards++
 	x.Steps += r.Steps
 	x.Mistakes += r.Mistakes
@@ -169,6 +211,12 @@ func (x Mixture) Merge(y Mixture) Mixture {
 	x.LastSum = addWeights(x.LastSum, y.LastSum, 1)
 	x.LastMistakes = addWeights(x.LastMistakes, y.LastMistakes, 1)
 	x.AvgSum = addWeights(x.AvgSum, y.AvgSum, 1)
+	switch {
+	case x.Shards == 0:
+		x.Learner, x.Avg = y.Learner, y.Avg
+	case y.Shards > 0:
+		x.Learner, x.Avg = nil, Weights{}
+	}
 	x.Shards += y.Shards
 	x.Steps += y.Steps
 	x.Mistakes += y.Mistakes
@@ -187,6 +235,9 @@ func (x Mixture) Next(prev State, mix string) State {
 	}
 	if x.Steps > 0 {
 		next.Loss[len(next.Loss)-1] = x.LossSum / float64(x.Steps)
+	}
+	if x.Shards == 1 && x.Learner != nil && (prev.Epoch == 0 || prev.Learner != nil) {
+		next.Learner, next.Avg = x.Learner, x.Avg
 	}
 	a := accum{}
 	switch {
@@ -273,4 +324,30 @@ func TrainLocal(ctx context.Context, cfg TrainConfig) (State, error) {
 		st = x.Next(st, cfg.Mix)
 	}
 	return st, nil
+}
+
+// restore allocates the state's parameters in m (by name, as Allocate
+// does) and returns the state with its vectors in m's parameter order; m
+// must have no other parameters.
+func (ns *NamedState) restore(m *mln.Model) (*learn.LearnerState, error) {
+	w := Weights{Names: ns.Params}
+	if err := w.allocate(m); err != nil {
+		return nil, err
+	}
+	if len(m.Weights) != len(ns.Params) {
+		return nil, fmt.Errorf("pipeline: the worker's model has %d parameters, the learner state %d", len(m.Weights), len(ns.Params))
+	}
+	index := make(map[string]int, len(m.Weights))
+	for p := range m.Weights {
+		index[ParamName(m, p)] = p
+	}
+	to := make([]int, len(ns.Params))
+	for i, k := range ns.Params {
+		to[i] = index[k]
+	}
+	st, err := ns.State.Permute(to)
+	if err != nil {
+		return nil, err
+	}
+	return &st, nil
 }

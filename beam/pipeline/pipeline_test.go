@@ -100,7 +100,7 @@ func sortLines(s string) string {
 // learn.Online making all the passes over the examples in key order.
 func TestOneShardIsSequential(t *testing.T) {
 	d := srlData(t, 30, 12)
-	for _, meth := range []string{"cda-ml", "cda-pl", "mira", "subgradient"} {
+	for _, meth := range []string{"cda-ml", "cda-pl", "mira", "subgradient", "adagrad"} {
 		cfg := TrainConfig{Data: d, Learner: Learner{Method: meth, Sigma: 0.1}, Passes: 3, Shards: 1}
 		st, err := TrainLocal(context.Background(), cfg)
 		if err != nil {
@@ -119,11 +119,18 @@ func TestOneShardIsSequential(t *testing.T) {
 		}
 		last, avg := Of(g.Model, seq.Last), Of(g.Model, g.Model.Weights)
 		final := st.Final(false)
+		if st.Learner == nil {
+			t.Fatalf("%s: one shard, but the state carries no learner", meth)
+		}
+		if len(final.Names) != len(avg.Names) || len(st.Weights.Names) != len(last.Names) {
+			t.Fatalf("%s: %d and %d parameters, sequential %d", meth, len(final.Names), len(st.Weights.Names), len(avg.Names))
+		}
 		for i, k := range last.Names {
-			if a, b := st.Weights.Get(k), last.Values[i]; math.Abs(a-b) > 1e-9*(1+math.Abs(b)) {
+			// Exactly: the learner's state travels between epochs.
+			if a, b := st.Weights.Get(k), last.Values[i]; a != b {
 				t.Errorf("%s: last weight %s: mixed %v, sequential %v", meth, k, a, b)
 			}
-			if a, b := final.Get(k), avg.Values[i]; math.Abs(a-b) > 1e-9*(1+math.Abs(b)) {
+			if a, b := final.Get(k), avg.Values[i]; a != b {
 				t.Errorf("%s: averaged weight %s: mixed %v, sequential %v", meth, k, a, b)
 			}
 		}

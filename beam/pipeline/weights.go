@@ -69,6 +69,15 @@ func (w Weights) Apply(m *mln.Model) {
 // parameters of "+" bindings m has not met, their constants interned by
 // name), then sets the weights from w.
 func (w Weights) Allocate(m *mln.Model) error {
+	if err := w.allocate(m); err != nil {
+		return err
+	}
+	w.Apply(m)
+	return nil
+}
+
+// allocate makes sure m has a parameter for every name in w, in w's order.
+func (w Weights) allocate(m *mln.Model) error {
 	for _, k := range w.Names {
 		parts := strings.Split(k, "|")
 		f, err := strconv.Atoi(parts[0])
@@ -84,7 +93,6 @@ func (w Weights) Allocate(m *mln.Model) error {
 		}
 		m.Param(f, binding)
 	}
-	w.Apply(m)
 	return nil
 }
 
