@@ -61,18 +61,58 @@ func (o *Operators) preds() []mln.PredID {
 }
 
 // Searchable reports whether the operators can work on c: predicate
-// literals only (constants allowed, as in Alchemy's learnstruct), no
-// existential or "+" variables, not hard.
+// literals (constants allowed, as in Alchemy's learnstruct) and equalities
+// between their variables (such as the x = z that keeps a transferred
+// clause to x != z), no existential or "+" variables, not hard. The
+// operators add, remove and flip predicate literals only; an equality
+// stays while both its variables do.
 func Searchable(c *mln.Clause) bool {
-	if len(c.Exist) > 0 || len(c.Plus) > 0 || c.Hard || len(c.Lits) == 0 {
+	if len(c.Exist) > 0 || len(c.Plus) > 0 || c.Hard || predLits(c) == 0 {
 		return false
 	}
 	for _, l := range c.Lits {
-		if l.Pred < 0 {
+		if l.Pred < 0 && (l.Builtin != mln.Eq && l.Builtin != mln.Neq || len(l.Args) != 2) {
 			return false
 		}
 	}
 	return true
+}
+
+// predLits returns the number of c's predicate literals.
+func predLits(c *mln.Clause) int {
+	n := 0
+	for _, l := range c.Lits {
+		if l.Pred >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// dropLoose removes the comparisons of c over a variable no predicate
+// literal of c has.
+func dropLoose(c *mln.Clause) {
+	used := make([]bool, len(c.Vars))
+	for _, l := range c.Lits {
+		if l.Pred >= 0 {
+			for _, t := range l.Args {
+				if t.IsVar() {
+					used[t.Var()] = true
+				}
+			}
+		}
+	}
+	c.Lits = slices.DeleteFunc(c.Lits, func(l mln.Literal) bool {
+		if l.Pred >= 0 {
+			return false
+		}
+		for _, t := range l.Args {
+			if t.IsVar() && !used[t.Var()] {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // UnitClause returns the positive unit clause of predicate p over distinct
@@ -93,7 +133,7 @@ func varName(i int) string { return "a" + strconv.Itoa(i+1) }
 // AddLiteral returns the clauses made by adding one literal, of either
 // sign, to c.
 func (o *Operators) AddLiteral(c *mln.Clause) []*mln.Clause {
-	if !Searchable(c) || len(c.Lits) >= o.maxLits() {
+	if !Searchable(c) || predLits(c) >= o.maxLits() {
 		return nil
 	}
 	var out []*mln.Clause
@@ -168,13 +208,17 @@ func (o *Operators) AddLiteral(c *mln.Clause) []*mln.Clause {
 // literals from clauses of three or more: pass 2; shortest-first search
 // passes 1).
 func (o *Operators) RemoveLiteral(c *mln.Clause, minLen int) []*mln.Clause {
-	if !Searchable(c) || len(c.Lits)-1 < max(minLen, 1) {
+	if !Searchable(c) || predLits(c)-1 < max(minLen, 1) {
 		return nil
 	}
 	var out []*mln.Clause
 	seen := map[string]bool{}
 	for i := range c.Lits {
+		if c.Lits[i].Pred < 0 {
+			continue
+		}
 		d := &mln.Clause{Coef: 1, Formula: -1, Vars: c.Vars, Lits: cloneLits(slices.Delete(slices.Clone(c.Lits), i, i+1))}
+		dropLoose(d)
 		d = normalize(d)
 		if !connected(d) || len(d.Vars) > o.maxVars() {
 			continue
@@ -196,6 +240,9 @@ func (o *Operators) FlipLiteral(c *mln.Clause) []*mln.Clause {
 	var out []*mln.Clause
 	seen := map[string]bool{CanonicalKey(c): true}
 	for i := range c.Lits {
+		if c.Lits[i].Pred < 0 {
+			continue
+		}
 		d := &mln.Clause{Coef: 1, Formula: -1, Vars: slices.Clone(c.Vars), Lits: cloneLits(c.Lits)}
 		d.Lits[i].Neg = !d.Lits[i].Neg
 		if k := CanonicalKey(d); !seen[k] {
@@ -251,18 +298,25 @@ func normalize(c *mln.Clause) *mln.Clause {
 	return c
 }
 
-// connected reports whether the literals of c are connected by shared
-// variables.
+// connected reports whether the predicate literals of c are connected by
+// shared variables (comparisons do not connect).
 func connected(c *mln.Clause) bool {
 	n := len(c.Lits)
-	if n <= 1 {
+	if predLits(c) <= 1 {
 		return true
 	}
 	reached := make([]bool, n)
 	varSeen := make([]bool, len(c.Vars))
-	reached[0] = true
-	stack := []int{0}
+	first := slices.IndexFunc(c.Lits, func(l mln.Literal) bool { return l.Pred >= 0 })
 	count := 1
+	for k := range c.Lits {
+		if c.Lits[k].Pred < 0 {
+			reached[k] = true
+			count++
+		}
+	}
+	reached[first] = true
+	stack := []int{first}
 	for len(stack) > 0 {
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]

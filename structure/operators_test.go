@@ -170,3 +170,41 @@ func TestRemoveFlipLiteral(t *testing.T) {
 		t.Errorf("FlipLiteral(R(x,y) v R(y,x)): %d clauses, want 1", len(f))
 	}
 }
+
+// TestOperatorsKeepEqualities checks clauses with equalities between their
+// variables (transferred clauses restricted to distinct objects): the
+// operators change predicate literals only, an equality goes with the last
+// literal of one of its variables, and keys ignore its argument order.
+func TestOperatorsKeepEqualities(t *testing.T) {
+	m, err := mln.ParseModel("ops.mln", opsModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &Operators{Model: m, MaxNumPredicates: 4}
+	c := parseClause(t, m, "!R(x,y) v R(y,z) v P(x) v x = z")
+	if !Searchable(c) {
+		t.Fatal("a clause with x = z is not searchable")
+	}
+	if a, b := CanonicalKey(c), CanonicalKey(parseClause(t, m, "z = x v P(x) v R(y,z) v !R(x,y)")); a != b {
+		t.Errorf("keys differ by the order of literals and of x = z's arguments:\n%s\n%s", a, b)
+	}
+	got := keys(o.RemoveLiteral(c, 2))
+	want := keys([]*mln.Clause{parseClause(t, m, "!R(x,y) v R(y,z) v x = z"), parseClause(t, m, "!R(x,y) v P(x)")})
+	if !slices.Equal(got, want) {
+		t.Errorf("RemoveLiteral: %v, want %v", got, want)
+	}
+	got = keys(o.FlipLiteral(c))
+	want = keys([]*mln.Clause{parseClause(t, m, "R(x,y) v R(y,z) v P(x) v x = z"), parseClause(t, m, "!R(x,y) v !R(y,z) v P(x) v x = z"),
+		parseClause(t, m, "!R(x,y) v R(y,z) v !P(x) v x = z")})
+	if !slices.Equal(got, want) {
+		t.Errorf("FlipLiteral: %v, want %v", got, want)
+	}
+	for _, d := range o.AddLiteral(c) {
+		if predLits(d) != 4 || len(d.Lits) != 5 {
+			t.Fatalf("AddLiteral: %s", m.ClauseString(d))
+		}
+	}
+	if len(o.AddLiteral(c)) == 0 {
+		t.Error("AddLiteral: nothing")
+	}
+}

@@ -186,24 +186,46 @@ func Clauses(m *mln.Model, w *World, ms *Modes, path Path) (allNeg, horn *mln.Cl
 
 // CanonicalKey returns a string that is equal for two clauses exactly when
 // they are the same up to the order of their literals and the names of
-// their variables (for clauses of at most 6 literals; longer ones are keyed
-// in their given order).
+// their variables (for clauses of at most 6 predicate literals; longer ones
+// are keyed in their given order). Comparison literals (such as the x != z
+// of transferred clauses) are keyed after the predicate literals, sorted,
+// under the renaming those fix.
 func CanonicalKey(c *mln.Clause) string {
-	n := len(c.Lits)
-	perm := make([]int, n)
-	for i := range perm {
-		perm[i] = i
+	var perm, cmps []int
+	for i := range c.Lits {
+		if c.Lits[i].Pred < 0 {
+			cmps = append(cmps, i)
+		} else {
+			perm = append(perm, i)
+		}
 	}
+	n := len(perm)
 	best := ""
 	var b strings.Builder
 	rename := make([]int, len(c.Vars))
+	next := 0
+	term := func(b *strings.Builder, t mln.Term) {
+		if t.IsVar() {
+			v := t.Var()
+			if rename[v] < 0 {
+				rename[v] = next
+				next++
+			}
+			b.WriteByte('v')
+			b.WriteString(strconv.Itoa(rename[v]))
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(int(c.Vars[v].Type)))
+		} else {
+			b.WriteString(strconv.Itoa(int(t.Const())))
+		}
+	}
 	var try func(k int)
 	write := func() {
 		b.Reset()
 		for i := range rename {
 			rename[i] = -1
 		}
-		next := 0
+		next = 0
 		for _, li := range perm {
 			l := &c.Lits[li]
 			if l.Neg {
@@ -215,21 +237,36 @@ func CanonicalKey(c *mln.Clause) string {
 				if j > 0 {
 					b.WriteByte(',')
 				}
-				if t.IsVar() {
-					v := t.Var()
-					if rename[v] < 0 {
-						rename[v] = next
-						next++
-					}
-					b.WriteByte('v')
-					b.WriteString(strconv.Itoa(rename[v]))
-					b.WriteByte(':')
-					b.WriteString(strconv.Itoa(int(c.Vars[v].Type)))
-				} else {
-					b.WriteString(strconv.Itoa(int(t.Const())))
-				}
+				term(&b, t)
 			}
 			b.WriteByte(')')
+		}
+		if len(cmps) > 0 {
+			keys := make([]string, len(cmps))
+			for k, li := range cmps {
+				l := &c.Lits[li]
+				var kb strings.Builder
+				if l.Neg {
+					kb.WriteByte('!')
+				}
+				kb.WriteString("b" + strconv.Itoa(int(l.Builtin)) + "(")
+				args := make([]string, len(l.Args))
+				for j, t := range l.Args {
+					var ab strings.Builder
+					term(&ab, t)
+					args[j] = ab.String()
+				}
+				if l.Builtin == mln.Eq || l.Builtin == mln.Neq {
+					slices.Sort(args) // symmetric
+				}
+				kb.WriteString(strings.Join(args, ","))
+				kb.WriteByte(')')
+				keys[k] = kb.String()
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				b.WriteString(k)
+			}
 		}
 		if s := b.String(); best == "" || s < best {
 			best = s

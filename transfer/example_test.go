@@ -26,10 +26,10 @@ func ExampleInstantiate() {
 		}
 	}
 	// Output:
-	// Friends(x,y) v Friends(y,x)
-	// !Friends(x,y) v Friends(y,x)
-	// Friends(x,y) v !Friends(y,x)
-	// !Friends(x,y) v !Friends(y,x)
+	// Friends(x,y) v Friends(y,x) v x = y
+	// !Friends(x,y) v Friends(y,x) v x = y
+	// Friends(x,y) v !Friends(y,x) v x = y
+	// !Friends(x,y) v !Friends(y,x) v x = y
 }
 
 // Discover ranks the clique templates of a source domain; here one with

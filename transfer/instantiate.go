@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"slices"
+
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -25,7 +27,9 @@ type Instance struct {
 // predicates used, nil meaning all), once per distinct instance (bindings
 // related by a symmetry of the template give the same clauses), and
 // returns each instance with its feature template's clauses. Object
-// variables are named x, y, z, w as in the template.
+// variables are named x, y, z, w as in the template; each clause ends with
+// "x = z" for every two variables of the same type, so that it constrains
+// distinct objects only, as the template does.
 func Instantiate(t *Template, m *mln.Model, preds []mln.PredID) []Instance {
 	var cand []*mln.Predicate
 	if preds == nil {
@@ -62,6 +66,17 @@ func instance(t *Template, ps []*mln.Predicate) (Instance, bool) {
 			vars[v], set[v] = mln.Var{Name: varNames[v], Type: ty}, true
 		}
 	}
+	// Distinct object variables never unify (004's templates): the clause
+	// holds where two variables of one type are equal, so it speaks of
+	// x != z only.
+	var eqs []mln.Literal
+	for v := range vars {
+		for u := v + 1; u < len(vars); u++ {
+			if vars[v].Type == vars[u].Type {
+				eqs = append(eqs, mln.Literal{Pred: -1, Builtin: mln.Eq, Args: []mln.Term{mln.VarTerm(v), mln.VarTerm(u)}})
+			}
+		}
+	}
 	inst := Instance{Template: t, Preds: ps}
 	k := len(t.Lits)
 	for signs := 0; signs < 1<<uint(k); signs++ {
@@ -72,6 +87,10 @@ func instance(t *Template, ps []*mln.Predicate) (Instance, bool) {
 				args[a] = mln.VarTerm(v)
 			}
 			c.Lits = append(c.Lits, mln.Literal{Pred: ps[l.Pred].ID, Neg: signs&(1<<uint(j)) != 0, Args: args})
+		}
+		for _, e := range eqs {
+			e.Args = slices.Clone(e.Args)
+			c.Lits = append(c.Lits, e)
 		}
 		inst.Clauses = append(inst.Clauses, c)
 	}
