@@ -1,0 +1,7 @@
+//go:build race
+
+package infer_test
+
+// raceEnabled reports a build with the race detector, which slows the code
+// 2-20x: bounds on how soon work stops after a cancellation widen 5x.
+const raceEnabled = true
