@@ -136,11 +136,7 @@ func TestGroundingStopsOnCancel(t *testing.T) {
 		cancel()
 		select {
 		case err := <-done:
-			bound := 2 * time.Second
-			if raceEnabled {
-				bound *= 5
-			}
-			if d := time.Since(t0); d > bound {
+			if d := time.Since(t0); d > 2*time.Second*raceSlowdown() {
 				t.Errorf("cancelled after %v: returned %v after the cancellation", after, d)
 			}
 			if err != nil && !errors.Is(err, context.Canceled) {

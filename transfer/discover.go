@@ -38,7 +38,7 @@ type Options struct {
 	// Seed seeds the sampling (each clique draws from its own stream).
 	Seed uint64
 	// Progress, when set, is called now and then with the cliques scored
-	// so far and their total.
+	// so far and their total, by one goroutine at a time.
 	Progress func(done, total int)
 }
 
@@ -276,6 +276,7 @@ func Discover(ctx context.Context, s *Source, o Options) (*Result, error) {
 	}
 	var next, done, nSampled atomic.Int64
 	var wg sync.WaitGroup
+	var progressMu sync.Mutex // Progress is called by one worker at a time
 	var firstErr error
 	var errOnce sync.Once
 	for w := 0; w < workers; w++ {
@@ -301,7 +302,9 @@ func Discover(ctx context.Context, s *Source, o Options) (*Result, error) {
 				}
 				d := done.Add(int64(jb.hi - jb.lo))
 				if o.Progress != nil {
+					progressMu.Lock()
 					o.Progress(int(d), total)
+					progressMu.Unlock()
 				}
 			}
 		}()
