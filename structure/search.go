@@ -460,7 +460,7 @@ func (sr *searcher) dropSmall(ctx context.Context) error {
 		st := sr.cur
 		drop := -1
 		for i, c := range st.clauses {
-			if !st.unit[i] && !st.fixed[i] && len(c.Lits) > 1 && math.Abs(st.w[i]) < sr.s.MinWt {
+			if !st.unit[i] && !st.fixed[i] && predLits(c) > 1 && math.Abs(st.w[i]) < sr.s.MinWt {
 				drop = i
 				break
 			}
@@ -508,7 +508,7 @@ func (sr *searcher) candidatesOf(c *mln.Clause, minRemoveLen int, seen map[strin
 	pen := sr.s.Penalty
 	var added []*mln.Clause
 	added = append(added, sr.ops.AddLiteral(c)...)
-	if len(c.Lits) == 1 {
+	if predLits(c) == 1 {
 		// Alchemy also extends the unit clause with its sign flipped.
 		f := &mln.Clause{Coef: 1, Formula: -1, Vars: c.Vars, Lits: cloneLits(c.Lits)}
 		f.Lits[0].Neg = !f.Lits[0].Neg
@@ -516,13 +516,13 @@ func (sr *searcher) candidatesOf(c *mln.Clause, minRemoveLen int, seen map[strin
 	}
 	removed := sr.ops.RemoveLiteral(c, minRemoveLen)
 	for _, d := range added {
-		push(d, opAdd, -1, pen*float64(len(d.Lits)))
+		push(d, opAdd, -1, pen*float64(predLits(d)))
 	}
 	for _, d := range removed {
-		push(d, opAdd, -1, pen*float64(len(d.Lits)))
+		push(d, opAdd, -1, pen*float64(predLits(d)))
 	}
 	t := sr.inModel(CanonicalKey(c))
-	if t >= 0 && !sr.cur.fixed[t] && !sr.cur.unit[t] && len(c.Lits) > 1 {
+	if t >= 0 && !sr.cur.fixed[t] && !sr.cur.unit[t] && predLits(c) > 1 {
 		for _, d := range added {
 			push(d, opReplace, t, pen)
 		}
@@ -532,7 +532,7 @@ func (sr *searcher) candidatesOf(c *mln.Clause, minRemoveLen int, seen map[strin
 		for _, d := range sr.ops.FlipLiteral(c) {
 			push(d, opReplace, t, pen)
 		}
-		push(c, opRemove, t, pen*float64(len(c.Lits)))
+		push(c, opRemove, t, pen*float64(predLits(c)))
 	}
 	return out
 }
@@ -547,7 +547,7 @@ func (sr *searcher) addAsCandidates(cs []*mln.Clause, seen map[string]bool, out 
 		if sr.inModel(k) >= 0 {
 			continue
 		}
-		cand := &candidate{clause: c, key: k, op: opAdd, target: -1, penalty: sr.s.Penalty * float64(len(c.Lits))}
+		cand := &candidate{clause: c, key: k, op: opAdd, target: -1, penalty: sr.s.Penalty * float64(predLits(c))}
 		if id := cand.id(); !seen[id] {
 			seen[id] = true
 			out = append(out, cand)
@@ -780,21 +780,21 @@ func (sr *searcher) sfs(ctx context.Context) error {
 			extra = append(extra, s.InitialBeam...)
 			var ofLen []*mln.Clause
 			for _, c := range extra {
-				if len(c.Lits) == L {
+				if predLits(c) == L {
 					ofLen = append(ofLen, c)
 				}
 			}
 			cands = sr.addAsCandidates(ofLen, seen, cands)
 			var sources []*mln.Clause
 			for i, c := range sr.cur.clauses {
-				if !sr.cur.fixed[i] && (len(c.Lits) == L-1 || len(c.Lits) == L+1) {
+				if !sr.cur.fixed[i] && (predLits(c) == L-1 || predLits(c) == L+1) {
 					sources = append(sources, c)
 				}
 			}
 			sources = append(sources, pool[L-1]...)
 			for _, c := range sources {
 				for _, d := range sr.ops.AddLiteral(c) {
-					if len(d.Lits) == L {
+					if predLits(d) == L {
 						cands = sr.addAsCandidates([]*mln.Clause{d}, seen, cands)
 					}
 				}

@@ -45,7 +45,7 @@ func LearnTransfer(ctx context.Context, mode string, dbs []*mln.Database, s Sett
 	}
 	var cands []*mln.Clause
 	for _, c := range transferred {
-		if Searchable(c) && len(c.Vars) <= maxVars && len(c.Lits) <= maxLits {
+		if Searchable(c) && len(c.Vars) <= maxVars && predLits(c) <= maxLits {
 			cands = append(cands, c)
 		}
 	}
@@ -106,7 +106,7 @@ func greedyAdd(ctx context.Context, s Settings, cands []*mln.Clause) (*Result, e
 		var round []*candidate
 		for i, c := range cands {
 			if sr.inModel(keys[i]) < 0 {
-				round = append(round, &candidate{clause: c, key: keys[i], op: opAdd, penalty: s.Penalty * float64(len(c.Lits))})
+				round = append(round, &candidate{clause: c, key: keys[i], op: opAdd, penalty: s.Penalty * float64(predLits(c))})
 			}
 		}
 		if err := sr.evaluate(ctx, round, false, 0, math.NaN()); err != nil {
