@@ -22,6 +22,7 @@ type worker struct {
 	lits      []Lit
 	out       *unitOut
 	pages     litWriter // the pages this worker fills
+	binds     u64map    // "+" binding -> slot in the unit (unitOut.keys)
 	err       error     // the pages are full
 	visits    int
 	stop      bool
@@ -53,8 +54,9 @@ func (w *worker) ground(pl *plan, lo, hi, hint int) *unitOut {
 		addr: make([]uint32, 0, hint),
 		size: make([]uint8, 0, hint),
 	}
-	if len(pl.plus) > 0 {
-		w.out.binds = make([]uint64, 0, hint)
+	w.binds.reset()
+	if len(pl.plus) > 0 && !pl.hard {
+		w.out.params = make([]int32, 0, hint)
 	}
 	for _, li := range pl.ground {
 		if w.eval(li) == litTrue {
@@ -303,19 +305,32 @@ func (w *worker) leaf() {
 // empty clause (a grounding the evidence falsifies) is only counted.
 func (w *worker) emit(buf []wlit) {
 	pl, out := w.pl, w.out
+	slot := int32(-1)
 	if len(pl.plus) > 0 {
 		var b uint64
 		for k, v := range pl.plus {
 			b += uint64(w.vals[v]) * pl.pstride[k]
 		}
-		out.binds = append(out.binds, b)
+		var ok bool
+		if slot, ok = w.binds.get(b); !ok {
+			slot = int32(len(out.keys))
+			w.binds.put(b, slot)
+			out.keys = append(out.keys, b)
+			out.surv = append(out.surv, 0)
+			out.used = append(out.used, false)
+		}
+		out.surv[slot]++
 	}
 	if len(buf) == 0 {
-		if len(pl.plus) > 0 {
-			out.empty = append(out.empty, int32(len(out.binds)-1))
-		}
 		out.nfalse++
 		return
+	}
+	if slot >= 0 && !pl.hard {
+		if !out.used[slot] {
+			out.used[slot] = true
+			out.order = append(out.order, slot)
+		}
+		out.params = append(out.params, slot)
 	}
 	lits := w.lits[:0]
 	nfix := len(out.fix)

@@ -523,11 +523,20 @@ type unitOut struct {
 	size   []uint8    // per clause: number of literals (sizeByte)
 	long   [][2]int32 // clause (in the unit) and number of literals of the clauses of longSize
 	nlits  int
-	nfalse int      // groundings the evidence falsifies (no clause)
-	binds  []uint64 // "+" plans: packed binding of every grounding, falsified ones included
-	empty  []int32  // "+" plans: the falsified groundings (indices in binds)
-	params []int32  // "+" plans: parameter of each clause (set by merge)
-	fix    []fixup  // literals whose atom gets its ID in the merge
+	nfalse int // groundings the evidence falsifies (no clause)
+	// "+" plans: the bindings of the unit's groundings (falsified ones
+	// included) in order of first occurrence, the groundings of each, and
+	// whether one gave a clause; order lists the bindings in the order of
+	// their first clause (the order parameters are allocated in).
+	keys  []uint64
+	surv  []float64
+	used  []bool
+	order []int32
+	// params holds for each clause of a soft "+" plan the binding's slot
+	// in keys; merge maps the slots to parameters (pmap).
+	params []int32
+	pmap   []int32
+	fix    []fixup // literals whose atom gets its ID in the merge
 }
 
 // fixup is a literal of an atom numbered on first occurrence: the worker
@@ -566,7 +575,9 @@ func (g *grounder) units(plans []*plan) []*unit {
 				n = len(s.ix.lookup(s.keyConst))
 			}
 		}
-		chunks := int(math.Min(pl.estimate/chunkSize+1, float64(16*g.workers)))
+		// Small units keep little of their output in flight (it waits
+		// for the units before it to be merged) and few bytes of garbage.
+		chunks := int(math.Min(pl.estimate/chunkSize+1, float64(n)))
 		chunks = max(1, min(chunks, n))
 		// Capacity hint for each unit's output, from the estimate.
 		hint := int(math.Min(pl.estimate/float64(chunks)*1.1+16, 1<<18))
@@ -698,27 +709,25 @@ func (g *grounder) merge(u *unit) {
 			u.param = cs.params[si]
 		}
 	} else {
+		// The unit's bindings in order of first occurrence, so the
+		// statistics list them as if the clauses came one by one.
+		si := make([]int32, len(out.keys))
+		for i, b := range out.keys {
+			si[i] = cs.slot(b)
+			cs.surv[si[i]] += out.surv[i]
+		}
 		if !pl.hard {
-			out.params = make([]int32, 0, len(out.addr))
+			out.pmap = make([]int32, len(out.keys))
+			for _, i := range out.order {
+				s := si[i]
+				if cs.params[s] < 0 {
+					binding = g.decodeBinding(pl, out.keys[i], binding[:0])
+					cs.params[s] = int32(m.Param(pl.formula, binding))
+				}
+				out.pmap[i] = cs.params[s]
+			}
 		}
-		e := 0
-		for j, b := range out.binds {
-			si := cs.slot(b)
-			cs.surv[si]++
-			if e < len(out.empty) && out.empty[e] == int32(j) {
-				e++
-				continue
-			}
-			if pl.hard {
-				continue
-			}
-			if cs.params[si] < 0 {
-				binding = g.decodeBinding(pl, b, binding[:0])
-				cs.params[si] = int32(m.Param(pl.formula, binding))
-			}
-			out.params = append(out.params, cs.params[si])
-		}
-		out.binds, out.empty = nil, nil
+		out.keys, out.surv, out.used, out.order = nil, nil, nil, nil
 	}
 	for i := range out.fix {
 		f := &out.fix[i]
@@ -761,7 +770,9 @@ func (g *grounder) assemble(us []*unit) {
 				if n.param != nil {
 					ps := n.param[o:off[i+1]]
 					if u.out.params != nil {
-						copy(ps, u.out.params)
+						for j, s := range u.out.params {
+							ps[j] = u.out.pmap[s]
+						}
 					} else {
 						for j := range ps {
 							ps[j] = u.param

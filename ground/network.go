@@ -509,3 +509,13 @@ func (n *Network) MaxParam() int32 {
 	}
 	return mp
 }
+
+// clauseBytes returns the memory of the clause storage: pages, per-clause
+// arrays and runs.
+func (n *Network) clauseBytes() int64 {
+	b := int64(4*cap(n.addr) + cap(n.size) + 4*cap(n.param) + 8*cap(n.weight) + 32*cap(n.runs))
+	for _, p := range n.pages {
+		b += int64(4 * cap(p))
+	}
+	return b
+}
