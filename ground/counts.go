@@ -182,10 +182,13 @@ func (n *Network) CountDiff(y, y2 []bool, changed []int32, acc []float64) {
 			if c == prev { // an atom twice in a hand-built clause
 				continue
 			}
-			r := n.runOf(int(c))
-			p := r.param
+			var r *run
+			p := int32(-1)
 			if n.param != nil {
 				p = n.param[c]
+			} else {
+				r = n.runOf(int(c))
+				p = r.param
 			}
 			if p < 0 {
 				continue
@@ -207,6 +210,9 @@ func (n *Network) CountDiff(y, y2 []bool, changed []int32, acc []float64) {
 			}
 			if first != a || s1 == s2 {
 				continue
+			}
+			if r == nil {
+				r = n.runOf(int(c))
 			}
 			if s1 {
 				acc[p] += r.coef

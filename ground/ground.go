@@ -802,7 +802,11 @@ func (g *grounder) assemble(us []*unit) {
 			for j := off[i]; j < off[i+1]; j++ {
 				w := math.Inf(1)
 				if !u.pl.hard {
-					w = g.m.Weights[n.param[j]] * u.pl.coef
+					p := u.param
+					if n.param != nil {
+						p = n.param[j]
+					}
+					w = g.m.Weights[p] * u.pl.coef
 				}
 				n.weight = append(n.weight, w)
 			}

@@ -198,8 +198,7 @@ func (n *Network) NumLits() int { return n.nlits }
 
 // Clause returns the literals of clause c. The slice must not be modified.
 func (n *Network) Clause(c int) []Lit {
-	a := n.addr[c]
-	k := int(n.size[c])
+	a, k := n.addr[c], int(n.size[c])
 	if k == longSize {
 		k = int(n.long[int32(c)])
 	}
@@ -315,7 +314,7 @@ func (n *Network) SetParamWeights(w []float64) {
 		return
 	}
 	for c := range n.weight {
-		if p := n.Param(c); p >= 0 {
+		if p := n.Param(c); p >= 0 && !math.IsInf(n.weight[c], 1) {
 			v := 0.0
 			if int(p) < len(w) {
 				v = w[p]
