@@ -158,15 +158,15 @@ func TestAtomsAndWeights(t *testing.T) {
 	}
 	net.SetWeights()
 	for cl := 0; cl < net.NumClauses(); cl++ {
-		p := net.Param[cl]
+		p := net.Param(cl)
 		if p < 0 {
-			if !math.IsInf(net.Weight[cl], 1) {
-				t.Errorf("clause %d: no parameter, weight %v", cl, net.Weight[cl])
+			if !math.IsInf(net.Weight(cl), 1) {
+				t.Errorf("clause %d: no parameter, weight %v", cl, net.Weight(cl))
 			}
 			continue
 		}
-		if net.Weight[cl] != m.Weights[p]*net.Coef[cl] {
-			t.Errorf("clause %d: weight %v, want %v", cl, net.Weight[cl], m.Weights[p]*net.Coef[cl])
+		if net.Weight(cl) != m.Weights[p]*net.Coef(cl) {
+			t.Errorf("clause %d: weight %v, want %v", cl, net.Weight(cl), m.Weights[p]*net.Coef(cl))
 		}
 	}
 }

@@ -94,7 +94,7 @@ func benchGround(b *testing.B, topics ...string) {
 	b.ReportMetric(float64(net.NumAtoms()), "atoms")
 	b.ReportMetric(float64(net.NumClauses()), "clauses")
 	b.ReportMetric(float64(hard), "hard")
-	b.ReportMetric(float64(len(net.Lits)), "lits")
+	b.ReportMetric(float64(net.NumLits()), "lits")
 	est, bytes, err := ground.Estimate(m, db, opt)
 	if err != nil {
 		b.Fatal(err)

@@ -233,7 +233,7 @@ func diffNetworks(a, b *ground.Network) string {
 		if fmt.Sprint(a.Clause(c)) != fmt.Sprint(b.Clause(c)) {
 			return fmt.Sprintf("clause %d: %v vs %v", c, a.Clause(c), b.Clause(c))
 		}
-		if a.Weight[c] != b.Weight[c] || a.Source[c] != b.Source[c] || a.Param[c] != b.Param[c] || a.Coef[c] != b.Coef[c] {
+		if a.Weight(c) != b.Weight(c) || a.Source(c) != b.Source(c) || a.Param(c) != b.Param(c) || a.Coef(c) != b.Coef(c) {
 			return fmt.Sprintf("clause %d: weight/source/param/coef differ", c)
 		}
 	}

@@ -129,7 +129,7 @@ func (n *Network) Components() []Component {
 // atom of c's clauses must be in c.Atoms.
 func (n *Network) Sub(c Component) *Network {
 	local := n.localizer(c.Atoms)
-	s := &Network{Model: n.Model, numAtoms: len(c.Atoms), Start: make([]int32, 1, len(c.Clauses)+1)}
+	s := &Network{Model: n.Model, numAtoms: len(c.Atoms), pw: n.pw}
 	s.Global = slices.Clone(c.Atoms)
 	s.GlobalClause = slices.Clone(c.Clauses)
 	if len(n.AtomPred) > 0 {
@@ -140,19 +140,25 @@ func (n *Network) Sub(c Component) *Network {
 			s.AtomArgs[i] = n.AtomArgs[a]
 		}
 	}
-	s.Weight = make([]float64, 0, len(c.Clauses))
-	s.Source = make([]int32, 0, len(c.Clauses))
-	s.Param = make([]int32, 0, len(c.Clauses))
-	s.Coef = make([]float64, 0, len(c.Clauses))
+	s.addr = make([]uint32, 0, len(c.Clauses))
+	s.size = make([]uint8, 0, len(c.Clauses))
+	if n.weight != nil {
+		s.weight = make([]float64, 0, len(c.Clauses))
+	}
+	if n.param != nil {
+		s.param = make([]int32, 0, len(c.Clauses))
+	}
+	var buf []Lit
 	for _, cl := range c.Clauses {
+		buf = buf[:0]
 		for _, l := range n.Clause(int(cl)) {
-			s.Lits = append(s.Lits, MakeLit(local(l.Atom()), l.Neg()))
+			buf = append(buf, MakeLit(local(l.Atom()), l.Neg()))
 		}
-		s.Start = append(s.Start, int32(len(s.Lits)))
-		s.Weight = append(s.Weight, n.Weight[cl])
-		s.Source = append(s.Source, n.Source[cl])
-		s.Param = append(s.Param, n.Param[cl])
-		s.Coef = append(s.Coef, n.Coef[cl])
+		r := n.runOf(int(cl))
+		s.appendClause(buf, r.source, n.Param(int(cl)), r.coef, r.hard)
+		if s.weight != nil {
+			s.weight = append(s.weight, n.weight[cl])
+		}
 	}
 	return s
 }

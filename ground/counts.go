@@ -2,6 +2,7 @@ package ground
 
 import (
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/marple-mln/marple/mln"
@@ -85,12 +86,16 @@ func (n *Network) SetWeights() {
 	if m == nil {
 		return
 	}
-	for c, p := range n.Param {
+	if n.weight == nil {
+		n.pw = slices.Clone(m.Weights)
+	}
+	for c := range n.weight {
+		p, src := n.Param(c), n.Source(c)
 		switch {
 		case p >= 0 && int(p) < len(m.Weights):
-			n.Weight[c] = m.Weights[p] * n.Coef[c]
-		case p < 0 && n.Source[c] >= 0 && int(n.Source[c]) < len(m.Clauses) && m.Clauses[n.Source[c]].Hard:
-			n.Weight[c] = math.Inf(1)
+			n.weight[c] = m.Weights[p] * n.Coef(c)
+		case p < 0 && src >= 0 && int(src) < len(m.Clauses) && m.Clauses[src].Hard:
+			n.weight[c] = math.Inf(1)
 		}
 	}
 	n.ConstScore = n.constScore()
@@ -124,8 +129,13 @@ func (n *Network) numParams() int {
 	if n.Model != nil {
 		k = max(k, len(n.Model.Weights))
 	}
-	for _, p := range n.Param {
+	for _, p := range n.param {
 		k = max(k, int(p)+1)
+	}
+	if n.param == nil {
+		for _, r := range n.runs {
+			k = max(k, int(r.param)+1)
+		}
 	}
 	return k
 }
@@ -138,9 +148,19 @@ func (n *Network) numParams() int {
 func (n *Network) Counts(y []bool) []float64 {
 	cnt := make([]float64, n.numParams())
 	copy(cnt, n.EvidenceCount)
-	for c, p := range n.Param {
-		if p >= 0 && n.Satisfied(c, y) {
-			cnt[p] += n.Coef[c]
+	for i, r := range n.runs {
+		end := n.NumClauses()
+		if i+1 < len(n.runs) {
+			end = int(n.runs[i+1].first)
+		}
+		for c := int(r.first); c < end; c++ {
+			p := r.param
+			if n.param != nil {
+				p = n.param[c]
+			}
+			if p >= 0 && n.Satisfied(c, y) {
+				cnt[p] += r.coef
+			}
 		}
 	}
 	return cnt
@@ -159,12 +179,22 @@ func (n *Network) CountDiff(y, y2 []bool, changed []int32, acc []float64) {
 		}
 		prev := int32(-1)
 		for _, c := range n.occ[n.occStart[a]:n.occStart[a+1]] {
-			p := n.Param[c]
-			if p < 0 || c == prev { // an atom twice in a hand-built clause
+			if c == prev { // an atom twice in a hand-built clause
+				continue
+			}
+			var r *run
+			p := int32(-1)
+			if n.param != nil {
+				p = n.param[c]
+			} else {
+				r = n.runOf(int(c))
+				p = r.param
+			}
+			if p < 0 {
 				continue
 			}
 			prev = c
-			lits := n.Lits[n.Start[c]:n.Start[c+1]]
+			lits := n.Clause(int(c))
 			first := int32(-1)
 			s1, s2 := false, false
 			for _, l := range lits {
@@ -181,10 +211,13 @@ func (n *Network) CountDiff(y, y2 []bool, changed []int32, acc []float64) {
 			if first != a || s1 == s2 {
 				continue
 			}
+			if r == nil {
+				r = n.runOf(int(c))
+			}
 			if s1 {
-				acc[p] += n.Coef[c]
+				acc[p] += r.coef
 			} else {
-				acc[p] -= n.Coef[c]
+				acc[p] -= r.coef
 			}
 		}
 	}

@@ -19,7 +19,11 @@ type worker struct {
 	litKey    []uint64
 	varConsts [][]mln.ConstID // domain of each variable
 	buf       []wlit
+	lits      []Lit
 	out       *unitOut
+	pages     litWriter // the pages this worker fills
+	binds     u64map    // "+" binding -> slot in the unit (unitOut.keys)
+	err       error     // the pages are full
 	visits    int
 	stop      bool
 }
@@ -47,11 +51,12 @@ func (w *worker) ground(pl *plan, lo, hi, hint int) *unitOut {
 	w.litTruth = slices.Grow(w.litTruth[:0], nl)[:nl]
 	w.litKey = slices.Grow(w.litKey[:0], nl)[:nl]
 	w.out = &unitOut{
-		lits: make([]wlit, 0, int(float64(hint)*pl.estLits)),
-		ends: make([]int32, 0, hint),
+		addr: make([]uint32, 0, hint),
+		size: make([]uint8, 0, hint),
 	}
-	if len(pl.plus) > 0 {
-		w.out.binds = make([]uint64, 0, hint)
+	w.binds.reset()
+	if len(pl.plus) > 0 && !pl.hard {
+		w.out.params = make([]int32, 0, hint)
 	}
 	for _, li := range pl.ground {
 		if w.eval(li) == litTrue {
@@ -317,17 +322,65 @@ func (w *worker) leaf() {
 	w.emit(buf)
 }
 
-// emit records a surviving grounding.
+// emit records a surviving grounding: its final literals go straight to
+// the worker's pages (an atom without an ID yet, of a predicate whose
+// unknown atoms are numbered on first occurrence, gets a placeholder that
+// the merge fills in), and the unit records their address and number. An
+// empty clause (a grounding the evidence falsifies) is only counted.
 func (w *worker) emit(buf []wlit) {
 	pl, out := w.pl, w.out
-	out.lits = append(out.lits, buf...)
-	out.ends = append(out.ends, int32(len(out.lits)))
+	slot := int32(-1)
 	if len(pl.plus) > 0 {
 		var b uint64
 		for k, v := range pl.plus {
 			b += uint64(w.vals[v]) * pl.pstride[k]
 		}
-		out.binds = append(out.binds, b)
+		var ok bool
+		if slot, ok = w.binds.get(b); !ok {
+			slot = int32(len(out.keys))
+			w.binds.put(b, slot)
+			out.keys = append(out.keys, b)
+			out.surv = append(out.surv, 0)
+			out.used = append(out.used, false)
+		}
+		out.surv[slot]++
+	}
+	if len(buf) == 0 {
+		out.nfalse++
+		return
+	}
+	if slot >= 0 && !pl.hard {
+		if !out.used[slot] {
+			out.used[slot] = true
+			out.order = append(out.order, slot)
+		}
+		out.params = append(out.params, slot)
+	}
+	lits := w.lits[:0]
+	nfix := len(out.fix)
+	for i, l := range buf {
+		a := int32(0)
+		if dense := w.g.atoms[l.pred].dense; dense != nil {
+			a = dense[l.key]
+		} else {
+			out.fix = append(out.fix, fixup{pos: int32(i), pred: l.pred, neg: l.neg, key: l.key})
+		}
+		lits = append(lits, MakeLit(a, l.neg))
+	}
+	w.lits = lits
+	a, err := w.pages.put(w.g.net, lits)
+	if err != nil {
+		w.err, w.stop = err, true
+		return
+	}
+	for i := nfix; i < len(out.fix); i++ {
+		out.fix[i].addr = a
+	}
+	out.addr = append(out.addr, a)
+	out.size = append(out.size, sizeByte(len(lits)))
+	out.nlits += len(lits)
+	if len(lits) >= longSize {
+		out.long = append(out.long, [2]int32{int32(len(out.addr) - 1), int32(len(lits))})
 	}
 }
 

@@ -54,7 +54,7 @@ Cancer(person)
 			}
 			lits = append(lits, s)
 		}
-		fmt.Printf("%.2f  %s\n", net.Weight[c], strings.Join(lits, " v "))
+		fmt.Printf("%.2f  %s\n", net.Weight(c), strings.Join(lits, " v "))
 	}
 	// Output:
 	// 5 atoms, 5 clauses

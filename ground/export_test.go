@@ -7,3 +7,6 @@ func SetChunkSize(n float64) float64 {
 	chunkSize = n
 	return old
 }
+
+// ClauseBytes returns the memory of the network's clause storage.
+func ClauseBytes(n *Network) int64 { return n.clauseBytes() }

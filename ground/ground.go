@@ -117,6 +117,7 @@ type grounder struct {
 	stats     map[int]*clauseStats // per ground model clause
 	paramMark int                  // parameters accounted for in EvidenceCount
 	slab      []mln.ConstID        // backing store for AtomArgs
+	pageMu    sync.Mutex           // guards net.pages while workers ground
 }
 
 // clauseStats records, for one ground model clause, how many groundings
@@ -297,11 +298,12 @@ func (g *grounder) planAll(cis []int) ([]*plan, error) {
 	return plans, nil
 }
 
-// Memory per ground clause (Start, Weight, Source, Param, Coef, and the
-// grounding buffer) and per literal (Lits, occurrence lists, buffer).
+// Memory per ground clause (literal address and size, parameter, and the
+// units' copies of the first two until assembly) and per literal (its page,
+// occurrence lists).
 const (
-	bytesPerClause = 4 + 8 + 4 + 4 + 8 + 12
-	bytesPerLit    = 4 + 4 + 16
+	bytesPerClause = 4 + 1 + 4 + 5
+	bytesPerLit    = 4 + 4
 	bytesPerAtom   = 4 + 24 + 8 + 4 + 4
 )
 
@@ -407,16 +409,15 @@ func Ground(ctx context.Context, m *mln.Model, db *mln.Database, opt Options) (*
 		}
 		return nil, fmt.Errorf("%s: %w", msg, ErrTooLarge)
 	}
-	net := &Network{Model: m, Start: []int32{0}, g: g}
+	net := &Network{Model: m, g: g}
 	g.net = net
-	net.reserve(plans)
 	if err := g.queryAtoms(ctx); err != nil {
 		return nil, err
 	}
 	if err := g.run(ctx, plans, true); err != nil {
 		return nil, err
 	}
-	net.trim()
+	net.pw = slices.Clone(m.Weights)
 	net.EvidenceCount = make([]float64, len(m.Weights))
 	net.unalloc = make([]float64, len(m.Formulas))
 	for _, pl := range plans {
@@ -431,41 +432,6 @@ func Ground(ctx context.Context, m *mln.Model, db *mln.Database, opt Options) (*
 	g.paramMark = len(m.Weights)
 	net.ConstScore = net.constScore()
 	return net, nil
-}
-
-// reserve gives the clause arrays the capacity the plans estimate (within
-// reason; trim gives back what is not used).
-func (n *Network) reserve(plans []*plan) {
-	var c, l float64
-	for _, pl := range plans {
-		c += pl.estimate
-		l += pl.estimate * pl.estLits
-	}
-	nc := int(math.Min(c, 1<<24)) + 1
-	nl := int(math.Min(l, 1<<26)) + 1
-	n.Lits = make([]Lit, 0, nl)
-	n.Start = append(make([]int32, 0, nc+1), n.Start...)
-	n.Weight = make([]float64, 0, nc)
-	n.Source = make([]int32, 0, nc)
-	n.Param = make([]int32, 0, nc)
-	n.Coef = make([]float64, 0, nc)
-}
-
-// trim reallocates the clause arrays that are much larger than needed.
-func (n *Network) trim() {
-	n.Lits = trimSlice(n.Lits)
-	n.Start = trimSlice(n.Start)
-	n.Weight = trimSlice(n.Weight)
-	n.Source = trimSlice(n.Source)
-	n.Param = trimSlice(n.Param)
-	n.Coef = trimSlice(n.Coef)
-}
-
-func trimSlice[T any](s []T) []T {
-	if cap(s) > len(s)+len(s)/4+64 {
-		return append(make([]T, 0, len(s)), s...)
-	}
-	return s
 }
 
 // queryAtoms gives IDs to every unknown atom of the query predicates.
@@ -545,16 +511,45 @@ type unit struct {
 	lo, hi int
 	hint   int // expected ground clauses
 	out    *unitOut
+	err    error // why out is nil
+	param  int32 // parameter of every clause of a unit whose plan has no "+" variable (set by merge)
 	done   chan struct{}
 }
 
-// unitOut holds the surviving groundings of a unit: ground clauses whose
-// literals refer to atoms by predicate and key (an empty clause is a
-// grounding the evidence falsifies).
+// unitOut holds the surviving groundings of a unit. The literals of its
+// clauses are already in the network's pages; the unit records where.
 type unitOut struct {
-	lits  []wlit
-	ends  []int32
-	binds []uint64
+	addr   []uint32   // per clause: address of its literals
+	size   []uint8    // per clause: number of literals (sizeByte)
+	long   [][2]int32 // clause (in the unit) and number of literals of the clauses of longSize
+	nlits  int
+	nfalse int // groundings the evidence falsifies (no clause)
+	// "+" plans: the bindings of the unit's groundings (falsified ones
+	// included) in order of first occurrence, the groundings of each, and
+	// whether one gave a clause; order lists the bindings in the order of
+	// their first clause (the order parameters are allocated in).
+	keys  []uint64
+	surv  []float64
+	used  []bool
+	order []int32
+	// params holds for each clause of a soft "+" plan the binding's slot
+	// in keys; merge maps the slots to parameters (pmap).
+	params []int32
+	pmap   []int32
+	fix    []fixup // literals whose atom gets its ID in the merge
+}
+
+// fixup is a literal of an atom numbered on first occurrence: the worker
+// leaves a placeholder at position pos of the clause at address addr, the
+// merge gives the atom its ID (in clause order, so the numbering does not
+// depend on the workers) and the assembly writes the literal.
+type fixup struct {
+	addr uint32
+	pos  int32
+	pred int32
+	neg  bool
+	key  uint64
+	lit  Lit
 }
 
 type wlit struct {
@@ -580,7 +575,9 @@ func (g *grounder) units(plans []*plan) []*unit {
 				n = len(s.ix.lookup(s.keyConst))
 			}
 		}
-		chunks := int(math.Min(pl.estimate/chunkSize+1, float64(16*g.workers)))
+		// Small units keep little of their output in flight (it waits
+		// for the units before it to be merged) and few bytes of garbage.
+		chunks := int(math.Min(pl.estimate/chunkSize+1, float64(n)))
 		chunks = max(1, min(chunks, n))
 		// Capacity hint for each unit's output, from the estimate.
 		hint := int(math.Min(pl.estimate/float64(chunks)*1.1+16, 1<<18))
@@ -591,10 +588,13 @@ func (g *grounder) units(plans []*plan) []*unit {
 	return us
 }
 
-// run grounds the plans with the workers and merges the units into the
-// network in order. With stream set, units are merged as they complete;
-// otherwise only once all are done (so that an error leaves the network
-// untouched).
+// run grounds the plans with the workers, which write the clauses'
+// literals straight into pages of the network; the units are merged in
+// order (numbering new atoms and allocating parameters, which is cheap)
+// and at the end assembled into the network, each unit's clauses after
+// those of the units before it, so the clause order does not depend on the
+// workers. With stream set, units are merged as they complete; otherwise
+// only once all are done (so that an error leaves the network untouched).
 func (g *grounder) run(ctx context.Context, plans []*plan, stream bool) error {
 	us := g.units(plans)
 	ctx, cancel := context.WithCancel(ctx)
@@ -602,11 +602,14 @@ func (g *grounder) run(ctx context.Context, plans []*plan, stream bool) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	nw := min(g.workers, len(us))
-	for i := 0; i < nw; i++ {
+	n := g.net
+	npages := len(n.pages)
+	ws := make([]*worker, nw)
+	for i := range ws {
+		ws[i] = &worker{g: g, ctx: ctx, pages: litWriter{lock: &g.pageMu}}
 		wg.Add(1)
-		go func() {
+		go func(w *worker) {
 			defer wg.Done()
-			w := &worker{g: g, ctx: ctx}
 			for {
 				j := int(next.Add(1)) - 1
 				if j >= len(us) || ctx.Err() != nil {
@@ -614,11 +617,35 @@ func (g *grounder) run(ctx context.Context, plans []*plan, stream bool) error {
 				}
 				u := us[j]
 				u.out = w.ground(u.pl, u.lo, u.hi, u.hint)
+				if u.out == nil {
+					u.err = w.err
+				}
 				close(u.done)
 			}
-		}()
+		}(ws[i])
 	}
-	defer wg.Wait()
+	err := g.wait(ctx, us, stream)
+	cancel()
+	wg.Wait()
+	if err != nil {
+		n.pages = n.pages[:npages]
+		return err
+	}
+	for _, w := range ws {
+		w.pages.trim(n)
+	}
+	if !stream {
+		for _, u := range us {
+			g.merge(u)
+		}
+	}
+	g.assemble(us)
+	return nil
+}
+
+// wait waits for the units in order, merging each when stream is set, and
+// prints the progress.
+func (g *grounder) wait(ctx context.Context, us []*unit, stream bool) error {
 	start := time.Now()
 	var tick <-chan time.Time
 	if g.progress != nil {
@@ -626,8 +653,8 @@ func (g *grounder) run(ctx context.Context, plans []*plan, stream bool) error {
 		defer t.Stop()
 		tick = t.C
 	}
-	for i := 0; i < len(us); i++ {
-		u := us[i]
+	merged := g.net.NumClauses()
+	for _, u := range us {
 	wait:
 		for {
 			select {
@@ -638,32 +665,27 @@ func (g *grounder) run(ctx context.Context, plans []*plan, stream bool) error {
 			case <-tick:
 				if time.Since(start) > 2*time.Second {
 					fmt.Fprintf(g.progress, "grounding: clause %d of %d, %d ground clauses, %d atoms, %.0fs\n",
-						u.pl.ci+1, len(g.m.Clauses), g.net.NumClauses(), g.net.numAtoms, time.Since(start).Seconds())
+						u.pl.ci+1, len(g.m.Clauses), merged, g.net.numAtoms, time.Since(start).Seconds())
 				}
 			}
 		}
 		if u.out == nil {
+			if u.err != nil {
+				return u.err
+			}
 			return ctx.Err()
 		}
+		merged += len(u.out.addr)
 		if stream {
 			g.merge(u)
-			u.out = nil
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if !stream {
-		for _, u := range us {
-			g.merge(u)
-			u.out = nil
-		}
-	}
-	return nil
+	return ctx.Err()
 }
 
-// merge appends a unit's ground clauses to the network, giving IDs to new
-// atoms and allocating parameters.
+// merge accounts for a unit's groundings in the clause statistics,
+// allocates the parameters of its clauses and numbers the new atoms they
+// reach, in the order of the clauses.
 func (g *grounder) merge(u *unit) {
 	pl, out, n, m := u.pl, u.out, g.net, g.m
 	cs := g.stats[pl.ci]
@@ -671,41 +693,125 @@ func (g *grounder) merge(u *unit) {
 		cs = &clauseStats{pl: pl}
 		g.stats[pl.ci] = cs
 	}
+	if pl.hard {
+		n.HardFalse += out.nfalse
+	}
 	var binding []mln.ConstID
-	start := int32(0)
-	for j, end := range out.ends {
-		lits := out.lits[start:end]
-		start = end
-		var b uint64
-		if len(pl.plus) > 0 {
-			b = out.binds[j]
-		}
-		si := cs.slot(b)
-		cs.surv[si]++
-		if len(lits) == 0 {
-			if pl.hard {
-				n.HardFalse++
-			}
-			continue
-		}
-		param, weight := int32(-1), math.Inf(1)
-		if !pl.hard {
+	u.param = -1
+	if len(pl.plus) == 0 {
+		si := cs.slot(0)
+		cs.surv[si] += float64(len(out.addr) + out.nfalse)
+		if !pl.hard && len(out.addr) > 0 {
 			if cs.params[si] < 0 {
-				binding = g.decodeBinding(pl, b, binding[:0])
+				binding = g.decodeBinding(pl, 0, binding[:0])
 				cs.params[si] = int32(m.Param(pl.formula, binding))
 			}
-			param = cs.params[si]
-			weight = m.Weights[param] * pl.coef
+			u.param = cs.params[si]
 		}
-		for _, l := range lits {
-			a := g.atomID(g.tables[l.pred], l.key)
-			n.Lits = append(n.Lits, MakeLit(a, l.neg))
+	} else {
+		// The unit's bindings in order of first occurrence, so the
+		// statistics list them as if the clauses came one by one.
+		si := make([]int32, len(out.keys))
+		for i, b := range out.keys {
+			si[i] = cs.slot(b)
+			cs.surv[si[i]] += out.surv[i]
 		}
-		n.Start = append(n.Start, int32(len(n.Lits)))
-		n.Weight = append(n.Weight, weight)
-		n.Source = append(n.Source, int32(pl.ci))
-		n.Param = append(n.Param, param)
-		n.Coef = append(n.Coef, pl.coef)
+		if !pl.hard {
+			out.pmap = make([]int32, len(out.keys))
+			for _, i := range out.order {
+				s := si[i]
+				if cs.params[s] < 0 {
+					binding = g.decodeBinding(pl, out.keys[i], binding[:0])
+					cs.params[s] = int32(m.Param(pl.formula, binding))
+				}
+				out.pmap[i] = cs.params[s]
+			}
+		}
+		out.keys, out.surv, out.used, out.order = nil, nil, nil, nil
+	}
+	for i := range out.fix {
+		f := &out.fix[i]
+		f.lit = MakeLit(g.atomID(g.tables[f.pred], f.key), f.neg)
+	}
+}
+
+// assemble appends the merged units' clauses to the network in unit
+// order: the per-clause arrays are copied (in parallel) at offsets given by
+// a prefix sum over the units; the literals stay in their pages.
+func (g *grounder) assemble(us []*unit) {
+	n := g.net
+	base := len(n.addr)
+	off := make([]int, len(us)+1)
+	off[0] = base
+	plus := false
+	for i, u := range us {
+		off[i+1] = off[i] + len(u.out.addr)
+		plus = plus || (len(u.pl.plus) > 0 && !u.pl.hard)
+	}
+	total := off[len(us)]
+	if plus {
+		n.ownParams()
+	}
+	n.addr = slices.Grow(n.addr, total-base)[:total]
+	n.size = slices.Grow(n.size, total-base)[:total]
+	if n.param != nil {
+		n.param = slices.Grow(n.param, total-base)[:total]
+	}
+	var wg sync.WaitGroup
+	nw := max(1, min(g.workers, len(us)))
+	for k := 0; k < nw; k++ {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				u, o := us[i], off[i]
+				copy(n.addr[o:], u.out.addr)
+				copy(n.size[o:], u.out.size)
+				if n.param != nil {
+					ps := n.param[o:off[i+1]]
+					if u.out.params != nil {
+						for j, s := range u.out.params {
+							ps[j] = u.out.pmap[s]
+						}
+					} else {
+						for j := range ps {
+							ps[j] = u.param
+						}
+					}
+				}
+				for _, f := range u.out.fix {
+					n.pages[f.addr>>pageBits][int(f.addr&pageMask)+int(f.pos)] = f.lit
+				}
+			}
+		}(k*len(us)/nw, (k+1)*len(us)/nw)
+	}
+	wg.Wait()
+	for i, u := range us {
+		out := u.out
+		n.nlits += out.nlits
+		for _, l := range out.long {
+			if n.long == nil {
+				n.long = make(map[int32]int32)
+			}
+			n.long[int32(off[i])+l[0]] = l[1]
+		}
+		if len(out.addr) > 0 {
+			n.pushRun(int32(off[i]), int32(u.pl.ci), u.param, u.pl.coef, u.pl.hard)
+		}
+		if n.weight != nil {
+			for j := off[i]; j < off[i+1]; j++ {
+				w := math.Inf(1)
+				if !u.pl.hard {
+					p := u.param
+					if n.param != nil {
+						p = n.param[j]
+					}
+					w = g.m.Weights[p] * u.pl.coef
+				}
+				n.weight = append(n.weight, w)
+			}
+		}
+		u.out = nil
 	}
 }
 
@@ -930,6 +1036,7 @@ func (n *Network) AddModelClause(ctx context.Context, ci int) error {
 	if err := g.run(ctx, []*plan{pl}, false); err != nil {
 		return err
 	}
+	n.pw = append(n.pw, g.m.Weights[len(n.pw):]...)
 	if g.stats[ci] == nil {
 		g.stats[ci] = &clauseStats{pl: pl}
 	}

@@ -57,6 +57,14 @@ func (h *u64map) put(k uint64, v int32) {
 	}
 }
 
+// reset empties the table, keeping its memory.
+func (h *u64map) reset() {
+	if h.n > 0 {
+		clear(h.keys)
+		h.n = 0
+	}
+}
+
 // reserve makes room for n entries without rehashing.
 func (h *u64map) reserve(n int) {
 	for 4*n > 3*len(h.keys) {

@@ -62,7 +62,8 @@ var NoBound = math.Inf(-1)
 // clauses (weight +Inf) are not summed.
 func CheckWeights(net *ground.Network, bias []float64) error {
 	sum := 0.0
-	for c, w := range net.Weight {
+	for c := 0; c < net.NumClauses(); c++ {
+		w := net.Weight(c)
 		switch {
 		case math.IsNaN(w) || math.IsInf(w, -1):
 			return fmt.Errorf("clause %d has weight %v", c, w)

@@ -135,7 +135,7 @@ func TestMarginalsAgainstBruteForce(t *testing.T) {
 		// Keep the weights moderate so that the chains mix.
 		heavy := false
 		for c := 0; c < net.NumClauses(); c++ {
-			if w := net.Weight[c]; !math.IsInf(w, 1) && math.Abs(w) > 4 {
+			if w := net.Weight(c); !math.IsInf(w, 1) && math.Abs(w) > 4 {
 				heavy = true
 			}
 		}

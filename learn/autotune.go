@@ -147,15 +147,7 @@ func ScoreF1(ctx context.Context, model *mln.Model, examples ExampleSource, solv
 			return 0, err
 		}
 		net := ex.Net
-		for c, p := range net.Param {
-			if p >= 0 {
-				w := 0.0
-				if int(p) < len(model.Weights) {
-					w = model.Weights[p]
-				}
-				net.Weight[c] = w * net.Coef[c]
-			}
-		}
+		net.SetParamWeights(model.Weights)
 		y, err := solver(ctx, net, nil)
 		if err != nil {
 			return 0, fmt.Errorf("learn: example %d (%s): %w", i, ex.Name, err)

@@ -199,7 +199,8 @@ func newCLLExample(ex *Example) *cllExample {
 	net := ex.Net
 	e := &cllExample{net: net, local: make([]int32, net.NumClauses())}
 	index := map[int32]int32{}
-	for c, p := range net.Param {
+	for c := range e.local {
+		p := net.Param(c)
 		if p < 0 {
 			e.local[c] = -1
 			continue
@@ -222,7 +223,7 @@ func (e *cllExample) count(y []bool, dst []float64) {
 	net := e.net
 	for c, k := range e.local {
 		if k >= 0 && net.Satisfied(c, y) {
-			dst[k] += net.Coef[c]
+			dst[k] += net.Coef(c)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func (d *differ) diff(net *ground.Network, y, y2 []bool, numParams int) Sparse {
 				continue
 			}
 			d.stamp[c] = d.round
-			p := net.Param[c]
+			p := net.Param(int(c))
 			if p < 0 {
 				continue
 			}
@@ -78,7 +78,7 @@ func (d *differ) diff(net *ground.Network, y, y2 []bool, numParams int) Sparse {
 			if s1 == s2 {
 				continue
 			}
-			v := net.Coef[c]
+			v := net.Coef(int(c))
 			if s2 {
 				v = -v
 			}
@@ -110,12 +110,7 @@ func (d *differ) diff(net *ground.Network, y, y2 []bool, numParams int) Sparse {
 // vector (entries smaller than 1e-12 in magnitude dropped), visiting only
 // the clauses that contain an atom on which y and y2 differ.
 func Diff(net *ground.Network, y, y2 []bool) Sparse {
-	np := 0
-	for _, p := range net.Param {
-		if int(p) >= np {
-			np = int(p) + 1
-		}
-	}
+	np := int(net.MaxParam()) + 1
 	var d differ
 	s := d.diff(net, y, y2, np)
 	return s
@@ -124,9 +119,5 @@ func Diff(net *ground.Network, y, y2 []bool) Sparse {
 // setWeights sets the weight of every clause of net that has a parameter to
 // w(p)·Coef; hard clauses and clauses without a parameter are left alone.
 func setWeights(net *ground.Network, w []float64) {
-	for c, p := range net.Param {
-		if p >= 0 {
-			net.Weight[c] = w[p] * net.Coef[c]
-		}
-	}
+	net.SetParamWeights(w)
 }

@@ -18,9 +18,9 @@ func solveUnits(_ context.Context, net *ground.Network, bias []float64) ([]bool,
 	for c := 0; c < net.NumClauses(); c++ {
 		l := net.Clause(c)[0]
 		if l.Neg() {
-			score[l.Atom()] -= net.Weight[c]
+			score[l.Atom()] -= net.Weight(c)
 		} else {
-			score[l.Atom()] += net.Weight[c]
+			score[l.Atom()] += net.Weight(c)
 		}
 	}
 	y := make([]bool, len(score))

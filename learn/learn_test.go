@@ -66,8 +66,8 @@ func countsOracle(net *ground.Network, y []bool, np int) []float64 {
 	n := make([]float64, np)
 	copy(n, net.EvidenceCount)
 	for c := 0; c < net.NumClauses(); c++ {
-		if p := net.Param[c]; p >= 0 && net.Satisfied(c, y) {
-			n[p] += net.Coef[c]
+		if p := net.Param(c); p >= 0 && net.Satisfied(c, y) {
+			n[p] += net.Coef(c)
 		}
 	}
 	return n

@@ -278,15 +278,11 @@ func (r *mmRound) run(ctx context.Context, iter int, w []float64, sum *[]float64
 				w = append(w, v)
 			}
 			net := ex.Net
-			for c, p := range net.Param {
-				if int(p) >= np {
-					results <- mmResult{i: i, err: fmt.Errorf("learn: example %d (%s): clause %d has parameter %d, model has %d", i, ex.Name, c, p, np)}
-					return
-				}
-				if p >= 0 {
-					net.Weight[c] = w[p] * net.Coef[c]
-				}
+			if p := net.MaxParam(); int(p) >= np {
+				results <- mmResult{i: i, err: fmt.Errorf("learn: example %d (%s): a clause has parameter %d, model has %d", i, ex.Name, p, np)}
+				return
 			}
+			net.SetParamWeights(w)
 			select {
 			case jobs <- mmJob{i: i, ex: ex, np: np}:
 			case <-rctx.Done():

@@ -249,6 +249,7 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 		d    differ
 		bias []float64
 	)
+	var ws []float64 // the learner's weights, for the networks
 	for pass := 0; pass < passes; pass++ {
 		if settings.Shuffle {
 			rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
@@ -285,15 +286,15 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 				learner.Grow(initial())
 			}
 			net := ex.Net
-			for c, p := range net.Param {
-				if int(p) >= learner.Len() {
-					finish()
-					return st, fmt.Errorf("learn: example %d (%s): clause %d has parameter %d, model has %d", i, ex.Name, c, p, learner.Len())
-				}
-				if p >= 0 {
-					net.Weight[c] = learner.Weight(int(p)) * net.Coef[c]
-				}
+			if p := net.MaxParam(); int(p) >= learner.Len() {
+				finish()
+				return st, fmt.Errorf("learn: example %d (%s): a clause has parameter %d, model has %d", i, ex.Name, p, learner.Len())
 			}
+			ws = ws[:0]
+			for p := 0; p < learner.Len(); p++ {
+				ws = append(ws, learner.Weight(p))
+			}
+			net.SetParamWeights(ws)
 			var b []float64
 			if label == MaxLoss {
 				bias = HammingBias(bias, ex.Truth, ex.Query)

@@ -153,7 +153,7 @@ func signature(m *mln.Model, ex *learn.Example) (atoms, clauses []string) {
 			}
 			lits = append(lits, s)
 		}
-		clauses = append(clauses, fmt.Sprintf("%d %d %g %v %s", net.Source[c], net.Param[c], net.Coef[c], net.IsHard(c), strings.Join(lits, " v ")))
+		clauses = append(clauses, fmt.Sprintf("%d %d %g %v %s", net.Source(c), net.Param(c), net.Coef(c), net.IsHard(c), strings.Join(lits, " v ")))
 	}
 	slices.Sort(atoms)
 	slices.Sort(clauses)

@@ -344,9 +344,7 @@ func (p *WPLL) build(dirty []bool, old *WPLL) {
 	if net.Model != nil {
 		np = len(net.Model.Weights)
 	}
-	for _, q := range net.Param {
-		np = max(np, int(q)+1)
-	}
+	np = max(np, int(net.MaxParam())+1)
 	p.np = np
 	if n > 0 {
 		net.Occurrences(0) // build the index before any concurrent use
@@ -461,15 +459,15 @@ func (p *WPLL) row(a int, acc []float64, seen []bool, touched []int32, idx []int
 		if onFlip {
 			d = -1
 		}
-		if q := net.Param[c]; q >= 0 {
-			acc[q] += d * net.Coef[c]
+		if q := net.Param(int(c)); q >= 0 {
+			acc[q] += d * net.Coef(int(c))
 			if !seen[q] {
 				seen[q] = true
 				touched = append(touched, q)
 			}
 			continue
 		}
-		wc := net.Weight[c]
+		wc := net.Weight(int(c))
 		switch {
 		case math.IsInf(wc, 1):
 			off += d * p.opt.HardWeight

@@ -95,7 +95,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	}
 	comps, largest := net.ComponentSizes()
 	fmt.Fprintf(w, "ground network: %d atoms, %d clauses (%d hard), %d literals, %d components (largest %d atoms)\n",
-		net.NumAtoms(), net.NumClauses(), nh, len(net.Lits), comps, largest)
+		net.NumAtoms(), net.NumClauses(), nh, net.NumLits(), comps, largest)
 	if net.HardFalse > 0 {
 		fmt.Fprintf(w, "warning: the evidence alone falsifies %d hard ground clauses\n", net.HardFalse)
 	}

@@ -37,7 +37,7 @@ type Stats struct {
 // under y: a hard or positive-weight clause that is false, or a
 // negative-weight clause that is true. Zero-weight clauses never are.
 func violated(net *ground.Network, c int, y []bool) bool {
-	w := net.Weight[c]
+	w := net.Weight(c)
 	sat := net.Satisfied(c, y)
 	switch {
 	case math.IsInf(w, 1) || w > 0:
@@ -67,7 +67,7 @@ func Solve(ctx context.Context, net *ground.Network, engine Engine, opt Options)
 		for c := 0; c < net.NumClauses(); c++ {
 			if !in[c] && violated(net, c, y) {
 				in[c] = true
-				part.AddClause(net.Clause(c), net.Weight[c], net.Source[c], net.Param[c], net.Coef[c])
+				part.AddClause(net.Clause(c), net.Weight(c), net.Source(c), net.Param(c), net.Coef(c))
 				added++
 			}
 		}

@@ -364,9 +364,11 @@ func validate(net *ground.Network, opt *Options) error {
 	if err := infer.CheckWeights(net, opt.Bias); err != nil {
 		return fmt.Errorf("exact: %w", err)
 	}
-	for _, l := range net.Lits {
-		if a := l.Atom(); a < 0 || int(a) >= net.NumAtoms() {
-			return fmt.Errorf("exact: literal of unknown atom %d", a)
+	for c := 0; c < net.NumClauses(); c++ {
+		for _, l := range net.Clause(c) {
+			if a := l.Atom(); a < 0 || int(a) >= net.NumAtoms() {
+				return fmt.Errorf("exact: literal of unknown atom %d", a)
+			}
 		}
 	}
 	if opt.MaxWidth <= 0 {

@@ -365,7 +365,7 @@ func TestLongClause(t *testing.T) {
 		// costs -w unless every atom is false.
 		best, allFalse := -w, 0.0
 		for c := 0; c < n; c++ {
-			u := net.Weight[c]
+			u := net.Weight(c)
 			best += math.Min(math.Max(u, 0), math.Max(-u, 0))
 			allFalse += math.Max(-u, 0)
 		}

@@ -91,7 +91,7 @@ func (pr *prep) units() ([]int32, []ground.Lit, []float64) {
 		ok := make([]bool, m)
 		cnt := make([]int32, pr.n+1)
 		for c := 0; c < m; c++ {
-			w := net.Weight[c]
+			w := net.Weight(c)
 			if pr.taut[c] || math.IsInf(w, 1) || w == 0 {
 				continue
 			}
@@ -124,7 +124,7 @@ func (pr *prep) units() ([]int32, []ground.Lit, []float64) {
 			if ok[c] {
 				a := lit[c].Atom()
 				pr.unitLits[fill[a]] = lit[c]
-				pr.unitW[fill[a]] = net.Weight[c]
+				pr.unitW[fill[a]] = net.Weight(c)
 				fill[a]++
 			}
 		}
@@ -163,7 +163,7 @@ func prepare(ctx context.Context, net *ground.Network, bias []float64) *prep {
 	// Normalise.
 	mark := make([]int32, n)
 	sign := make([]bool, n)
-	pr.nlits = make([]ground.Lit, 0, len(net.Lits))
+	pr.nlits = make([]ground.Lit, 0, net.NumLits())
 	pr.nstart = make([]int32, 1, m+1)
 	pr.taut = make([]bool, m)
 	for c := 0; c < m; c++ {
@@ -228,7 +228,7 @@ func prepare(ctx context.Context, net *ground.Network, bias []float64) *prep {
 		if c&4095 == 4095 && ctx.Err() != nil {
 			return nil
 		}
-		w := net.Weight[c]
+		w := net.Weight(c)
 		hard := math.IsInf(w, 1)
 		if !hard && w < 0 {
 			pr.constant -= w
@@ -540,7 +540,7 @@ func (pr *prep) relaxed(roots []int32) []*problem {
 			continue
 		}
 		if i := idx[pr.root[ls[0].Atom()]] - 1; i >= 0 {
-			probs[i].hardW += math.Abs(net.Weight[c])
+			probs[i].hardW += math.Abs(net.Weight(c))
 		}
 	}
 	for _, p := range probs {
@@ -556,7 +556,7 @@ func (pr *prep) relaxed(roots []int32) []*problem {
 			continue
 		}
 		p := probs[i]
-		w := net.Weight[c]
+		w := net.Weight(c)
 		if math.IsInf(w, 1) {
 			w = p.hardW
 		}

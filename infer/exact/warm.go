@@ -56,12 +56,6 @@ type warm struct {
 func subNetwork(p *problem, withUnits bool) (*ground.Network, []float64, float64) {
 	n := len(p.atoms)
 	net := ground.NewNetwork(n)
-	net.Lits = make([]ground.Lit, 0, len(p.lits)+n)
-	net.Start = make([]int32, 1, len(p.w)+n+1)
-	net.Weight = make([]float64, 0, len(p.w)+n)
-	net.Source = make([]int32, 0, len(p.w)+n)
-	net.Param = make([]int32, 0, len(p.w)+n)
-	net.Coef = make([]float64, 0, len(p.w)+n)
 	for c, w := range p.w {
 		net.AddClause(p.lits[p.start[c]:p.start[c+1]], w, -1, -1, 1)
 	}

@@ -211,7 +211,7 @@ func brute2(net *ground.Network) ([]bool, float64) {
 	u := make([]float64, n) // cost of atom a false
 	for c := 0; c < net.NumClauses(); c++ {
 		if ls := net.Clause(c); len(ls) == 1 {
-			u[ls[0].Atom()] += net.Weight[c]
+			u[ls[0].Atom()] += net.Weight(c)
 		}
 	}
 	// f0, f1: least cost of atoms 0..a with atom a false / true.

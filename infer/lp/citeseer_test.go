@@ -2,11 +2,12 @@ package lp
 
 import (
 	"context"
-	"github.com/marple-mln/marple/internal/datadir"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
+
+	"github.com/marple-mln/marple/internal/datadir"
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/mln"
@@ -44,11 +45,7 @@ func citeseerTopic(b testing.TB, topic string) *ground.Network {
 	for i := range w {
 		w[i] = rng.NormFloat64()
 	}
-	for c := range net.NumClauses() {
-		if q := net.Param[c]; q >= 0 && !math.IsInf(net.Weight[c], 1) {
-			net.Weight[c] = w[q] * net.Coef[c]
-		}
-	}
+	net.SetParamWeights(w)
 	return net
 }
 
@@ -56,7 +53,7 @@ func citeseerTopic(b testing.TB, topic string) *ground.Network {
 // largest) under random weights to tolerance 1e-3.
 func BenchmarkCiteSeer(b *testing.B) {
 	net := citeseerTopic(b, "reasoning")
-	b.Logf("atoms %d clauses %d literals %d", net.NumAtoms(), net.NumClauses(), len(net.Lits))
+	b.Logf("atoms %d clauses %d literals %d", net.NumAtoms(), net.NumClauses(), net.NumLits())
 	var st *Stats
 	for b.Loop() {
 		var err error

@@ -91,7 +91,7 @@ func bruteForce(net *ground.Network, bias []float64) (cost, score float64) {
 func scoreOffset(net *ground.Network) float64 {
 	o := net.ConstScore
 	for c := range net.NumClauses() {
-		if w := net.Weight[c]; w > 0 && !net.IsHard(c) {
+		if w := net.Weight(c); w > 0 && !net.IsHard(c) {
 			o += w
 		}
 	}
@@ -126,7 +126,7 @@ func simplexLP(t *testing.T, net *ground.Network, bias []float64) (float64, bool
 	}
 	for c := range net.NumClauses() {
 		lits := net.Clause(c)
-		w := net.Weight[c]
+		w := net.Weight(c)
 		switch {
 		case net.IsHard(c):
 			r := row{coef: map[int]float64{}, rhs: 1}
@@ -434,7 +434,7 @@ func TestBiasEqualsUnitClauses(t *testing.T) {
 		withUnits := ground.NewNetwork(n)
 		withUnits.ConstScore = net.ConstScore
 		for c := range net.NumClauses() {
-			withUnits.AddClause(net.Clause(c), net.Weight[c], -1, -1, 1)
+			withUnits.AddClause(net.Clause(c), net.Weight(c), -1, -1, 1)
 		}
 		for a := range bias {
 			bias[a] = math.Round(rng.NormFloat64()*100) / 100

@@ -90,7 +90,7 @@ func newProblemCtx(ctx context.Context, net *ground.Network, bias []float64) (*p
 		if c&4095 == 4095 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		w := net.Weight[c]
+		w := net.Weight(c)
 		hard := math.IsInf(w, 1)
 		if !hard && w > 0 {
 			p.scoreOffset += w

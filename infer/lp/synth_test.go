@@ -87,7 +87,7 @@ func chainOptimumFixed(net *ground.Network, fields int, fix []int8) float64 {
 	}
 	clauseCost := func(c int) float64 {
 		sat := net.Satisfied(c, y)
-		w := net.Weight[c]
+		w := net.Weight(c)
 		switch {
 		case net.IsHard(c) && !sat:
 			return math.Inf(1)

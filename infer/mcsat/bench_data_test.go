@@ -2,7 +2,6 @@ package mcsat
 
 import (
 	"context"
-	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -79,11 +78,7 @@ func BenchmarkSelectFace(b *testing.B) {
 	for i := range w {
 		w[i] = rng.NormFloat64()
 	}
-	for c := range net.NumClauses() {
-		if q := net.Param[c]; q >= 0 && !math.IsInf(net.Weight[c], 1) {
-			net.Weight[c] = w[q] * net.Coef[c]
-		}
-	}
+	net.SetParamWeights(w)
 	b.Logf("atoms %d clauses %d", net.NumAtoms(), net.NumClauses())
 	benchSelection(b, net, func(ctx context.Context, net *ground.Network, opt Options) ([]float64, error) {
 		return Components(ctx, net, 1, opt, MCSAT)

@@ -45,7 +45,7 @@ func TestComponentsMatchesExact(t *testing.T) {
 func withBias(net *ground.Network, bias []float64) *ground.Network {
 	out := ground.NewNetwork(net.NumAtoms())
 	for c := 0; c < net.NumClauses(); c++ {
-		out.AddClause(net.Clause(c), net.Weight[c], -1, -1, 1)
+		out.AddClause(net.Clause(c), net.Weight(c), -1, -1, 1)
 	}
 	for a, b := range bias {
 		if b != 0 {

@@ -66,7 +66,7 @@ func newModel(net *ground.Network, bias []float64) *model {
 		m.sel = append(m.sel, -math.Expm1(-math.Abs(w)))
 	}
 	for c := 0; c < net.NumClauses(); c++ {
-		w := net.Weight[c]
+		w := net.Weight(c)
 		if w == 0 || math.IsNaN(w) {
 			continue
 		}

@@ -202,9 +202,9 @@ func TestIncrementalBookkeeping(t *testing.T) {
 	for i := range 100 {
 		net, bias := randomNet(rng, 12)
 		if i%3 == 0 { // some hard clauses that must be false
-			for c := range net.Weight {
-				if math.IsInf(net.Weight[c], 1) && rng.IntN(2) == 0 {
-					net.Weight[c] = math.Inf(-1)
+			for c := range net.NumClauses() {
+				if math.IsInf(net.Weight(c), 1) && rng.IntN(2) == 0 {
+					net.SetWeight(c, math.Inf(-1))
 				}
 			}
 		}
@@ -388,9 +388,9 @@ func TestStrictHardNeverBreaks(t *testing.T) {
 				lits := []ground.Lit{ground.MakeLit(int32(rng.IntN(n)), true), ground.MakeLit(int32(rng.IntN(n)), true)}
 				net.AddClause(lits, math.Inf(1), -1, -1, 1)
 			}
-			for c := range net.Weight {
-				if math.IsInf(net.Weight[c], 1) && !allNegative(net.Clause(c)) {
-					net.Weight[c] = 1
+			for c := range net.NumClauses() {
+				if math.IsInf(net.Weight(c), 1) && !allNegative(net.Clause(c)) {
+					net.SetWeight(c, 1)
 				}
 			}
 		}
@@ -483,7 +483,7 @@ func TestSplit(t *testing.T) {
 				for _, l := range sub.Clause(c) {
 					lits = append(lits, ground.MakeLit(base+l.Atom(), l.Neg()))
 				}
-				net.AddClause(lits, sub.Weight[c], -1, -1, 1)
+				net.AddClause(lits, sub.Weight(c), -1, -1, 1)
 			}
 		}
 		p := newProblem(net, nil)

@@ -48,7 +48,7 @@ func newProblemCtx(ctx context.Context, net *ground.Network, bias []float64) (*p
 		if c&4095 == 4095 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		w := net.Weight[c]
+		w := net.Weight(c)
 		if w == 0 || math.IsNaN(w) {
 			continue
 		}

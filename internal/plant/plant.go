@@ -58,7 +58,7 @@ func Sample(ctx context.Context, m *mln.Model, opt Options) (*mln.Database, erro
 		y[a] = r.IntN(2) == 0
 	}
 	weight := func(c int) float64 {
-		w := net.Weight[c]
+		w := net.Weight(c)
 		switch {
 		case math.IsInf(w, 1):
 			return hw
