@@ -47,7 +47,12 @@ const (
 	DefaultMMTestSamples = 500
 	// DefaultMMEpsilonPerAtom: 0.1% of the query atoms.
 	DefaultMMEpsilonPerAtom = 0.001
-	DefaultMMMaxRounds      = 300
+	// DefaultMMMaxRounds bounds the rounds of loss-augmented LP per C
+	// (planes from the constraint cache come on top). Each C starts from
+	// the previous one's working set. CiteSeer converges well within it;
+	// on WebKB the LP-relaxed oracle keeps the violation far above ε (see
+	// the README), and 100 rounds per C is what fits 15 minutes.
+	DefaultMMMaxRounds = 100
 )
 
 // MaxMarginConfig configures RunMaxMargin.
