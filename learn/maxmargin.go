@@ -160,8 +160,11 @@ func (mm MaxMargin) resolve() (c, eps float64, maxIter, workers int, err error) 
 //	max_α Σ_j α_j·b_j − ½·Σ_jk α_j·α_k·⟨a_j,a_k⟩,  α ≥ 0, Σ_j α_j ≤ C,
 //
 // is solved again (to about 1e-10 relative accuracy) and w = Σ_j α_j·a_j.
-// The first round uses w = 0 (or, with settings.KeepInitial, the model's
-// weights). The examples' networks must refer to model's parameters as for
+// Between two such rounds, planes built from each example's cached labels
+// are added while they are violated by more than ε (mm.Cache), and planes
+// whose α stayed 0 in the last 100 solves leave the working set. The
+// first round uses w = 0 (or, with settings.KeepInitial, the model's
+// weights, or with mm.Planes the carried-over working set's). The examples' networks must refer to model's parameters as for
 // Online; parameters allocated while examples are ground start at 0 (they
 // are in no plane yet); hard clauses (Param −1) are not learned.
 //
