@@ -287,7 +287,7 @@ func (r *MaxMarginResult) runFold(ctx context.Context, f *fold, name string, cfg
 	for i, c := range r.Cs {
 		zero()
 		n := f.src.Len()
-		st, err := learn.Batch(ctx, f.train, f.src, learn.MaxMargin{C: c, Epsilon: eps, MaxIter: cfg.MaxRounds, Planes: ws}, learn.Settings{Solver: lpMAP, Progress: func(p learn.Progress) {
+		st, err := learn.Batch(ctx, f.train, f.src, learn.MaxMargin{C: c, Epsilon: eps, MaxIter: cfg.MaxRounds, Planes: ws, Cache: learn.DefaultMaxMarginCache}, learn.Settings{Solver: lpMAP, Progress: func(p learn.Progress) {
 			if p.Done%n == 0 && cfg.Verbose {
 				logf("MM C %g: round %d, loss %.3f (%.1fs)", c, p.Pass+1, p.Loss, time.Since(t0).Seconds())
 			}

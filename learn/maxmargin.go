@@ -61,8 +61,8 @@ type MaxMargin struct {
 	// dot products rather than MAP calls (at most CachedRounds in a row).
 	// Training still stops only when a round of loss-augmented MAP finds
 	// no plane violated by more than ε, so the stopping criterion and
-	// the optimum are those of the plain algorithm. 0 means
-	// DefaultMaxMarginCache; a negative value turns the cache off.
+	// the optimum are those of the plain algorithm. 0 turns the cache
+	// off (DefaultMaxMarginCache is a good size).
 	Cache int
 	// CachedRounds bounds the planes taken from the cache between two
 	// rounds of loss-augmented MAP (0 means DefaultMaxMarginCachedRounds).
@@ -105,8 +105,8 @@ const (
 	DefaultMaxMarginEpsilon = 0.01
 	// DefaultMaxMarginIter is the default bound on cutting-plane rounds.
 	DefaultMaxMarginIter = 1000
-	// DefaultMaxMarginCache is the default number of cached labels per
-	// example.
+	// DefaultMaxMarginCache is a number of cached labels per example that
+	// works (MaxMargin.Cache; the experiments use it).
 	DefaultMaxMarginCache = 20
 	// DefaultMaxMarginCachedRounds is the default bound on cached planes
 	// between two rounds of loss-augmented MAP.
@@ -161,12 +161,13 @@ func (mm MaxMargin) resolve() (c, eps float64, maxIter, workers int, err error) 
 //
 // is solved again (to about 1e-10 relative accuracy) and w = Σ_j α_j·a_j.
 // Between two such rounds, planes built from each example's cached labels
-// are added while they are violated by more than ε (mm.Cache), and planes
-// whose α stayed 0 in the last 100 solves leave the working set. The
+// are added while they are violated by more than ε (if mm.Cache > 0; planes
+// whose α stayed 0 in the last 100 solves then leave the working set). The
 // first round uses w = 0 (or, with settings.KeepInitial, the model's
-// weights, or with mm.Planes the carried-over working set's). The examples' networks must refer to model's parameters as for
-// Online; parameters allocated while examples are ground start at 0 (they
-// are in no plane yet); hard clauses (Param −1) are not learned.
+// weights, or with mm.Planes the carried-over working set's). The
+// examples' networks must refer to model's parameters as for Online;
+// parameters allocated while examples are ground start at 0 (they are in
+// no plane yet); hard clauses (Param −1) are not learned.
 //
 // Only settings.Solver, Loss (must be Hamming), KeepInitial and Progress
 // are used; Passes, Shuffle, Seed and NoAverage are ignored. Progress is
@@ -206,9 +207,6 @@ func Batch(ctx context.Context, model *mln.Model, examples ExampleSource, mm Max
 		ws = &WorkingSet{}
 	}
 	cacheSize, cachedRounds := mm.Cache, mm.CachedRounds
-	if cacheSize == 0 {
-		cacheSize = DefaultMaxMarginCache
-	}
 	if cachedRounds <= 0 {
 		cachedRounds = DefaultMaxMarginCachedRounds
 	}
@@ -258,7 +256,9 @@ func Batch(ctx context.Context, model *mln.Model, examples ExampleSource, mm Max
 	addPlane := func(a Sparse, b float64) {
 		qp.add(a, b)
 		qp.solve()
-		qp.prune(planeIdle)
+		if cacheSize > 0 {
+			qp.prune(planeIdle)
+		}
 		clear(w)
 		qp.weights(w)
 		xi = qp.slack()

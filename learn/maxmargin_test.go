@@ -334,17 +334,18 @@ func TestBatchOptimality(t *testing.T) {
 		exs := randomExamples(r, 2+r.IntN(3), 2+r.IntN(3), np, iter%2 == 1)
 		C := []float64{0.1, 1, 10}[iter%3]
 		model := &mln.Model{Weights: make([]float64, np)}
-		// Three ways to the same optimum: with the constraint cache (the
-		// default), without it, and warm-started from the working set of
-		// a run with another C.
+		// Three ways to the same optimum: without the constraint cache
+		// (the default), with it, and warm-started (with the cache) from
+		// the working set of a run with another C.
 		mm := MaxMargin{C: C, Epsilon: eps, Workers: 2}
 		switch iter % 4 {
 		case 1:
-			mm.Cache = -1
+			mm.Cache = DefaultMaxMarginCache
 		case 2, 3:
+			mm.Cache = DefaultMaxMarginCache
 			mm.Planes = &WorkingSet{}
 			other := &mln.Model{Weights: make([]float64, np)}
-			if _, err := Batch(context.Background(), other, exs, MaxMargin{C: []float64{C / 10, C * 10}[iter%2], Epsilon: eps, Workers: 2, Planes: mm.Planes},
+			if _, err := Batch(context.Background(), other, exs, MaxMargin{C: []float64{C / 10, C * 10}[iter%2], Epsilon: eps, Workers: 2, Planes: mm.Planes, Cache: mm.Cache},
 				Settings{Solver: bruteSolver}); err != nil {
 				t.Fatal(err)
 			}
@@ -356,7 +357,7 @@ func TestBatchOptimality(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if mm.Cache < 0 && st.CachedRounds != 0 {
+		if mm.Cache == 0 && st.CachedRounds != 0 {
 			t.Errorf("iter %d: %d cached planes with the cache off", iter, st.CachedRounds)
 		}
 		if !st.Converged {
