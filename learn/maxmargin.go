@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -52,6 +53,47 @@ type MaxMargin struct {
 	// (ComponentSource and DatabaseSource build a new one per call). The
 	// result does not depend on Workers.
 	Workers int
+	// Cache is the number of loss-augmented labels kept per example for
+	// the constraint cache of Joachims, Finley & Yu (2009, Algorithm 5):
+	// before each round of loss-augmented MAP, the plane built from every
+	// example's most violated cached label under the current weights is
+	// added instead if it is violated by more than ε, so most planes cost
+	// dot products rather than MAP calls (at most CachedRounds in a row).
+	// Training still stops only when a round of loss-augmented MAP finds
+	// no plane violated by more than ε, so the stopping criterion and
+	// the optimum are those of the plain algorithm. 0 turns the cache
+	// off (DefaultMaxMarginCache is a good size).
+	Cache int
+	// CachedRounds bounds the planes taken from the cache between two
+	// rounds of loss-augmented MAP (0 means DefaultMaxMarginCachedRounds).
+	CachedRounds int
+	// Planes, if not nil, is a working set carried over from an earlier
+	// Batch run on the same examples and model (for example with another
+	// C): its planes and cached labels are valid constraints for any C,
+	// so training starts from them (the dual QP is solved again with this
+	// C before the first round) and leaves the grown working set in it.
+	// The first round's weights are then the working set's, not w = 0.
+	Planes *WorkingSet
+}
+
+// WorkingSet is the state that Batch can carry from one run to the next
+// (MaxMargin.Planes): the cutting planes and every example's cached
+// loss-augmented labels. Its zero value is an empty working set.
+type WorkingSet struct {
+	qp    dualQP
+	cache [][]cachedLabel
+	clock int
+}
+
+// Len returns the number of planes in the working set.
+func (ws *WorkingSet) Len() int { return len(ws.qp.b) }
+
+// cachedLabel is one loss-augmented label of an example, kept as its count
+// difference n(x,y) − n(x,ŷ) and loss Δ(y,ŷ).
+type cachedLabel struct {
+	diff Sparse
+	loss float64
+	used int // clock of the last time it was added or chosen
 }
 
 // Defaults of MaxMargin.
@@ -63,6 +105,17 @@ const (
 	DefaultMaxMarginEpsilon = 0.01
 	// DefaultMaxMarginIter is the default bound on cutting-plane rounds.
 	DefaultMaxMarginIter = 1000
+	// DefaultMaxMarginCache is a number of cached labels per example that
+	// works (MaxMargin.Cache; the experiments use it).
+	DefaultMaxMarginCache = 20
+	// DefaultMaxMarginCachedRounds is the default bound on cached planes
+	// between two rounds of loss-augmented MAP.
+	DefaultMaxMarginCachedRounds = 50
+	// planeIdle is the number of QP solves after which a plane that has
+	// had α = 0 in each of them leaves the working set (Joachims et al.
+	// 2009 drop inactive constraints the same way); it stays a valid
+	// constraint, which the oracle or the cache produces again if needed.
+	planeIdle = 100
 )
 
 func (mm MaxMargin) resolve() (c, eps float64, maxIter, workers int, err error) {
@@ -107,10 +160,14 @@ func (mm MaxMargin) resolve() (c, eps float64, maxIter, workers int, err error) 
 //	max_α Σ_j α_j·b_j − ½·Σ_jk α_j·α_k·⟨a_j,a_k⟩,  α ≥ 0, Σ_j α_j ≤ C,
 //
 // is solved again (to about 1e-10 relative accuracy) and w = Σ_j α_j·a_j.
-// The first round uses w = 0 (or, with settings.KeepInitial, the model's
-// weights). The examples' networks must refer to model's parameters as for
-// Online; parameters allocated while examples are ground start at 0 (they
-// are in no plane yet); hard clauses (Param −1) are not learned.
+// Between two such rounds, planes built from each example's cached labels
+// are added while they are violated by more than ε (if mm.Cache > 0; planes
+// whose α stayed 0 in the last 100 solves then leave the working set). The
+// first round uses w = 0 (or, with settings.KeepInitial, the model's
+// weights, or with mm.Planes the carried-over working set's). The
+// examples' networks must refer to model's parameters as for Online;
+// parameters allocated while examples are ground start at 0 (they are in
+// no plane yet); hard clauses (Param −1) are not learned.
 //
 // Only settings.Solver, Loss (must be Hamming), KeepInitial and Progress
 // are used; Passes, Shuffle, Seed and NoAverage are ignored. Progress is
@@ -145,8 +202,30 @@ func Batch(ctx context.Context, model *mln.Model, examples ExampleSource, mm Max
 	if settings.KeepInitial {
 		copy(w, model.Weights)
 	}
-	qp := &dualQP{C: C}
+	ws := mm.Planes
+	if ws == nil {
+		ws = &WorkingSet{}
+	}
+	cacheSize, cachedRounds := mm.Cache, mm.CachedRounds
+	if cachedRounds <= 0 {
+		cachedRounds = DefaultMaxMarginCachedRounds
+	}
+	qp := &ws.qp
+	qp.C = C
 	var xi float64
+	warm := len(qp.b) > 0
+	if warm {
+		// Planes from an earlier run: rescale its α to this C (feasible:
+		// Σα ≤ C) and solve again.
+		qp.setC(C)
+		qp.solve()
+		clear(w)
+		for len(w) < qp.maxIdx()+1 {
+			w = append(w, 0)
+		}
+		qp.weights(w)
+		xi = qp.slack()
+	}
 	finish := func() {
 		for len(w) < len(model.Weights) {
 			w = append(w, 0)
@@ -164,10 +243,43 @@ func Batch(ctx context.Context, model *mln.Model, examples ExampleSource, mm Max
 		finish()
 		return st, nil
 	}
+	if len(ws.cache) < n {
+		ws.cache = append(ws.cache, make([][]cachedLabel, n-len(ws.cache))...)
+	}
 	r := &mmRound{src: examples, model: model, solver: settings.Solver, workers: workers,
-		keepInitial: settings.KeepInitial, progress: settings.Progress, start: start, st: st}
+		keepInitial: settings.KeepInitial && !warm, progress: settings.Progress, start: start, st: st}
+	if cacheSize > 0 {
+		r.onResult = func(i int, diff Sparse, loss float64) { ws.remember(i, diff, loss, cacheSize) }
+	}
 	var dense []float64
+	// addPlane adds (a, b) to the working set and solves the dual again.
+	addPlane := func(a Sparse, b float64) {
+		qp.add(a, b)
+		qp.solve()
+		if cacheSize > 0 {
+			qp.prune(planeIdle)
+		}
+		clear(w)
+		qp.weights(w)
+		xi = qp.slack()
+	}
 	for iter := 0; iter < maxIter; iter++ {
+		// Planes from the cache while they are violated by more than ε.
+		for k := 0; cacheSize > 0 && k < cachedRounds && (iter > 0 || warm); k++ {
+			b := ws.cachedPlane(w, &dense)
+			a := sparsePlane(dense, n)
+			clear(dense)
+			b /= float64(n)
+			if b-sparseDot(w, a)-xi <= eps {
+				break
+			}
+			addPlane(a, b)
+			st.CachedRounds++
+			if err := ctx.Err(); err != nil {
+				finish()
+				return st, err
+			}
+		}
 		w, err = r.run(ctx, iter, w, &dense)
 		if err != nil {
 			// w may have grown; the weights themselves are those of the
@@ -175,19 +287,10 @@ func Batch(ctx context.Context, model *mln.Model, examples ExampleSource, mm Max
 			finish()
 			return st, err
 		}
-		a := Sparse{}
-		for p, v := range dense {
-			if math.Abs(v) > diffEps {
-				a.Idx = append(a.Idx, int32(p))
-				a.Val = append(a.Val, v/float64(n))
-			}
-		}
+		a := sparsePlane(dense, n)
 		clear(dense)
 		b := r.lossSum / float64(n)
-		var wa float64
-		for k, p := range a.Idx {
-			wa += w[p] * a.Val[k]
-		}
+		wa := sparseDot(w, a)
 		viol := b - wa - xi
 		st.Iterations++
 		st.PassLoss = append(st.PassLoss, b)
@@ -198,11 +301,7 @@ func Batch(ctx context.Context, model *mln.Model, examples ExampleSource, mm Max
 			st.Converged = true
 			break
 		}
-		qp.add(a, b)
-		qp.solve()
-		clear(w)
-		qp.weights(w)
-		xi = qp.slack()
+		addPlane(a, b)
 		if err := ctx.Err(); err != nil {
 			finish()
 			return st, err
@@ -212,8 +311,91 @@ func Batch(ctx context.Context, model *mln.Model, examples ExampleSource, mm Max
 	return st, nil
 }
 
+// sparsePlane returns dense/n as a sparse vector (entries below diffEps
+// dropped).
+func sparsePlane(dense []float64, n int) Sparse {
+	a := Sparse{}
+	for p, v := range dense {
+		if math.Abs(v) > diffEps {
+			a.Idx = append(a.Idx, int32(p))
+			a.Val = append(a.Val, v/float64(n))
+		}
+	}
+	return a
+}
+
+// sparseDot returns ⟨w, a⟩ (indices of a beyond w count as 0).
+func sparseDot(w []float64, a Sparse) float64 {
+	var s float64
+	for k, p := range a.Idx {
+		if int(p) < len(w) {
+			s += w[p] * a.Val[k]
+		}
+	}
+	return s
+}
+
+// remember adds example i's label (count difference diff, loss) to its
+// cache unless an equal one is there, evicting the least recently used
+// label beyond size.
+func (ws *WorkingSet) remember(i int, diff Sparse, loss float64, size int) {
+	ws.clock++
+	if loss == 0 && len(diff.Idx) == 0 {
+		return // the truth: the plane's zero contribution
+	}
+	c := ws.cache[i]
+	for k := range c {
+		if c[k].loss == loss && slices.Equal(c[k].diff.Idx, diff.Idx) && slices.Equal(c[k].diff.Val, diff.Val) {
+			c[k].used = ws.clock
+			return
+		}
+	}
+	e := cachedLabel{diff: Sparse{Idx: slices.Clone(diff.Idx), Val: slices.Clone(diff.Val)}, loss: loss, used: ws.clock}
+	if len(c) < size {
+		ws.cache[i] = append(c, e)
+		return
+	}
+	old := 0
+	for k := range c {
+		if c[k].used < c[old].used {
+			old = k
+		}
+	}
+	c[old] = e
+}
+
+// cachedPlane adds into *dense (grown as needed) the count difference of
+// every example's most violated cached label under w (none when no label
+// is violated: the truth) and returns the sum of their losses.
+func (ws *WorkingSet) cachedPlane(w []float64, dense *[]float64) float64 {
+	ws.clock++
+	var loss float64
+	for _, c := range ws.cache {
+		best, bv := -1, 0.0
+		for k := range c {
+			if v := c[k].loss - sparseDot(w, c[k].diff); v > bv {
+				best, bv = k, v
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		c[best].used = ws.clock
+		d := c[best].diff
+		for k, p := range d.Idx {
+			if int(p) >= len(*dense) {
+				*dense = append(*dense, make([]float64, int(p)+1-len(*dense))...)
+			}
+			(*dense)[p] += d.Val[k]
+		}
+		loss += c[best].loss
+	}
+	return loss
+}
+
 // mmRound runs the loss-augmented MAP problems of one cutting-plane round.
 type mmRound struct {
+	onResult    func(i int, diff Sparse, loss float64) // per example, in example order (optional)
 	src         ExampleSource
 	model       *mln.Model
 	solver      MAPSolver
@@ -357,6 +539,9 @@ func (r *mmRound) run(ctx context.Context, iter int, w []float64, sum *[]float64
 			for k, idx := range p.diff.Idx {
 				s[idx] += p.diff.Val[k]
 			}
+			if r.onResult != nil {
+				r.onResult(p.i, p.diff, p.loss)
+			}
 			r.lossSum += p.loss
 			if p.mistake {
 				r.mistakes++
@@ -411,6 +596,67 @@ type dualQP struct {
 	g     []float64
 	dense []float64 // scratch for Gram products
 	iters int       // SMO steps of the last solve
+	idle  []int     // per plane: consecutive solves with α = 0
+}
+
+// setC changes C, scaling α into the new simplex when Σα exceeds it.
+func (q *dualQP) setC(C float64) {
+	var sum float64
+	for _, a := range q.alpha {
+		sum += a
+	}
+	if sum > C {
+		for j := range q.alpha {
+			q.alpha[j] *= C / sum
+		}
+		sum = C
+	}
+	q.C = C
+	q.s = C - sum
+}
+
+// maxIdx returns the largest parameter index in a plane (−1 if none).
+func (q *dualQP) maxIdx() int {
+	m := -1
+	for _, a := range q.a {
+		for _, p := range a.Idx {
+			m = max(m, int(p))
+		}
+	}
+	return m
+}
+
+// prune drops the planes whose α has been 0 in the last idle solves.
+func (q *dualQP) prune(idle int) {
+	for len(q.idle) < len(q.b) {
+		q.idle = append(q.idle, 0)
+	}
+	keep := make([]int, 0, len(q.b))
+	for j, a := range q.alpha {
+		if a == 0 {
+			q.idle[j]++
+		} else {
+			q.idle[j] = 0
+		}
+		if q.idle[j] < idle {
+			keep = append(keep, j)
+		}
+	}
+	if len(keep) == len(q.b) {
+		return
+	}
+	for jj, j := range keep {
+		row := q.G[j]
+		for kk, k := range keep {
+			row[kk] = row[k]
+		}
+		q.G[jj] = row[:len(keep)]
+		q.a[jj], q.b[jj], q.alpha[jj], q.idle[jj] = q.a[j], q.b[j], q.alpha[j], q.idle[j]
+	}
+	m := len(keep)
+	clear(q.G[m:])
+	clear(q.a[m:])
+	q.G, q.a, q.b, q.alpha, q.idle = q.G[:m], q.a[:m], q.b[:m], q.alpha[:m], q.idle[:m]
 }
 
 // add appends the plane (a, b) with α = 0; a's indices must be distinct.

@@ -206,6 +206,62 @@ func TestDualQPBrute(t *testing.T) {
 	}
 }
 
+// TestDualQPPruneAndSetC checks that dropping the planes with α = 0 keeps
+// the solution (weights, dual value, Gram matrix) and that a working set
+// solved again with another C (setC, the warm start across C) reaches the
+// brute-force optimum.
+func TestDualQPPruneAndSetC(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for iter := 0; iter < 200; iter++ {
+		m, dim := 2+r.IntN(5), 1+r.IntN(4)
+		q := &dualQP{C: []float64{0.3, 1, 10}[r.IntN(3)]}
+		for j := 0; j < m; j++ {
+			var a Sparse
+			for p := 0; p < dim; p++ {
+				a.Idx = append(a.Idx, int32(p))
+				a.Val = append(a.Val, r.NormFloat64()*2)
+			}
+			q.add(a, r.NormFloat64()*3+1)
+			q.solve()
+		}
+		w0 := make([]float64, dim)
+		q.weights(w0)
+		d0 := q.dual()
+		q.prune(1)
+		w1 := make([]float64, dim)
+		q.weights(w1)
+		for p := range w0 {
+			if math.Abs(w0[p]-w1[p]) > 1e-12 {
+				t.Fatalf("iter %d: weights %v after pruning, %v before", iter, w1, w0)
+			}
+		}
+		if math.Abs(q.dual()-d0) > 1e-9 {
+			t.Fatalf("iter %d: dual %v after pruning, %v before", iter, q.dual(), d0)
+		}
+		for j, aj := range q.a {
+			if q.alpha[j] == 0 {
+				t.Fatalf("iter %d: plane %d with α = 0 kept", iter, j)
+			}
+			for k, ak := range q.a {
+				var dot float64
+				for x := range aj.Val {
+					dot += aj.Val[x] * ak.Val[x]
+				}
+				if math.Abs(q.G[j][k]-dot) > 1e-9 {
+					t.Fatalf("iter %d: G[%d][%d] = %v, want %v", iter, j, k, q.G[j][k], dot)
+				}
+			}
+		}
+		C := []float64{0.01, 0.5, 100}[r.IntN(3)]
+		q.setC(C)
+		q.solve()
+		want, _ := bruteDual(q.G, q.b, C)
+		if got := q.dual(); math.Abs(got-want) > 1e-7*math.Max(1, C)*10 {
+			t.Fatalf("iter %d: dual %v with C %v, brute force %v", iter, got, C, want)
+		}
+	}
+}
+
 // bruteHinge returns the 1-slack hinge H(w) = (1/n)·Σ_i max_y [Δ(y_i,y) −
 // ⟨w, n(x_i,y_i) − n(x_i,y)⟩] by enumerating every assignment that
 // satisfies the hard clauses, with counts from countsOracle.
@@ -278,10 +334,31 @@ func TestBatchOptimality(t *testing.T) {
 		exs := randomExamples(r, 2+r.IntN(3), 2+r.IntN(3), np, iter%2 == 1)
 		C := []float64{0.1, 1, 10}[iter%3]
 		model := &mln.Model{Weights: make([]float64, np)}
-		st, err := Batch(context.Background(), model, exs, MaxMargin{C: C, Epsilon: eps, Workers: 2},
-			Settings{Solver: bruteSolver})
+		// Three ways to the same optimum: without the constraint cache
+		// (the default), with it, and warm-started (with the cache) from
+		// the working set of a run with another C.
+		mm := MaxMargin{C: C, Epsilon: eps, Workers: 2}
+		switch iter % 4 {
+		case 1:
+			mm.Cache = DefaultMaxMarginCache
+		case 2, 3:
+			mm.Cache = DefaultMaxMarginCache
+			mm.Planes = &WorkingSet{}
+			other := &mln.Model{Weights: make([]float64, np)}
+			if _, err := Batch(context.Background(), other, exs, MaxMargin{C: []float64{C / 10, C * 10}[iter%2], Epsilon: eps, Workers: 2, Planes: mm.Planes, Cache: mm.Cache},
+				Settings{Solver: bruteSolver}); err != nil {
+				t.Fatal(err)
+			}
+			if mm.Planes.Len() == 0 {
+				t.Fatalf("iter %d: no plane carried over", iter)
+			}
+		}
+		st, err := Batch(context.Background(), model, exs, mm, Settings{Solver: bruteSolver})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if mm.Cache == 0 && st.CachedRounds != 0 {
+			t.Errorf("iter %d: %d cached planes with the cache off", iter, st.CachedRounds)
 		}
 		if !st.Converged {
 			t.Fatalf("iter %d: not converged after %d rounds", iter, st.Iterations)

@@ -118,6 +118,10 @@ type Stats struct {
 	Objective   float64
 	// Converged is set when the last round's violation was at most ε.
 	Converged bool
+	// CachedRounds counts the planes Batch took from its constraint cache
+	// (MaxMargin.Cache) without calling the MAP solver; Iterations counts
+	// only the rounds of loss-augmented MAP.
+	CachedRounds int
 }
 
 // Online learns the weights of model from examples with the update rule
