@@ -187,6 +187,11 @@ const maxLoadErrors = 100
 const maxWarnings = 20
 
 func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.ErrorList {
+	if w := db.readWorkers(); w > 1 && len(src) >= parallelReadMin {
+		if errs, ok := db.readParallel(name, src, errs, w); ok {
+			return errs
+		}
+	}
 	m := db.Model
 	var args []ConstID
 	if m.constIndex == nil {
