@@ -53,21 +53,20 @@ type dbPart struct {
 	val       []Truth
 	line, col []int32
 	args      []int32 // the arguments, argStart[a]:argStart[a+1] for atom a
-	argLines  []int32 // their lines
-	argCols   []int32 // and columns
 	argStart  []int32
 	// byPred lists the atoms by predicate (atoms of predicate p are
 	// byPred[predStart[p]:predStart[p+1]]), in order.
 	byPred, predStart []int32
 	// The first use of each constant as an argument of each type: the
-	// constant, the type, the atom and the argument.
+	// constant, the type, the atom, the argument and its position.
 	use []constUse
 }
 
 type constUse struct {
-	c, atom int32
-	t       TypeID
-	arg     int32
+	c, atom   int32
+	t         TypeID
+	arg       int32
+	line, col int32
 }
 
 // readParallel reads src in parts on workers goroutines, adding to db and
@@ -145,8 +144,7 @@ func (db *Database) readParallel(name string, src []byte, errs syntax.ErrorList,
 					warned++
 					if warned <= maxWarnings {
 						pr := m.Preds[p.pred[u.atom]]
-						i := p.argStart[u.atom] + u.arg
-						pos := syntax.Pos{File: name, Line: int(offset[k] + p.argLines[i]), Col: int(p.argCols[i])}
+						pos := syntax.Pos{File: name, Line: int(offset[k] + u.line), Col: int(u.col)}
 						db.Warnings.Add(pos, "constant %s, declared in the model as a %s, is used as a %s (argument %d of %s): added to %s",
 							p.names[u.c], dt.Name, t.Name, u.arg+1, pr.Name, t.Name)
 					}
@@ -266,11 +264,10 @@ func (db *Database) scanPart(name string, src []byte, start int, stops []int) *d
 			}
 			if !seen[t][c] {
 				seen[t][c] = true
-				p.use = append(p.use, constUse{c: c, atom: atom, t: t, arg: int32(i)})
+				ap := a.ArgPos(i)
+				p.use = append(p.use, constUse{c: c, atom: atom, t: t, arg: int32(i), line: int32(ap.Line), col: int32(ap.Col)})
 			}
 			p.args = append(p.args, c)
-			ap := a.ArgPos(i)
-			p.argLines, p.argCols = append(p.argLines, int32(ap.Line)), append(p.argCols, int32(ap.Col))
 		}
 		p.argStart = append(p.argStart, int32(len(p.args)))
 		v := True

@@ -49,6 +49,26 @@ func forChunks(workers, n int, fn func(k int)) {
 	wg.Wait()
 }
 
+// forChunksInOrder is forChunks that also calls merge(k) for k in [0, n)
+// in order, one call at a time, each after fn(k) returned: as the chunks
+// come in, so that the outputs of a few chunks at most wait for their
+// merge.
+func forChunksInOrder(workers, n int, fn, merge func(k int)) {
+	var mu sync.Mutex
+	done := make([]bool, n)
+	next := 0
+	forChunks(workers, n, func(k int) {
+		fn(k)
+		mu.Lock()
+		defer mu.Unlock()
+		done[k] = true
+		for next < n && done[next] {
+			merge(next)
+			next++
+		}
+	})
+}
+
 // newForest returns a union-find forest of n singletons.
 func newForest(workers, n int) []int32 {
 	p := make([]int32, n)

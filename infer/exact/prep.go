@@ -249,15 +249,19 @@ func prepare(ctx context.Context, net *ground.Network, bias []float64, workers i
 	pr.uf = newForest(workers, n)
 	pr.inRes = newBitset(n)
 	pr.res = make([]resChunk, nch)
-	if !each(func(k, lo, hi int) { pr.residual(&pr.res[k], lo, hi) }) {
-		return nil
-	}
 	pr.u = make([]float64, n)
 	for a, b := range bias {
 		pr.u[a] = -b
 	}
-	// The sums in clause order, as a serial pass would make them.
-	for k := range pr.res {
+	forChunksInOrder(workers, nch, func(k int) {
+		if stopped.Load() || ctx.Err() != nil {
+			stopped.Store(true)
+			return
+		}
+		lo, hi := chunkRange(k, m)
+		pr.residual(&pr.res[k], lo, hi)
+	}, func(k int) {
+		// The sums in clause order, as a serial pass makes them.
 		r := &pr.res[k]
 		for _, x := range r.constant {
 			pr.constant += x
@@ -267,6 +271,9 @@ func prepare(ctx context.Context, net *ground.Network, bias []float64, workers i
 		}
 		pr.hardEmpty += r.hardEmpty
 		r.constant, r.unitAtom, r.unitW = nil, nil, nil
+	})
+	if stopped.Load() {
+		return nil
 	}
 
 	// Forced atoms and singletons.
