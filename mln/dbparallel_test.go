@@ -127,28 +127,53 @@ func TestReadParallel(t *testing.T) {
 		for k := 1 + r.Intn(2); k > 0; k-- {
 			files = append(files, randomDB(r, r.Intn(300), it%4 == 0))
 		}
-		wantErr, wantM, wantDB := readWith(t, 1, files)
-		for _, workers := range []int{2, 3, 8} {
-			gotErr, gotM, gotDB := readWith(t, workers, files)
-			if gotErr != wantErr {
-				t.Fatalf("case %d workers %d: errors\n%s\nwant\n%s", it, workers, gotErr, wantErr)
-			}
-			if !reflect.DeepEqual(gotM.constNames, wantM.constNames) {
-				t.Fatalf("case %d workers %d: constants %v, want %v", it, workers, gotM.constNames, wantM.constNames)
-			}
-			for i := range wantM.Types {
-				if !reflect.DeepEqual(gotM.Types[i].Consts, wantM.Types[i].Consts) {
-					t.Fatalf("case %d workers %d: type %s has %v, want %v", it, workers, wantM.Types[i].Name, gotM.Types[i].Consts, wantM.Types[i].Consts)
-				}
-			}
-			if !reflect.DeepEqual(gotDB.preds, wantDB.preds) || !reflect.DeepEqual(gotDB.files, wantDB.files) {
-				t.Fatalf("case %d workers %d: atoms differ", it, workers)
-			}
-			if !reflect.DeepEqual(gotDB.Warnings, wantDB.Warnings) {
-				t.Fatalf("case %d workers %d: warnings\n%v\nwant\n%v", it, workers, gotDB.Warnings, wantDB.Warnings)
+		compareReads(t, files, fmt.Sprint("case ", it))
+	}
+}
+
+// compareReads checks that reading files with 2, 3 and 8 workers gives
+// what the serial read gives.
+func compareReads(t *testing.T, files []string, name string) {
+	t.Helper()
+	wantErr, wantM, wantDB := readWith(t, 1, files)
+	for _, workers := range []int{2, 3, 8} {
+		gotErr, gotM, gotDB := readWith(t, workers, files)
+		if gotErr != wantErr {
+			t.Fatalf("%s workers %d: errors\n%s\nwant\n%s", name, workers, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(gotM.constNames, wantM.constNames) {
+			t.Fatalf("%s workers %d: constants %v, want %v", name, workers, gotM.constNames, wantM.constNames)
+		}
+		for i := range wantM.Types {
+			if !reflect.DeepEqual(gotM.Types[i].Consts, wantM.Types[i].Consts) {
+				t.Fatalf("%s workers %d: type %s has %v, want %v", name, workers, wantM.Types[i].Name, gotM.Types[i].Consts, wantM.Types[i].Consts)
 			}
 		}
+		if !reflect.DeepEqual(gotDB.preds, wantDB.preds) || !reflect.DeepEqual(gotDB.files, wantDB.files) {
+			t.Fatalf("%s workers %d: atoms differ", name, workers)
+		}
+		if !reflect.DeepEqual(gotDB.Warnings, wantDB.Warnings) {
+			t.Fatalf("%s workers %d: warnings\n%v\nwant\n%v", name, workers, gotDB.Warnings, wantDB.Warnings)
+		}
 	}
+}
+
+// FuzzReadParallel checks on the fuzzer's evidence (over parallelModel),
+// cut into parts of 1 to 64 bytes, that the parallel read gives what the
+// serial read gives.
+func FuzzReadParallel(f *testing.F) {
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 8; i++ {
+		f.Add([]byte(randomDB(r, 20, i%2 == 0)), uint8(i*7))
+	}
+	f.Fuzz(func(t *testing.T, evidence []byte, part uint8) {
+		if len(evidence) > 16<<10 {
+			return
+		}
+		defer func(a, b int) { parallelReadMin, partBytes = a, b }(parallelReadMin, partBytes)
+		parallelReadMin, partBytes = 1, 1+int(part%64)
+		compareReads(t, []string{string(evidence)}, "fuzz")
+	})
 }
 
 // TestReadParallelUsed checks that a clean file is read by the parallel

@@ -259,7 +259,14 @@ func prepare(ctx context.Context, net *ground.Network, bias []float64, workers i
 			return
 		}
 		lo, hi := chunkRange(k, m)
-		pr.residual(&pr.res[k], lo, hi)
+		scratch := scratchPool.Get().(*resChunk)
+		pr.residual(scratch, lo, hi)
+		// The residual clauses stay, at their size; the terms wait in
+		// the scratch buffers for their merge.
+		r := &pr.res[k]
+		r.lits, r.start, r.w = slices.Clone(scratch.lits), slices.Clone(scratch.start), slices.Clone(scratch.w)
+		r.constant, r.unitAtom, r.unitW, r.hardEmpty = scratch.constant, scratch.unitAtom, scratch.unitW, scratch.hardEmpty
+		r.scratch = scratch
 	}, func(k int) {
 		// The sums in clause order, as a serial pass makes them.
 		r := &pr.res[k]
@@ -271,6 +278,8 @@ func prepare(ctx context.Context, net *ground.Network, bias []float64, workers i
 		}
 		pr.hardEmpty += r.hardEmpty
 		r.constant, r.unitAtom, r.unitW = nil, nil, nil
+		scratchPool.Put(r.scratch)
+		r.scratch = nil
 	})
 	if stopped.Load() {
 		return nil
@@ -351,13 +360,19 @@ type resChunk struct {
 	unitAtom  []int32
 	unitW     []float64
 	hardEmpty int
+	scratch   *resChunk // the buffers behind the terms, for reuse
 }
 
-// residual simplifies clauses lo..hi-1 under the propagated values into r,
-// joining the atoms of each residual clause in pr.uf.
+// scratchPool holds buffers for residual, reused from chunk to chunk.
+var scratchPool = sync.Pool{New: func() any { return new(resChunk) }}
+
+// residual simplifies clauses lo..hi-1 under the propagated values into r
+// (emptied first, its buffers reused), joining the atoms of each residual
+// clause in pr.uf.
 func (pr *prep) residual(r *resChunk, lo, hi int) {
 	net, val := pr.net, pr.val
-	r.start = []int32{0}
+	r.lits, r.start, r.w = r.lits[:0], append(r.start[:0], 0), r.w[:0]
+	r.constant, r.unitAtom, r.unitW, r.hardEmpty = r.constant[:0], r.unitAtom[:0], r.unitW[:0], 0
 	for c := lo; c < hi; c++ {
 		w := clauseWeight(net, c)
 		hard := math.IsInf(w, 1)
