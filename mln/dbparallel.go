@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
+	"github.com/marple-mln/marple/internal/par"
 	"github.com/marple-mln/marple/syntax"
 )
 
@@ -89,7 +89,7 @@ func (db *Database) readParallel(name string, src []byte, errs syntax.ErrorList,
 	}
 	parts := make([]*dbPart, len(bounds))
 	lines := make([]int32, len(bounds)+1) // newlines before each bound
-	parallel(workers, len(bounds), func(i int) {
+	par.For(workers, len(bounds), func(i int) {
 		parts[i] = db.scanPart(name, src, bounds[i], bounds[i+1:])
 		end := len(src)
 		if i+1 < len(bounds) {
@@ -185,7 +185,7 @@ func (db *Database) readParallel(name string, src []byte, errs syntax.ErrorList,
 		}
 	}
 	slices.SortStableFunc(preds, func(a, b PredID) int { return cmp.Compare(count[b], count[a]) })
-	parallel(workers, len(preds), func(i int) {
+	par.For(workers, len(preds), func(i int) {
 		p := preds[i]
 		d := &db.preds[p]
 		if d.index == nil {
@@ -270,15 +270,8 @@ func (db *Database) scanPart(name string, src []byte, start int, stops []int) *d
 			p.args = append(p.args, c)
 		}
 		p.argStart = append(p.argStart, int32(len(p.args)))
-		v := True
-		switch a.Value {
-		case syntax.ValFalse:
-			v = False
-		case syntax.ValUnknown:
-			v = Unknown
-		}
 		p.pred = append(p.pred, pred.ID)
-		p.val = append(p.val, v)
+		p.val = append(p.val, truthOf(a.Value))
 		p.line = append(p.line, int32(a.Pos.Line))
 		p.col = append(p.col, int32(a.Pos.Col))
 	})
@@ -302,29 +295,6 @@ func (db *Database) scanPart(name string, src []byte, start int, stops []int) *d
 		fill[q]++
 	}
 	return p
-}
-
-// parallel calls fn(i) for i in [0, n) on up to workers goroutines.
-func parallel(workers, n int, fn func(i int)) {
-	workers = min(workers, n)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // readWorkers returns the goroutines for reading a file.

@@ -3,6 +3,8 @@ package exact
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/marple-mln/marple/internal/par"
 )
 
 // The preparation of a large network runs on several goroutines with
@@ -23,31 +25,7 @@ func chunkRange(k, n int) (lo, hi int) { return k * chunkSize, min((k+1)*chunkSi
 
 // forChunks calls fn(k) for k in [0, n) on up to workers goroutines, and
 // returns when every call has.
-func forChunks(workers, n int, fn func(k int)) {
-	workers = min(workers, n)
-	if workers <= 1 {
-		for k := 0; k < n; k++ {
-			fn(k)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= n {
-					return
-				}
-				fn(k)
-			}
-		}()
-	}
-	wg.Wait()
-}
+func forChunks(workers, n int, fn func(k int)) { par.For(workers, n, fn) }
 
 // forChunksInOrder is forChunks that also calls merge(k) for k in [0, n)
 // in order, one call at a time, each after fn(k) returned: as the chunks
