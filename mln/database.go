@@ -33,6 +33,11 @@ type Database struct {
 	preds []dbPred
 	files []string // the files read, for positions of atoms
 
+	// Workers bounds the goroutines that read a large file (1 MiB or
+	// more) in parts; 0 means GOMAXPROCS. The result does not depend on
+	// it.
+	Workers int
+
 	// Warnings are the evidence's suspicious but accepted lines, such as
 	// a constant the model declares with one type used as an argument of
 	// another type (the loaders add it to that type too).

@@ -44,7 +44,12 @@ func readInput(path string, max int64) ([]byte, error) {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, binaryPeek)
 	var r io.Reader = br
+	size := int64(0) // the expected size, to read without growing the buffer
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = min(fi.Size(), max)
+	}
 	if magic, _ := br.Peek(2); strings.HasSuffix(path, ".gz") || bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		size = 0
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: not a gzip file: %v", path, err)
@@ -65,6 +70,7 @@ func readInput(path string, max int64) ([]byte, error) {
 		return head, nil
 	}
 	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead)
 	buf.Write(head)
 	m, err := buf.ReadFrom(io.LimitReader(r, max-int64(n)+1))
 	if err != nil {

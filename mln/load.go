@@ -187,6 +187,11 @@ const maxLoadErrors = 100
 const maxWarnings = 20
 
 func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.ErrorList {
+	if w := db.readWorkers(); w > 1 && len(src) >= parallelReadMin {
+		if errs, ok := db.readParallel(name, src, errs, w); ok {
+			return errs
+		}
+	}
 	m := db.Model
 	var args []ConstID
 	if m.constIndex == nil {
@@ -245,13 +250,7 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 			t.add(c)
 			args = append(args, c)
 		}
-		v := True
-		switch a.Value {
-		case syntax.ValFalse:
-			v = False
-		case syntax.ValUnknown:
-			v = Unknown
-		}
+		v := truthOf(a.Value)
 		pos := atomPos{file: file, line: int32(a.Pos.Line), col: int32(a.Pos.Col)}
 		if ok, old, oldPos := db.setAt(p.ID, args, v, pos); !ok && len(errs) < maxLoadErrors {
 			errs.Add(a.Pos, "contradictory evidence: %s is %s here but %s at %s", m.atomString(p.ID, args), v, old, oldPos)
@@ -264,6 +263,17 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 		errs = appendErr(errs, err)
 	}
 	return errs
+}
+
+// truthOf returns the truth value of an evidence atom read with value v.
+func truthOf(v syntax.Value) Truth {
+	switch v {
+	case syntax.ValFalse:
+		return False
+	case syntax.ValUnknown:
+		return Unknown
+	}
+	return True
 }
 
 // declaredType returns a type whose declaration in the model lists c, or

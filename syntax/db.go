@@ -43,6 +43,30 @@ func ScanDB(filename string, src []byte, fn func(a *RawAtom)) error {
 	return d.errs.Err()
 }
 
+// ScanDBPart scans part of a .db file as ScanDB does, so that a large
+// file can be read in parts in parallel. It starts at offset start (0 or
+// the start of a line), numbering that line 1, and stops when the scan
+// reaches, between atoms (outside comments and parentheses), the start of
+// a line whose offset is in stops (sorted, after start); it returns that
+// offset, or len(src) at the end of the file. Scanning from 0 and then
+// from each returned offset gives fn the atoms ScanDB gives it, in the
+// same order, each part's lines shifted by the lines before its start. At
+// the first syntax error ScanDBPart stops and reports false (ScanDB then
+// gives the errors).
+func ScanDBPart(filename string, src []byte, start int, stops []int, fn func(a *RawAtom)) (stop int, ok bool) {
+	d := dbScanner{file: filename, src: src, line: 1, i: start, lineStart: start, stops: stops, failFast: true}
+	if start == 0 && len(src) >= len(bom) && string(src[:len(bom)]) == bom {
+		d.i, d.lineStart = len(bom), len(bom)
+	}
+	d.atom.Args = make([][]byte, 0, 8)
+	d.atom.argPos = make([]Pos, 0, 8)
+	d.run(fn)
+	if !d.stopped {
+		return len(src), len(d.errs) == 0
+	}
+	return d.i, len(d.errs) == 0
+}
+
 // ParseDB parses a .db evidence file into an AST.
 func ParseDB(filename string, src []byte) (*DBFile, error) {
 	f := &DBFile{Name: filename}
@@ -66,6 +90,14 @@ type dbScanner struct {
 	lineStart int
 	errs      ErrorList
 	atom      RawAtom
+
+	// For ScanDBPart: the offsets where the scan may stop, whether it
+	// stopped at one, whether it is between atoms, and whether it stops
+	// at the first error.
+	stops    []int
+	stopped  bool
+	between  bool
+	failFast bool
 }
 
 func (d *dbScanner) errorf(off int, format string, args ...any) {
@@ -99,6 +131,9 @@ func (d *dbScanner) skipSpace(newlines bool) {
 			d.i++
 			d.line++
 			d.lineStart = d.i
+			if d.between && len(d.stops) > 0 && d.atStop() {
+				return
+			}
 		case c == '/' && d.i+1 < len(src) && src[d.i+1] == '/':
 			for d.i < len(src) && src[d.i] != '\n' {
 				d.i++
@@ -128,10 +163,25 @@ func (d *dbScanner) skipSpace(newlines bool) {
 	}
 }
 
+// atStop reports whether the scan, at the start of a line between atoms,
+// is at one of its stops, and then records it.
+func (d *dbScanner) atStop() bool {
+	for len(d.stops) > 0 && d.stops[0] < d.i {
+		d.stops = d.stops[1:]
+	}
+	if len(d.stops) > 0 && d.stops[0] == d.i {
+		d.stopped = true
+		return true
+	}
+	return false
+}
+
 func (d *dbScanner) run(fn func(a *RawAtom)) {
-	for len(d.errs) < maxDBErrors {
+	for len(d.errs) < maxDBErrors && !(d.failFast && len(d.errs) > 0) {
+		d.between = true
 		d.skipSpace(true)
-		if d.i >= len(d.src) {
+		d.between = false
+		if d.stopped || d.i >= len(d.src) {
 			return
 		}
 		if !d.parseAtom() {

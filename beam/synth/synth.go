@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/internal/replicate"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -203,35 +204,5 @@ func (g SRL) Write(dir string, perFile int) (model string, files []string, err e
 // data set k times larger with the same statistics, whose examples (one
 // per constant of t) stay distinct.
 func Replicate(m *mln.Model, db *mln.Database, t mln.TypeID, k int) string {
-	var b strings.Builder
-	for j := 0; j < k; j++ {
-		suffix := ""
-		if j > 0 {
-			suffix = fmt.Sprintf("_r%d", j)
-		}
-		for p := range m.Preds {
-			pr := m.Preds[p]
-			db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
-				switch v {
-				case mln.False:
-					b.WriteByte('!')
-				case mln.Unknown:
-					b.WriteByte('?')
-				}
-				b.WriteString(pr.Name)
-				b.WriteByte('(')
-				for i, c := range args {
-					if i > 0 {
-						b.WriteByte(',')
-					}
-					b.WriteString(m.ConstName(c))
-					if pr.Args[i] == t {
-						b.WriteString(suffix)
-					}
-				}
-				b.WriteString(")\n")
-			})
-		}
-	}
-	return b.String()
+	return replicate.Atoms(m, db, t, k)
 }

@@ -2,11 +2,17 @@ package exact
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand"
+	"runtime"
 	"testing"
 
+	"github.com/marple-mln/marple/examples"
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/internal/cputime"
+	"github.com/marple-mln/marple/internal/replicate"
+	"github.com/marple-mln/marple/mln"
 )
 
 // chain returns a linear-chain network over n atoms: a unit clause with a
@@ -164,4 +170,96 @@ func BenchmarkCiteSeerLike100SearchCold(b *testing.B) {
 // start.
 func BenchmarkGrid20SearchCold(b *testing.B) {
 	benchSolve(b, grid(20, 1), Options{NoWarmStart: true})
+}
+
+// citeSeerNetwork grounds the ISM model on CiteSeer replicated k times
+// (see replicate.CiteSeer; query InField) with every parameter's weight
+// drawn from N(0, 1).
+func citeSeerNetwork(b *testing.B, k int) *ground.Network {
+	return groundCiteSeer(b, replicate.CiteSeer(b, k), 0)
+}
+
+// groundCiteSeer parses the ISM model and the evidence src, grounds them
+// (query InField) and draws the weights, reading and grounding on workers
+// goroutines (0: GOMAXPROCS).
+func groundCiteSeer(b *testing.B, src []byte, workers int) *ground.Network {
+	m, err := mln.ParseModel("ism.mln", examples.CiteSeerISM())
+	if err != nil {
+		b.Fatal(err)
+	}
+	db := mln.NewDatabase(m)
+	db.Workers = workers
+	if err := db.ReadFrom("citeseer.db", src); err != nil {
+		b.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		b.Fatal(err)
+	}
+	q, _ := m.Pred("InField")
+	net, err := ground.Ground(context.Background(), m, db, ground.Options{Query: []mln.PredID{q.ID}, Workers: workers})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(1))
+	for i := range m.Weights {
+		m.Weights[i] = r.NormFloat64()
+	}
+	net.SetWeights()
+	return net
+}
+
+// BenchmarkCiteSeer16x is exact MAP on CiteSeer 16x (3.8M atoms, 15M
+// clauses, weights from N(0, 1)) end to end from the evidence text in
+// memory: reading, grounding and solving, all on one goroutine and all on
+// GOMAXPROCS, in the same run; it reports the CPU time and its ratio to
+// the wall time. Skipped without the data folder.
+func BenchmarkCiteSeer16x(b *testing.B) {
+	src := replicate.CiteSeer(b, 16)
+	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			cpu0 := cputime.Now()
+			cost := 0.0
+			for i := 0; i < b.N; i++ {
+				net := groundCiteSeer(b, src, workers)
+				res, err := Solve(context.Background(), net, Options{Workers: workers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !res.Optimal {
+					b.Fatal("not proved optimal")
+				}
+				cost = res.Cost
+			}
+			cpu := float64(cputime.Now() - cpu0)
+			b.ReportMetric(cpu/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(cpu/float64(b.Elapsed().Nanoseconds()), "cpu/wall")
+			b.ReportMetric(cost, "cost")
+		})
+	}
+}
+
+// BenchmarkPrepareCiteSeer16x is the preparation of exact MAP (unit
+// propagation, simplification and the residual components) on CiteSeer
+// 16x (3.8M atoms, 15M clauses): the serial code it replaced ("before"),
+// the parallel code on one goroutine and on GOMAXPROCS, in the same run.
+// Skipped without the data folder.
+func BenchmarkPrepareCiteSeer16x(b *testing.B) {
+	net := citeSeerNetwork(b, 16)
+	ctx := context.Background()
+	run := func(name string, f func() int) {
+		b.Run(name, func(b *testing.B) {
+			cpu0 := cputime.Now()
+			nc := 0
+			for i := 0; i < b.N; i++ {
+				nc = f()
+			}
+			b.ReportMetric(float64(cputime.Now()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(nc), "components")
+		})
+	}
+	run("before", func() int { return len(prepareSerial(ctx, net, nil).componentsSerial()) })
+	run("workers=1", func() int { return len(prepare(ctx, net, nil, 1).components()) })
+	run(fmt.Sprintf("workers=%d", runtime.GOMAXPROCS(0)), func() int {
+		return len(prepare(ctx, net, nil, runtime.GOMAXPROCS(0)).components())
+	})
 }

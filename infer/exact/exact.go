@@ -254,7 +254,7 @@ func SolveStats(ctx context.Context, net *ground.Network, opt Options) (*infer.R
 	var cancelled atomic.Bool
 	defer context.AfterFunc(ctx, func() { cancelled.Store(true) })()
 
-	pr := prepare(ctx, net, opt.Bias)
+	pr := prepare(ctx, net, opt.Bias, opt.Workers)
 	if pr == nil {
 		return nil, nil, ctx.Err()
 	}

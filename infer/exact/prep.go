@@ -3,7 +3,9 @@ package exact
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/marple-mln/marple/ground"
 )
@@ -44,7 +46,8 @@ type prep struct {
 	n    int
 
 	// Normalised clauses: duplicate literals removed; taut marks clauses
-	// with complementary literals.
+	// with complementary literals. When no clause changes, nstart is nil
+	// and the clauses are the network's.
 	nlits  []ground.Lit
 	nstart []int32
 	taut   []bool
@@ -54,14 +57,14 @@ type prep struct {
 	val      []int8  // forced value: 0 free, 1 true, -1 false
 	u        []float64
 
-	// Residual clauses (two or more free literals) of the components
-	// without conflict, with global literals.
-	rlits  []ground.Lit
-	rstart []int32
-	rw     []float64
+	// The residual clauses by chunk of the network's clauses.
+	res []resChunk
 
 	uf    []int32 // union-find over the residual clauses
-	inRes []bool  // atom occurs in a residual clause
+	inRes bitset  // atom occurs in a residual clause
+
+	workers     int  // goroutines for the preparation
+	anyConflict bool // some component has a conflict
 
 	assign    []bool
 	constant  float64 // constant part of the cost (see SolveStats' Bound)
@@ -154,138 +157,134 @@ func union(p []int32, a, b int32) {
 }
 
 // prepare normalises the clauses, finds the original components, propagates
-// hard unit clauses and simplifies. It returns nil when ctx is cancelled.
-func prepare(ctx context.Context, net *ground.Network, bias []float64) *prep {
+// hard unit clauses and simplifies, on up to workers goroutines (the result
+// does not depend on their number). It returns nil when ctx is cancelled.
+func prepare(ctx context.Context, net *ground.Network, bias []float64, workers int) *prep {
 	n := net.NumAtoms()
 	m := net.NumClauses()
-	pr := &prep{net: net, bias: bias, n: n}
+	pr := &prep{net: net, bias: bias, n: n, workers: workers}
+	nch := numChunks(m)
+	var stopped atomic.Bool
+	// each runs fn on every clause chunk, stopping when ctx is cancelled.
+	each := func(fn func(k, lo, hi int)) bool {
+		forChunks(workers, nch, func(k int) {
+			if stopped.Load() || ctx.Err() != nil {
+				stopped.Store(true)
+				return
+			}
+			lo, hi := chunkRange(k, m)
+			fn(k, lo, hi)
+		})
+		return !stopped.Load()
+	}
 
-	// Normalise.
-	mark := make([]int32, n)
-	sign := make([]bool, n)
-	pr.nlits = make([]ground.Lit, 0, net.NumLits())
-	pr.nstart = make([]int32, 1, m+1)
+	// Normalise: count the literals each clause keeps, then write them
+	// (unless no clause changes).
+	pr.nstart = make([]int32, m+1)
 	pr.taut = make([]bool, m)
-	for c := 0; c < m; c++ {
-		if c&4095 == 4095 && ctx.Err() != nil {
+	total := make([]int, nch+1)
+	var changed atomic.Bool
+	if !each(func(k, lo, hi int) {
+		var buf []ground.Lit
+		t := 0
+		for c := lo; c < hi; c++ {
+			ls := net.Clause(c)
+			buf, pr.taut[c] = normalise(buf[:0], ls)
+			if len(buf) != len(ls) {
+				changed.Store(true)
+			}
+			t += len(buf)
+			pr.nstart[c+1] = int32(len(buf))
+		}
+		total[k+1] = t
+	}) {
+		return nil
+	}
+	if !changed.Load() {
+		pr.nstart = nil // pr.clause reads the network's clauses
+	} else {
+		for k := 0; k < nch; k++ {
+			total[k+1] += total[k]
+		}
+		pr.nlits = make([]ground.Lit, total[nch])
+		if !each(func(k, lo, hi int) {
+			off := int32(total[k])
+			var buf []ground.Lit
+			for c := lo; c < hi; c++ {
+				ls := net.Clause(c)
+				if int(pr.nstart[c+1]) != len(ls) {
+					buf, _ = normalise(buf[:0], ls)
+					ls = buf
+				}
+				copy(pr.nlits[off:], ls)
+				off += int32(len(ls))
+				pr.nstart[c+1] = off
+			}
+		}) {
 			return nil
 		}
-		s := len(pr.nlits)
-		for _, l := range net.Clause(c) {
-			a := l.Atom()
-			if mark[a] == int32(c+1) {
-				if sign[a] != l.Neg() {
-					pr.taut[c] = true
-				}
-				continue
-			}
-			mark[a], sign[a] = int32(c+1), l.Neg()
-			pr.nlits = append(pr.nlits, l)
-		}
-		if pr.taut[c] {
-			pr.nlits = pr.nlits[:s]
-		}
-		pr.nstart = append(pr.nstart, int32(len(pr.nlits)))
 	}
 
 	// Original components.
-	root := make([]int32, n)
-	for a := range root {
-		root[a] = int32(a)
-	}
-	for c := 0; c < m; c++ {
-		if c&4095 == 4095 && ctx.Err() != nil {
-			return nil
+	root := newForest(workers, n)
+	if !each(func(k, lo, hi int) {
+		for c := lo; c < hi; c++ {
+			ls := pr.clause(c)
+			for i := 1; i < len(ls); i++ {
+				cunion(root, ls[0].Atom(), ls[i].Atom())
+			}
 		}
-		ls := pr.clause(c)
-		for i := 1; i < len(ls); i++ {
-			union(root, ls[0].Atom(), ls[i].Atom())
-		}
+	}) {
+		return nil
 	}
-	for a := range root {
-		root[a] = find(root, int32(a))
-	}
+	flatten(workers, root)
 	pr.root = root
 	pr.conflict = make([]bool, n)
 
 	pr.propagate()
+	pr.anyConflict = slices.Contains(pr.conflict, true)
 
-	// Constant part and linear terms.
+	// Residual clauses, constant part and linear terms.
+	val := pr.val
+	pr.uf = newForest(workers, n)
+	pr.inRes = newBitset(n)
+	pr.res = make([]resChunk, nch)
 	pr.u = make([]float64, n)
 	for a, b := range bias {
 		pr.u[a] = -b
 	}
-	val := pr.val
-	uf := make([]int32, n)
-	for a := range uf {
-		uf[a] = int32(a)
-	}
-	inRes := make([]bool, n)
-	pr.rlits = make([]ground.Lit, 0, len(pr.nlits))
-	pr.rstart = make([]int32, 1, m+1)
-	pr.rw = make([]float64, 0, m)
-	for c := 0; c < m; c++ {
-		if c&4095 == 4095 && ctx.Err() != nil {
-			return nil
+	forChunksInOrder(workers, nch, func(k int) {
+		if stopped.Load() || ctx.Err() != nil {
+			stopped.Store(true)
+			return
 		}
-		w := net.Weight(c)
-		hard := math.IsInf(w, 1)
-		if !hard && w < 0 {
-			pr.constant -= w
+		lo, hi := chunkRange(k, m)
+		scratch := scratchPool.Get().(*resChunk)
+		pr.residual(scratch, lo, hi)
+		// The residual clauses stay, at their size; the terms wait in
+		// the scratch buffers for their merge.
+		r := &pr.res[k]
+		r.lits, r.start, r.w = slices.Clone(scratch.lits), slices.Clone(scratch.start), slices.Clone(scratch.w)
+		r.constant, r.unitAtom, r.unitW, r.hardEmpty = scratch.constant, scratch.unitAtom, scratch.unitW, scratch.hardEmpty
+		r.scratch = scratch
+	}, func(k int) {
+		// The sums in clause order, as a serial pass makes them.
+		r := &pr.res[k]
+		for _, x := range r.constant {
+			pr.constant += x
 		}
-		if pr.taut[c] {
-			continue
+		for i, a := range r.unitAtom {
+			pr.u[a] += r.unitW[i]
 		}
-		ls := pr.clause(c)
-		if len(ls) == 0 {
-			if hard {
-				pr.hardEmpty++
-			} else {
-				pr.constant += w
-			}
-			continue
+		pr.hardEmpty += r.hardEmpty
+		r.constant, r.unitAtom, r.unitW = nil, nil, nil
+		if r.scratch != nil { // nil when the chunk was skipped on a stop
+			scratchPool.Put(r.scratch)
+			r.scratch = nil
 		}
-		if pr.conflict[root[ls[0].Atom()]] {
-			continue
-		}
-		s := len(pr.rlits)
-		sat := false
-		for _, l := range ls {
-			switch v := val[l.Atom()]; {
-			case v == 0:
-				pr.rlits = append(pr.rlits, l)
-			case (v > 0) != l.Neg():
-				sat = true
-			}
-		}
-		free := pr.rlits[s:]
-		if sat || hard && len(free) < 2 {
-			// Hard clauses with fewer than two free literals are
-			// satisfied after propagation without conflict.
-			pr.rlits = pr.rlits[:s]
-			continue
-		}
-		switch len(free) {
-		case 0:
-			pr.constant += w
-		case 1:
-			if l := free[0]; l.Neg() {
-				pr.u[l.Atom()] += w
-			} else {
-				pr.constant += w
-				pr.u[l.Atom()] -= w
-			}
-		}
-		if len(free) < 2 {
-			pr.rlits = pr.rlits[:s]
-			continue
-		}
-		for _, l := range free {
-			inRes[l.Atom()] = true
-			union(uf, free[0].Atom(), l.Atom())
-		}
-		pr.rstart = append(pr.rstart, int32(len(pr.rlits)))
-		pr.rw = append(pr.rw, w)
+	})
+	if stopped.Load() {
+		return nil
 	}
 
 	// Forced atoms and singletons.
@@ -301,7 +300,7 @@ func prepare(ctx context.Context, net *ground.Network, bias []float64) *prep {
 				pr.assign[a] = true
 				pr.constant += pr.u[a]
 			}
-		case !inRes[a]:
+		case !pr.inRes.has(int32(a)):
 			pr.singletons++
 			if pr.u[a] < 0 {
 				pr.assign[a] = true
@@ -309,11 +308,146 @@ func prepare(ctx context.Context, net *ground.Network, bias []float64) *prep {
 			}
 		}
 	}
-	pr.uf, pr.inRes = uf, inRes
 	return pr
 }
 
-func (pr *prep) clause(c int) []ground.Lit { return pr.nlits[pr.nstart[c]:pr.nstart[c+1]] }
+// normalise appends to buf the literals of ls without repeated atoms (the
+// first occurrence kept) and reports whether ls has complementary
+// literals; it then appends none.
+func normalise(buf, ls []ground.Lit) ([]ground.Lit, bool) {
+	s := len(buf)
+	var seen map[int32]bool // sign by atom, for long clauses
+	if len(ls) > 32 {
+		seen = make(map[int32]bool, len(ls))
+	}
+	taut := false
+	for _, l := range ls {
+		a := l.Atom()
+		dup := false
+		if seen != nil {
+			if neg, ok := seen[a]; ok {
+				dup, taut = true, taut || neg != l.Neg()
+			} else {
+				seen[a] = l.Neg()
+			}
+		} else {
+			for _, k := range buf[s:] {
+				if k.Atom() == a {
+					dup, taut = true, taut || k.Neg() != l.Neg()
+					break
+				}
+			}
+		}
+		if !dup {
+			buf = append(buf, l)
+		}
+	}
+	if taut {
+		buf = buf[:s]
+	}
+	return buf, taut
+}
+
+// A resChunk holds what the clauses of one chunk leave after propagation.
+type resChunk struct {
+	// The residual clauses (two or more free literals) of the
+	// components without conflict, with global literals: clause i has
+	// lits[start[i]:start[i+1]] and weight w[i].
+	lits  []ground.Lit
+	start []int32
+	w     []float64
+	// The chunk's terms of the constant and of the linear terms, in
+	// clause order.
+	constant  []float64
+	unitAtom  []int32
+	unitW     []float64
+	hardEmpty int
+	scratch   *resChunk // the buffers behind the terms, for reuse
+}
+
+// scratchPool holds buffers for residual, reused from chunk to chunk.
+var scratchPool = sync.Pool{New: func() any { return new(resChunk) }}
+
+// residual simplifies clauses lo..hi-1 under the propagated values into r
+// (emptied first, its buffers reused), joining the atoms of each residual
+// clause in pr.uf.
+func (pr *prep) residual(r *resChunk, lo, hi int) {
+	net, val := pr.net, pr.val
+	r.lits, r.start, r.w = r.lits[:0], append(r.start[:0], 0), r.w[:0]
+	r.constant, r.unitAtom, r.unitW, r.hardEmpty = r.constant[:0], r.unitAtom[:0], r.unitW[:0], 0
+	for c := lo; c < hi; c++ {
+		w := clauseWeight(net, c)
+		hard := math.IsInf(w, 1)
+		if !hard && w < 0 {
+			r.constant = append(r.constant, -w)
+		}
+		if pr.taut[c] {
+			continue
+		}
+		ls := pr.clause(c)
+		if len(ls) == 0 {
+			if hard {
+				r.hardEmpty++
+			} else {
+				r.constant = append(r.constant, w)
+			}
+			continue
+		}
+		if pr.anyConflict && pr.conflict[pr.root[ls[0].Atom()]] {
+			continue
+		}
+		s := len(r.lits)
+		sat := false
+		for _, l := range ls {
+			switch v := val[l.Atom()]; {
+			case v == 0:
+				r.lits = append(r.lits, l)
+			case (v > 0) != l.Neg():
+				sat = true
+			}
+		}
+		free := r.lits[s:]
+		if sat || hard && len(free) < 2 {
+			// Hard clauses with fewer than two free literals are
+			// satisfied after propagation without conflict.
+			r.lits = r.lits[:s]
+			continue
+		}
+		switch len(free) {
+		case 0:
+			r.constant = append(r.constant, w)
+		case 1:
+			if l := free[0]; l.Neg() {
+				r.unitAtom, r.unitW = append(r.unitAtom, l.Atom()), append(r.unitW, w)
+			} else {
+				r.constant = append(r.constant, w)
+				r.unitAtom, r.unitW = append(r.unitAtom, l.Atom()), append(r.unitW, -w)
+			}
+		}
+		if len(free) < 2 {
+			r.lits = r.lits[:s]
+			continue
+		}
+		r0 := cfind(pr.uf, free[0].Atom())
+		for _, l := range free {
+			pr.inRes.add(l.Atom())
+			r0 = clink(pr.uf, r0, l.Atom())
+		}
+		r.start = append(r.start, int32(len(r.lits)))
+		r.w = append(r.w, w)
+	}
+}
+
+// clauseWeight returns the weight of clause c of net.
+func clauseWeight(net *ground.Network, c int) float64 { return net.Weight(c) }
+
+// clause returns the literals of clause c, normalised.
+func (pr *prep) clause(c int) []ground.Lit {
+	if pr.nstart == nil {
+		return pr.net.Clause(c)
+	}
+	return pr.nlits[pr.nstart[c]:pr.nstart[c+1]]
+}
 
 // propagate fixes the atoms forced by hard unit clauses, marking the
 // original components where a hard clause becomes false.
@@ -413,81 +547,126 @@ func (pr *prep) conflictRoots() []int32 {
 }
 
 // components returns the components of the residual clauses, ordered by
-// smallest atom.
+// smallest atom. The atoms and clauses of a component keep their order
+// (atoms ascending, clauses in network order); the work is split into
+// blocks of consecutive atoms and clauses counted, then placed, in
+// parallel.
 func (pr *prep) components() []*problem {
-	n := pr.n
-	comp := make([]int32, n) // root -> component index
-	for a := range comp {
-		comp[a] = -1
-	}
-	var first []int32 // component -> smallest atom
-	var natoms []int32
-	local := make([]int32, n)
-	for a := 0; a < n; a++ {
-		if !pr.inRes[a] {
-			continue
+	n, workers := pr.n, pr.workers
+	flatten(workers, pr.uf)
+	uf, in := pr.uf, pr.inRes
+	// Number the components by their root, their smallest atom.
+	nach := numChunks(n)
+	roots := make([]int32, nach+1)
+	forChunks(workers, nach, func(k int) {
+		lo, hi := chunkRange(k, n)
+		for a := lo; a < hi; a++ {
+			if in.has(int32(a)) && uf[a] == int32(a) {
+				roots[k+1]++
+			}
 		}
-		r := find(pr.uf, int32(a))
-		if comp[r] < 0 {
-			comp[r] = int32(len(first))
-			first = append(first, int32(a))
-			natoms = append(natoms, 0)
-		}
-		k := comp[r]
-		local[a] = natoms[k]
-		natoms[k]++
+	})
+	for k := 0; k < nach; k++ {
+		roots[k+1] += roots[k]
 	}
-	nc := len(first)
+	nc := int(roots[nach])
 	if nc == 0 {
 		return nil
 	}
-	compOf := func(a int32) int32 { return comp[find(pr.uf, a)] }
-	// Atom and clause offsets per component.
-	aoff := make([]int32, nc+1)
-	for k := 0; k < nc; k++ {
-		aoff[k+1] = aoff[k] + natoms[k]
-	}
-	ncl := make([]int32, nc+1)
-	nlit := make([]int32, nc+1)
-	nr := len(pr.rw)
-	for c := 0; c < nr; c++ {
-		k := compOf(pr.rlits[pr.rstart[c]].Atom())
-		ncl[k+1]++
-		nlit[k+1] += pr.rstart[c+1] - pr.rstart[c]
-	}
-	for k := 0; k < nc; k++ {
-		ncl[k+1] += ncl[k]
-		nlit[k+1] += nlit[k]
-	}
+	comp := make([]int32, n) // root -> component index
+	first := make([]int32, nc)
+	forChunks(workers, nach, func(k int) {
+		lo, hi := chunkRange(k, n)
+		id := roots[k]
+		for a := lo; a < hi; a++ {
+			if in.has(int32(a)) && uf[a] == int32(a) {
+				comp[a], first[id] = id, int32(a)
+				id++
+			}
+		}
+	})
+	compOf := func(a int32) int32 { return comp[uf[a]] }
+
+	// Blocks: as many as workers (at most 8), each with a count per
+	// component.
+	blocks := max(1, min(workers, 8, n/chunkSize))
+	ablock := func(b int) (lo, hi int) { return b * n / blocks, (b + 1) * n / blocks }
+
+	// Atoms: counts per block and component, then offsets.
+	acnt := make([][]int32, blocks)
+	forChunks(workers, blocks, func(b int) {
+		cnt := make([]int32, nc)
+		lo, hi := ablock(b)
+		for a := lo; a < hi; a++ {
+			if in.has(int32(a)) {
+				cnt[compOf(int32(a))]++
+			}
+		}
+		acnt[b] = cnt
+	})
+	aoff := offsets(acnt, nc)
 	atoms := make([]int32, aoff[nc])
 	unary := make([]float64, aoff[nc])
-	for a := 0; a < n; a++ {
-		if pr.inRes[a] {
-			k := compOf(int32(a))
-			i := aoff[k] + local[a]
-			atoms[i] = int32(a)
-			unary[i] = pr.u[a]
+	local := make([]int32, n)
+	forChunks(workers, blocks, func(b int) {
+		next := acnt[b] // now the next position per component
+		lo, hi := ablock(b)
+		for a := lo; a < hi; a++ {
+			if in.has(int32(a)) {
+				k := compOf(int32(a))
+				i := next[k]
+				next[k]++
+				atoms[i], unary[i] = int32(a), pr.u[a]
+				local[a] = i - aoff[k]
+			}
 		}
-	}
+	})
+
+	// Clauses: the residual chunks in blocks of consecutive chunks.
+	res := pr.res
+	cblocks := max(1, min(blocks, len(res)))
+	cblock := func(b int) (lo, hi int) { return b * len(res) / cblocks, (b + 1) * len(res) / cblocks }
+	ccnt := make([][]int32, cblocks)
+	lcnt := make([][]int32, cblocks)
+	forChunks(workers, cblocks, func(b int) {
+		cc, lc := make([]int32, nc), make([]int32, nc)
+		lo, hi := cblock(b)
+		for _, r := range res[lo:hi] {
+			for i := range r.w {
+				k := compOf(r.lits[r.start[i]].Atom())
+				cc[k]++
+				lc[k] += r.start[i+1] - r.start[i]
+			}
+		}
+		ccnt[b], lcnt[b] = cc, lc
+	})
+	ncl := offsets(ccnt, nc)
+	nlit := offsets(lcnt, nc)
 	lits := make([]ground.Lit, nlit[nc])
-	w := make([]float64, nr)
-	// start arrays: one per component, each of length ncl+1.
-	starts := make([]int32, nr+nc)
-	cfill := append([]int32(nil), ncl[:nc]...)
-	lfill := append([]int32(nil), nlit[:nc]...)
-	for c := 0; c < nr; c++ {
-		ls := pr.rlits[pr.rstart[c]:pr.rstart[c+1]]
-		k := compOf(ls[0].Atom())
-		ci := cfill[k]
-		cfill[k]++
-		w[ci] = pr.rw[c]
-		for _, l := range ls {
-			lits[lfill[k]] = ground.MakeLit(local[l.Atom()], l.Neg())
-			lfill[k]++
+	w := make([]float64, ncl[nc])
+	// start arrays: one per component, each of length ncl+1; component
+	// k's is starts[ncl[k]+k : ncl[k+1]+k+1].
+	starts := make([]int32, int(ncl[nc])+nc)
+	forChunks(workers, cblocks, func(b int) {
+		cfill, lfill := ccnt[b], lcnt[b]
+		lo, hi := cblock(b)
+		for _, r := range res[lo:hi] {
+			for i := range r.w {
+				ls := r.lits[r.start[i]:r.start[i+1]]
+				k := compOf(ls[0].Atom())
+				ci := cfill[k]
+				cfill[k]++
+				w[ci] = r.w[i]
+				p := lfill[k]
+				for _, l := range ls {
+					lits[p] = ground.MakeLit(local[l.Atom()], l.Neg())
+					p++
+				}
+				lfill[k] = p
+				starts[int(ci)+int(k)+1] = p - nlit[k]
+			}
 		}
-		// Component k's start array is starts[ncl[k]+k : ncl[k+1]+k+1].
-		starts[int(ci)+int(k)+1] = lfill[k] - nlit[k]
-	}
+	})
 	probs := make([]*problem, nc)
 	for k := 0; k < nc; k++ {
 		st := starts[int(ncl[k])+k : int(ncl[k+1])+k+1]
@@ -503,6 +682,24 @@ func (pr *prep) components() []*problem {
 		}
 	}
 	return probs
+}
+
+// offsets turns counts per block and component into the position where
+// each block's items of each component start (in place) and returns the
+// start of each component's items, with the total at the end: the items
+// of component k come before those of k+1, those of block b before those
+// of b+1.
+func offsets(cnt [][]int32, nc int) []int32 {
+	off := make([]int32, nc+1)
+	var t int32
+	for k := 0; k < nc; k++ {
+		off[k] = t
+		for _, c := range cnt {
+			c[k], t = t, t+c[k]
+		}
+	}
+	off[nc] = t
+	return off
 }
 
 // relaxed returns, for each original component in roots, the problem over

@@ -4,8 +4,8 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
+
+	"github.com/marple-mln/marple/internal/par"
 )
 
 // Block sizes for the parallel passes. Reductions are summed per block and
@@ -72,32 +72,7 @@ func newADMM(p *problem, workers int) *admm {
 }
 
 // run calls fn(b) for b in [0, nb), spread over the workers.
-func (s *admm) run(nb int, fn func(b int)) {
-	w := min(s.workers, nb)
-	if w <= 1 {
-		for b := 0; b < nb; b++ {
-			fn(b)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	work := func() {
-		for {
-			b := int(next.Add(1) - 1)
-			if b >= nb {
-				return
-			}
-			fn(b)
-		}
-	}
-	wg.Add(w - 1)
-	for i := 1; i < w; i++ {
-		go func() { defer wg.Done(); work() }()
-	}
-	work()
-	wg.Wait()
-}
+func (s *admm) run(nb int, fn func(b int)) { par.For(s.workers, nb, fn) }
 
 func sumBlocks(v []float64, nb int) float64 {
 	t := 0.0
