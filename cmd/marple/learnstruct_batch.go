@@ -219,4 +219,5 @@ func registerScoring(fs *flag.FlagSet, so *structure.Scoring) {
 	fs.IntVar(&so.MinAtomSamples, "minAtomSamples", so.MinAtomSamples, "least atoms of a predicate sampled (-1: no minimum)")
 	fs.IntVar(&so.MaxAtomSamples, "maxAtomSamples", so.MaxAtomSamples, "most atoms of a predicate sampled (-1: no maximum)")
 	fs.Int64Var(&so.MaxGroundings, "maxGroundings", so.MaxGroundings, "skip a candidate whose counting examines more groundings than this per database (0: no bound)")
+	fs.BoolVar(&so.SharedDomains, "sharedDomains", so.SharedDomains, "score every training database over the union of all databases' constants (default: each over its own, as Alchemy's -multipleDatabases)")
 }
