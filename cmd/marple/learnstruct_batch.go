@@ -80,6 +80,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		unchanged  = fs.Int("bestGainUnchangedLimit", d.BestGainUnchangedLimit, "beam search stops after this many steps without a new best clause")
 		reEval     = fs.Int("numClausesReEval", d.NumClausesReEval, "best candidates re-scored with the tight tolerances")
 		fromEmpty  = fs.Bool("startFromEmptyMLN", false, "start from unit clauses; the input model's clauses are candidates of the first step")
+		freeVars   = fs.Bool("freeVars", false, "let clauses with a variable in only one literal enter the model (Alchemy does; by default they only extend the beam)")
 		sfsK       = fs.Int("sfsK", d.ClausesPerStep, "shortest-first search: clauses of length L added at each step")
 		maxSteps   = fs.Int("maxSteps", 0, "stop after this many clauses added or changed (0: no limit)")
 		timeLimit  = fs.Duration("timeLimit", 0, "stop the search after this long, keeping the model so far (0: no limit)")
@@ -151,7 +152,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	s.Model = m
 	s.NonEvidence = ne
 	s.Start = m.Clauses
-	s.StartFromEmpty = *fromEmpty
+	s.StartFromEmpty, s.FreeVars = *fromEmpty, *freeVars
 	s.BeamSize, s.MinWt, s.Penalty = *beamSize, *minWt, *penalty
 	s.MaxVars, s.MaxNumPredicates = *maxVars, *maxPreds
 	s.BestGainUnchangedLimit, s.NumClausesReEval, s.ClausesPerStep = *unchanged, *reEval, *sfsK
