@@ -431,16 +431,29 @@ func (sr *searcher) keep(c *candidate) bool {
 }
 
 // admit reports whether an evaluated candidate may enter the model: keep,
-// and no free variable unless FreeVars.
+// and unless FreeVars, no free variable in a new clause, and no more free
+// variables than the clause it replaces in a refinement (a starting
+// model's clauses may have some).
 func (sr *searcher) admit(c *candidate) bool {
-	return sr.keep(c) && (sr.s.FreeVars || c.op == opRemove || !HasFreeVar(c.clause))
+	if !sr.keep(c) || sr.s.FreeVars || c.op == opRemove {
+		return sr.keep(c)
+	}
+	n := CountFreeVars(c.clause)
+	if c.op == opReplace {
+		return n <= CountFreeVars(sr.cur.clauses[c.target])
+	}
+	return n == 0
 }
 
 // HasFreeVar reports whether a clause of two or more literals has a
 // variable that occurs in only one of its literals.
-func HasFreeVar(c *mln.Clause) bool {
+func HasFreeVar(c *mln.Clause) bool { return CountFreeVars(c) > 0 }
+
+// CountFreeVars returns the number of variables of a clause of two or more
+// literals that occur in only one of its literals (0 for a unit clause).
+func CountFreeVars(c *mln.Clause) int {
 	if len(c.Lits) < 2 {
-		return false
+		return 0
 	}
 	seen := map[int]int{} // variable -> literals it occurs in
 	for _, l := range c.Lits {
@@ -452,12 +465,13 @@ func HasFreeVar(c *mln.Clause) bool {
 			}
 		}
 	}
-	for _, n := range seen {
-		if n < 2 {
-			return true
+	n := 0
+	for _, k := range seen {
+		if k < 2 {
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // sortCands orders candidates by decreasing gain, ties by position
