@@ -41,6 +41,11 @@ type CountOptions struct {
 	// constants and those its atoms mention (Alchemy's -multipleDatabases),
 	// instead of the model's domains (every database's constants).
 	OwnDomains bool
+	// ListedOnly scores only the atoms each database lists (true or
+	// false; with sampling, a sample of them): for data whose unlisted
+	// atoms are unknown rather than false (held-out folds). Unlisted atoms
+	// are still false in the Markov blankets of the scored ones.
+	ListedOnly bool
 	// CacheMB bounds the memory of cached counts in megabytes (0:
 	// DefaultCacheMB, Alchemy's -cacheSize; negative: no bound). When a
 	// new count would exceed it, the cache is emptied first (counts held
@@ -158,7 +163,7 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 		return nil, fmt.Errorf("learn: NewPLLData: %d scored ground atoms; at most %d are supported", n, math.MaxInt32-1)
 	}
 	d.nrows = int(n)
-	sampling := (opt.FractAtoms > 0 && opt.FractAtoms < 1) || opt.MaxAtomSamples > 0
+	sampling := (opt.FractAtoms > 0 && opt.FractAtoms < 1) || opt.MaxAtomSamples > 0 || opt.ListedOnly
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
 	for _, db := range dbs {
 		w := newCWorld(sp, db)
@@ -178,26 +183,42 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 			}
 			size := w.size(sp, mln.PredID(p))
 			sizes[p] = size
-			k := size
+			// The candidate atoms: all of the predicate's groundings in w, or
+			// those the database lists.
+			n := size
+			pick := func(i int64) int64 { return w.atomID(sp, mln.PredID(p), i) }
+			if opt.ListedOnly {
+				var listed []int64
+				db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
+					if v != mln.Unknown {
+						if id := sp.id(mln.PredID(p), args); id >= 0 {
+							listed = append(listed, id)
+						}
+					}
+				})
+				n = int64(len(listed))
+				pick = func(i int64) int64 { return listed[i] }
+			}
+			k := n
 			if sampling {
 				f := opt.FractAtoms
 				if f == 0 {
 					f = 1
 				}
-				k = int64(math.Round(f * float64(size)))
+				k = int64(math.Round(f * float64(n)))
 				if opt.MinAtomSamples > 0 {
 					k = max(k, int64(opt.MinAtomSamples))
 				}
 				if opt.MaxAtomSamples > 0 {
 					k = min(k, int64(opt.MaxAtomSamples))
 				}
-				k = min(max(k, 0), size)
-				// Floyd's algorithm: k distinct ids of [0, size).
-				for j := size - k; j < size; j++ {
+				k = min(max(k, 0), n)
+				// Floyd's algorithm: k distinct candidates of [0, n).
+				for j := n - k; j < n; j++ {
 					t := rng.Int64N(j + 1)
-					r := d.rowOff[p] + w.atomID(sp, mln.PredID(p), t)
+					r := d.rowOff[p] + pick(t)
 					if bits[r>>6]&(1<<(r&63)) != 0 {
-						r = d.rowOff[p] + w.atomID(sp, mln.PredID(p), j)
+						r = d.rowOff[p] + pick(j)
 					}
 					bits[r>>6] |= 1 << (r & 63)
 				}

@@ -635,6 +635,9 @@ type GenerativeSettings struct {
 	GradTol float64
 	// KeepInitial starts from the model's weights instead of 0.
 	KeepInitial bool
+	// OwnDomains gives each database its own domains in GenerativeCounts
+	// (CountOptions.OwnDomains; Alchemy's learnwts -multipleDatabases).
+	OwnDomains bool
 }
 
 // GenerativeStats summarise a run of Generative.

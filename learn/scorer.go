@@ -553,7 +553,7 @@ func GenerativeCounts(ctx context.Context, model *mln.Model, dbs []*mln.Database
 	if err := checkGenerative(&s); err != nil {
 		return nil, err
 	}
-	d, err := NewPLLData(model, dbs, scored, CountOptions{PLLOptions: s.PLLOptions})
+	d, err := NewPLLData(model, dbs, scored, CountOptions{PLLOptions: s.PLLOptions, OwnDomains: s.OwnDomains})
 	if err != nil {
 		return nil, err
 	}

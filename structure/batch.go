@@ -36,6 +36,19 @@ type Scoring struct {
 	// bound, on by default (DefaultMaxGroundings), is what keeps a
 	// candidate's cost in check.
 	MaxGroundings int64
+	// SharedDomains gives every training database the union of all
+	// databases' constants as its domain (Marple before per-database
+	// domains). By default each database has its own domains, the model
+	// files' constants and those its atoms mention, as Alchemy's
+	// learnstruct -multipleDatabases does: with k training databases the
+	// shared domain makes each predicate's atoms about k^arity times more
+	// numerous, so every weight (unit clauses included) is calibrated to
+	// atoms much rarer than in one database, and held-out CLL suffers.
+	SharedDomains bool
+	// ListedOnly scores only the atoms the databases list, true or false
+	// (learn.CountOptions.ListedOnly): for training data whose unlisted
+	// atoms are unknown, such as the MRC data sets' held-out folds.
+	ListedOnly bool
 	// Seed seeds the samplers.
 	Seed int64
 }
@@ -80,7 +93,8 @@ const (
 )
 
 // LearnBatch learns the structure of s.Model from training databases (each
-// its own domain: its constants and the model's declared ones) with
+// its own domain: its constants and the model's declared ones, unless
+// sc.SharedDomains) with
 // method beam (BeamSearch), sfs (ShortestFirst) or weights (only the
 // weights of the unit clauses and the clauses of s.Start), scored by a
 // pseudo-likelihood scorer built with sc over the databases. s.Scorer,

@@ -31,7 +31,7 @@ type countScorer struct {
 const maxBases = 12
 
 func newCountScorer(m *mln.Model, dbs []*mln.Database, nonEv []mln.PredID, sc Scoring, maxGroundings int64) (*countScorer, error) {
-	opt := learn.CountOptions{Key: CanonicalKey, MaxGroundings: maxGroundings, Seed: uint64(sc.Seed)}
+	opt := learn.CountOptions{Key: CanonicalKey, MaxGroundings: maxGroundings, Seed: uint64(sc.Seed), OwnDomains: !sc.SharedDomains, ListedOnly: sc.ListedOnly}
 	opt.Unweighted = sc.NoWtPredsEqually
 	exact, err := learn.NewPLLData(m, dbs, nonEv, opt)
 	if err != nil {

@@ -30,11 +30,13 @@ func ExampleLearnBatch() {
 	}
 	// The second clause is planted; the first links Smokes(x) and Cancer(x)
 	// as the planted !Smokes(x) v Cancer(x) does (with the unit clauses,
-	// any sign pattern of one pairwise clause is the same model).
+	// any sign pattern of one pairwise clause is the same model). Clauses
+	// with a free variable (one in a single literal, such as
+	// Smokes(a1) v Cancer(a1) v !Friends(a2,a1)) only extend the beam
+	// (Settings.FreeVars).
 
 	// Output:
 	// Smokes(a1) v Cancer(a1)
 	// !Smokes(a1) v !Friends(a1,a2) v Smokes(a2)
 	// !Cancer(a1) v !Friends(a1,a2) v !Smokes(a2)
-	// Smokes(a1) v Cancer(a1) v !Friends(a2,a1)
 }

@@ -208,3 +208,28 @@ func TestOperatorsKeepEqualities(t *testing.T) {
 		t.Error("AddLiteral: nothing")
 	}
 }
+
+func TestHasFreeVar(t *testing.T) {
+	m, err := mln.ParseModel("f.mln", `P(t)
+Q(t,t)
+1 P(x)
+1 Q(x,y)
+1 P(x) v Q(x,y)
+1 P(x) v Q(x,y) v !P(y)
+1 Q(x,x) v P(y)
+1 Q(x,y) v Q(y,z) v Q(x,z)
+1 Q(x,y) v Q(y,x)
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	want := []bool{false, false, true, false, true, false, false}
+	for i, c := range m.Clauses {
+		if got := HasFreeVar(c); got != want[i] {
+			t.Errorf("%s: HasFreeVar %v", m.ClauseString(c), got)
+		}
+	}
+}

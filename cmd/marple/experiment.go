@@ -25,7 +25,8 @@ structure learning (OSL-M1, OSL-M2) and AdaGrad-FB from the LC_0, ISM and
 empty models, with F1, training time and non-zero clauses. Writes osl.md.
 "mrc" is the MRC protocol (Kok & Domingos 2007) on animals, kinship, umls
 and nations: per shared fold, learn on the others, predict the fold's atoms;
-CLL and AUC-PR against a per-relation baseline (see marple experiment mrc
+CLL and AUC-PR against a per-relation baseline and MSL from unit clauses
+(each search capped by -mslTimeLimit, 1m; see marple experiment mrc
 -h). Writes mrc.md. "msl" is batch structure learning (Kok & Domingos 2005)
 on UW-CSE and IMDB: beam and shortest-first search against unit clauses and
 the hand-built KB, CLL and AUC-PR of each predicate given the others; see

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/marple-mln/marple/experiment"
 	"github.com/marple-mln/marple/internal/atomicfile"
@@ -93,12 +94,13 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 }
 
 func runMRCExperiment(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "experiment mrc", "[-data ../shared/data] [-out results] [-sets animals,...] [-folds 0,1,...] [-restarts N -seed N -lambda L -beta B]")
+	fs := newFlagSet(e, "experiment mrc", "[-data ../shared/data] [-out results] [-sets animals,...] [-folds 0,1,...] [-mslTimeLimit 1m] [-restarts N -seed N -lambda L -beta B]")
 	var (
 		data  = fs.String("data", datadir.Root(), "the data folder (holding animals/, kinship/, umls/, nations/)")
 		out   = fs.String("out", "results", "folder for mrc.md")
 		sets  = fs.String("sets", "", "data sets, comma-separated (default: animals,kinship,umls,nations)")
 		folds = fs.String("folds", "", "held-out folds, comma-separated (default: 0-7, the shared ones)")
+		msl   = fs.Duration("mslTimeLimit", time.Minute, "the MSL baseline's search per fold ends after this long, keeping its model (0: no MSL baseline)")
 		mrc   = addMRCFlags(fs)
 	)
 	if err := parseFlags(fs, args); err != nil {
@@ -121,6 +123,7 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 		Sets:     splitList(*sets),
 		Folds:    fl,
 		Opt:      opt,
+		MSLTime:  *msl,
 		Progress: e.stderr,
 	})
 	if err != nil {

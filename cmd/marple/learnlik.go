@@ -39,7 +39,7 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		done := p.stage("learn PLL")
 		st, err := learn.GenerativeCounts(ctx, m, dbs, gopt.Query, learn.GenerativeSettings{
 			PLLOptions:  learn.PLLOptions{Unweighted: f.noEqualWt, Workers: tf.wf.workers},
-			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter,
+			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter, OwnDomains: f.multi,
 		})
 		if lerr = err; st != nil {
 			learned = st.Iterations

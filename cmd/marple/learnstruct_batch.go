@@ -80,6 +80,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		unchanged  = fs.Int("bestGainUnchangedLimit", d.BestGainUnchangedLimit, "beam search stops after this many steps without a new best clause")
 		reEval     = fs.Int("numClausesReEval", d.NumClausesReEval, "best candidates re-scored with the tight tolerances")
 		fromEmpty  = fs.Bool("startFromEmptyMLN", false, "start from unit clauses; the input model's clauses are candidates of the first step")
+		freeVars   = fs.Bool("freeVars", false, "let clauses with a variable in only one literal enter the model (Alchemy does; by default they only extend the beam)")
 		sfsK       = fs.Int("sfsK", d.ClausesPerStep, "shortest-first search: clauses of length L added at each step")
 		maxSteps   = fs.Int("maxSteps", 0, "stop after this many clauses added or changed (0: no limit)")
 		timeLimit  = fs.Duration("timeLimit", 0, "stop the search after this long, keeping the model so far (0: no limit)")
@@ -151,7 +152,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	s.Model = m
 	s.NonEvidence = ne
 	s.Start = m.Clauses
-	s.StartFromEmpty = *fromEmpty
+	s.StartFromEmpty, s.FreeVars = *fromEmpty, *freeVars
 	s.BeamSize, s.MinWt, s.Penalty = *beamSize, *minWt, *penalty
 	s.MaxVars, s.MaxNumPredicates = *maxVars, *maxPreds
 	s.BestGainUnchangedLimit, s.NumClausesReEval, s.ClausesPerStep = *unchanged, *reEval, *sfsK
@@ -219,4 +220,5 @@ func registerScoring(fs *flag.FlagSet, so *structure.Scoring) {
 	fs.IntVar(&so.MinAtomSamples, "minAtomSamples", so.MinAtomSamples, "least atoms of a predicate sampled (-1: no minimum)")
 	fs.IntVar(&so.MaxAtomSamples, "maxAtomSamples", so.MaxAtomSamples, "most atoms of a predicate sampled (-1: no maximum)")
 	fs.Int64Var(&so.MaxGroundings, "maxGroundings", so.MaxGroundings, "skip a candidate whose counting examines more groundings than this per database (0: no bound)")
+	fs.BoolVar(&so.SharedDomains, "sharedDomains", so.SharedDomains, "score every training database over the union of all databases' constants (default: each over its own, as Alchemy's -multipleDatabases)")
 }

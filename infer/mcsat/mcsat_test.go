@@ -421,3 +421,40 @@ func BenchmarkMCSAT(b *testing.B) {
 	}
 	b.ReportMetric(float64(samples)*float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 }
+
+// TestDuplicatesPullingBothWays checks MC-SAT on atoms with many duplicate
+// unit clauses pulling both ways (as structure learning's clauses with
+// free variables ground): unmerged, every state holds some selected copy
+// and the chain keeps its initial values.
+func TestDuplicatesPullingBothWays(t *testing.T) {
+	net := ground.NewNetwork(4)
+	for a := range 4 {
+		for range 10 + a {
+			net.AddClause(lits(a+1), -4.3, -1, -1, 1)
+		}
+		for range 70 {
+			net.AddClause(lits(-(a + 1)), -0.59, -1, -1, 1)
+		}
+	}
+	for range 30 {
+		net.AddClause(lits(2, -1), 0.05, -1, -1, 1)
+		net.AddClause(lits(-1, 2), 0.02, -1, -1, 1)
+		net.AddClause(lits(3, 4), -0.1, -1, -1, 1)
+	}
+	exact, ok := exactMarginals(net, nil)
+	if !ok {
+		t.Fatal("no world")
+	}
+	for _, sampler := range []struct {
+		name string
+		run  func(context.Context, *ground.Network, Options) ([]float64, error)
+	}{{"mcsat", MCSAT}, {"gibbs", Gibbs}} {
+		got, err := sampler.run(context.Background(), net, Options{Options: infer.Options{Seed: 3}, Samples: 20000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, a := maxErr(got, exact); e > 0.03 {
+			t.Errorf("%s: atom %d: %.4f, exact %.4f (all %.3f, exact %.3f)", sampler.name, a, got[a], exact[a], got, exact)
+		}
+	}
+}

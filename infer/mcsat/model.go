@@ -1,7 +1,9 @@
 package mcsat
 
 import (
+	"encoding/binary"
 	"math"
+	"slices"
 
 	"github.com/marple-mln/marple/ground"
 )
@@ -10,8 +12,11 @@ import (
 // duplicate literals removed, and tautologies, empty clauses and clauses of
 // weight zero dropped (their truth value does not depend on the world, so
 // they do not change the distribution), plus one unit clause per nonzero
-// bias term. Weights keep their sign; ±Inf marks a hard clause (-Inf: the
-// clause must be false).
+// bias term; then the soft clauses with the same literals merged into one
+// whose weight is the sum of theirs, and each soft unit clause ¬a of weight
+// w written as a of weight −w (merged with a's other units), both exact
+// for the distribution (see merge). Weights keep their sign; ±Inf marks a
+// hard clause (-Inf: the clause must be false).
 type model struct {
 	n     int
 	lits  []ground.Lit
@@ -99,6 +104,7 @@ func newModel(net *ground.Network, bias []float64) *model {
 		m.lits = append(m.lits, ground.MakeLit(int32(a), false))
 		add(b)
 	}
+	m.merge()
 	cnt := make([]int32, n+1)
 	for _, l := range m.lits {
 		cnt[l.Atom()+1]++
@@ -118,6 +124,76 @@ func newModel(net *ground.Network, bias []float64) *model {
 	m.occStart = cnt
 	m.group()
 	return m
+}
+
+// merge merges the soft clauses that have the same literals (in any
+// order) into one whose weight is the sum of theirs, after writing each
+// soft unit clause ¬a of weight w as a of weight −w (w·[¬a] = −w·[a] + w:
+// the constant does not change the distribution); clauses whose weights
+// cancel are dropped. Hard clauses stay as they are.
+//
+// Without it MC-SAT cannot mix on networks where an atom has many
+// duplicate clauses pulling both ways (structure learning's clauses with
+// free variables give an atom hundreds of copies of a and of ¬a): in
+// either state, some copy holding there is selected almost surely, so the
+// chain keeps its initial value whatever the weights say. Merged, the
+// atom's units are one clause of the net weight, and MC-SAT samples it
+// with its right probability.
+func (m *model) merge() {
+	nc := m.numClauses()
+	unit := make(map[int32]int32) // atom -> merged unit clause
+	long := make(map[string]int32)
+	out := make([]int32, 0, nc) // clauses kept, in order
+	w := make([]float64, 0, nc)
+	var key []byte
+	for c := range nc {
+		lits := m.clause(c)
+		wc := m.w[c]
+		if math.IsInf(wc, 0) {
+			out, w = append(out, int32(c)), append(w, wc)
+			continue
+		}
+		if len(lits) == 1 {
+			if lits[0].Neg() {
+				lits[0], wc = lits[0].Not(), -wc
+			}
+			if k, ok := unit[lits[0].Atom()]; ok {
+				w[k] += wc
+				continue
+			}
+			unit[lits[0].Atom()] = int32(len(out))
+			out, w = append(out, int32(c)), append(w, wc)
+			continue
+		}
+		slices.Sort(lits)
+		key = key[:0]
+		for _, l := range lits {
+			key = binary.LittleEndian.AppendUint32(key, uint32(l))
+		}
+		if k, ok := long[string(key)]; ok {
+			w[k] += wc
+			continue
+		}
+		long[string(key)] = int32(len(out))
+		out, w = append(out, int32(c)), append(w, wc)
+	}
+	if len(out) == nc {
+		copy(m.w, w)
+		return
+	}
+	lits := make([]ground.Lit, 0, len(m.lits))
+	start := []int32{0}
+	m.w, m.sel = m.w[:0], m.sel[:0]
+	for i, c := range out {
+		if w[i] == 0 {
+			continue
+		}
+		lits = append(lits, m.clause(int(c))...)
+		start = append(start, int32(len(lits)))
+		m.w = append(m.w, w[i])
+		m.sel = append(m.sel, -math.Expm1(-math.Abs(w[i])))
+	}
+	m.lits, m.start = lits, start
 }
 
 // group sorts the clauses into the selection roles and groups.
