@@ -1,14 +1,10 @@
 package mln_test
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 
-	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -62,94 +58,15 @@ func arithByHand() string {
 	return b.String()
 }
 
-func groundArith(t *testing.T, model, db string) (*mln.Model, *ground.Network) {
-	t.Helper()
-	m, err := mln.ParseModel("f.mln", model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := mln.ParseDatabase(m, "f.db", db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Compile(); err != nil {
-		t.Fatal(err)
-	}
-	var q []mln.PredID
-	for _, name := range []string{"P", "Q"} {
-		p, _ := m.Pred(name)
-		q = append(q, p.ID)
-	}
-	net, err := ground.Ground(context.Background(), m, ev, ground.Options{Query: q})
-	if err != nil {
-		t.Fatal(err)
-	}
-	net.SetWeights()
-	return m, net
-}
-
 // TestInternalFunctionsBrute compares, over every world of the query atoms,
 // the model with internal functions with the same model written out by
 // hand: the same worlds satisfy the hard formulas and the scores differ by
 // a constant. The model printed and read back grounds the same.
 func TestInternalFunctionsBrute(t *testing.T) {
-	mf, nf := groundArith(t, arithModel, arithDB)
-	mh, nh := groundArith(t, arithByHand(), arithDB)
-	names := func(m *mln.Model, net *ground.Network) map[string]int32 {
-		out := map[string]int32{}
-		for a := 0; a < net.NumAtoms(); a++ {
-			var args []string
-			for _, c := range net.AtomArgs[a] {
-				args = append(args, m.ConstName(c))
-			}
-			out[m.Preds[net.AtomPred[a]].Name+"("+strings.Join(args, ",")+")"] = int32(a)
-		}
-		return out
-	}
-	af, ah := names(mf, nf), names(mh, nh)
-	var keys []string
-	for k := range af {
-		if _, ok := ah[k]; !ok {
-			t.Fatalf("atom %s only in the model with functions", k)
-		}
-		keys = append(keys, k)
-	}
-	if len(keys) != len(ah) || len(keys) > 20 {
-		t.Fatalf("%d and %d query atoms", len(af), len(ah))
-	}
-	offset, feasible := math.NaN(), 0
-	yf, yh := make([]bool, nf.NumAtoms()), make([]bool, nh.NumAtoms())
-	for w := 0; w < 1<<len(keys); w++ {
-		for i, k := range keys {
-			yf[af[k]], yh[ah[k]] = w>>i&1 == 1, w>>i&1 == 1
-		}
-		sf, hf := nf.Score(yf)
-		sh, hh := nh.Score(yh)
-		if (hf == 0) != (hh == 0) {
-			t.Fatalf("world %b: %d hard clauses violated with functions, %d by hand", w, hf, hh)
-		}
-		if hf > 0 {
-			continue
-		}
-		feasible++
-		if math.IsNaN(offset) {
-			offset = sf - sh
-		} else if math.Abs(sf-sh-offset) > 1e-9 {
-			t.Fatalf("world %b: score %g with functions, %g by hand", w, sf, sh)
-		}
-	}
-	if feasible == 0 || feasible == 1<<len(keys) {
-		t.Fatalf("%d feasible worlds: the hard formula shows nothing", feasible)
-	}
-
-	var buf bytes.Buffer
-	if err := mln.WriteModel(&buf, mf); err != nil {
-		t.Fatal(err)
-	}
-	_, nr := groundArith(t, buf.String(), arithDB)
-	if nr.NumAtoms() != nf.NumAtoms() || nr.NumClauses() != nf.NumClauses() {
-		t.Fatalf("written and read back: %d atoms, %d clauses; was %d, %d\n%s", nr.NumAtoms(), nr.NumClauses(), nf.NumAtoms(), nf.NumClauses(), buf.String())
-	}
+	mf, nf := groundText(t, arithModel, arithDB, "P", "Q")
+	mh, nh := groundText(t, arithByHand(), arithDB, "P", "Q")
+	sameScores(t, mf, nf, mh, nh)
+	readBack(t, mf, nf, arithDB, "P", "Q")
 }
 
 // TestInternalFunctionErrors checks the messages of misused internal
