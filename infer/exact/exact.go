@@ -149,7 +149,9 @@ type ComponentStats struct {
 	// Method is VE or Search.
 	Method Method
 	// Width is the induced width of the elimination order (a lower
-	// estimate when it exceeds the range where fill edges are tracked).
+	// estimate when it exceeds the range where fill edges are tracked,
+	// or, in Auto's portfolio, when the graph's degeneracy, a lower
+	// bound, already rules variable elimination out).
 	Width int
 	// IBound is the mini-bucket i-bound of the search (0 for VE).
 	IBound int

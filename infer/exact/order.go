@@ -13,6 +13,12 @@ const cliqueCap = MaxMaxWidth + 1
 // width then certainly exceeds MaxWidth and the order only guides search).
 const fillCap = 48
 
+// degeneracy is orderVars' cheap pass: min-degree order without fill
+// edges. The width it returns is the degeneracy of the interaction graph
+// (or the longest clause's width), a lower bound on the induced width of
+// every elimination order, and its cost is not computed.
+const degeneracy Order = -1
+
 type hent struct {
 	key int64
 	v   int32
@@ -93,7 +99,7 @@ func (ws *workspace) live(u int32, buf []int32) []int32 {
 // score is the heap key of u: the fill-in (ties: degree) or the degree.
 func (ws *workspace) score(u int32, ord Order, scoreCap int) int64 {
 	d := int64(ws.deg[u])
-	if ord == MinDegree {
+	if ord != MinFill {
 		return d
 	}
 	if d > int64(scoreCap) {
@@ -115,7 +121,8 @@ func (ws *workspace) score(u int32, ord Order, scoreCap int) int64 {
 // orderVars computes an elimination order of the problem's atoms into
 // ws.order and the depth (position in the reverse order) of each atom into
 // ws.dep. It returns the induced width and the number of table entries
-// variable elimination would fill.
+// variable elimination would fill (with ord degeneracy, a lower bound on
+// the width of any order and no cost).
 func (ws *workspace) orderVars(p *problem, ord Order, maxWidth int) (width int, cost float64) {
 	n := len(p.atoms)
 	nc := len(p.w)
@@ -240,7 +247,7 @@ func (ws *workspace) orderVars(p *problem, ord Order, maxWidth int) (width int, 
 		}
 	}
 	ws.order = ws.order[:0]
-	exact := true
+	exact := ord != degeneracy
 	for len(ws.heap) > 0 {
 		e := ws.pop()
 		v := e.v
@@ -253,9 +260,11 @@ func (ws *workspace) orderVars(p *problem, ord Order, maxWidth int) (width int, 
 		if d > width {
 			width = d
 		}
-		if d < 60 {
+		switch {
+		case ord == degeneracy: // width only
+		case d < 60:
 			cost += float64(int64(1) << (d + 1))
-		} else {
+		default:
 			cost = math.Inf(1)
 		}
 		ws.order = append(ws.order, v)
@@ -318,7 +327,7 @@ func (ws *workspace) orderVars(p *problem, ord Order, maxWidth int) (width int, 
 	for i, v := range ws.order {
 		ws.dep[v] = int32(n - 1 - i)
 	}
-	if !exact && width <= fillCap {
+	if !exact && width <= fillCap && ord != degeneracy {
 		width = fillCap + 1
 	}
 	return width, cost

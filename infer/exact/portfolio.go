@@ -136,10 +136,21 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 	// 2. Cheap variable elimination.
 	width := -1
 	if !done() && !large {
+		veMax := float64(max(portfolioMinTable, portfolioVEPerLit*len(p.lits)))
+		// A table of 2^(w+1) entries for the widest bucket: when the
+		// graph's degeneracy (a lower bound on the width of any order)
+		// rules variable elimination out, its order is the search's and
+		// the min-fill order is not computed.
+		lb, _ := ws.orderVars(p, degeneracy, opt.MaxWidth)
+		width = lb
 		var veCost float64
-		width, veCost = ws.orderVars(p, opt.Order, opt.MaxWidth)
+		if lb <= opt.MaxWidth && math.Ldexp(1, lb+1) <= veMax {
+			width, veCost = ws.orderVars(p, opt.Order, opt.MaxWidth)
+		} else {
+			veCost = math.Inf(1)
+		}
 		cs.Width = width
-		if width <= opt.MaxWidth && veCost <= float64(max(portfolioMinTable, portfolioVEPerLit*len(p.lits))) {
+		if width <= opt.MaxWidth && veCost <= veMax {
 			ws.initBuckets(p)
 			if v, ok := ws.ve(n, stop, true); ok {
 				cs.Method, cs.Warm, cs.Optimal, cs.Bound = VE, false, true, v
