@@ -65,6 +65,8 @@ type workspace struct {
 	du      []float64
 	factors []factor
 	head    []int32
+	head0   []int32 // head after initBuckets
+	nf0     int     // len(factors) after initBuckets
 	pos     []int32
 	umark   []int32
 	ustamp  int32
@@ -139,6 +141,18 @@ func (ws *workspace) initBuckets(p *problem) {
 	}
 	ws.x = growBool(ws.x, n)
 	ws.best = growBool(ws.best, n)
+	ws.head0 = append(ws.head0[:0], ws.head...)
+	ws.nf0 = len(ws.factors)
+}
+
+// rewindBuckets returns the buckets to their state after initBuckets,
+// dropping the factors (and their tables) mbe added.
+func (ws *workspace) rewindBuckets() {
+	copy(ws.head, ws.head0)
+	ws.factors = ws.factors[:ws.nf0]
+	ws.fa.reset()
+	ws.ia.reset()
+	ws.la.reset()
 }
 
 func (ws *workspace) addFactor(f factor, bucket int32) {
@@ -372,8 +386,8 @@ func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, s
 	// without one, a short greedy descent) gives the assignment.
 	mstop := stop
 	aborted := mstop != nil && mstop.Load()
+	ws.initBuckets(p)
 	for ib > 1 && !aborted {
-		ws.initBuckets(p)
 		if _, ok := ws.mbe(n, int32(ib), budget, true, mstop); ok {
 			break
 		}
@@ -382,11 +396,12 @@ func (ws *workspace) searchPath(ctx context.Context, p *problem, opt *Options, s
 			break
 		}
 		ib--
+		ws.rewindBuckets()
 	}
 	cs.IBound = ib
 	var c float64
 	if !aborted {
-		ws.initBuckets(p)
+		ws.rewindBuckets()
 		var ok bool
 		c, ok = ws.mbe(n, int32(ib), math.MaxInt, false, mstop)
 		aborted = !ok
