@@ -22,12 +22,17 @@ import (
 //     replaces the incumbent when it costs less;
 //  2. when variable elimination over the component's elimination order is
 //     cheap (tables of at most portfolioVEPerLit entries per literal), it
-//     solves the component exactly;
+//     solves the component exactly; the graph's degeneracy, a lower
+//     bound on the width of every order, is tested first, and the
+//     min-fill order computed only when it does not rule VE out;
 //  3. a MaxWalkSAT walk from the incumbent, within a quarter of the LP's
 //     time (portfolioShare; at least portfolioMinSearch);
 //  4. branch and bound searches the remaining gap from the incumbent, its
 //     mini-bucket tables and cache within portfolioTablePerLit entries per
-//     literal, within another quarter of the LP's time.
+//     literal, within another quarter of the LP's time, when that is
+//     more than its bucket setup should take (portfolioSetupPasses times
+//     a pass over the graph, timed in step 2): otherwise it would be
+//     stopped before searching.
 //
 // After the time limit a component gets a short greedy MaxWalkSAT descent
 // alone. On a larger component the LP relaxation with ROUNDUP alone gives
@@ -48,6 +53,7 @@ var (
 	portfolioMinTable    = 1 << 16
 	portfolioShare       = time.Duration(4)
 	portfolioMinSearch   = 10 * time.Millisecond
+	portfolioSetupPasses = time.Duration(4)
 )
 
 // portfolio solves p as described above into assign and out.
@@ -135,13 +141,16 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 
 	// 2. Cheap variable elimination.
 	width := -1
+	var pass time.Duration // one pass over the component's graph
 	if !done() && !large {
 		veMax := float64(max(portfolioMinTable, portfolioVEPerLit*len(p.lits)))
 		// A table of 2^(w+1) entries for the widest bucket: when the
 		// graph's degeneracy (a lower bound on the width of any order)
 		// rules variable elimination out, its order is the search's and
 		// the min-fill order is not computed.
+		t := time.Now()
 		lb, _ := ws.orderVars(p, degeneracy, opt.MaxWidth)
+		pass = time.Since(t)
 		width = lb
 		var veCost float64
 		if lb <= opt.MaxWidth && math.Ldexp(1, lb+1) <= veMax {
@@ -170,7 +179,11 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 		walker()(wctx, warmStepsPerAtom*n, w.x)
 		cancel()
 	}
-	if done() || large && !prove {
+	// The search's bucket setup costs a few passes over the graph: when
+	// that would take its time share, it would be stopped before
+	// searching.
+	short := !prove && extra < portfolioSetupPasses*pass
+	if done() || large && !prove || short {
 		if w.x == nil && !cancelled() {
 			bctx, cancel := boundedCtx(ctx)
 			walker()(bctx, warmShortStepsPerAtom*n+warmMinSteps, nil)

@@ -125,7 +125,7 @@ func (ws *workspace) initBuckets(p *problem) {
 	ws.umark = grow32(ws.umark, n)
 	clear(ws.umark)
 	ws.ustamp = 0
-	if need := 2 * (len(p.w) + n); cap(ws.factors) < need {
+	if need := len(p.w) + n; cap(ws.factors) < need {
 		ws.factors = make([]factor, 0, need)
 	}
 	ws.factors = ws.factors[:0]
