@@ -40,10 +40,13 @@ func newProblem(net *ground.Network, bias []float64) *problem {
 // cancelled.
 func newProblemCtx(ctx context.Context, net *ground.Network, bias []float64) (*problem, error) {
 	n := net.NumAtoms()
-	p := &problem{n: n, start: []int32{0}}
+	nc := net.NumClauses()
+	// Room for every clause and bias term, so that nothing is regrown.
+	m := nc + len(bias)
+	p := &problem{n: n, start: make([]int32, 1, m+1), lits: make([]ground.Lit, 0, net.NumLits()+len(bias)),
+		hard: make([]bool, 0, m), s: make([]float64, 0, m)}
 	mark := make([]int32, n) // atom -> 1+index of its literal in the current clause
 	softSum := 0.0
-	nc := net.NumClauses()
 	for c := 0; c < nc; c++ {
 		if c&4095 == 4095 && ctx.Err() != nil {
 			return nil, ctx.Err()
