@@ -80,11 +80,15 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 	var bias []float64
 	var k float64
 	var walk func(context.Context, int, []bool)
-	// Built on first use: a large component spanning the whole network
-	// is relaxed as is.
+	// Built on first use: a component spanning the whole network is
+	// walked and relaxed as is.
 	walker := func() func(context.Context, int, []bool) {
 		if walk == nil {
-			net, bias, k = subNetwork(p, false)
+			if wholeNetwork(p) {
+				net, bias, k = ownNetwork(p)
+			} else {
+				net, bias, k = subNetwork(p, false)
+			}
 			walk = w.walker(p, opt.Seed, net, bias)
 		}
 		return walk
@@ -131,9 +135,7 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 	}
 	t0 := time.Now()
 	if lopt.TimeLimit >= 0 && !cancelled() {
-		if net == nil && !wholeNetwork(p) {
-			walker()
-		}
+		walker()
 		w.addLP(ctx, p, lopt, net, bias, k)
 	}
 	extra := max(time.Since(t0)/portfolioShare, portfolioMinSearch)

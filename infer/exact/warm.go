@@ -138,6 +138,15 @@ func wholeNetwork(p *problem) bool {
 	return p.pr != nil && len(p.atoms) == p.pr.n
 }
 
+// ownNetwork returns, for p spanning its network (see wholeNetwork), that
+// network, its bias and the constant K of subNetwork.
+func ownNetwork(p *problem) (*ground.Network, []float64, float64) {
+	net, bias := p.pr.net, p.pr.bias
+	zero := make([]bool, len(p.atoms))
+	c, _ := infer.BiasedCost(net, bias, zero)
+	return net, bias, c - evalSoft(p, zero)
+}
+
 // trivialBound returns a lower bound on the residual cost of p: every
 // negative term at its least.
 func trivialBound(p *problem) float64 {
@@ -225,10 +234,7 @@ func warmStart(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool,
 // when it costs less (or w has none).
 func (w *warm) addLP(ctx context.Context, p *problem, lopt lp.Options, net *ground.Network, bias []float64, k float64) {
 	if net == nil {
-		net, bias = p.pr.net, p.pr.bias
-		zero := make([]bool, len(p.atoms))
-		c, _ := infer.BiasedCost(net, bias, zero)
-		k = c - evalSoft(p, zero)
+		net, bias, k = ownNetwork(p)
 	}
 	lopt.Bias = bias
 	res, st, err := lp.Solve(ctx, net, lopt)
