@@ -67,16 +67,27 @@ func (h *u64map) reset() {
 
 // reserve makes room for n entries without rehashing.
 func (h *u64map) reserve(n int) {
+	if h.n == 0 {
+		// Empty: allocate the final size at once (the tables growing
+		// one doubling at a time left their predecessors as garbage).
+		size := max(16, len(h.keys))
+		for 4*n > 3*size {
+			size *= 2
+		}
+		if size != len(h.keys) {
+			h.resize(size)
+		}
+		return
+	}
 	for 4*n > 3*len(h.keys) {
 		h.grow()
 	}
 }
 
-func (h *u64map) grow() {
-	size := 2 * len(h.keys)
-	if size < 16 {
-		size = 16
-	}
+func (h *u64map) grow() { h.resize(max(16, 2*len(h.keys))) }
+
+// resize moves the entries to a table of size slots (a power of two).
+func (h *u64map) resize(size int) {
 	old, oldv := h.keys, h.vals
 	h.keys = make([]uint64, size)
 	h.vals = make([]int32, size)
