@@ -250,8 +250,8 @@ func (g *grounder) buildPredTable(p mln.PredID, db *mln.Database) (*predTable, e
 			pt.rowKey = append(pt.rowKey, key)
 			pt.rowTruth = append(pt.rowTruth, v)
 		})
-		if len(pt.rowKey) > 0 {
-			pt.dedupRows()
+		if d := pt.listedNotFalse(); len(pt.rowKey) > d {
+			pt.dedupRows(d)
 		}
 		pt.distinct = make([]int, k)
 		for j := 0; j < k; j++ {
@@ -267,11 +267,25 @@ func (g *grounder) buildPredTable(p mln.PredID, db *mln.Database) (*predTable, e
 	return pt, nil
 }
 
-// dedupRows removes rows listed more than once (the database keeps one
-// entry per atom, so this only guards against a misbehaving Database).
-func (pt *predTable) dedupRows() {
+// listedNotFalse returns the number of distinct atoms of the evidence
+// table that are not false: the number of rows when no atom is listed
+// twice (each row's key is in the table, with the truth of the row), so
+// that dedupRows, and its table, are needed only when there are more rows.
+func (pt *predTable) listedNotFalse() int {
+	n := 0
+	for i, k1 := range pt.ev.keys {
+		if k1 != 0 && mln.Truth(pt.ev.vals[i]) != mln.False {
+			n++
+		}
+	}
+	return n
+}
+
+// dedupRows removes rows listed more than once; distinct is the number of
+// distinct rows (listedNotFalse).
+func (pt *predTable) dedupRows(distinct int) {
 	var seen u64map
-	seen.reserve(len(pt.rowKey))
+	seen.reserve(distinct)
 	k := pt.arity()
 	w := 0
 	for r, key := range pt.rowKey {
