@@ -57,6 +57,27 @@ func (h *u64map) put(k uint64, v int32) {
 	}
 }
 
+// slot returns the index in keys and vals of k's entry, or -1.
+func (h *u64map) slot(k uint64) int {
+	if h.n == 0 {
+		return -1
+	}
+	k1 := k + 1
+	mask := uint64(len(h.keys) - 1)
+	for i := h.hash(k1); ; i = (i + 1) & mask {
+		switch h.keys[i] {
+		case k1:
+			return int(i)
+		case 0:
+			return -1
+		}
+	}
+}
+
+// seenMark marks an evidence table entry while dedupRows runs (the values
+// are truth values, far below it).
+const seenMark = 1 << 30
+
 // reset empties the table, keeping its memory.
 func (h *u64map) reset() {
 	if h.n > 0 {
@@ -250,8 +271,8 @@ func (g *grounder) buildPredTable(p mln.PredID, db *mln.Database) (*predTable, e
 			pt.rowKey = append(pt.rowKey, key)
 			pt.rowTruth = append(pt.rowTruth, v)
 		})
-		if d := pt.listedNotFalse(); len(pt.rowKey) > d {
-			pt.dedupRows(d)
+		if len(pt.rowKey) > pt.listedNotFalse() {
+			pt.dedupRows()
 		}
 		pt.distinct = make([]int, k)
 		for j := 0; j < k; j++ {
@@ -281,22 +302,25 @@ func (pt *predTable) listedNotFalse() int {
 	return n
 }
 
-// dedupRows removes rows listed more than once; distinct is the number of
-// distinct rows (listedNotFalse).
-func (pt *predTable) dedupRows(distinct int) {
-	var seen u64map
-	seen.reserve(distinct)
+// dedupRows removes rows listed more than once. It marks the rows seen in
+// the evidence table itself (every row's key is there; seenMark is set in
+// its value and cleared afterwards), so it allocates nothing.
+func (pt *predTable) dedupRows() {
 	k := pt.arity()
 	w := 0
 	for r, key := range pt.rowKey {
-		if _, ok := seen.get(key); ok {
+		i := pt.ev.slot(key)
+		if i < 0 || pt.ev.vals[i]&seenMark != 0 {
 			continue
 		}
-		seen.put(key, 0)
+		pt.ev.vals[i] |= seenMark
 		copy(pt.rowArgs[w*k:(w+1)*k], pt.rowArgs[r*k:(r+1)*k])
 		pt.rowKey[w] = key
 		pt.rowTruth[w] = pt.rowTruth[r]
 		w++
+	}
+	for _, key := range pt.rowKey[:w] {
+		pt.ev.vals[pt.ev.slot(key)] &^= seenMark
 	}
 	pt.rowArgs = pt.rowArgs[:w*k]
 	pt.rowKey = pt.rowKey[:w]
