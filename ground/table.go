@@ -291,7 +291,7 @@ func (g *grounder) buildPredTable(p mln.PredID, db *mln.Database) (*predTable, e
 // listedNotFalse returns the number of distinct atoms of the evidence
 // table that are not false: the number of rows when no atom is listed
 // twice (each row's key is in the table, with the truth of the row), so
-// that dedupRows, and its table, are needed only when there are more rows.
+// that dedupRows is needed only when there are more rows.
 func (pt *predTable) listedNotFalse() int {
 	n := 0
 	for i, k1 := range pt.ev.keys {
