@@ -23,9 +23,14 @@ type worker struct {
 	out       *unitOut
 	pages     litWriter // the pages this worker fills
 	binds     u64map    // "+" binding -> slot in the unit (unitOut.keys)
-	err       error     // the pages are full
-	visits    int
-	stop      bool
+	// Scratch for the unit's per-clause arrays, reused from unit to unit;
+	// a finished unit gets exact-size copies (see finish).
+	addrs  []uint32
+	sizes  []uint8
+	params []int32
+	err    error // the pages are full
+	visits int
+	stop   bool
 }
 
 // Truth of a literal (not of its atom).
@@ -51,16 +56,16 @@ func (w *worker) ground(pl *plan, lo, hi, hint int) *unitOut {
 	w.litTruth = slices.Grow(w.litTruth[:0], nl)[:nl]
 	w.litKey = slices.Grow(w.litKey[:0], nl)[:nl]
 	w.out = &unitOut{
-		addr: make([]uint32, 0, hint),
-		size: make([]uint8, 0, hint),
+		addr: slices.Grow(w.addrs[:0], hint),
+		size: slices.Grow(w.sizes[:0], hint),
 	}
 	w.binds.reset()
 	if len(pl.plus) > 0 && !pl.hard {
-		w.out.params = make([]int32, 0, hint)
+		w.out.params = slices.Grow(w.params[:0], hint)
 	}
 	for _, li := range pl.ground {
 		if w.eval(li) == litTrue {
-			return w.out
+			return w.finish()
 		}
 	}
 	if len(pl.steps) == 0 {
@@ -71,9 +76,32 @@ func (w *worker) ground(pl *plan, lo, hi, hint int) *unitOut {
 		w.step(0, lo, hi)
 	}
 	if w.stop {
+		w.finish()
 		return nil
 	}
-	return w.out
+	return w.finish()
+}
+
+// finish keeps the unit's per-clause arrays as the worker's scratch for
+// the next unit and gives the unit exact-size copies: the units' arrays
+// wait for assembly, so their spare capacity (and the garbage of their
+// growth) would count in the grounding's peak.
+func (w *worker) finish() *unitOut {
+	out := w.out
+	w.addrs, w.sizes = out.addr, out.size
+	out.addr, out.size = exact(out.addr), exact(out.size)
+	if out.params != nil {
+		w.params = out.params
+		out.params = exact(out.params)
+	}
+	return out
+}
+
+// exact returns a copy of s with no spare capacity (non-nil).
+func exact[T any](s []T) []T {
+	c := make([]T, len(s))
+	copy(c, s)
+	return c
 }
 
 // step runs binding step si (restricted to rows lo..hi for the first).

@@ -57,6 +57,27 @@ func (h *u64map) put(k uint64, v int32) {
 	}
 }
 
+// slot returns the index in keys and vals of k's entry, or -1.
+func (h *u64map) slot(k uint64) int {
+	if h.n == 0 {
+		return -1
+	}
+	k1 := k + 1
+	mask := uint64(len(h.keys) - 1)
+	for i := h.hash(k1); ; i = (i + 1) & mask {
+		switch h.keys[i] {
+		case k1:
+			return int(i)
+		case 0:
+			return -1
+		}
+	}
+}
+
+// seenMark marks an evidence table entry while dedupRows runs (the values
+// are truth values, far below it).
+const seenMark = 1 << 30
+
 // reset empties the table, keeping its memory.
 func (h *u64map) reset() {
 	if h.n > 0 {
@@ -67,16 +88,27 @@ func (h *u64map) reset() {
 
 // reserve makes room for n entries without rehashing.
 func (h *u64map) reserve(n int) {
+	if h.n == 0 {
+		// Empty: allocate the final size at once (the tables growing
+		// one doubling at a time left their predecessors as garbage).
+		size := max(16, len(h.keys))
+		for 4*n > 3*size {
+			size *= 2
+		}
+		if size != len(h.keys) {
+			h.resize(size)
+		}
+		return
+	}
 	for 4*n > 3*len(h.keys) {
 		h.grow()
 	}
 }
 
-func (h *u64map) grow() {
-	size := 2 * len(h.keys)
-	if size < 16 {
-		size = 16
-	}
+func (h *u64map) grow() { h.resize(max(16, 2*len(h.keys))) }
+
+// resize moves the entries to a table of size slots (a power of two).
+func (h *u64map) resize(size int) {
 	old, oldv := h.keys, h.vals
 	h.keys = make([]uint64, size)
 	h.vals = make([]int32, size)
@@ -239,7 +271,7 @@ func (g *grounder) buildPredTable(p mln.PredID, db *mln.Database) (*predTable, e
 			pt.rowKey = append(pt.rowKey, key)
 			pt.rowTruth = append(pt.rowTruth, v)
 		})
-		if len(pt.rowKey) > 0 {
+		if len(pt.rowKey) > pt.listedNotFalse() {
 			pt.dedupRows()
 		}
 		pt.distinct = make([]int, k)
@@ -256,22 +288,39 @@ func (g *grounder) buildPredTable(p mln.PredID, db *mln.Database) (*predTable, e
 	return pt, nil
 }
 
-// dedupRows removes rows listed more than once (the database keeps one
-// entry per atom, so this only guards against a misbehaving Database).
+// listedNotFalse returns the number of distinct atoms of the evidence
+// table that are not false: the number of rows when no atom is listed
+// twice (each row's key is in the table, with the truth of the row), so
+// that dedupRows is needed only when there are more rows.
+func (pt *predTable) listedNotFalse() int {
+	n := 0
+	for i, k1 := range pt.ev.keys {
+		if k1 != 0 && mln.Truth(pt.ev.vals[i]) != mln.False {
+			n++
+		}
+	}
+	return n
+}
+
+// dedupRows removes rows listed more than once. It marks the rows seen in
+// the evidence table itself (every row's key is there; seenMark is set in
+// its value and cleared afterwards), so it allocates nothing.
 func (pt *predTable) dedupRows() {
-	var seen u64map
-	seen.reserve(len(pt.rowKey))
 	k := pt.arity()
 	w := 0
 	for r, key := range pt.rowKey {
-		if _, ok := seen.get(key); ok {
+		i := pt.ev.slot(key)
+		if i < 0 || pt.ev.vals[i]&seenMark != 0 {
 			continue
 		}
-		seen.put(key, 0)
+		pt.ev.vals[i] |= seenMark
 		copy(pt.rowArgs[w*k:(w+1)*k], pt.rowArgs[r*k:(r+1)*k])
 		pt.rowKey[w] = key
 		pt.rowTruth[w] = pt.rowTruth[r]
 		w++
+	}
+	for _, key := range pt.rowKey[:w] {
+		pt.ev.vals[pt.ev.slot(key)] &^= seenMark
 	}
 	pt.rowArgs = pt.rowArgs[:w*k]
 	pt.rowKey = pt.rowKey[:w]
