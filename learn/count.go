@@ -627,30 +627,7 @@ func (cn *counter) rec(k int) int64 {
 	var setv [16]int
 	visit := func(a int32) {
 		args := wp.args[int(a)*ar : int(a)*ar+ar]
-		ns := 0
-		ok := true
-		for j, t := range l.args {
-			x := args[j]
-			if !t.IsVar() {
-				if t.Const() != x {
-					ok = false
-					break
-				}
-				continue
-			}
-			v := t.Var()
-			switch b := cn.bind[v]; {
-			case b < 0:
-				cn.bind[v] = x
-				setv[ns] = v
-				ns++
-			case b != x:
-				ok = false
-			}
-			if !ok {
-				break
-			}
-		}
+		ns, ok := mln.BindArgs(l.args, args, cn.bind, setv[:])
 		if ok && cn.checks(st.checks, st.neq) {
 			n += cn.after(k)
 		}

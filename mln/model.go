@@ -356,3 +356,31 @@ func (m *Model) Param(f int, binding []ConstID) int {
 	fm.Params[key] = p
 	return p
 }
+
+// BindArgs matches the terms of a literal against the arguments of a
+// ground atom under the binding bind (each variable's constant, or -1 when
+// unbound): a constant must equal its argument and a bound variable its
+// value; an unbound variable is bound to its argument and its index written
+// to set[n]. It returns the number of variables it bound, which the caller
+// unbinds (also when ok is false), and whether the atom matches.
+func BindArgs(terms []Term, args, bind []ConstID, set []int) (n int, ok bool) {
+	for j, t := range terms {
+		x := args[j]
+		if !t.IsVar() {
+			if t.Const() != x {
+				return n, false
+			}
+			continue
+		}
+		v := t.Var()
+		switch b := bind[v]; {
+		case b < 0:
+			bind[v] = x
+			set[n] = v
+			n++
+		case b != x:
+			return n, false
+		}
+	}
+	return n, true
+}

@@ -257,30 +257,7 @@ func (cn *Counter) join(c *mln.Clause, w *World, k int, l *mln.Literal) int64 {
 	var setv [maxArity]int
 	for _, a := range cands {
 		args := w.Args(a)
-		ns := 0
-		ok := true
-		for j, t := range l.Args {
-			x := args[j]
-			if !t.IsVar() {
-				if t.Const() != x {
-					ok = false
-					break
-				}
-				continue
-			}
-			v := t.Var()
-			switch b := cn.bind[v]; {
-			case b < 0:
-				cn.bind[v] = x
-				setv[ns] = v
-				ns++
-			case b != x:
-				ok = false
-			}
-			if !ok {
-				break
-			}
-		}
+		ns, ok := mln.BindArgs(l.Args, args, cn.bind, setv[:])
 		if ok {
 			n += cn.rec(c, w, k+1)
 		}
