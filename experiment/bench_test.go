@@ -2,10 +2,11 @@ package experiment
 
 import (
 	"context"
-	"github.com/marple-mln/marple/internal/datadir"
 	"math/rand"
 	"path/filepath"
 	"testing"
+
+	"github.com/marple-mln/marple/internal/datadir"
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"

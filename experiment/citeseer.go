@@ -372,12 +372,7 @@ func groundCiteSeer(ctx context.Context, model string, files []string) (*mln.Mod
 		return nil, nil, nil, nil, err
 	}
 	inField, _ := m.Pred("InField")
-	ev := mln.NewDatabase(m)
-	for p := range m.Preds {
-		if mln.PredID(p) != inField.ID {
-			db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) { ev.Set(mln.PredID(p), args, v) })
-		}
-	}
+	ev := db.Without(inField.ID)
 	net, err := ground.Ground(ctx, m, ev, ground.Options{Query: []mln.PredID{inField.ID}, Workers: runtime.GOMAXPROCS(0)})
 	if err != nil {
 		return nil, nil, nil, nil, err

@@ -543,12 +543,7 @@ func groundWebKB(ctx context.Context, db string) (*mln.Model, *ground.Network, [
 		return nil, nil, nil, nil, err
 	}
 	pc, _ := m.Pred("PageClass")
-	ev := mln.NewDatabase(m)
-	for p := range m.Preds {
-		if mln.PredID(p) != pc.ID {
-			truth.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) { ev.Set(mln.PredID(p), args, v) })
-		}
-	}
+	ev := truth.Without(pc.ID)
 	net, err := ground.Ground(ctx, m, ev, ground.Options{Query: []mln.PredID{pc.ID}, Workers: runtime.GOMAXPROCS(0)})
 	if err != nil {
 		return nil, nil, nil, nil, err

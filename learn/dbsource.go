@@ -3,6 +3,7 @@ package learn
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/mln"
@@ -42,17 +43,7 @@ func (s *DatabaseSource) Len() int { return len(s.DBs) }
 // Example grounds database i.
 func (s *DatabaseSource) Example(ctx context.Context, i int) (*Example, error) {
 	db := s.DBs[i]
-	isQuery := make([]bool, len(s.Model.Preds))
-	for _, p := range s.Query {
-		isQuery[p] = true
-	}
-	ev := mln.NewDatabase(s.Model)
-	for p := range s.Model.Preds {
-		if isQuery[p] {
-			continue
-		}
-		db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) { ev.Set(mln.PredID(p), args, v) })
-	}
+	ev := db.Without(s.Query...)
 	var net *ground.Network
 	var err error
 	if s.Ground != nil {
@@ -87,7 +78,7 @@ func (s *DatabaseSource) Example(ctx context.Context, i int) (*Example, error) {
 	}
 	for a := 0; a < n; a++ {
 		p := net.AtomPred[a]
-		ex.Query[a] = p >= 0 && int(p) < len(isQuery) && isQuery[p]
+		ex.Query[a] = p >= 0 && slices.Contains(s.Query, p)
 	}
 	return ex, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/mln"
@@ -118,24 +119,14 @@ func NewExamples(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt Exa
 		logf("grounding the whole training set: %v", err)
 	}
 
-	isQuery := make([]bool, len(m.Preds))
-	for _, q := range opt.Query {
-		isQuery[q] = true
-	}
-	ev := mln.NewDatabase(m)
-	for p := range m.Preds {
-		if !isQuery[p] {
-			db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) { ev.Set(mln.PredID(p), args, v) })
-		}
-	}
-	net, err := ground.Ground(ctx, m, ev, gopt)
+	net, err := ground.Ground(ctx, m, db.Without(opt.Query...), gopt)
 	if err != nil {
 		return nil, -1, err
 	}
 	truth := net.Assignment(db)
 	query := make([]bool, net.NumAtoms())
 	for a := range query {
-		query[a] = isQuery[net.AtomPred[a]]
+		query[a] = slices.Contains(opt.Query, net.AtomPred[a])
 	}
 	if opt.Split == SplitNone {
 		logf("one example: %d atoms, %d clauses", net.NumAtoms(), net.NumClauses())

@@ -1,6 +1,10 @@
 package mln
 
-import "github.com/marple-mln/marple/syntax"
+import (
+	"slices"
+
+	"github.com/marple-mln/marple/syntax"
+)
 
 // Truth is the value of a ground atom in a database.
 type Truth uint8
@@ -138,4 +142,21 @@ func (db *Database) Merge(other *Database) {
 			db.Set(PredID(p), a, d.truth[i])
 		}
 	}
+}
+
+// Without returns a new database with db's atoms except those of the
+// predicates drop: the evidence for inferring those predicates from a
+// database that also lists their truth.
+func (db *Database) Without(drop ...PredID) *Database {
+	out := NewDatabase(db.Model)
+	for p := range db.preds {
+		if slices.Contains(drop, PredID(p)) {
+			continue
+		}
+		d := &db.preds[p]
+		for i, a := range d.atoms {
+			out.Set(PredID(p), a, d.truth[i])
+		}
+	}
+	return out
 }
