@@ -103,15 +103,9 @@ func LearnBatch(ctx context.Context, method string, dbs []*mln.Database, s Setti
 	if s.Model == nil || len(dbs) == 0 {
 		return nil, errors.New("structure: LearnBatch needs a model and training databases")
 	}
-	if err := sc.Check(); err != nil {
+	s, err := withScorer(ctx, s, dbs, sc)
+	if err != nil {
 		return nil, err
-	}
-	if s.Scorer == nil {
-		scorer, err := newBatchScorer(ctx, s.Model, dbs, s.NonEvidence, sc)
-		if err != nil {
-			return nil, err
-		}
-		s.Scorer = scorer
 	}
 	switch method {
 	case MethodBeam:
@@ -136,4 +130,20 @@ func FitWeights(ctx context.Context, s Settings) (*Result, error) {
 	r := sr.result()
 	r.Elapsed = time.Since(sr.start)
 	return r, nil
+}
+
+// withScorer returns s with, unless it has one, the weighted
+// pseudo-likelihood scorer built with sc over the databases.
+func withScorer(ctx context.Context, s Settings, dbs []*mln.Database, sc Scoring) (Settings, error) {
+	if err := sc.Check(); err != nil {
+		return s, err
+	}
+	if s.Scorer == nil {
+		scorer, err := newBatchScorer(ctx, s.Model, dbs, s.NonEvidence, sc)
+		if err != nil {
+			return s, err
+		}
+		s.Scorer = scorer
+	}
+	return s, nil
 }

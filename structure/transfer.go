@@ -60,15 +60,9 @@ func LearnTransfer(ctx context.Context, mode string, dbs []*mln.Database, s Sett
 	default:
 		return nil, fmt.Errorf("structure: unknown transfer mode %q (seed, greedy or refine)", mode)
 	}
-	if err := sc.Check(); err != nil {
+	s, err := withScorer(ctx, s, dbs, sc)
+	if err != nil {
 		return nil, err
-	}
-	if s.Scorer == nil {
-		scorer, err := newBatchScorer(ctx, s.Model, dbs, s.NonEvidence, sc)
-		if err != nil {
-			return nil, err
-		}
-		s.Scorer = scorer
 	}
 	g, err := greedyAdd(ctx, s, cands)
 	if err != nil || mode == TransferGreedy {
