@@ -56,6 +56,7 @@ type funcDef struct {
 // funcRewriter replaces the function terms of one formula.
 type funcRewriter struct {
 	m    *Model
+	has  map[syntax.Formula]bool // whether a subformula holds a function term (expandedSize)
 	used map[string]bool // variable names of the formula
 	n    int
 	errs syntax.ErrorList
@@ -74,9 +75,13 @@ func (m *Model) compileFunctions(f syntax.Formula) (syntax.Formula, syntax.Error
 	if f == nil {
 		return f, nil
 	}
-	r := &funcRewriter{m: m, used: map[string]bool{}}
-	if !r.hasFunc(f) {
+	r := &funcRewriter{m: m, used: map[string]bool{}, has: map[syntax.Formula]bool{}}
+	limit := min(MaxCNFLiterals, maxRewrittenNodes)
+	if n, has := r.expandedSize(f, limit); !has {
 		return f, nil
+	} else if n > limit {
+		r.errs.Add(f.Pos(), "formula too large once its function terms are compiled: each '<=>' around a function term doubles it (more than %d nodes)", limit)
+		return f, r.errs
 	}
 	syntax.Walk(f, func(g syntax.Formula) bool {
 		var terms []syntax.Term
@@ -204,8 +209,45 @@ func (r *funcRewriter) formula(f syntax.Formula, pol int) syntax.Formula {
 	return f
 }
 
+// maxRewrittenNodes bounds the size of a formula once its function terms
+// are compiled away.
+const maxRewrittenNodes = 1 << 20
+
+// expandedSize returns the number of nodes f has once rewritten (each
+// "<=>" around a function term becomes two implications, doubling it),
+// capped at limit+1, and whether f holds a function term; it records the
+// latter for every subformula in r.has.
+func (r *funcRewriter) expandedSize(f syntax.Formula, limit int) (int, bool) {
+	var n int
+	var has bool
+	switch g := f.(type) {
+	case *syntax.Atom, *syntax.Compare:
+		n, has = 1, r.hasFunc(g)
+	case *syntax.Not:
+		n, has = r.expandedSize(g.X, limit)
+		n++
+	case *syntax.Quant:
+		n, has = r.expandedSize(g.Body, limit)
+		n++
+	case *syntax.Binary:
+		nx, hx := r.expandedSize(g.X, limit)
+		ny, hy := r.expandedSize(g.Y, limit)
+		n, has = nx+ny+1, hx || hy
+		if g.Op == syntax.OpIff && has {
+			n = 2*(nx+ny) + 3
+		}
+	default:
+		return 1, false
+	}
+	r.has[f] = has
+	return min(n, limit+1), has
+}
+
 // hasFunc reports whether f holds a term of a declared function.
 func (r *funcRewriter) hasFunc(f syntax.Formula) bool {
+	if has, ok := r.has[f]; ok {
+		return has
+	}
 	found := false
 	var terms func(ts []syntax.Term)
 	terms = func(ts []syntax.Term) {

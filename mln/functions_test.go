@@ -218,3 +218,18 @@ func FuzzFunctionModel(f *testing.F) {
 		_ = m.Compile()
 	})
 }
+
+// TestFunctionIffChainBounded: a chain of "<=>" around a function term,
+// which the rewriting doubles at each "<=>", is refused at once, naming
+// the formula, instead of growing exponentially (found by fuzzing).
+func TestFunctionIffChainBounded(t *testing.T) {
+	chain := "P(f(x))" + strings.Repeat(" <=> P(x)", 30)
+	_, err := mln.ParseModel("f.mln", "t f(t)\nP(t)\n1 "+chain+"\n")
+	if err == nil || !strings.Contains(err.Error(), "f.mln:3:") || !strings.Contains(err.Error(), "too large once its function terms are compiled") {
+		t.Fatalf("err = %v", err)
+	}
+	// A short chain still compiles.
+	if _, err := mln.ParseModel("f.mln", "t f(t)\nP(t)\n1 P(f(x)) <=> P(x) <=> P(x)\n"); err != nil {
+		t.Fatal(err)
+	}
+}
