@@ -57,7 +57,7 @@ type funcDef struct {
 type funcRewriter struct {
 	m    *Model
 	has  map[syntax.Formula]bool // whether a subformula holds a function term (expandedSize)
-	used map[string]bool // variable names of the formula
+	used map[string]bool         // variable names of the formula
 	n    int
 	errs syntax.ErrorList
 }
