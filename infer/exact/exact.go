@@ -183,7 +183,9 @@ type Stats struct {
 	// atoms in no residual clause (set by their linear term alone).
 	Atoms, Forced, Singletons int
 	// Components lists the components of two or more atoms, ordered by
-	// their smallest atom.
+	// their smallest atom (none, and Forced and Singletons zero, when
+	// all atoms false was proved optimal before the network was
+	// simplified: see SolveStats).
 	Components []ComponentStats
 	// Width is the largest induced width over the components.
 	Width int
@@ -219,6 +221,11 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 // sum of the components' lower bounds (+Inf when the hard clauses are
 // unsatisfiable). When the time limit expires the result is returned with
 // a nil error; when ctx is cancelled it is returned with ctx.Err().
+//
+// With Method Auto and the warm start on, a network where all atoms false
+// leaves every clause and linear term in its preferred state (the first
+// state of MaxWalkSAT, and every term at its least) gets that assignment,
+// proved optimal, before any simplification.
 func SolveStats(ctx context.Context, net *ground.Network, opt Options) (*infer.Result, *Stats, error) {
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
@@ -226,6 +233,17 @@ func SolveStats(ctx context.Context, net *ground.Network, opt Options) (*infer.R
 	}
 	if err := validate(net, &opt); err != nil {
 		return nil, nil, err
+	}
+
+	if opt.Method == Auto && !opt.NoWarmStart && allFalsePreferred(net, opt.Bias) {
+		// The portfolio's cheapest incumbent (all atoms false, where
+		// MaxWalkSAT starts) meets its cheapest bound (every term at its
+		// least): it is optimal, without simplifying the network.
+		assign := make([]bool, net.NumAtoms())
+		res := &infer.Result{Assign: assign, Optimal: true}
+		res.Cost, res.HardViolated = infer.BiasedCost(net, opt.Bias, assign)
+		res.Bound = res.Cost
+		return res, &Stats{Atoms: net.NumAtoms(), Bound: res.Cost, Elapsed: time.Since(start)}, nil
 	}
 
 	var stop atomic.Bool
@@ -354,6 +372,35 @@ func SolveStats(ctx context.Context, net *ground.Network, opt Options) (*infer.R
 		return res, st, err
 	}
 	return res, st, nil
+}
+
+// allFalsePreferred reports whether the assignment of every atom to false
+// leaves each clause and linear term in its preferred state (a clause of
+// positive weight, hard ones included, satisfied, one of negative weight
+// false, a term of bias b ≤ 0 off): its cost is then the least possible.
+func allFalsePreferred(net *ground.Network, bias []float64) bool {
+	for _, b := range bias {
+		if b > 0 {
+			return false
+		}
+	}
+	for c := 0; c < net.NumClauses(); c++ {
+		w := net.Weight(c)
+		if w == 0 {
+			continue
+		}
+		sat := false
+		for _, l := range net.Clause(c) {
+			if l.Neg() {
+				sat = true
+				break
+			}
+		}
+		if sat != (w > 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func validate(net *ground.Network, opt *Options) error {

@@ -424,3 +424,65 @@ func TestTrivial(t *testing.T) {
 		t.Fatalf("no clauses: %+v %v", res, err)
 	}
 }
+
+// TestAllFalsePreferred checks the portfolio's first test against brute
+// force: on random networks where all atoms false leaves every clause and
+// linear term in its preferred state, Solve returns it proved optimal
+// without simplifying the network; with one clause or term out of its
+// preferred state, the components are solved as usual.
+func TestAllFalsePreferred(t *testing.T) {
+	r := rand.New(rand.NewSource(15))
+	for i := 0; i < 200; i++ {
+		n := 1 + r.Intn(10)
+		net := ground.NewNetwork(n)
+		for c := r.Intn(3 * n); c >= 0; c-- {
+			k := r.Intn(4)
+			lits := make([]ground.Lit, k)
+			neg := false
+			for j := range lits {
+				lits[j] = ground.MakeLit(int32(r.Intn(n)), r.Intn(3) == 0)
+				neg = neg || lits[j].Neg()
+			}
+			w := 0.5 + r.Float64()
+			switch {
+			case r.Intn(4) == 0:
+				w = math.Inf(1)
+			case r.Intn(8) == 0:
+				w = 0
+			}
+			if !neg {
+				w = -w // all positive: preferred false
+				if math.IsInf(w, -1) {
+					w = -1
+				}
+			}
+			net.AddClause(lits, w, -1, -1, 1)
+		}
+		var bias []float64
+		if r.Intn(2) == 0 {
+			bias = make([]float64, n)
+			for a := range bias {
+				bias[a] = -float64(r.Intn(3))
+			}
+		}
+		spoil := i%2 == 1
+		if spoil {
+			if bias != nil && r.Intn(2) == 0 {
+				bias[r.Intn(n)] = 1
+			} else {
+				net.AddClause([]ground.Lit{ground.MakeLit(int32(r.Intn(n)), false)}, 1, -1, -1, 1)
+			}
+		}
+		if got := allFalsePreferred(net, bias); got == spoil {
+			t.Fatalf("case %d: allFalsePreferred %v, spoiled %v", i, got, spoil)
+		}
+		wantH, wantC := brute(net, bias)
+		check(t, fmt.Sprintf("case %d", i), net, bias, Options{}, wantH, wantC)
+		if !spoil {
+			_, st, _ := SolveStats(context.Background(), net, Options{Options: infer.Options{Bias: bias}})
+			if len(st.Components) != 0 || st.Forced != 0 {
+				t.Fatalf("case %d: simplified (%d components, %d forced)", i, len(st.Components), st.Forced)
+			}
+		}
+	}
+}
