@@ -13,8 +13,10 @@ import (
 
 // Portfolio. A component of at least portfolioMinLits literals (with
 // Method Auto and the warm start on) is solved cheapest first, stopping as
-// soon as an assignment's cost meets a lower bound (it is then proved
-// optimal). On a component of fewer than portfolioLargeLits literals:
+// soon as an assignment's cost meets a lower bound, or comes within half
+// the cost quantum of the weights when they have one (costQuantum): it is
+// then proved optimal. On a component of fewer than portfolioLargeLits
+// literals:
 //
 //  1. a short greedy MaxWalkSAT descent gives an incumbent, every negative
 //     term at its least a bound; then the LP relaxation (the LP engine's
@@ -54,6 +56,7 @@ var (
 	portfolioShare       = time.Duration(4)
 	portfolioMinSearch   = 10 * time.Millisecond
 	portfolioSetupPasses = time.Duration(4)
+	portfolioLPTol       = 0.0 // the LP engine's default
 )
 
 // portfolio solves p as described above into assign and out.
@@ -63,19 +66,23 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 	cs := &out.stats
 	cs.Method, cs.Warm = Search, true
 	w := &warm{cost: math.Inf(1), bound: trivialBound(p)}
+	q := costQuantum(p)
+	proved := func(cost, bound float64) bool {
+		return warmOptimal(cost, bound) || q > 0 && !math.IsInf(cost, 1) && bound > cost-q/2
+	}
 	finish := func() {
 		for v, a := range p.atoms {
 			assign[a] = w.x[v]
 		}
 		cs.Cost, cs.WarmCost, cs.LPBound = w.cost, w.cost, w.bound
-		cs.Optimal = warmOptimal(w.cost, w.bound)
+		cs.Optimal = proved(w.cost, w.bound)
 		if cs.Optimal {
 			cs.Bound = w.cost
 		} else {
 			cs.Bound = math.Min(w.bound, w.cost)
 		}
 	}
-	done := func() bool { return warmOptimal(w.cost, w.bound) || stop.Load() || ctx.Err() != nil }
+	done := func() bool { return proved(w.cost, w.bound) || stop.Load() || ctx.Err() != nil }
 	var net *ground.Network
 	var bias []float64
 	var k float64
@@ -129,7 +136,7 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 	}
 
 	// 1. LP relaxation with ROUNDUP.
-	lopt := lp.Options{Workers: opt.Workers}
+	lopt := lp.Options{Workers: opt.Workers, Tol: portfolioLPTol}
 	if !deadline.IsZero() {
 		lopt.TimeLimit = time.Until(deadline)
 	}
@@ -228,6 +235,49 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 		out.infeasible = true
 		cs.Optimal = false
 	}
+}
+
+// pow10 holds the powers of ten costQuantum tries.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6}
+
+// costQuantum returns the largest q = 10^-k (k ≤ 6) of which every finite
+// weight and linear term of p is an integer multiple, up to the rounding of
+// decimal weights, with their absolute values summing to at most 10^9 q;
+// 0 when there is none. The residual costs of p's assignments then differ
+// by integer multiples of q (far beyond the rounding of their sums), so
+// that a lower bound above cost − q/2 proves an assignment of that cost
+// optimal: hand-written weights (0.5, 1.2, -0.3) make the LP's bound prove
+// what its tolerance alone would leave open.
+func costQuantum(p *problem) float64 {
+	k, sum := 0, 0.0
+	fits := func(v float64) bool {
+		if math.IsInf(v, 1) || v == 0 {
+			return true
+		}
+		sum += math.Abs(v)
+		for ; k < len(pow10); k++ {
+			x := v * pow10[k]
+			if math.Abs(x-math.Round(x)) <= 1e-12*math.Max(1, math.Abs(x)) {
+				return true // and at every larger k
+			}
+		}
+		return false
+	}
+	for _, v := range p.w {
+		if !fits(v) {
+			return 0
+		}
+	}
+	for _, v := range p.unary {
+		if !fits(v) {
+			return 0
+		}
+	}
+	q := 1 / pow10[k]
+	if sum > 1e9*q {
+		return 0
+	}
+	return q
 }
 
 // Memory is what Solve takes on top of the network (ground.Options.Engine):

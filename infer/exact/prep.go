@@ -571,6 +571,7 @@ func (pr *prep) components() []*problem {
 	}
 	nc := int(roots[nach])
 	if nc == 0 {
+		pr.res = nil
 		return nil
 	}
 	comp := make([]int32, n) // root -> component index
@@ -667,6 +668,7 @@ func (pr *prep) components() []*problem {
 			}
 		}
 	})
+	pr.res = nil // the problems hold the residual clauses now
 	probs := make([]*problem, nc)
 	for k := 0; k < nc; k++ {
 		st := starts[int(ncl[k])+k : int(ncl[k+1])+k+1]

@@ -162,12 +162,21 @@ func trivialBound(p *problem) float64 {
 
 // walker returns a function that runs MaxWalkSAT on p from init (nil:
 // all false) with a step budget and keeps its assignment in w unless it
-// costs more (a walk from init never ends worse than init).
+// costs more (a walk from init never ends worse than init). The network is
+// indexed for the walks once, at the first.
 func (w *warm) walker(p *problem, seed int64, net *ground.Network, bias []float64) func(ctx context.Context, steps int, init []bool) {
+	var wk *mws.Walker
 	return func(ctx context.Context, steps int, init []bool) {
-		mopt := mws.Options{MaxSteps: steps, Init: init}
-		mopt.Bias, mopt.Seed = bias, seed
-		if res, _ := mws.Solve(ctx, net, mopt); res != nil {
+		if wk == nil {
+			mopt := mws.Options{}
+			mopt.Bias, mopt.Seed = bias, seed
+			var err error
+			if wk, err = mws.NewWalker(ctx, net, mopt); err != nil {
+				wk = nil
+				return
+			}
+		}
+		if res, _ := wk.Run(ctx, steps, init); res != nil {
 			if c := evalLocal(p, res.Assign); w.x == nil || c <= w.cost || math.IsInf(w.cost, 1) {
 				w.x, w.cost = res.Assign, c
 			}

@@ -228,6 +228,69 @@ func brute2(net *ground.Network) ([]bool, float64) {
 // exceeds that optimum.
 func TestPortfolioAgainstPlainSearch(t *testing.T) {
 	r := rand.New(rand.NewSource(15))
+	portfolioAgainstPlainSearch(t, r, r.NormFloat64)
+}
+
+// TestPortfolioDecimalWeights checks the portfolio against the plain
+// branch and bound on small networks shaped like Tuffy's class sample
+// (papers with at most one of a few categories, spread along citations,
+// a priori unlikely) with weights of one decimal and a loose LP: a
+// component proved because the LP's bound is within half a tenth of its
+// cost (costQuantum) must have the optimal cost.
+func TestPortfolioDecimalWeights(t *testing.T) {
+	defer func(tol float64, lits int) { portfolioLPTol, portfolioMinLits = tol, lits }(portfolioLPTol, portfolioMinLits)
+	portfolioLPTol, portfolioMinLits = 0.05, 1
+	r := rand.New(rand.NewSource(16))
+	ctx := context.Background()
+	quantum := 0
+	for i := 0; i < 40; i++ {
+		papers, cats := 4+r.Intn(4), 3
+		net := ground.NewNetwork(papers * cats)
+		cat := func(p, c int) int32 { return int32(p*cats + c) }
+		for p := 0; p < papers; p++ {
+			for c := 0; c < cats; c++ {
+				net.AddClause([]ground.Lit{ground.MakeLit(cat(p, c), false)}, -0.3, -1, -1, 1)
+				for d := c + 1; d < cats; d++ {
+					net.AddClause([]ground.Lit{ground.MakeLit(cat(p, c), true), ground.MakeLit(cat(p, d), true)}, 5, -1, -1, 1)
+				}
+			}
+			if r.Intn(3) == 0 { // evidence of a category
+				net.AddClause([]ground.Lit{ground.MakeLit(cat(p, r.Intn(cats)), false)}, 2.5, -1, -1, 1)
+			}
+			for k := 0; k < 3; k++ {
+				q := r.Intn(papers)
+				for c := 0; c < cats && q != p; c++ {
+					net.AddClause([]ground.Lit{ground.MakeLit(cat(p, c), true), ground.MakeLit(cat(q, c), false)}, 1.2, -1, -1, 1)
+				}
+			}
+		}
+		want, err := Solve(ctx, net, Options{NoWarmStart: true, Workers: 1})
+		if err != nil || !want.Optimal {
+			t.Fatalf("case %d: plain search: %v, optimal %v", i, err, want != nil && want.Optimal)
+		}
+		got, st, err := SolveStats(ctx, net, Options{Options: infer.Options{Seed: int64(i)}, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Optimal && !near(got.Cost, want.Cost) {
+			t.Errorf("case %d: portfolio proves cost %v, optimum %v", i, got.Cost, want.Cost)
+		}
+		if got.Bound > want.Cost+1e-7*math.Max(1, math.Abs(want.Cost)) {
+			t.Errorf("case %d: portfolio bound %v above the optimum %v", i, got.Bound, want.Cost)
+		}
+		for _, cs := range st.Components {
+			if cs.Optimal && cs.Method == Search && cs.Nodes == 0 && !warmOptimal(cs.Cost, cs.LPBound) {
+				quantum++
+			}
+		}
+	}
+	if quantum == 0 {
+		t.Error("no component proved by the cost quantum")
+	}
+	t.Logf("%d components proved by the cost quantum", quantum)
+}
+
+func portfolioAgainstPlainSearch(t *testing.T, r *rand.Rand, weight func() float64) {
 	ctx := context.Background()
 	proved := 0
 	for i := 0; i < 30; i++ {
@@ -239,14 +302,14 @@ func TestPortfolioAgainstPlainSearch(t *testing.T) {
 			for j := range lits {
 				lits[j] = ground.MakeLit(int32(r.Intn(n)), r.Intn(2) == 0)
 			}
-			w := r.NormFloat64()
+			w := weight()
 			if r.Float64() < 0.05 {
 				w = math.Inf(1)
 			}
 			net.AddClause(lits, w, -1, -1, 1)
 		}
 		for a := 0; a < n; a++ {
-			net.AddClause([]ground.Lit{ground.MakeLit(int32(a), r.Intn(2) == 0)}, r.NormFloat64(), -1, -1, 1)
+			net.AddClause([]ground.Lit{ground.MakeLit(int32(a), r.Intn(2) == 0)}, weight(), -1, -1, 1)
 		}
 		want, err := Solve(ctx, net, Options{NoWarmStart: true, Workers: 1})
 		if err != nil || !want.Optimal {
@@ -270,4 +333,25 @@ func TestPortfolioAgainstPlainSearch(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 30 proved by the portfolio", proved)
+}
+
+func TestCostQuantum(t *testing.T) {
+	for _, c := range []struct {
+		w, unary []float64
+		want     float64
+	}{
+		{[]float64{5, 0.5, 1.2, math.Inf(1)}, []float64{-0.3, 0}, 0.1},
+		{[]float64{2, -3, 0}, []float64{1}, 1},
+		{[]float64{0.25, 1}, nil, 0.01},
+		{[]float64{0.123, 7}, []float64{-1.000001}, 1e-6},
+		{[]float64{math.Pi}, nil, 0},
+		{[]float64{0.1 + 1e-9}, nil, 0},
+		{[]float64{1e10, 1}, nil, 0}, // a sum beyond 10^9 quanta
+		{nil, []float64{4e7, 0.5}, 0.1},
+	} {
+		p := &problem{w: c.w, unary: c.unary}
+		if got := costQuantum(p); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("costQuantum(%v, %v) = %v, want %v", c.w, c.unary, got, c.want)
+		}
+	}
 }

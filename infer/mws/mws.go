@@ -145,6 +145,30 @@ type Options struct {
 // best assignment so far together with ctx.Err() (a nil result when it is
 // cancelled while the network is being indexed, before the walk starts).
 func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result, error) {
+	wk, err := NewWalker(ctx, net, opt)
+	if err != nil {
+		return nil, err
+	}
+	return wk.Run(ctx, opt.MaxSteps, opt.Init)
+}
+
+// A Walker is a network indexed once for several runs of MaxWalkSAT (see
+// Run), as when a short descent and a longer walk from its end alternate
+// with other work on the same network. It is not safe for concurrent use.
+type Walker struct {
+	net    *ground.Network
+	opt    Options
+	p      *problem
+	perm   []int32 // the split's renumbering (nil: none)
+	starts [2][]int32
+	w      *walker
+	offset float64
+}
+
+// NewWalker indexes net for runs of MaxWalkSAT under opt; opt.MaxSteps
+// and opt.Init are ignored (Run takes them). It returns ctx.Err() when ctx
+// is cancelled while the network is being indexed.
+func NewWalker(ctx context.Context, net *ground.Network, opt Options) (*Walker, error) {
 	n := net.NumAtoms()
 	if opt.Init != nil && len(opt.Init) != n {
 		return nil, errors.New("mws: Init has the wrong length")
@@ -157,9 +181,6 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	}
 	if opt.Classic {
 		opt.BreakHard, opt.NoGreedy, opt.NoSplit, opt.RandomInit = true, true, true, true
-	}
-	if opt.MaxSteps <= 0 {
-		opt.MaxSteps = DefaultMaxSteps
 	}
 	if opt.Tries <= 0 {
 		opt.Tries = DefaultTries
@@ -178,19 +199,38 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	if err != nil {
 		return nil, err
 	}
-	offset := p0.constCost - p0.biasOffset(opt.Bias)
-	var p *problem
-	var perm, atomStart, clauseStart []int32
+	wk := &Walker{net: net, opt: opt, offset: p0.constCost - p0.biasOffset(opt.Bias)}
 	if opt.NoSplit {
-		p, atomStart, clauseStart = p0, []int32{0, int32(n)}, []int32{0, int32(p0.numClauses())}
+		wk.p, wk.starts = p0, [2][]int32{{0, int32(n)}, {0, int32(p0.numClauses())}}
 	} else {
-		p, perm, atomStart, clauseStart = p0.split()
+		wk.p, wk.perm, wk.starts[0], wk.starts[1] = p0.split()
 	}
-	rng := rand.New(rand.NewPCG(uint64(opt.Seed), 0x9e3779b97f4a7c15))
-	w := newWalker(p)
+	w := newWalker(wk.p)
 	w.hardAware = !opt.BreakHard
 	w.track = !opt.NoGreedy
 	w.strict = w.hardAware && opt.StrictHard
+	wk.w = w
+	return wk, nil
+}
+
+// Run is Solve with the Walker's network and options, maxSteps steps per
+// try (DefaultMaxSteps when not positive) and the first try starting from
+// init (nil: as Options.Init nil).
+func (wk *Walker) Run(ctx context.Context, maxSteps int, init []bool) (*infer.Result, error) {
+	net, w, perm := wk.net, wk.w, wk.perm
+	n := net.NumAtoms()
+	if init != nil && len(init) != n {
+		return nil, errors.New("mws: Init has the wrong length")
+	}
+	opt := wk.opt
+	opt.MaxSteps, opt.Init = maxSteps, init
+	if opt.MaxSteps <= 0 {
+		opt.MaxSteps = DefaultMaxSteps
+	}
+	p, offset := wk.p, wk.offset
+	atomStart, clauseStart := wk.starts[0], wk.starts[1]
+	var err error
+	rng := rand.New(rand.NewPCG(uint64(opt.Seed), 0x9e3779b97f4a7c15))
 
 	// The first try starts from Init, or the default initial state.
 	y := w.y
@@ -205,6 +245,8 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 		for a := range y {
 			y[a] = rng.Uint64()&1 == 1
 		}
+	default:
+		clear(y)
 	}
 	w.reset(0, int32(n), 0, int32(p.numClauses()))
 	se := &search{

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -569,5 +570,37 @@ func TestMutexChains(t *testing.T) {
 	}
 	if len(costs) == 0 || math.Abs(costs[len(costs)-1]-res.Cost) > 1e-6 {
 		t.Fatalf("last progress cost %v, result %v", costs, res.Cost)
+	}
+}
+
+// TestWalkerRuns checks that the runs of one Walker give what Solve gives
+// with the same steps and start, whatever ran before on the Walker.
+func TestWalkerRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for i := 0; i < 50; i++ {
+		net, bias := randomNet(rng, 30)
+		for _, opt := range []Options{
+			{Options: infer.Options{Bias: bias, Seed: int64(i)}},
+			{Options: infer.Options{Bias: bias, Seed: int64(i)}, Classic: true, Tries: 2},
+		} {
+			wk, err := NewWalker(context.Background(), net, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var init []bool
+			for _, steps := range []int{5, 200, 1, 50} {
+				o := opt
+				o.MaxSteps, o.Init = steps, init
+				want, err1 := Solve(context.Background(), net, o)
+				got, err2 := wk.Run(context.Background(), steps, init)
+				if err1 != nil || err2 != nil {
+					t.Fatal(err1, err2)
+				}
+				if got.Cost != want.Cost || got.Optimal != want.Optimal || !slices.Equal(got.Assign, want.Assign) {
+					t.Fatalf("case %d, %d steps: Run cost %v optimal %v, Solve %v %v", i, steps, got.Cost, got.Optimal, want.Cost, want.Optimal)
+				}
+				init = got.Assign
+			}
+		}
 	}
 }
