@@ -84,7 +84,7 @@ func TestMemoryEstimate(t *testing.T) {
 				t.Fatal(err)
 			}
 			var atoms int
-			peak := peakHeap(func() {
+			peak, _ := peakHeap(func() {
 				net, err := ground.Ground(ctx, m, db, opt)
 				if err != nil {
 					t.Fatal(err)

@@ -15,13 +15,17 @@ import (
 // Method Auto and the warm start on) is solved cheapest first, stopping as
 // soon as an assignment's cost meets a lower bound, or comes within half
 // the cost quantum of the weights when they have one (costQuantum): it is
-// then proved optimal. On a component of fewer than portfolioLargeLits
-// literals:
+// then proved optimal. First, on every component, each atom at the value
+// its linear term prefers gives an incumbent, and every negative term at
+// its least a bound (so that a component whose terms can all be at their
+// least costs one pass over its clauses). Then, on a component of fewer
+// than portfolioLargeLits literals:
 //
-//  1. a short greedy MaxWalkSAT descent gives an incumbent, every negative
-//     term at its least a bound; then the LP relaxation (the LP engine's
-//     settings) with ROUNDUP a better bound, and its rounded assignment
-//     replaces the incumbent when it costs less;
+//  1. the LP relaxation (the LP engine's settings) with ROUNDUP gives a
+//     better bound, and its rounded assignment replaces the incumbent
+//     when it costs less; unless that proves it, a short greedy
+//     MaxWalkSAT descent from all atoms false (bounded work, run whatever
+//     the time limit) replaces it when it costs less;
 //  2. when variable elimination over the component's elimination order is
 //     cheap (tables of at most portfolioVEPerLit entries per literal), it
 //     solves the component exactly; the graph's degeneracy, a lower
@@ -89,13 +93,18 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 	var walk func(context.Context, int, []bool)
 	// Built on first use: a component spanning the whole network is
 	// walked and relaxed as is.
-	walker := func() func(context.Context, int, []bool) {
-		if walk == nil {
+	network := func() {
+		if net == nil {
 			if wholeNetwork(p) {
 				net, bias, k = ownNetwork(p)
 			} else {
 				net, bias, k = subNetwork(p, false)
 			}
+		}
+	}
+	walker := func() func(context.Context, int, []bool) {
+		if walk == nil {
+			network()
 			walk = w.walker(p, opt.Seed, net, bias)
 		}
 		return walk
@@ -122,17 +131,16 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 		return
 	}
 
-	// 1. On a component that is not large, a short greedy descent first
-	// (bounded work, so that the answer is never worse than it, whatever
-	// the time limit), against the trivial bound.
-	if !large && !cancelled() {
-		bctx, cancel := boundedCtx(ctx)
-		walker()(bctx, warmShortStepsPerAtom*n+warmMinSteps, nil)
-		cancel()
-		if done() {
-			finish()
-			return
-		}
+	// 1. Each atom at the value its linear term prefers (false when it
+	// has none), against the trivial bound.
+	w.x = make([]bool, n)
+	for v, u := range p.unary {
+		w.x[v] = u < 0
+	}
+	w.cost = evalLocal(p, w.x)
+	if proved(w.cost, w.bound) {
+		finish()
+		return
 	}
 
 	// 1. LP relaxation with ROUNDUP.
@@ -142,10 +150,18 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 	}
 	t0 := time.Now()
 	if lopt.TimeLimit >= 0 && !cancelled() {
-		walker()
+		network()
 		w.addLP(ctx, p, lopt, net, bias, k)
 	}
 	extra := max(time.Since(t0)/portfolioShare, portfolioMinSearch)
+	// Unless proved, a short greedy MaxWalkSAT descent from all atoms
+	// false (bounded work, so that the answer is never worse than it,
+	// whatever the time limit).
+	if !large && !proved(w.cost, w.bound) && !cancelled() {
+		bctx, cancel := boundedCtx(ctx)
+		walker()(bctx, warmShortStepsPerAtom*n+warmMinSteps, nil)
+		cancel()
+	}
 	prove := opt.Prove || math.IsInf(w.cost, 1)
 
 	// 2. Cheap variable elimination.
@@ -193,14 +209,7 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 	// searching.
 	short := !prove && extra < portfolioSetupPasses*pass
 	if done() || large && !prove || short {
-		if w.x == nil && !cancelled() {
-			bctx, cancel := boundedCtx(ctx)
-			walker()(bctx, warmShortStepsPerAtom*n+warmMinSteps, nil)
-			cancel()
-		}
-		if w.x != nil {
-			finish()
-		}
+		finish()
 		return
 	}
 	net, bias, walk = nil, nil, nil
