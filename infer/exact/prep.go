@@ -260,11 +260,22 @@ func prepare(ctx context.Context, net *ground.Network, bias []float64, workers i
 		}
 		lo, hi := chunkRange(k, m)
 		scratch := scratchPool.Get().(*resChunk)
+		// The residual clauses go to buffers of the chunk's size, kept
+		// unless the residual is much smaller; the terms wait in the
+		// scratch buffers for their merge.
+		nl := 0
+		for c := lo; c < hi; c++ {
+			nl += len(pr.clause(c))
+		}
+		lits, start, w := scratch.lits, scratch.start, scratch.w
+		scratch.lits, scratch.start, scratch.w = make([]ground.Lit, 0, nl), make([]int32, 0, hi-lo+1), make([]float64, 0, hi-lo)
 		pr.residual(scratch, lo, hi)
-		// The residual clauses stay, at their size; the terms wait in
-		// the scratch buffers for their merge.
 		r := &pr.res[k]
-		r.lits, r.start, r.w = slices.Clone(scratch.lits), slices.Clone(scratch.start), slices.Clone(scratch.w)
+		r.lits, r.start, r.w = scratch.lits, scratch.start, scratch.w
+		if 2*len(r.lits) < nl {
+			r.lits, r.start, r.w = slices.Clone(r.lits), slices.Clone(r.start), slices.Clone(r.w)
+		}
+		scratch.lits, scratch.start, scratch.w = lits, start, w
 		r.constant, r.unitAtom, r.unitW, r.hardEmpty = scratch.constant, scratch.unitAtom, scratch.unitW, scratch.hardEmpty
 		r.scratch = scratch
 	}, func(k int) {
@@ -574,6 +585,9 @@ func (pr *prep) components() []*problem {
 		pr.res = nil
 		return nil
 	}
+	if p := pr.whole(nc); p != nil {
+		return []*problem{p}
+	}
 	comp := make([]int32, n) // root -> component index
 	first := make([]int32, nc)
 	forChunks(workers, nach, func(k int) {
@@ -684,6 +698,29 @@ func (pr *prep) components() []*problem {
 		}
 	}
 	return probs
+}
+
+// whole returns, when the residual clauses form one component (nc is the
+// number of components) over every atom and come from one chunk, the
+// problem of that component holding the chunk's clauses as they are (its
+// local atoms are the network's); otherwise nil.
+func (pr *prep) whole(nc int) *problem {
+	if nc != 1 || len(pr.res) != 1 {
+		return nil
+	}
+	for a := 0; a < pr.n; a++ {
+		if !pr.inRes.has(int32(a)) {
+			return nil
+		}
+	}
+	r := &pr.res[0]
+	atoms := make([]int32, pr.n)
+	for a := range atoms {
+		atoms[a] = int32(a)
+	}
+	p := &problem{atoms: atoms, lits: r.lits, start: r.start, w: r.w, unary: pr.u, orig: pr.root[0], pr: pr}
+	pr.res = nil
+	return p
 }
 
 // offsets turns counts per block and component into the position where
