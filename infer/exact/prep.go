@@ -466,6 +466,13 @@ func (pr *prep) propagate() {
 	net, n, m := pr.net, pr.n, pr.net.NumClauses()
 	pr.val = make([]int8, n)
 	val := pr.val
+	units := false
+	for c := 0; c < m && !units; c++ {
+		units = net.IsHard(c) && !pr.taut[c] && len(pr.clause(c)) == 1
+	}
+	if !units {
+		return // nothing to propagate
+	}
 	// Occurrences in hard clauses of two or more literals.
 	cnt := make([]int32, n+1)
 	for c := 0; c < m; c++ {
