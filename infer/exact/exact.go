@@ -26,6 +26,15 @@
 // for it. Result.Optimal is set only when the search finished or the LP
 // bound met the cost.
 //
+// With Method Auto and the warm start on, a network where all atoms false
+// leaves every clause and linear term in its preferred state gets that
+// assignment at once, and a component of 1,024 literals or more is solved
+// by a portfolio instead (portfolio.go), cheapest first: each atom at the
+// value its linear term prefers, the LP relaxation with ROUNDUP, a
+// MaxWalkSAT descent and walk, variable elimination when cheap and a
+// bounded branch and bound, stopping once an assignment's cost meets a
+// lower bound, or comes within half the weights' decimal quantum of it.
+//
 // When the hard clauses of a component cannot all be satisfied, the
 // component is solved again with every hard clause turned into a soft
 // clause whose weight exceeds the total of the soft weights, so that the
