@@ -25,7 +25,8 @@ import (
 //     better bound, and its rounded assignment replaces the incumbent
 //     when it costs less; unless that proves it, a short greedy
 //     MaxWalkSAT descent from all atoms false (bounded work, run whatever
-//     the time limit) replaces it when it costs less;
+//     the time limit, and on a larger component too when the LP gave no
+//     assignment) replaces it when it costs less;
 //  2. when variable elimination over the component's elimination order is
 //     cheap (tables of at most portfolioVEPerLit entries per literal), it
 //     solves the component exactly; the graph's degeneracy, a lower
@@ -131,8 +132,8 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 		return
 	}
 
-	// 1. Each atom at the value its linear term prefers (false when it
-	// has none), against the trivial bound.
+	// First, each atom at the value its linear term prefers (false when
+	// it has none), against the trivial bound.
 	w.x = make([]bool, n)
 	for v, u := range p.unary {
 		w.x[v] = u < 0
@@ -149,15 +150,17 @@ func (ws *workspace) portfolio(ctx context.Context, p *problem, opt *Options, st
 		lopt.TimeLimit = time.Until(deadline)
 	}
 	t0 := time.Now()
+	lpRan := false
 	if lopt.TimeLimit >= 0 && !cancelled() {
 		network()
-		w.addLP(ctx, p, lopt, net, bias, k)
+		lpRan = w.addLP(ctx, p, lopt, net, bias, k)
 	}
 	extra := max(time.Since(t0)/portfolioShare, portfolioMinSearch)
 	// Unless proved, a short greedy MaxWalkSAT descent from all atoms
 	// false (bounded work, so that the answer is never worse than it,
-	// whatever the time limit).
-	if !large && !proved(w.cost, w.bound) && !cancelled() {
+	// whatever the time limit); on a large component only when the LP
+	// gave no assignment (no time was left for it).
+	if (!large || !lpRan) && !proved(w.cost, w.bound) && !cancelled() {
 		bctx, cancel := boundedCtx(ctx)
 		walker()(bctx, warmShortStepsPerAtom*n+warmMinSteps, nil)
 		cancel()

@@ -240,15 +240,16 @@ func warmStart(ctx context.Context, p *problem, opt *Options, stop *atomic.Bool,
 // bias from subNetwork (k its constant), or with net nil on the network p
 // comes from, when p spans all its atoms (see wholeNetwork): the LP's
 // bound becomes w's when finite and larger, and its rounded assignment w's
-// when it costs less (or w has none).
-func (w *warm) addLP(ctx context.Context, p *problem, lopt lp.Options, net *ground.Network, bias []float64, k float64) {
+// when it costs less (or w has none). It reports whether the LP gave an
+// assignment.
+func (w *warm) addLP(ctx context.Context, p *problem, lopt lp.Options, net *ground.Network, bias []float64, k float64) bool {
 	if net == nil {
 		net, bias, k = ownNetwork(p)
 	}
 	lopt.Bias = bias
 	res, st, err := lp.Solve(ctx, net, lopt)
 	if err != nil || res == nil {
-		return
+		return false
 	}
 	if !st.Infeasible && !math.IsInf(res.Bound, 0) && !math.IsNaN(res.Bound) {
 		w.bound = math.Max(w.bound, res.Bound-k)
@@ -258,6 +259,7 @@ func (w *warm) addLP(ctx context.Context, p *problem, lopt lp.Options, net *grou
 			w.x, w.cost = res.Assign, c
 		}
 	}
+	return true
 }
 
 // boundedCtx returns the context of bounded work that must run even after
