@@ -35,7 +35,10 @@ import (
 //   - cse: Tuffy's UW-CSE program with ai.db, query advisedBy (Tuffy's
 //     "cse"; needs the shared data folder).
 
-var update = flag.Bool("update", false, "rewrite testdata/class-small.{mln,db}")
+var (
+	update   = flag.Bool("update", false, "rewrite testdata/class-small.{mln,db}")
+	classDir = flag.String("classdir", "", "write the class case (class.mln, class.db) into this folder, for the command line")
+)
 
 // classCase returns a model and evidence shaped like Tuffy's "class"
 // sample: papers in ten categories, each written by two of papers/3
@@ -302,6 +305,21 @@ func TestWriteClassSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile("testdata/class-small.db", []byte(e), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWriteClass writes the class case for the command line with
+// -classdir DIR: marple infer -i DIR/class.mln -e DIR/class.db -q cat.
+func TestWriteClass(t *testing.T) {
+	if *classDir == "" {
+		t.Skip("run with -classdir DIR to write DIR/class.{mln,db}")
+	}
+	m, e := classCase(1380, 1)
+	if err := os.WriteFile(filepath.Join(*classDir, "class.mln"), []byte(m), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(*classDir, "class.db"), []byte(e), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
