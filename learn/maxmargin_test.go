@@ -160,9 +160,23 @@ func TestDualQPClosedForm(t *testing.T) {
 	}
 }
 
-// TestDualQPBrute compares the SMO solution with exact face enumeration on
-// random working sets of up to 5 planes, adding planes one at a time (the
-// warm start of Batch).
+// randomPlane returns a plane over parameters [0, dim), each present with
+// probability 2/3 with value scale(N(0,1)).
+func randomPlane(r *rand.Rand, dim int, scale func(float64) float64) Sparse {
+	var a Sparse
+	for p := 0; p < dim; p++ {
+		if r.IntN(3) > 0 {
+			a.Idx = append(a.Idx, int32(p))
+			a.Val = append(a.Val, scale(r.NormFloat64()))
+		}
+	}
+	return a
+}
+
+// TestDualQPBrute compares the solution of solve (the active-set method)
+// and of sequential minimal optimisation from scratch with exact face
+// enumeration on random working sets of up to 5 planes, adding planes one
+// at a time (the warm start of Batch).
 func TestDualQPBrute(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for iter := 0; iter < 300; iter++ {
@@ -170,14 +184,7 @@ func TestDualQPBrute(t *testing.T) {
 		C := []float64{0.01, 0.3, 1, 10, 1000}[r.IntN(5)]
 		q := &dualQP{C: C}
 		for j := 0; j < m; j++ {
-			var a Sparse
-			for p := 0; p < dim; p++ {
-				if r.IntN(3) > 0 {
-					a.Idx = append(a.Idx, int32(p))
-					a.Val = append(a.Val, r.NormFloat64()*2)
-				}
-			}
-			q.add(a, r.NormFloat64()*3+1)
+			q.add(randomPlane(r, dim, func(v float64) float64 { return 2 * v }), r.NormFloat64()*3+1)
 			q.solve()
 			sum := 0.0
 			for _, v := range q.alpha {
@@ -193,11 +200,15 @@ func TestDualQPBrute(t *testing.T) {
 			for _, b := range q.b {
 				scale = math.Max(scale, math.Abs(b))
 			}
-			got := q.dual()
 			want, _ := bruteDual(q.G, q.b, C)
-			if got < want-1e-8*scale*math.Max(1, C) || got > want+1e-9*scale*math.Max(1, C) {
-				t.Fatalf("iter %d (m %d, C %v): dual %v, brute force %v", iter, len(q.b), C, got, want)
+			ref := &dualQP{C: C, G: q.G, b: q.b, alpha: make([]float64, len(q.b)), s: C}
+			ref.smo(ref.tolerance())
+			for _, got := range []float64{q.dual(), ref.dual()} {
+				if got < want-1e-8*scale*math.Max(1, C) || got > want+1e-9*scale*math.Max(1, C) {
+					t.Fatalf("iter %d (m %d, C %v): dual %v (active set %v, SMO %v), brute force %v", iter, len(q.b), C, got, q.dual(), ref.dual(), want)
+				}
 			}
+			got := q.dual()
 			// Strong duality up to the tolerance: primal − dual ≈ 0.
 			if gap := q.primal() - got; gap < -1e-9*scale || gap > 1e-8*scale*math.Max(1, C) {
 				t.Fatalf("iter %d: duality gap %v", iter, gap)
@@ -592,14 +603,8 @@ func TestDualQPActiveSetRankDeficient(t *testing.T) {
 		C := []float64{0.01, 1, 10, 1000, 1e4}[r.IntN(5)]
 		q := &dualQP{C: C}
 		for j := 0; j < m; j++ {
-			var a Sparse
-			for p := 0; p < dim; p++ {
-				if r.IntN(3) > 0 {
-					a.Idx = append(a.Idx, int32(p))
-					a.Val = append(a.Val, math.Round(r.NormFloat64()*4)) // integer counts: repeated and parallel planes
-				}
-			}
-			q.add(a, math.Abs(r.NormFloat64()*3+1))
+			// Integer counts: repeated and parallel planes.
+			q.add(randomPlane(r, dim, func(v float64) float64 { return math.Round(4 * v) }), math.Abs(r.NormFloat64()*3+1))
 			if j == m/2 {
 				C = []float64{0.1, 10, 1e4}[r.IntN(3)]
 				q.setC(C)
