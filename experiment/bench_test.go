@@ -13,6 +13,7 @@ import (
 	"github.com/marple-mln/marple/infer/exact"
 	"github.com/marple-mln/marple/infer/lp"
 	"github.com/marple-mln/marple/infer/mws"
+	"github.com/marple-mln/marple/learn"
 )
 
 // citeseerDir returns the CiteSeer data folder ($MARPLE_DATA/citeseer, by
@@ -109,4 +110,45 @@ func BenchmarkMAPCostFace(b *testing.B) {
 		b.ReportMetric(cl.Cost, "classic-mws-cost")
 		b.ReportMetric(float64(cl.HardViolated), "classic-mws-hard")
 	}
+}
+
+// BenchmarkLPWebKBLossAugmented is one round of max-margin learning's
+// separation oracle on WebKB: the Hamming-loss-augmented LP relaxation with
+// ROUNDUP on each of the three training departments of the dept1 fold
+// (about 1,870 query atoms and 26-34k ground clauses each), one worker,
+// at the weights of 10 rounds of max-margin learning with C = 10 (random
+// weights give an easy, almost integral LP; these leave about half the
+// atoms at ½). It reports the mean ADMM iterations and the fraction of
+// atoms the LP leaves integral.
+func BenchmarkLPWebKBLossAugmented(b *testing.B) {
+	datadir.Require(b, "webkb")
+	depts, err := readWebKB(filepath.Join(datadir.Root(), "webkb"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := loadWebKBFold(context.Background(), depts, "dept1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := learn.Batch(context.Background(), f.train, f.src, learn.MaxMargin{C: 10, MaxIter: 10, Cache: learn.DefaultMaxMarginCache},
+		learn.Settings{Solver: lpSolver(1, 1)}); err != nil {
+		b.Fatal(err)
+	}
+	var iters, integral float64
+	solves := 0
+	for b.Loop() {
+		for _, ex := range f.src {
+			ex.Net.SetWeights()
+			bias := learn.HammingBias(nil, ex.Truth, ex.Query)
+			_, st, err := lp.Solve(context.Background(), ex.Net, lp.Options{Options: infer.Options{Bias: bias}, Workers: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			iters += float64(st.Iterations)
+			integral += st.FracIntegral
+			solves++
+		}
+	}
+	b.ReportMetric(iters/float64(solves), "iters/solve")
+	b.ReportMetric(integral/float64(solves), "integral")
 }

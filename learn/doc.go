@@ -134,5 +134,6 @@
 // Finley & Yu (2009) with Hamming loss, trained by cutting planes. Each
 // round runs loss-augmented MAP on every example (concurrently, reduced
 // in example order) and adds the averaged plane to a working set whose
-// dual QP is solved by sequential minimal optimisation; see MaxMargin.
+// dual QP is solved by an active-set method (sequential minimal
+// optimisation as a fallback); see MaxMargin.
 package learn

@@ -577,8 +577,9 @@ func (r *mmRound) run(ctx context.Context, iter int, w []float64, sum *[]float64
 //	max_α D(α) = Σ_j α_j·b_j − ½·αᵀGα,  α ≥ 0, Σ_j α_j ≤ C,  G_jk = ⟨a_j,a_k⟩.
 //
 // With a slack variable α_s = C − Σ_j α_j (a plane a_s = 0, b_s = 0) the
-// feasible set is the simplex {α ≥ 0, Σ α = C}, on which solve runs
-// sequential minimal optimisation: it moves weight between the pair of
+// feasible set is the simplex {α ≥ 0, Σ α = C}, on which solve runs an
+// active-set method (activeSet) or, as a fallback, sequential minimal
+// optimisation (smo): it moves weight between the pair of
 // coordinates that violates the optimality conditions most (the one with
 // the largest gradient g_i = b_i − (Gα)_i receives, the one with α > 0
 // chosen by second-order gain gives) with an exact line search, until
@@ -714,19 +715,38 @@ func (q *dualQP) gradient() {
 	}
 }
 
-// solve maximises D over the simplex, warm-started from the current α.
+// solve maximises D over the simplex, warm-started from the current α: by
+// the active-set method (activeSet), or, should that fail to finish, by
+// sequential minimal optimisation from the point it left.
 func (q *dualQP) solve() {
 	m := len(q.b)
 	q.iters = 0
 	if m == 0 {
 		return
 	}
-	q.gradient()
-	scale := 1.0
-	for j := 0; j < m; j++ {
-		scale = max(scale, math.Abs(q.b[j]))
+	tol := q.tolerance()
+	if q.activeSet(tol) {
+		q.gradient()
+		return
 	}
-	tol := 1e-10 * scale
+	q.smo(tol)
+}
+
+// tolerance returns the optimality tolerance on the gradients: 1e-10
+// relative to the largest |b_j| (at least 1e-10).
+func (q *dualQP) tolerance() float64 {
+	scale := 1.0
+	for _, b := range q.b {
+		scale = max(scale, math.Abs(b))
+	}
+	return 1e-10 * scale
+}
+
+// smo maximises D by sequential minimal optimisation until the violation
+// of the optimality conditions is at most tol.
+func (q *dualQP) smo(tol float64) {
+	m := len(q.b)
+	q.gradient()
 	const tau = 1e-14 // floor on curvature, as in LIBSVM's WSS2
 	maxSteps := 200000 + 2000*m
 	refreshed := false

@@ -160,9 +160,23 @@ func TestDualQPClosedForm(t *testing.T) {
 	}
 }
 
-// TestDualQPBrute compares the SMO solution with exact face enumeration on
-// random working sets of up to 5 planes, adding planes one at a time (the
-// warm start of Batch).
+// randomPlane returns a plane over parameters [0, dim), each present with
+// probability 2/3 with value scale(N(0,1)).
+func randomPlane(r *rand.Rand, dim int, scale func(float64) float64) Sparse {
+	var a Sparse
+	for p := 0; p < dim; p++ {
+		if r.IntN(3) > 0 {
+			a.Idx = append(a.Idx, int32(p))
+			a.Val = append(a.Val, scale(r.NormFloat64()))
+		}
+	}
+	return a
+}
+
+// TestDualQPBrute compares the solution of solve (the active-set method)
+// and of sequential minimal optimisation from scratch with exact face
+// enumeration on random working sets of up to 5 planes, adding planes one
+// at a time (the warm start of Batch).
 func TestDualQPBrute(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for iter := 0; iter < 300; iter++ {
@@ -170,14 +184,7 @@ func TestDualQPBrute(t *testing.T) {
 		C := []float64{0.01, 0.3, 1, 10, 1000}[r.IntN(5)]
 		q := &dualQP{C: C}
 		for j := 0; j < m; j++ {
-			var a Sparse
-			for p := 0; p < dim; p++ {
-				if r.IntN(3) > 0 {
-					a.Idx = append(a.Idx, int32(p))
-					a.Val = append(a.Val, r.NormFloat64()*2)
-				}
-			}
-			q.add(a, r.NormFloat64()*3+1)
+			q.add(randomPlane(r, dim, func(v float64) float64 { return 2 * v }), r.NormFloat64()*3+1)
 			q.solve()
 			sum := 0.0
 			for _, v := range q.alpha {
@@ -193,11 +200,15 @@ func TestDualQPBrute(t *testing.T) {
 			for _, b := range q.b {
 				scale = math.Max(scale, math.Abs(b))
 			}
-			got := q.dual()
 			want, _ := bruteDual(q.G, q.b, C)
-			if got < want-1e-8*scale*math.Max(1, C) || got > want+1e-9*scale*math.Max(1, C) {
-				t.Fatalf("iter %d (m %d, C %v): dual %v, brute force %v", iter, len(q.b), C, got, want)
+			ref := &dualQP{C: C, G: q.G, b: q.b, alpha: make([]float64, len(q.b)), s: C}
+			ref.smo(ref.tolerance())
+			for _, got := range []float64{q.dual(), ref.dual()} {
+				if got < want-1e-8*scale*math.Max(1, C) || got > want+1e-9*scale*math.Max(1, C) {
+					t.Fatalf("iter %d (m %d, C %v): dual %v (active set %v, SMO %v), brute force %v", iter, len(q.b), C, got, q.dual(), ref.dual(), want)
+				}
 			}
+			got := q.dual()
 			// Strong duality up to the tolerance: primal − dual ≈ 0.
 			if gap := q.primal() - got; gap < -1e-9*scale || gap > 1e-8*scale*math.Max(1, C) {
 				t.Fatalf("iter %d: duality gap %v", iter, gap)
@@ -575,5 +586,63 @@ func TestBatchErrorsAndProgress(t *testing.T) {
 	}
 	if calls != 2*st.Iterations || last.Done != calls || last.Total != calls || last.Pass != st.Iterations-1 {
 		t.Errorf("%d progress calls over %d rounds, last %+v", calls, st.Iterations, last)
+	}
+}
+
+// TestDualQPActiveSetRankDeficient checks the active-set method on working
+// sets with many more planes than parameters (a singular Gram matrix, as
+// on WebKB's departments), added one at a time as Batch does and with C
+// changed in between: it must finish (no fallback), meet the duality gap
+// of its tolerance, and reach the brute-force optimum (up to 6 planes) and
+// that of sequential minimal optimisation run from scratch (the last
+// plane).
+func TestDualQPActiveSetRankDeficient(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for iter := 0; iter < 60; iter++ {
+		m, dim := 2+r.IntN(40), 1+r.IntN(4)
+		C := []float64{0.01, 1, 10, 1000, 1e4}[r.IntN(5)]
+		q := &dualQP{C: C}
+		for j := 0; j < m; j++ {
+			// Integer counts: repeated and parallel planes.
+			q.add(randomPlane(r, dim, func(v float64) float64 { return math.Round(4 * v) }), math.Abs(r.NormFloat64()*3+1))
+			if j == m/2 {
+				C = []float64{0.1, 10, 1e4}[r.IntN(3)]
+				q.setC(C)
+				q.C = C
+			}
+			if !q.activeSet(q.tolerance()) {
+				t.Fatalf("iter %d, plane %d: the active-set method did not finish", iter, j)
+			}
+			q.gradient()
+			sum := q.s
+			for _, v := range q.alpha {
+				if v < 0 {
+					t.Fatalf("iter %d: negative α %v", iter, q.alpha)
+				}
+				sum += v
+			}
+			if math.Abs(sum-C) > 1e-9*C {
+				t.Fatalf("iter %d: Σα + s = %v, C = %v", iter, sum, C)
+			}
+			scale := 1.0
+			for _, b := range q.b {
+				scale = math.Max(scale, math.Abs(b))
+			}
+			got, want := q.dual(), math.Inf(-1)
+			switch {
+			case len(q.b) <= 6:
+				want, _ = bruteDual(q.G, q.b, C)
+			case j == m-1:
+				ref := &dualQP{C: C, G: q.G, b: q.b, alpha: make([]float64, len(q.b)), s: C}
+				ref.smo(ref.tolerance())
+				want = ref.dual()
+			}
+			if got < want-1e-8*scale*math.Max(1, C) {
+				t.Fatalf("iter %d (m %d, dim %d, C %v): dual %v, reference %v", iter, len(q.b), dim, C, got, want)
+			}
+			if gap := q.primal() - got; gap < -1e-9*scale*math.Max(1, C) || gap > 1e-8*scale*math.Max(1, C) {
+				t.Fatalf("iter %d (m %d, dim %d, C %v): duality gap %v", iter, len(q.b), dim, C, gap)
+			}
+		}
 	}
 }

@@ -109,8 +109,8 @@ func (s *admm) iterate() {
 		for j := lo; j < hi; j++ {
 			f0, f1 := p.fStart[j], p.fStart[j+1]
 			kind := p.fKind[j]
-			if f1-f0 == 2 && kind != kindNeg {
-				// Two literals, hinge or hard: inline.
+			if f1-f0 == 2 {
+				// Two literals: inline.
 				t0, t1 := f0, f0+1
 				a0, a1 := p.fAtom[t0], p.fAtom[t1]
 				z0, z1 := z[a0], z[a1]
@@ -122,7 +122,21 @@ func (s *admm) iterate() {
 				}
 				u0 := off[t0] + sg[t0]*(z0-al0)
 				u1 := off[t1] + sg[t1]*(z1-al1)
-				if sum := u0 + u1; sum < 1 {
+				if kind == kindNeg {
+					// prox of t·max(u0, u1), t = |w|/ρ: lower the larger
+					// by t, or both to their mean minus t/2 when it
+					// reaches the smaller (prox's case for two literals).
+					t := p.fW[j] * irho
+					hi, lo := u0, u1
+					if lo > hi {
+						hi, lo = lo, hi
+					}
+					tau := hi - t
+					if lo > tau {
+						tau = (hi + lo - t) * 0.5
+					}
+					u0, u1 = min(u0, tau), min(u1, tau)
+				} else if sum := u0 + u1; sum < 1 {
 					step := (1 - sum) * 0.5
 					if kind == kindPos {
 						step = min(step, p.fW[j]*irho)
