@@ -289,6 +289,22 @@ func TestRecoversCrossCuttingClusterings(t *testing.T) {
 					t.Errorf("seed %d %+v: %s: got %v, want %v\n%s", seed, cfg, c.what, c.got, c.want, rep.String())
 				}
 			}
+			// Every node's rules shrink toward the group's rate; an empty
+			// combination predicts the rate of the combination refined.
+			var walk func(n *Node, parent float64)
+			walk = func(n *Node, parent float64) {
+				for _, ng := range n.Groups {
+					if ng.Prior != d.Groups[ng.Group].Rate || ng.Parent != parent {
+						t.Errorf("node prior %v parent %v, want %v and %v", ng.Prior, ng.Parent, d.Groups[ng.Group].Rate, parent)
+					}
+					for _, c := range ng.Combos {
+						if c.Child != nil {
+							walk(c.Child, Rate(c.True, c.False, ng.Prior, m.Opt.Beta))
+						}
+					}
+				}
+			}
+			walk(m.Root, d.Groups[0].Rate)
 			// The root clusters the predicates only: the people's two
 			// clusterings live in different combinations.
 			for _, s := range m.Root.Sets {
