@@ -23,7 +23,9 @@
 //
 // where t_k and f_k count the true and false training atoms in k, β is the
 // smoothing parameter and π the rate of true atoms of the predicate group
-// (Laplace-smoothed), toward which sparse combinations shrink. The
+// (Laplace-smoothed), toward which sparse combinations shrink at every depth
+// of the refinement (shrinking toward the refined combination's own rate
+// instead compounds down the tree into overconfident leaves). The
 // log-posterior of an assignment is, up to a constant,
 //
 //	Σ_k [ t_k log p_k + f_k log(1 - p_k) ]  -  λ · (number of clusters)
@@ -44,10 +46,20 @@
 // finds the clusterings: when the best restart beats the single-cluster
 // assignment, it recurses into every cluster combination that holds both
 // true and false atoms, so a symbol is clustered again, differently, in each
-// combination it occurs in (the cross-cutting clusterings). It stops where
-// no refinement improves the MAP score. Restarts run in parallel; each draws
+// combination it occurs in (the cross-cutting clusterings). A one-level
+// lookahead at each node also weighs clustering the predicates alone (their
+// best bisection, even one that does not pay for its cluster by itself),
+// leaving the constants to each combination, by the node's gain plus its
+// combinations' gains. It stops where no refinement improves the MAP score. Restarts run in parallel; each draws
 // from a seed derived from Options.Seed and its place in the tree, and the
 // best is chosen in restart order, so results do not depend on scheduling.
+//
+// # Choosing λ and β
+//
+// Tune chooses λ and β on the training atoms alone: it holds out a random
+// slice of them, learns on the rest for every pair of a small grid and keeps
+// the pair whose model gives the held-out atoms the highest log-likelihood.
+// marple invent and the MRC experiment do this unless both are given.
 //
 // # Prediction
 //

@@ -14,8 +14,11 @@ type Node struct {
 	Sets   []NodeSet
 	Groups []NodeGroup
 	// Gain is the log-posterior gain of the node's clustering over one
-	// cluster per set (0 when no split helped).
+	// cluster per set (0 when no split helped; negative for a split of the
+	// predicates alone that its combinations' refinements make up for).
 	Gain float64
+	// total is Gain plus the totals of the refining children.
+	total float64
 }
 
 // NodeSet is the clustering of one set of symbols.
@@ -44,9 +47,13 @@ type NodeGroup struct {
 	// then the arguments) to an index of Node.Sets.
 	Group int
 	Pos   []int
-	// Prior is the rate combinations are smoothed toward: the group's rate
-	// at the root, the smoothed rate of the refined combination below.
+	// Prior is the rate combinations are smoothed toward: the group's
+	// training rate, at every node.
 	Prior float64
+	// Parent is the smoothed rate of the combination the node refines (the
+	// group's rate at the root): the prediction for an atom whose
+	// combination holds no training atom.
+	Parent float64
 	// Combos are the combinations holding training atoms.
 	Combos []*Combo
 	byKey  map[int64]*Combo
@@ -150,8 +157,8 @@ func (m *Model) find(g int, local []int32) (Leaf, bool) {
 }
 
 // Prob returns the probability that ground atom p(args) is true: the
-// smoothed rate of its leaf combination; the node's prior rate when the
-// combination holds no training atom; 0.5 for a predicate without
+// smoothed rate of its leaf combination; the rate of the combination its
+// node refines when its own holds no training atom; 0.5 for a predicate without
 // arguments or a constant the model has not seen.
 func (m *Model) Prob(p mln.PredID, args []mln.ConstID) float64 {
 	var buf [8]int32
@@ -159,12 +166,17 @@ func (m *Model) Prob(p mln.PredID, args []mln.ConstID) float64 {
 	if !ok {
 		return 0.5
 	}
+	return m.probLocal(g, local)
+}
+
+// probLocal is Prob for the atom with local IDs local in group g.
+func (m *Model) probLocal(g int, local []int32) float64 {
 	leaf, ok := m.find(g, local)
 	if !ok {
 		return m.Data.Groups[g].Rate
 	}
 	if leaf.Combo == nil {
-		return leaf.Group.Prior
+		return leaf.Group.Parent
 	}
 	return Rate(leaf.Combo.True, leaf.Combo.False, leaf.Group.Prior, m.Opt.Beta)
 }
@@ -207,7 +219,7 @@ func rootProblem(d *Data, opt Options) *problem {
 		pr.sets = append(pr.sets, pset{dom: i, members: ms})
 	}
 	for gi, g := range d.Groups {
-		pg := pgroup{g: gi, pos: append([]int{g.Preds}, g.Args...), pi: g.Rate}
+		pg := pgroup{g: gi, pos: append([]int{g.Preds}, g.Args...), pi: g.Rate, parent: g.Rate}
 		pg.atoms = make([]int32, g.Len())
 		for a := range pg.atoms {
 			pg.atoms[a] = int32(a)

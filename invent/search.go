@@ -23,10 +23,11 @@ type pset struct {
 // pgroup is the atoms of one predicate group in a problem; pos maps each
 // position (0: the predicate, then the arguments) to a set.
 type pgroup struct {
-	g     int
-	pos   []int
-	atoms []int32 // indices into Data.Groups[g]
-	pi    float64 // prior rate: the smoothed rate of the parent combination
+	g      int
+	pos    []int
+	atoms  []int32 // indices into Data.Groups[g]
+	pi     float64 // prior rate: the group's training rate
+	parent float64 // the smoothed rate of the combination refined
 }
 
 // problem is one node of the refinement: sets of symbols and their atoms.
@@ -436,7 +437,7 @@ const maxSweeps = 100
 
 // restart runs one greedy search from a random split in two of every set
 // not frozen and returns its assignment and score.
-func (p *prep) restart(ctx context.Context, r int, frozen []bool) ([][]int32, float64, error) {
+func (p *prep) restart(ctx context.Context, r int, frozen []bool, bisect bool) ([][]int32, float64, error) {
 	rng := rand.New(rand.NewPCG(p.pr.seed, uint64(r)+1))
 	assign := make([][]int32, len(p.pr.sets))
 	for s, st := range p.pr.sets {
@@ -468,6 +469,9 @@ func (p *prep) restart(ctx context.Context, r int, frozen []bool) ([][]int32, fl
 		}
 	}
 	st.lambda = p.opt.Lambda
+	if bisect {
+		return st.assign, st.score(), nil
+	}
 	for i := 0; i < maxSweeps; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
@@ -494,7 +498,7 @@ func countEq(a []int32, v int32) int {
 
 // best runs the restarts in parallel and returns the best assignment (the
 // first in restart order among equal scores).
-func (p *prep) best(ctx context.Context, frozen []bool) ([][]int32, error) {
+func (p *prep) best(ctx context.Context, frozen []bool, bisect bool) ([][]int32, error) {
 	R := p.opt.Restarts
 	type res struct {
 		a     [][]int32
@@ -516,7 +520,7 @@ func (p *prep) best(ctx context.Context, frozen []bool) ([][]int32, error) {
 		go func() {
 			defer wg.Done()
 			for r := range next {
-				a, sc, err := p.restart(ctx, r, frozen)
+				a, sc, err := p.restart(ctx, r, frozen, bisect)
 				out[r] = res{a, sc, err}
 			}
 		}()
@@ -546,8 +550,12 @@ type refinement struct {
 }
 
 // bottom finds the clusters of problem p, the sets marked frozen kept in
-// one cluster.
-func (p *prep) bottom(ctx context.Context, frozen []bool) (refinement, error) {
+// one cluster. Unless force is set, an assignment that does not improve on
+// one cluster per set is no refinement. With force the search stops at the
+// best bisection found without the prior (phase 1 of restart), which is
+// returned with its gain, negative if it does not pay for itself, for the
+// lookahead to weigh against its combinations' gains.
+func (p *prep) bottom(ctx context.Context, frozen []bool, force bool) (refinement, error) {
 	splittable := false
 	for s, st := range p.pr.sets {
 		splittable = splittable || len(st.members) >= 2 && !frozen[s]
@@ -555,7 +563,7 @@ func (p *prep) bottom(ctx context.Context, frozen []bool) (refinement, error) {
 	if !splittable || p.opt.MaxDepth > 0 && p.pr.depth >= p.opt.MaxDepth {
 		return refinement{}, nil
 	}
-	a, err := p.best(ctx, frozen)
+	a, err := p.best(ctx, frozen, force)
 	if err != nil {
 		return refinement{}, err
 	}
@@ -566,7 +574,7 @@ func (p *prep) bottom(ctx context.Context, frozen []bool) (refinement, error) {
 		split = split || k > 1
 	}
 	gain := bs.score() - newState(p, p.trivial()).score()
-	if !split || gain <= minGain {
+	if !split || gain <= minGain && !force {
 		return refinement{}, nil
 	}
 	return refinement{a, gain}, nil
@@ -613,7 +621,7 @@ func (sv *solver) lookaheadScore(c *candidate) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		r, err := p.bottom(sv.ctx, make([]bool, len(k.pr.sets)))
+		r, err := p.bottom(sv.ctx, make([]bool, len(k.pr.sets)), false)
 		if err != nil {
 			return 0, err
 		}
@@ -637,7 +645,7 @@ func (sv *solver) solve(pr *problem, pre *refinement) (*Node, error) {
 	var ref refinement
 	if pre != nil {
 		ref = *pre
-	} else if ref, err = p.bottom(sv.ctx, frozen); err != nil {
+	} else if ref, err = p.bottom(sv.ctx, frozen, false); err != nil {
 		return nil, err
 	}
 	best := p.candidate(ref)
@@ -657,7 +665,9 @@ func (sv *solver) solve(pr *problem, pre *refinement) (*Node, error) {
 			}
 		}
 		if nPred > 0 && nConst > 0 {
-			refP, err := p.bottom(sv.ctx, frozen)
+			// Forced: a split of the predicates alone may not pay for
+			// itself but enable the combinations' clusterings that do.
+			refP, err := p.bottom(sv.ctx, frozen, true)
 			if err != nil {
 				return nil, err
 			}
@@ -677,13 +687,15 @@ func (sv *solver) solve(pr *problem, pre *refinement) (*Node, error) {
 			}
 		}
 	}
+	best.node.total = best.node.Gain
 	for _, k := range best.kids {
 		cn, err := sv.solve(k.pr, k.ref)
 		if err != nil {
 			return nil, err
 		}
-		if cn.Gain > 0 {
+		if cn.total > 0 {
 			k.combo.Child = cn
+			best.node.total += cn.total
 		}
 	}
 	return best.node, nil
@@ -722,7 +734,7 @@ func (p *prep) candidate(ref refinement) *candidate {
 		node.Sets = append(node.Sets, ns)
 	}
 	for gi, g := range pr.groups {
-		ng := NodeGroup{Group: g.g, Pos: g.pos, Prior: g.pi, byKey: map[int64]*Combo{}}
+		ng := NodeGroup{Group: g.g, Pos: g.pos, Prior: g.pi, Parent: g.parent, byKey: map[int64]*Combo{}}
 		ng.radix = make([]int64, len(g.pos))
 		for q, s := range g.pos {
 			ng.radix[q] = int64(len(node.Sets[s].Clusters))
@@ -759,7 +771,7 @@ func (p *prep) candidate(ref refinement) *candidate {
 				continue
 			}
 			child := &problem{depth: pr.depth + 1, seed: mix(pr.seed, uint64(gi)<<32|uint64(ci))}
-			cg := pgroup{g: g.g, pos: make([]int, len(g.pos)), atoms: byOld[o.old], pi: Rate(o.c.True, o.c.False, g.pi, p.opt.Beta)}
+			cg := pgroup{g: g.g, pos: make([]int, len(g.pos)), atoms: byOld[o.old], pi: g.pi, parent: Rate(o.c.True, o.c.False, g.pi, p.opt.Beta)}
 			big := false
 			for q, s := range g.pos {
 				m := node.Sets[s].Clusters[o.c.Clusters[q]]

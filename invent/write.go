@@ -78,9 +78,11 @@ func (m *Model) Rules(prefix string) ([]Invented, []Rule) {
 				if c != nil && c.Child != nil {
 					continue
 				}
-				t, f := 0, 0
+				// An empty combination predicts the rate of the
+				// combination its node refines, as Prob does.
+				t, f, rate := 0, 0, ng.Parent
 				if c != nil {
-					t, f = c.True, c.False
+					t, f, rate = c.True, c.False, pi
 				}
 				args := make([]int, len(cl)-1)
 				for q := 1; q < len(cl); q++ {
@@ -92,7 +94,7 @@ func (m *Model) Rules(prefix string) ([]Invented, []Rule) {
 					rules = append(rules, Rule{
 						Pred:   mln.PredID(d.Domains[ps.Domain].Members[p]),
 						Args:   args,
-						Weight: Weight(t, f, pi, m.Opt.Beta),
+						Weight: Weight(t, f, rate, m.Opt.Beta),
 						True:   t, False: f,
 					})
 				}

@@ -22,7 +22,10 @@ Statistical predicate invention by multiple relational clusterings (MRC,
 Kok & Domingos 2007). Clusters the constants of every type and the
 predicates of each argument signature, recursively per cluster
 combination, maximising the MAP score (closed-form rule weights, an
-exponential prior on the number of clusters). Writes -o, an MLN with one
+exponential prior on the number of clusters). Unless -lambda and -beta
+are both given, they are first chosen (and printed) by the log-likelihood
+of a random 10% of the training atoms held out while learning on the rest.
+Writes -o, an MLN with one
 unary predicate per invented cluster and the weighted atom prediction rules
 (marple infer runs it with the membership evidence); the membership
 evidence, clusters.db beside it; and a readable report, clusters.report.txt.
@@ -48,7 +51,7 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 	if *input == "" || *train == "" || *out == "" {
 		return usagef("need -i, -t and -o")
 	}
-	opt, err := mrc()
+	opt, grid, err := mrc()
 	if err != nil {
 		return err
 	}
@@ -71,6 +74,15 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 		n += g.Len()
 	}
 	done("%d predicate groups, %d training atoms", len(data.Groups), n)
+	if grid != nil {
+		done = prog.stage("tune")
+		var tried []invent.TuneResult
+		if opt, tried, err = invent.Tune(ctx, data, opt, *grid); err != nil {
+			return err
+		}
+		done("held-out log-likelihood per atom: %s", invent.TuneText(tried))
+		fmt.Fprintf(e.stderr, "marple invent: chose lambda %g beta %g on a held-out %g of the training atoms\n", opt.Lambda, opt.Beta, grid.Holdout)
+	}
 	done = prog.stage("invent")
 	model, err := invent.Learn(ctx, data, opt)
 	if err != nil {
@@ -106,7 +118,7 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	opt, err := mrc()
+	opt, grid, err := mrc()
 	if err != nil {
 		return err
 	}
@@ -123,6 +135,7 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 		Sets:     splitList(*sets),
 		Folds:    fl,
 		Opt:      opt,
+		Tune:     grid,
 		MSLTime:  *msl,
 		Progress: e.stderr,
 	})
@@ -133,20 +146,32 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 }
 
 // addMRCFlags registers MRC's parameters on fs; the returned function
-// checks them and gives the options.
-func addMRCFlags(fs *flag.FlagSet) func() (invent.Options, error) {
+// checks them and gives the options and, unless -lambda and -beta are both
+// given, the grid to tune the others over (a given one is fixed).
+func addMRCFlags(fs *flag.FlagSet) func() (invent.Options, *invent.TuneGrid, error) {
 	var (
 		restarts = fs.Int("restarts", 10, "greedy restarts per refinement")
 		seed     = fs.Int64("seed", 1, "random seed")
-		lambda   = fs.Float64("lambda", invent.DefaultLambda, "prior: log-posterior cost of each cluster")
-		beta     = fs.Float64("beta", invent.DefaultBeta, "smoothing of the rule weights")
+		lambda   = fs.Float64("lambda", 0, fmt.Sprintf("prior: log-posterior cost of each cluster (default: chosen among %v on a held-out slice of the training atoms)", invent.DefaultTuneGrid.Lambdas))
+		beta     = fs.Float64("beta", 0, fmt.Sprintf("smoothing of the rule weights (default: chosen among %v, as -lambda)", invent.DefaultTuneGrid.Betas))
 		maxK     = fs.Int("maxClusters", invent.DefaultMaxClusters, "clusters per set and node (2: bisection)")
 		noLook   = fs.Bool("noLookahead", false, "cluster every set at every node (no predicates-first lookahead)")
 	)
-	return func() (invent.Options, error) {
-		if *restarts < 1 || *lambda <= 0 || *beta <= 0 || *maxK < 2 {
-			return invent.Options{}, usagef("-restarts, -lambda and -beta must be positive, -maxClusters at least 2")
+	return func() (invent.Options, *invent.TuneGrid, error) {
+		if *restarts < 1 || *lambda < 0 || *beta < 0 || *maxK < 2 {
+			return invent.Options{}, nil, usagef("-restarts must be positive, -lambda and -beta not negative, -maxClusters at least 2")
 		}
-		return invent.Options{Restarts: *restarts, Seed: *seed, Lambda: *lambda, Beta: *beta, MaxClusters: *maxK, NoLookahead: *noLook}, nil
+		opt := invent.Options{Restarts: *restarts, Seed: *seed, Lambda: *lambda, Beta: *beta, MaxClusters: *maxK, NoLookahead: *noLook}
+		if *lambda > 0 && *beta > 0 {
+			return opt, nil, nil
+		}
+		grid := invent.DefaultTuneGrid
+		if *lambda > 0 {
+			grid.Lambdas = []float64{*lambda}
+		}
+		if *beta > 0 {
+			grid.Betas = []float64{*beta}
+		}
+		return opt, &grid, nil
 	}
 }

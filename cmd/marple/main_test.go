@@ -211,9 +211,12 @@ func TestInventThenInfer(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "clusters.mln")
-	code, _, stderr := marple(t, "invent", "-i", decl, "-t", train, "-o", out, "-lambda", "1", "-seed", "2")
+	code, _, stderr := marple(t, "invent", "-i", decl, "-t", train, "-o", out, "-seed", "2")
 	if code != 0 {
 		t.Fatalf("invent: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "chose lambda") {
+		t.Errorf("invent does not print the options it chose: %s", stderr)
 	}
 	for _, f := range []string{"clusters.db", "clusters.report.txt"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
