@@ -118,3 +118,28 @@ func (cs *countScorer) Score(ctx context.Context, clauses []*mln.Clause, init []
 	}
 	return f.Objective, f.Weights, nil
 }
+
+// Screen implements Screener with learn.Screen on the data loose scores
+// use.
+func (cs *countScorer) Screen(ctx context.Context, clauses []*mln.Clause, w []float64) (ScreenFunc, float64, error) {
+	b, err := cs.base(cs.sampled, clauses)
+	if err != nil {
+		return nil, 0, err
+	}
+	sc, err := b.Screen(w, learn.FitOptions{PriorStdDev: cs.sc.PriorStdDev, NoPrior: cs.sc.NoPrior})
+	if err != nil {
+		return nil, 0, err
+	}
+	f := func(ctx context.Context, remove int, cand *mln.Clause) (float64, float64, error) {
+		var rm []int
+		if remove >= 0 {
+			rm = []int{remove}
+		}
+		g, wt, err := sc.Gain(ctx, rm, cand)
+		if errors.Is(err, learn.ErrTooManyGroundings) {
+			return math.Inf(-1), 0, nil
+		}
+		return g, wt, err
+	}
+	return f, sc.Objective(), nil
+}

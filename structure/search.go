@@ -78,6 +78,15 @@ type Settings struct {
 	NumClausesReEval int
 	// ClausesPerStep is K of shortest-first search (0: the default).
 	ClausesPerStep int
+	// Refits is the number of candidates of a round refit with the loose
+	// L-BFGS tolerances (every weight free) when the Scorer is a
+	// Screener: all candidates are first ranked by their screened gain
+	// (their own weight optimised, the others fixed), and only the
+	// Refits best that may enter a beam are refit; a candidate's gain is
+	// the better of the two (both are lower bounds of its gain). 0:
+	// max(BeamSize, NumClausesReEval); negative: refit every candidate,
+	// no screening (Alchemy's way, much slower).
+	Refits int
 	// FreeVars lets clauses of two or more literals in which a variable
 	// occurs in only one literal enter the model (Alchemy's learnstruct
 	// does). By default such clauses are only stepping stones of the
@@ -170,6 +179,7 @@ type candidate struct {
 	score, gain, wt float64
 	w               []float64
 	done            bool
+	screened        bool // gain and wt are the screen's (score and w unset)
 }
 
 func (c *candidate) id() string {
@@ -184,6 +194,11 @@ type state struct {
 	unit    []bool // a kept unit clause: never removed
 	w       []float64
 	score   float64
+	// screen, when the scorer is a Screener, screens candidates against
+	// this model (built on first use); screenObj is its reference
+	// objective.
+	screen    ScreenFunc
+	screenObj float64
 }
 
 type searcher struct {
@@ -219,6 +234,9 @@ func newSearcher(ctx context.Context, s Settings) (*searcher, error) {
 	}
 	if s.ClausesPerStep <= 0 {
 		s.ClausesPerStep = DefaultSFSClausesPerStep
+	}
+	if s.Refits == 0 {
+		s.Refits = max(s.BeamSize, s.NumClausesReEval)
 	}
 	if s.MinWt < 0 || s.Penalty < 0 || math.IsNaN(s.MinWt) || math.IsNaN(s.Penalty) {
 		return nil, errors.New("structure: -minWt and -penalty must not be negative")
@@ -310,7 +328,83 @@ func (sr *searcher) trial(c *candidate) ([]*mln.Clause, []float64, int) {
 }
 
 // evaluate scores the candidates concurrently (loose or tight), in place.
+// Loose rounds with a Screener screen every candidate and refit the
+// Refits best.
 func (sr *searcher) evaluate(ctx context.Context, cands []*candidate, tight bool, length int, bestGain float64) error {
+	if len(cands) == 0 {
+		return nil
+	}
+	scr, ok := sr.s.Scorer.(Screener)
+	if tight || !ok || sr.s.Refits < 0 {
+		return sr.parallel(ctx, cands, true, length, bestGain, func(c *candidate) error { return sr.fit(ctx, c, tight, math.NaN()) })
+	}
+	st := sr.cur
+	if st.screen == nil {
+		f, obj, err := scr.Screen(ctx, st.clauses, st.w)
+		if err != nil {
+			return err
+		}
+		st.screen, st.screenObj = f, obj
+	}
+	err := sr.parallel(ctx, cands, true, length, bestGain, func(c *candidate) error {
+		cand := c.clause
+		if c.op == opRemove {
+			cand = nil
+		}
+		g, wt, err := st.screen(ctx, c.target, cand)
+		if err != nil {
+			return err
+		}
+		c.gain, c.wt, c.done, c.screened = g-c.penalty, wt, true, true
+		if c.op == opRemove {
+			c.wt = math.Inf(1)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// The best that may enter a beam, refit.
+	var best []*candidate
+	for _, c := range cands {
+		if sr.keep(c) {
+			best = append(best, c)
+		}
+	}
+	sortCands(best)
+	best = best[:min(len(best), sr.s.Refits)]
+	return sr.parallel(ctx, best, false, length, bestGain, func(c *candidate) error { return sr.fit(ctx, c, false, st.screenObj) })
+}
+
+// fit scores one candidate with Score. For a loose refit of a screened
+// candidate (ref: the screen's reference objective), the gain is the
+// better of the screen's and the refit's.
+func (sr *searcher) fit(ctx context.Context, c *candidate, tight bool, ref float64) error {
+	cl, w0, pos := sr.trial(c)
+	score, w, err := sr.s.Scorer.Score(ctx, cl, w0, tight)
+	if err != nil {
+		return err
+	}
+	wt := math.Inf(1) // a removal passes the weight filter
+	if pos >= 0 {
+		wt = w[pos]
+	}
+	if !math.IsNaN(ref) {
+		if g := score - ref - c.penalty; g > c.gain {
+			c.gain, c.wt = g, wt
+		}
+		c.score, c.w, c.screened = score, w, false
+		return nil
+	}
+	c.score, c.w, c.done, c.wt = score, w, true, wt
+	c.gain = score - sr.cur.score - c.penalty
+	return nil
+}
+
+// parallel runs fn on the candidates on every worker, reporting progress
+// and, with count, counting them as scored; a round the time limit cuts
+// short returns errTimeUp.
+func (sr *searcher) parallel(ctx context.Context, cands []*candidate, count bool, length int, bestGain float64, fn func(*candidate) error) error {
 	if len(cands) == 0 {
 		return nil
 	}
@@ -328,10 +422,7 @@ func (sr *searcher) evaluate(ctx context.Context, cands []*candidate, tight bool
 				if i >= len(cands) || ctx.Err() != nil || sr.pastLimit() {
 					return
 				}
-				c := cands[i]
-				cl, w0, pos := sr.trial(c)
-				score, w, err := sr.s.Scorer.Score(ctx, cl, w0, tight)
-				if err != nil {
+				if err := fn(cands[i]); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
@@ -339,13 +430,9 @@ func (sr *searcher) evaluate(ctx context.Context, cands []*candidate, tight bool
 					mu.Unlock()
 					return
 				}
-				c.score, c.w, c.done = score, w, true
-				c.gain = score - sr.cur.score - c.penalty
-				c.wt = math.Inf(1) // a removal passes the weight filter
-				if pos >= 0 {
-					c.wt = w[pos]
+				if count {
+					sr.scored.Add(1)
 				}
-				sr.scored.Add(1)
 				done.Add(1)
 			}
 		}()
