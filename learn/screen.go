@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/marple-mln/marple/mln"
 )
@@ -27,6 +28,7 @@ type Screen struct {
 	prec float64     // 1/σ² (0: no prior)
 	odds [][]float64 // per database, per base atom (base.aGlobal order): s_a
 	obj  float64
+	rem  sync.Map // clause index -> *removed
 }
 
 // Screen returns the screen of s's clauses at weights w (one per clause;
@@ -98,27 +100,89 @@ func (sc *Screen) Gain(ctx context.Context, remove []int, cand *mln.Clause) (gai
 	if err := ctx.Err(); err != nil {
 		return 0, 0, err
 	}
-	// The affected atoms: each one's weight c_a, its log-odds without the
-	// removed clauses r_a, its old log-odds s_a, and the candidate's Δ.
-	var mul, r, old, delta []float64
-	for db, b := range s.base {
-		rows := sc.affected(db, remove, cc)
-		odds := sc.odds[db]
-		gpos := make([]int, len(remove))
-		cpos, a, pr := 0, 0, mln.PredID(-1)
-		for _, row := range rows {
-			for a < len(b.aGlobal) && b.aGlobal[a] < row {
-				a++
+	rm := sc.removal(remove)
+	if cc == nil {
+		return rm.gain, 0, nil
+	}
+	// The objective's change is the removals' plus Σ_a c_a (log σ(r_a +
+	// w·Δ_a) − log σ(r_a)) over the atoms the candidate touches, r_a the
+	// log-odds without the removed clauses: atoms with equal (r_a, Δ_a)
+	// are merged.
+	type key struct{ r, d uint64 }
+	group := map[key]int{}
+	var mul, r, delta []float64
+	for db := range s.base {
+		col := cc.cols[db]
+		rr := &rm.dbs[db]
+		k := 0
+		lk := sc.lookup(db)
+		for i, row := range col.idx {
+			for k < len(rr.rows) && rr.rows[k] < row {
+				k++
 			}
-			var c, x float64
-			if a < len(b.aGlobal) && b.aGlobal[a] == row {
-				c, x = b.aMul[a], odds[a]
+			var c, y float64
+			if k < len(rr.rows) && rr.rows[k] == row {
+				c, y = rr.c[k], rr.y[k]
 			} else {
-				if pr < 0 || !s.d.inPred(row, pr) {
-					pr = s.d.predOfRow(row)
-				}
-				c = s.d.mul[db][pr]
+				c, y = lk.at(row)
 			}
+			if c == 0 {
+				continue
+			}
+			dv := float64(col.val[i])
+			kk := key{math.Float64bits(y), math.Float64bits(dv)}
+			g, ok := group[kk]
+			if !ok {
+				g = len(mul)
+				group[kk] = g
+				mul, r, delta = append(mul, 0), append(r, y), append(delta, dv)
+			}
+			mul[g] += c
+		}
+	}
+	w, f := newton1D(mul, r, delta, sc.prec)
+	return rm.gain + f, w, nil
+}
+
+// removed is the effect of dropping some base clauses: per database the
+// rows they touch (sorted), each one's c_a and log-odds without them, and
+// the objective's change.
+type removed struct {
+	dbs []struct {
+		rows []int32
+		c, y []float64
+	}
+	gain float64
+}
+
+// removal returns the effect of dropping the clauses remove (cached for a
+// single clause: the refinements of a clause all drop it).
+func (sc *Screen) removal(remove []int) *removed {
+	if len(remove) == 1 {
+		if r, ok := sc.rem.Load(remove[0]); ok {
+			return r.(*removed)
+		}
+	}
+	s := sc.s
+	rm := &removed{}
+	rm.dbs = make([]struct {
+		rows []int32
+		c, y []float64
+	}, len(s.base))
+	for db := range s.base {
+		var rows []int32
+		for _, g := range remove {
+			rows = append(rows, s.counts[g].cols[db].idx...)
+		}
+		slices.Sort(rows)
+		rows = slices.Compact(rows)
+		d := &rm.dbs[db]
+		d.rows = rows
+		d.c, d.y = make([]float64, len(rows)), make([]float64, len(rows))
+		gpos := make([]int, len(remove))
+		lk := sc.lookup(db)
+		for i, row := range rows {
+			c, x := lk.at(row)
 			y := x
 			for k, g := range remove {
 				col := s.counts[g].cols[db]
@@ -133,51 +197,60 @@ func (sc *Screen) Gain(ctx context.Context, remove []int, cand *mln.Clause) (gai
 					y -= wt * float64(col.val[gpos[k]])
 				}
 			}
-			dv := 0.0
-			if cc != nil {
-				col := cc.cols[db]
-				for cpos < len(col.idx) && col.idx[cpos] < row {
-					cpos++
-				}
-				if cpos < len(col.idx) && col.idx[cpos] == row {
-					dv = float64(col.val[cpos])
-				}
+			d.c[i], d.y[i] = c, y
+			if c != 0 && y != x {
+				rm.gain += c * (logSigmoid(y) - logSigmoid(x))
 			}
-			if c == 0 {
-				continue
-			}
-			mul, r, old, delta = append(mul, c), append(r, y), append(old, x), append(delta, dv)
 		}
 	}
-	base := 0.0 // objective change from the removals alone, at w = 0
-	for i := range mul {
-		base += mul[i] * (logSigmoid(r[i]) - logSigmoid(old[i]))
-	}
 	for _, g := range remove {
-		base += sc.prec * sc.w[g] * sc.w[g] / 2
+		rm.gain += sc.prec * sc.w[g] * sc.w[g] / 2
 	}
-	if cc == nil {
-		return base, 0, nil
+	if len(remove) == 1 {
+		r, _ := sc.rem.LoadOrStore(remove[0], rm)
+		return r.(*removed)
 	}
-	w, f := newton1D(mul, r, delta, sc.prec)
-	return base + f, w, nil
+	return rm
 }
 
-// affected returns the sorted rows of database db that the candidate or
-// the removed clauses touch.
-func (sc *Screen) affected(db int, remove []int, cc *ClauseCounts) []int32 {
-	var rows []int32
-	for _, g := range remove {
-		rows = append(rows, sc.s.counts[g].cols[db].idx...)
+// rowLookup finds the base's c_a and log-odds of rows of one database,
+// given in increasing order.
+type rowLookup struct {
+	sc *Screen
+	db int
+	a  int        // position in the base's atoms
+	pr mln.PredID // predicate of the last row outside them
+}
+
+func (sc *Screen) lookup(db int) *rowLookup { return &rowLookup{sc: sc, db: db, pr: -1} }
+
+// at returns row's c_a and log-odds; rows must come in increasing order.
+func (lk *rowLookup) at(row int32) (c, odds float64) {
+	b, d := lk.sc.s.base[lk.db], lk.sc.s.d
+	lk.a = seek(b.aGlobal, lk.a, row)
+	if lk.a < len(b.aGlobal) && b.aGlobal[lk.a] == row {
+		return b.aMul[lk.a], lk.sc.odds[lk.db][lk.a]
 	}
-	if cc != nil {
-		if len(remove) == 0 {
-			return cc.cols[db].idx
-		}
-		rows = append(rows, cc.cols[db].idx...)
+	if lk.pr < 0 || !d.inPred(row, lk.pr) {
+		lk.pr = d.predOfRow(row)
 	}
-	slices.Sort(rows)
-	return slices.Compact(rows)
+	return d.mul[lk.db][lk.pr], 0
+}
+
+// seek returns the first index i >= from with xs[i] >= x (xs sorted), by
+// galloping: the rows a candidate touches are a sparse subset of the
+// base's.
+func seek(xs []int32, from int, x int32) int {
+	step := 1
+	hi := from
+	for hi < len(xs) && xs[hi] < x {
+		from = hi + 1
+		hi += step
+		step *= 2
+	}
+	hi = min(hi, len(xs))
+	i, _ := slices.BinarySearch(xs[from:hi], x)
+	return from + i
 }
 
 // newton1D maximises f(w) = Σ_i c_i (log σ(r_i + w·δ_i) − log σ(r_i)) −

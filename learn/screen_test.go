@@ -168,3 +168,19 @@ func TestScreenRanksLikeRefits(t *testing.T) {
 		t.Errorf("refits rank %v first (gains %v), want the planted %v", got, refit, want)
 	}
 }
+
+// TestSeek checks the galloping search against a linear scan.
+func TestSeek(t *testing.T) {
+	xs := []int32{1, 3, 3, 4, 8, 9, 15, 20, 21, 22, 30}
+	for from := 0; from <= len(xs); from++ {
+		for x := int32(0); x < 33; x++ {
+			want := from
+			for want < len(xs) && xs[want] < x {
+				want++
+			}
+			if got := seek(xs, from, x); got != want {
+				t.Fatalf("seek(from %d, %d) = %d, want %d", from, x, got, want)
+			}
+		}
+	}
+}

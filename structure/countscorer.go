@@ -24,6 +24,17 @@ type countScorer struct {
 	mu    sync.Mutex
 	bases map[string]*learn.Scorer // by the keys of their clauses, per data
 	order []string
+	keys  sync.Map // *mln.Clause -> its CanonicalKey (clauses are not modified)
+}
+
+// key returns c's CanonicalKey, computed once per clause.
+func (cs *countScorer) key(c *mln.Clause) string {
+	if k, ok := cs.keys.Load(c); ok {
+		return k.(string)
+	}
+	k := CanonicalKey(c)
+	cs.keys.Store(c, k)
+	return k
 }
 
 // maxBases bounds the bases kept (each holds the merged rows of every
@@ -53,7 +64,7 @@ func (cs *countScorer) base(d *learn.PLLData, clauses []*mln.Clause) (*learn.Sco
 		b.WriteString("s|")
 	}
 	for _, c := range clauses {
-		b.WriteString(CanonicalKey(c))
+		b.WriteString(cs.key(c))
 		b.WriteByte('|')
 	}
 	key := b.String()
