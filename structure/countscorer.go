@@ -92,9 +92,35 @@ func (cs *countScorer) base(d *learn.PLLData, clauses []*mln.Clause) (*learn.Sco
 	return s, nil
 }
 
-// Score implements Scorer. A candidate whose counting would examine more
-// than the bound on groundings scores -Inf (it is skipped).
-func (cs *countScorer) Score(ctx context.Context, clauses []*mln.Clause, init []float64, tight bool) (float64, []float64, error) {
+// Replace implements Screener with learn.Scorer.ScoreReplace on the base
+// of all the clauses.
+func (cs *countScorer) Replace(ctx context.Context, clauses []*mln.Clause, w []float64, remove int, cand *mln.Clause, tight bool) (float64, []float64, error) {
+	d, opt := cs.fitOptions(w, tight)
+	b, err := cs.base(d, clauses)
+	if err != nil {
+		return 0, nil, err
+	}
+	var rm []int
+	if remove >= 0 {
+		rm = []int{remove}
+	}
+	var cands []*mln.Clause
+	if cand != nil {
+		cands = []*mln.Clause{cand}
+	}
+	f, err := b.ScoreReplace(ctx, rm, cands, opt)
+	if errors.Is(err, learn.ErrTooManyGroundings) {
+		return math.Inf(-1), make([]float64, len(clauses)+len(cands)), nil
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	return f.Objective, f.Weights, nil
+}
+
+// fitOptions returns the data and fit options of a tight or loose fit
+// starting from init.
+func (cs *countScorer) fitOptions(init []float64, tight bool) (*learn.PLLData, learn.FitOptions) {
 	d := cs.exact
 	opt := learn.TightFit(init)
 	opt.MaxIter, opt.ConvThresh = cs.sc.TightMaxIter, cs.sc.TightConvThresh
@@ -104,6 +130,13 @@ func (cs *countScorer) Score(ctx context.Context, clauses []*mln.Clause, init []
 		opt.MaxIter, opt.ConvThresh = cs.sc.LooseMaxIter, cs.sc.LooseConvThresh
 	}
 	opt.PriorStdDev, opt.NoPrior = cs.sc.PriorStdDev, cs.sc.NoPrior
+	return d, opt
+}
+
+// Score implements Scorer. A candidate whose counting would examine more
+// than the bound on groundings scores -Inf (it is skipped).
+func (cs *countScorer) Score(ctx context.Context, clauses []*mln.Clause, init []float64, tight bool) (float64, []float64, error) {
+	d, opt := cs.fitOptions(init, tight)
 	n := len(clauses)
 	if n == 0 {
 		b, err := cs.base(d, nil)

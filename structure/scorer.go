@@ -32,6 +32,12 @@ type Screener interface {
 	// fit), the screening function and the objective of the clauses at w
 	// on the data loose scores use (the reference of their gains).
 	Screen(ctx context.Context, clauses []*mln.Clause, w []float64) (ScreenFunc, float64, error)
+	// Replace scores clauses without the one at index remove (-1: none)
+	// and with cand (nil: none) appended, as Score does, starting from w
+	// (one weight per clause; cand's starts at 0); the weights returned
+	// are one per clause (remove's 0), then cand's. Unlike Score with
+	// the changed list, it reuses what it keeps for clauses.
+	Replace(ctx context.Context, clauses []*mln.Clause, w []float64, remove int, cand *mln.Clause, tight bool) (float64, []float64, error)
 }
 
 // ScreenFunc returns the change of the score when the model clause at

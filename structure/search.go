@@ -381,7 +381,23 @@ func (sr *searcher) evaluate(ctx context.Context, cands []*candidate, tight bool
 // better of the screen's and the refit's.
 func (sr *searcher) fit(ctx context.Context, c *candidate, tight bool, ref float64) error {
 	cl, w0, pos := sr.trial(c)
-	score, w, err := sr.s.Scorer.Score(ctx, cl, w0, tight)
+	var score float64
+	var w []float64
+	var err error
+	if scr, ok := sr.s.Scorer.(Screener); ok {
+		// Score the change against the model's clauses, which the scorer
+		// keeps, and bring the weights to the trial's order.
+		var cand *mln.Clause
+		if c.op != opRemove {
+			cand = c.clause
+		}
+		score, w, err = scr.Replace(ctx, sr.cur.clauses, sr.cur.w, c.target, cand, tight)
+		if err == nil && c.target >= 0 {
+			w = slices.Delete(w, c.target, c.target+1)
+		}
+	} else {
+		score, w, err = sr.s.Scorer.Score(ctx, cl, w0, tight)
+	}
 	if err != nil {
 		return err
 	}
