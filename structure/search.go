@@ -96,6 +96,21 @@ type Settings struct {
 	// domain-dependent confidence on a database of another size (on IMDB,
 	// held-out CLL fell far below the unit clauses' with them).
 	FreeVars bool
+	// SinglePredicate lets clauses of two or more literals, all of one
+	// predicate, enter the model. By default such clauses only extend the
+	// beam (a refinement of a starting clause of that kind may stay one):
+	// the pseudo-likelihood scores each atom given all the others, so
+	// such a clause is scored entirely by how atoms of a predicate
+	// predict other atoms of the same predicate, which is never evidence
+	// when that predicate is queried. PLL then rewards exactly the
+	// clauses that wreck the joint distribution: on UW-CSE, SFS added
+	// courseLevel(a1,a2) v !courseLevel(a3,a2) v !courseLevel(a3,a4) v
+	// !courseLevel(a1,a4) (weight 9.6), which explains every false
+	// courseLevel atom by the others; the unit clause's weight rose from
+	// -1 to +6.4 to fit the true ones, and, courseLevel queried jointly,
+	// the model put every course at every level (held-out courseLevel CLL
+	// -4.7 against -0.6).
+	SinglePredicate bool
 	// MaxSteps, when positive, bounds the clauses added (or changed).
 	MaxSteps int
 	// TimeLimit, when positive, ends the search once it has passed,
@@ -533,19 +548,43 @@ func (sr *searcher) keep(c *candidate) bool {
 	return c.done && c.gain > 0 && math.Abs(c.wt) >= sr.s.MinWt
 }
 
-// admit reports whether an evaluated candidate may enter the model: keep,
-// and unless FreeVars, no free variable in a new clause, and no more free
-// variables than the clause it replaces in a refinement (a starting
-// model's clauses may have some).
+// admit reports whether an evaluated candidate may enter the model: keep;
+// unless SinglePredicate, not a clause over one predicate (unless it
+// refines one); and unless FreeVars, no free variable in a new clause,
+// and no more free variables than the clause it replaces in a refinement
+// (a starting model's clauses may have some).
 func (sr *searcher) admit(c *candidate) bool {
-	if !sr.keep(c) || sr.s.FreeVars || c.op == opRemove {
+	if !sr.keep(c) || c.op == opRemove {
 		return sr.keep(c)
+	}
+	if !sr.s.SinglePredicate && SinglePredicate(c.clause) && (c.op != opReplace || !SinglePredicate(sr.cur.clauses[c.target])) {
+		return false
+	}
+	if sr.s.FreeVars {
+		return true
 	}
 	n := CountFreeVars(c.clause)
 	if c.op == opReplace {
 		return n <= CountFreeVars(sr.cur.clauses[c.target])
 	}
 	return n == 0
+}
+
+// SinglePredicate reports whether a clause has two or more predicate
+// literals, all of the same predicate.
+func SinglePredicate(c *mln.Clause) bool {
+	p, n := mln.PredID(-1), 0
+	for _, l := range c.Lits {
+		if l.Pred < 0 {
+			continue
+		}
+		if n > 0 && l.Pred != p {
+			return false
+		}
+		p = l.Pred
+		n++
+	}
+	return n >= 2
 }
 
 // HasFreeVar reports whether a clause of two or more predicate literals has a
