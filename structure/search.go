@@ -98,7 +98,9 @@ type Settings struct {
 	FreeVars bool
 	// SinglePredicate lets clauses of two or more literals, all of one
 	// predicate, enter the model. By default such clauses only extend the
-	// beam (a refinement of a starting clause of that kind may stay one):
+	// beam, unless given (in Start, InitialBeam or InitialClauses: a
+	// hand-built or transferred clause), and a refinement of a model
+	// clause of that kind may stay one:
 	// the pseudo-likelihood scores each atom given all the others, so
 	// such a clause is scored entirely by how atoms of a predicate
 	// predict other atoms of the same predicate, which is never evidence
@@ -226,6 +228,10 @@ type searcher struct {
 	workers int
 	stopped string
 	grace   bool // the time limit does not apply (lastCommit)
+	// given holds the keys of the clauses the settings give (Start,
+	// InitialBeam, InitialClauses): a clause over one predicate may enter
+	// the model if given.
+	given map[string]bool
 }
 
 func newSearcher(ctx context.Context, s Settings) (*searcher, error) {
@@ -258,6 +264,12 @@ func newSearcher(ctx context.Context, s Settings) (*searcher, error) {
 	}
 	sr := &searcher{s: s, start: time.Now(),
 		ops: Operators{Model: s.Model, Preds: s.Preds, MaxVars: s.MaxVars, MaxNumPredicates: s.MaxNumPredicates}}
+	sr.given = map[string]bool{}
+	for _, cs := range [][]*mln.Clause{s.Start, s.InitialBeam, s.InitialClauses} {
+		for _, c := range cs {
+			sr.given[CanonicalKey(c)] = true
+		}
+	}
 	sr.workers = s.Workers
 	if sr.workers <= 0 {
 		sr.workers = runtime.GOMAXPROCS(0)
@@ -557,7 +569,7 @@ func (sr *searcher) admit(c *candidate) bool {
 	if !sr.keep(c) || c.op == opRemove {
 		return sr.keep(c)
 	}
-	if !sr.s.SinglePredicate && SinglePredicate(c.clause) && (c.op != opReplace || !SinglePredicate(sr.cur.clauses[c.target])) {
+	if !sr.s.SinglePredicate && SinglePredicate(c.clause) && !sr.given[c.key] && (c.op != opReplace || !SinglePredicate(sr.cur.clauses[c.target])) {
 		return false
 	}
 	if sr.s.FreeVars {
