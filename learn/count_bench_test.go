@@ -114,34 +114,17 @@ func BenchmarkScoreCandidates(b *testing.B) {
 		}
 	}
 	b.ResetTimer()
-	var n atomic.Int64
-	for b.Loop() {
+	n := twoAtATime(b, cands, func() {
 		d.mu.Lock()
 		clear(d.cache) // count every time
 		d.mu.Unlock()
-		var wg sync.WaitGroup
-		next := make(chan *mln.Clause)
-		for k := 0; k < 2; k++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for c := range next {
-					opt := LooseFit(fit0.Weights)
-					opt.Workers = 1
-					if _, err := base.Score(context.Background(), []*mln.Clause{c}, opt); err != nil {
-						b.Error(err)
-					}
-					n.Add(1)
-				}
-			}()
-		}
-		for _, c := range cands {
-			next <- c
-		}
-		close(next)
-		wg.Wait()
-	}
-	b.ReportMetric(float64(n.Load())/b.Elapsed().Seconds(), "candidates/s")
+	}, func(c *mln.Clause) error {
+		opt := LooseFit(fit0.Weights)
+		opt.Workers = 1
+		_, err := base.Score(context.Background(), []*mln.Clause{c}, opt)
+		return err
+	})
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "candidates/s")
 	b.ReportMetric(float64(len(cands)), "candidates")
 }
 
@@ -180,29 +163,8 @@ func BenchmarkScreenVsRefit(b *testing.B) {
 		}
 	}
 	run := func(b *testing.B, one func(c *mln.Clause) error) {
-		var n atomic.Int64
-		for b.Loop() {
-			var wg sync.WaitGroup
-			next := make(chan *mln.Clause)
-			for k := 0; k < 2; k++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for c := range next {
-						if err := one(c); err != nil {
-							b.Error(err)
-						}
-						n.Add(1)
-					}
-				}()
-			}
-			for _, c := range cands {
-				next <- c
-			}
-			close(next)
-			wg.Wait()
-		}
-		b.ReportMetric(float64(n.Load())/b.Elapsed().Seconds(), "candidates/s")
+		n := twoAtATime(b, cands, func() {}, one)
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "candidates/s")
 	}
 	b.Run("screen", func(b *testing.B) {
 		sc, err := s.Screen(fit0.Weights, FitOptions{})
@@ -219,4 +181,34 @@ func BenchmarkScreenVsRefit(b *testing.B) {
 			return err
 		})
 	})
+}
+
+// twoAtATime runs one on every candidate, two goroutines at a time, in
+// each iteration of b's loop (after before), and returns the number of
+// calls.
+func twoAtATime(b *testing.B, cands []*mln.Clause, before func(), one func(c *mln.Clause) error) int64 {
+	var n atomic.Int64
+	for b.Loop() {
+		before()
+		var wg sync.WaitGroup
+		next := make(chan *mln.Clause)
+		for k := 0; k < 2; k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for c := range next {
+					if err := one(c); err != nil {
+						b.Error(err)
+					}
+					n.Add(1)
+				}
+			}()
+		}
+		for _, c := range cands {
+			next <- c
+		}
+		close(next)
+		wg.Wait()
+	}
+	return n.Load()
 }

@@ -46,6 +46,21 @@ func objectiveAt(t *testing.T, s *Scorer, remove []int, cands []*mln.Clause, w [
 	return f
 }
 
+// screenAtFit fits s's weights (tight) and returns the fit and the screen
+// at those weights.
+func screenAtFit(t *testing.T, s *Scorer) (*Fit, *Screen) {
+	t.Helper()
+	fit0, err := s.Fit(context.Background(), TightFit(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := s.Screen(fit0.Weights, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fit0, sc
+}
+
 // TestScreenGain checks Screen.Gain against the objective evaluated at
 // fixed weights (a candidate added, a clause removed, both), that its
 // weight maximises that objective, and that its gain never exceeds a
@@ -57,14 +72,7 @@ func TestScreenGain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fit0, err := s.Fit(ctx, TightFit(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := s.Screen(fit0.Weights, FitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fit0, sc := screenAtFit(t, s)
 	if got := objectiveAt(t, s, nil, nil, fit0.Weights); math.Abs(got-sc.Objective()) > 1e-9 || math.Abs(got-fit0.Objective) > 1e-9 {
 		t.Fatalf("base objective %g, screen %g, fit %g", got, sc.Objective(), fit0.Objective)
 	}
@@ -117,14 +125,7 @@ func TestScreenGain(t *testing.T) {
 func TestScreenRanksLikeRefits(t *testing.T) {
 	ctx := context.Background()
 	m, s, planted := plantedScorer(t, 7, 30, 3, CountOptions{PLLOptions: PLLOptions{Workers: 1}})
-	fit0, err := s.Fit(ctx, TightFit(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := s.Screen(fit0.Weights, FitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fit0, sc := screenAtFit(t, s)
 	cands := slices.Clone(planted)
 	for _, src := range []string{
 		"!Cancer(x) v Friends(x, x)", "Smokes(x) v Friends(x, x)", "!Friends(x, y) v Cancer(y)",
