@@ -528,10 +528,16 @@ func (s *Scorer) overlay(db int, b *WPLL, removed []bool, cc []*ClauseCounts, np
 	return &view, x
 }
 
+// inPred reports whether global row r is one of predicate q's.
+func (d *PLLData) inPred(r int32, q mln.PredID) bool {
+	lo := d.rowOff[q]
+	return lo >= 0 && int64(r) >= lo && int64(r) < lo+d.sp.size[q]
+}
+
 // predOfRow returns the predicate of a global row.
 func (d *PLLData) predOfRow(r int32) mln.PredID {
 	for q := range d.m.Preds {
-		if lo := d.rowOff[q]; lo >= 0 && int64(r) >= lo && int64(r) < lo+d.sp.size[q] {
+		if d.inPred(r, mln.PredID(q)) {
 			return mln.PredID(q)
 		}
 	}

@@ -38,5 +38,4 @@ func ExampleLearnBatch() {
 	// Output:
 	// Smokes(a1) v Cancer(a1)
 	// !Smokes(a1) v !Friends(a1,a2) v Smokes(a2)
-	// !Cancer(a1) v !Friends(a1,a2) v !Smokes(a2)
 }

@@ -227,9 +227,13 @@ Q(t,t)
 		t.Fatal(err)
 	}
 	want := []bool{false, false, true, false, true, false, false}
+	single := []bool{false, false, false, false, false, true, true}
 	for i, c := range m.Clauses {
 		if got := HasFreeVar(c); got != want[i] {
 			t.Errorf("%s: HasFreeVar %v", m.ClauseString(c), got)
+		}
+		if got := SinglePredicate(c); got != single[i] {
+			t.Errorf("%s: SinglePredicate %v", m.ClauseString(c), got)
 		}
 	}
 }

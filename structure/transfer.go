@@ -100,7 +100,7 @@ func greedyAdd(ctx context.Context, s Settings, cands []*mln.Clause) (*Result, e
 		var round []*candidate
 		for i, c := range cands {
 			if sr.inModel(keys[i]) < 0 {
-				round = append(round, &candidate{clause: c, key: keys[i], op: opAdd, penalty: s.Penalty * float64(predLits(c))})
+				round = append(round, &candidate{clause: c, key: keys[i], op: opAdd, target: -1, penalty: s.Penalty * float64(predLits(c))})
 			}
 		}
 		if err := sr.evaluate(ctx, round, false, 0, math.NaN()); err != nil {

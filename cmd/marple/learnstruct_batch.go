@@ -79,8 +79,10 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		maxPreds   = fs.Int("maxNumPredicates", d.MaxNumPredicates, "maximum number of literals in a learned clause")
 		unchanged  = fs.Int("bestGainUnchangedLimit", d.BestGainUnchangedLimit, "beam search stops after this many steps without a new best clause")
 		reEval     = fs.Int("numClausesReEval", d.NumClausesReEval, "best candidates re-scored with the tight tolerances")
+		refits     = fs.Int("refits", 0, "candidates of each round refit with the loose tolerances after screening all by their gain with the other weights fixed (0: max(-beamSize, -numClausesReEval); -1: refit every candidate, no screening)")
 		fromEmpty  = fs.Bool("startFromEmptyMLN", false, "start from unit clauses; the input model's clauses are candidates of the first step")
 		freeVars   = fs.Bool("freeVars", false, "let clauses with a variable in only one literal enter the model (Alchemy does; by default they only extend the beam)")
+		singlePred = fs.Bool("singlePredicate", false, "let clauses whose literals are all of one predicate enter the model (by default they only extend the beam: pseudo-likelihood scores them by atoms of the predicate predicting each other)")
 		sfsK       = fs.Int("sfsK", d.ClausesPerStep, "shortest-first search: clauses of length L added at each step")
 		maxSteps   = fs.Int("maxSteps", 0, "stop after this many clauses added or changed (0: no limit)")
 		timeLimit  = fs.Duration("timeLimit", 0, "stop the search after this long, keeping the model so far (0: no limit)")
@@ -152,11 +154,11 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	s.Model = m
 	s.NonEvidence = ne
 	s.Start = m.Clauses
-	s.StartFromEmpty, s.FreeVars = *fromEmpty, *freeVars
+	s.StartFromEmpty, s.FreeVars, s.SinglePredicate = *fromEmpty, *freeVars, *singlePred
 	s.BeamSize, s.MinWt, s.Penalty = *beamSize, *minWt, *penalty
 	s.MaxVars, s.MaxNumPredicates = *maxVars, *maxPreds
 	s.BestGainUnchangedLimit, s.NumClausesReEval, s.ClausesPerStep = *unchanged, *reEval, *sfsK
-	s.MaxSteps, s.TimeLimit, s.Workers = *maxSteps, *timeLimit, *workers
+	s.MaxSteps, s.TimeLimit, s.Workers, s.Refits = *maxSteps, *timeLimit, *workers, *refits
 	last := time.Time{}
 	s.Progress = func(pr structure.Progress) {
 		if time.Since(last) < time.Second && !*verbose {
