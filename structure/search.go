@@ -346,12 +346,24 @@ func (sr *searcher) trial(c *candidate) ([]*mln.Clause, []float64, int) {
 		// cache the model without its last clause).
 		cl := append(slices.Delete(slices.Clone(st.clauses), c.target, c.target+1), c.clause)
 		w := append(slices.Delete(slices.Clone(st.w), c.target, c.target+1), 0)
-		return cl, w, len(cl) - 1
+		return cl, w, sr.trialPos(c)
 	case opRemove:
 		return slices.Delete(slices.Clone(st.clauses), c.target, c.target+1),
 			slices.Delete(slices.Clone(st.w), c.target, c.target+1), -1
 	}
-	return append(slices.Clone(st.clauses), c.clause), append(slices.Clone(st.w), 0), len(st.clauses)
+	return append(slices.Clone(st.clauses), c.clause), append(slices.Clone(st.w), 0), sr.trialPos(c)
+}
+
+// trialPos is the candidate's position in trial's clauses (-1 for a
+// removal), without building them.
+func (sr *searcher) trialPos(c *candidate) int {
+	switch c.op {
+	case opReplace:
+		return len(sr.cur.clauses) - 1
+	case opRemove:
+		return -1
+	}
+	return len(sr.cur.clauses)
 }
 
 // evaluate scores the candidates concurrently (loose or tight), in place.
@@ -407,7 +419,7 @@ func (sr *searcher) evaluate(ctx context.Context, cands []*candidate, tight bool
 // candidate (ref: the screen's reference objective), the gain is the
 // better of the screen's and the refit's.
 func (sr *searcher) fit(ctx context.Context, c *candidate, tight bool, ref float64) error {
-	cl, w0, pos := sr.trial(c)
+	pos := sr.trialPos(c)
 	var score float64
 	var w []float64
 	var err error
@@ -423,6 +435,7 @@ func (sr *searcher) fit(ctx context.Context, c *candidate, tight bool, ref float
 			w = slices.Delete(w, c.target, c.target+1)
 		}
 	} else {
+		cl, w0, _ := sr.trial(c)
 		score, w, err = sr.s.Scorer.Score(ctx, cl, w0, tight)
 	}
 	if err != nil {
@@ -808,17 +821,7 @@ func BeamSearch(ctx context.Context, s Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = sr.beam(ctx)
-	if err == nil {
-		err = sr.prune(ctx)
-	}
-	if err == nil || errors.Is(err, errTimeUp) {
-		err = sr.refitCold(ctx, err)
-	}
-	if errors.Is(err, errTimeUp) {
-		err = nil
-	}
-	return sr.result(), err
+	return sr.finish(ctx, sr.beam(ctx))
 }
 
 func (sr *searcher) beam(ctx context.Context) error {
@@ -928,6 +931,22 @@ func (sr *searcher) beam(ctx context.Context) error {
 	}
 }
 
+// finish ends a search whose steps returned err: unless they failed, it
+// prunes the learned clauses and refits the weights from zero; a search
+// the time limit ended returns its model with a nil error.
+func (sr *searcher) finish(ctx context.Context, err error) (*Result, error) {
+	if err == nil {
+		err = sr.prune(ctx)
+	}
+	if err == nil || errors.Is(err, errTimeUp) {
+		err = sr.refitCold(ctx, err)
+	}
+	if errors.Is(err, errTimeUp) {
+		err = nil
+	}
+	return sr.result(), err
+}
+
 // refitCold refits the final model's weights from zero with the tight
 // tolerances (as FitWeights and `learn -g` fit a given structure), so
 // that the weights depend on the clauses learned, not on the path the
@@ -985,17 +1004,7 @@ func ShortestFirst(ctx context.Context, s Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = sr.sfs(ctx)
-	if err == nil {
-		err = sr.prune(ctx)
-	}
-	if err == nil || errors.Is(err, errTimeUp) {
-		err = sr.refitCold(ctx, err)
-	}
-	if errors.Is(err, errTimeUp) {
-		err = nil
-	}
-	return sr.result(), err
+	return sr.finish(ctx, sr.sfs(ctx))
 }
 
 func (sr *searcher) sfs(ctx context.Context) error {
