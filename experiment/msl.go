@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/marple-mln/marple/eval"
-	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/structure"
@@ -79,6 +78,11 @@ type MSLConfig struct {
 	// Samples is the number of MC-SAT samples per inference (0: 1000).
 	Samples int
 	Seed    int64
+	// Repeated says whether new clauses may repeat a predicate
+	// (structure.Settings.RepeatedPredicates): "auto" (the default, "")
+	// chooses per search on a held-out training database
+	// (structure.LearnValidated), "true" and "false" fix it.
+	Repeated string
 	// ModelsDir, when set, receives each learned model as
 	// dataset-fold-row.mln.
 	ModelsDir string
@@ -96,6 +100,9 @@ type MSLCell struct {
 	Stopped        string
 	InferenceSecs  float64
 	CandidatesRate float64
+	// Choice is the held-out choice of the search's settings (nil: none
+	// made).
+	Choice *structure.Choice
 }
 
 // MSLResult is one data set's table.
@@ -144,8 +151,8 @@ func RunMSL(ctx context.Context, cfg MSLConfig) ([]*MSLResult, error) {
 				res.Cells[r.Name][test] = cell
 				if cfg.Progress != nil {
 					c, a := meanOf(cell.CLL), meanOf(cell.AUCPR)
-					fmt.Fprintf(cfg.Progress, "msl: %s test %s %-34s CLL %.4f AUC-PR %.4f, learn %.1fs (%d clauses, %d candidates%s), inference %.1fs\n",
-						ds.Name, test, r.Name, c, a, cell.LearnSeconds, cell.Clauses, cell.Scored, stoppedNote(cell.Stopped), cell.InferenceSecs)
+					fmt.Fprintf(cfg.Progress, "msl: %s test %s %-34s CLL %.4f AUC-PR %.4f, learn %.1fs (%d clauses, %d candidates%s%s), inference %.1fs\n",
+						ds.Name, test, r.Name, c, a, cell.LearnSeconds, cell.Clauses, cell.Scored, stoppedNote(cell.Stopped), choiceNote(cell.Choice), cell.InferenceSecs)
 				}
 			}
 		}
@@ -160,6 +167,14 @@ func rowKey(r MSLRow) string {
 		return r.Method + "-kb"
 	}
 	return r.Method + "-unit"
+}
+
+// choiceNote describes a held-out choice for a progress line.
+func choiceNote(ch *structure.Choice) string {
+	if ch == nil {
+		return ""
+	}
+	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %.4f with, %.0fs", ch.RepeatedPredicates, ch.CLL[0], ch.CLL[1], ch.Seconds)
 }
 
 func stoppedNote(s string) string {
@@ -215,10 +230,23 @@ func runMSLCell(ctx context.Context, cfg MSLConfig, ds MSLDataset, row MSLRow, t
 		}
 	}
 	t0 := time.Now()
+	var choice *structure.Choice
 	learn := row.Learn
 	if learn == nil {
 		learn = func(ctx context.Context, dbs []*mln.Database, s structure.Settings, sc structure.Scoring) (*structure.Result, error) {
-			return structure.LearnBatch(ctx, row.Method, dbs, s, sc)
+			switch cfg.Repeated {
+			case "true", "false":
+				s.RepeatedPredicates = cfg.Repeated == "true"
+				return structure.LearnBatch(ctx, row.Method, dbs, s, sc)
+			case "", "auto":
+			default:
+				return nil, fmt.Errorf("repeated predicates %q: auto, true or false", cfg.Repeated)
+			}
+			r, ch, err := structure.LearnValidated(ctx, row.Method, dbs, s, sc, structure.Validation{Samples: cfg.Samples, Seed: cfg.Seed})
+			if ch != nil && ch.HeldOut >= 0 {
+				choice = ch
+			}
+			return r, err
 		}
 	}
 	r, err := learn(ctx, dbs, s, cfg.Scoring)
@@ -226,7 +254,7 @@ func runMSLCell(ctx context.Context, cfg MSLConfig, ds MSLDataset, row MSLRow, t
 		return nil, nil, err
 	}
 	cell := &MSLCell{LearnSeconds: time.Since(t0).Seconds(), Clauses: len(r.Clauses), Scored: r.Scored, Stopped: r.Stopped,
-		CLL: map[string]float64{}, AUCPR: map[string]float64{}}
+		CLL: map[string]float64{}, AUCPR: map[string]float64{}, Choice: choice}
 	learned, err := r.Model(m)
 	if err != nil {
 		return nil, nil, err
@@ -278,42 +306,15 @@ func inferPredicate(ctx context.Context, model, testDB, pred string, cfg MSLConf
 	if !ok {
 		return 0, 0, fmt.Errorf("no predicate %s", pred)
 	}
-	// The truth of pred's atoms, then the evidence without them.
-	truth := map[string]bool{}
-	ev := mln.NewDatabase(m)
-	for q := range m.Preds {
-		db.Atoms(mln.PredID(q), func(args []mln.ConstID, v mln.Truth) {
-			if mln.PredID(q) == p.ID {
-				if v == mln.True {
-					truth[mln.BindingKey(args)] = true
-				}
-				return
-			}
-			ev.Set(mln.PredID(q), args, v)
-		})
-	}
-	net, err := ground.Ground(ctx, m, ev, ground.Options{Query: []mln.PredID{p.ID}})
-	if err != nil {
-		return 0, 0, err
-	}
 	samples := cfg.Samples
 	if samples <= 0 {
 		samples = mcsat.DefaultSamples
 	}
 	opt := mcsat.Options{Samples: samples}
 	opt.Seed = cfg.Seed
-	probs, err := mcsat.Components(ctx, net, 0, opt, mcsat.MCSAT)
+	ps, gold, err := structure.InferHeldOut(ctx, m, db, p.ID, opt)
 	if err != nil {
 		return 0, 0, err
-	}
-	var ps []float64
-	var gold []bool
-	for a := 0; a < net.NumAtoms(); a++ {
-		if net.AtomPred[a] != p.ID {
-			continue
-		}
-		ps = append(ps, probs[a])
-		gold = append(gold, truth[mln.BindingKey(net.AtomArgs[a])])
 	}
 	return eval.CLL(ps, gold), eval.AUCPR(ps, gold), nil
 }

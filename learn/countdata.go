@@ -168,7 +168,7 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 	for _, db := range dbs {
 		w := newCWorld(sp, db)
 		if opt.OwnDomains {
-			w.dom = ownDomains(m, db)
+			w.dom = OwnDomains(m, db)
 		}
 		d.worlds = append(d.worlds, w)
 		sizes := make([]int64, len(m.Preds))

@@ -168,10 +168,10 @@ func (w *cworld) atomID(s *atomSpace, p mln.PredID, i int64) int64 {
 	return id
 }
 
-// ownDomains returns, per type, the model files' constants and those the
+// OwnDomains returns, per type, the model files' constants and those the
 // database's atoms mention, in the model's order (Alchemy's domains of one
 // database under -multipleDatabases).
-func ownDomains(m *mln.Model, db *mln.Database) [][]mln.ConstID {
+func OwnDomains(m *mln.Model, db *mln.Database) [][]mln.ConstID {
 	in := make([]map[mln.ConstID]bool, len(m.Types))
 	for t, ty := range m.Types {
 		in[t] = map[mln.ConstID]bool{}

@@ -228,12 +228,16 @@ Q(t,t)
 	}
 	want := []bool{false, false, true, false, true, false, false}
 	single := []bool{false, false, false, false, false, true, true}
+	repeats := []bool{false, false, false, true, false, true, true}
 	for i, c := range m.Clauses {
 		if got := HasFreeVar(c); got != want[i] {
 			t.Errorf("%s: HasFreeVar %v", m.ClauseString(c), got)
 		}
 		if got := SinglePredicate(c); got != single[i] {
 			t.Errorf("%s: SinglePredicate %v", m.ClauseString(c), got)
+		}
+		if got := RepeatsPredicate(c); got != repeats[i] {
+			t.Errorf("%s: RepeatsPredicate %v", m.ClauseString(c), got)
 		}
 	}
 }

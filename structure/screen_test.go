@@ -28,6 +28,7 @@ func TestScreenedSearch(t *testing.T) {
 			s.Model = m
 			s.MaxVars, s.MaxNumPredicates = 2, 3
 			s.Refits, s.Workers = run.refits, run.workers
+			s.RepeatedPredicates = true // the second planted clause repeats Smokes
 			r, err := LearnBatch(ctx, method, dbs, s, DefaultScoring())
 			if err != nil {
 				t.Fatal(err)

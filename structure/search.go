@@ -113,6 +113,20 @@ type Settings struct {
 	// the model put every course at every level (held-out courseLevel CLL
 	// -4.7 against -0.6).
 	SinglePredicate bool
+	// RepeatedPredicates lets new clauses in which a predicate occurs in
+	// two or more literals enter the model. By default (false) they only
+	// extend the beam, unless given or refining a model clause that
+	// repeats a predicate itself. This is the single-predicate rule for
+	// clauses that mix predicates: such a clause is scored in part by how
+	// atoms of the repeated predicate predict each other, which is never
+	// evidence when that predicate is queried. On UW-CSE, beam search
+	// from the knowledge base added !publication(a1,a2) v
+	// !publication(a1,a3) v advisedBy(a2,a3) v advisedBy(a3,a2); the
+	// publication unit clause's weight rose to +10 and, queried jointly,
+	// most publication atoms became likely. Whether a data set gains or
+	// loses by them is for held-out data to say: LearnValidated chooses
+	// this setting by the held-out conditional log-likelihood.
+	RepeatedPredicates bool
 	// MaxSteps, when positive, bounds the clauses added (or changed).
 	MaxSteps int
 	// TimeLimit, when positive, ends the search once it has passed,
@@ -219,15 +233,18 @@ type state struct {
 }
 
 type searcher struct {
-	s       Settings
-	ops     Operators
-	cur     *state
-	start   time.Time
-	scored  atomic.Int64
-	steps   int
-	workers int
-	stopped string
-	grace   bool // the time limit does not apply (lastCommit)
+	s Settings
+	// startKeys are the keys of the starting MLN's clauses (none with
+	// StartFromEmpty).
+	startKeys map[string]bool
+	ops       Operators
+	cur       *state
+	start     time.Time
+	scored    atomic.Int64
+	steps     int
+	workers   int
+	stopped   string
+	grace     bool // the time limit does not apply (lastCommit)
 	// given holds the keys of the clauses the settings give (Start,
 	// InitialBeam, InitialClauses): a clause over one predicate may enter
 	// the model if given.
@@ -264,10 +281,15 @@ func newSearcher(ctx context.Context, s Settings) (*searcher, error) {
 	}
 	sr := &searcher{s: s, start: time.Now(),
 		ops: Operators{Model: s.Model, Preds: s.Preds, MaxVars: s.MaxVars, MaxNumPredicates: s.MaxNumPredicates}}
-	sr.given = map[string]bool{}
+	sr.given, sr.startKeys = map[string]bool{}, map[string]bool{}
 	for _, cs := range [][]*mln.Clause{s.Start, s.InitialBeam, s.InitialClauses} {
 		for _, c := range cs {
 			sr.given[CanonicalKey(c)] = true
+		}
+	}
+	if !s.StartFromEmpty {
+		for _, c := range s.Start {
+			sr.startKeys[CanonicalKey(c)] = true
 		}
 	}
 	sr.workers = s.Workers
@@ -575,7 +597,8 @@ func (sr *searcher) keep(c *candidate) bool {
 
 // admit reports whether an evaluated candidate may enter the model: keep;
 // unless SinglePredicate, not a clause over one predicate (unless it
-// refines one); and unless FreeVars, no free variable in a new clause,
+// refines one); unless RepeatedPredicates, no predicate in two literals
+// (unless it refines such a clause); and unless FreeVars, no free variable in a new clause,
 // and no more free variables than the clause it replaces in a refinement
 // (a starting model's clauses may have some).
 func (sr *searcher) admit(c *candidate) bool {
@@ -583,6 +606,9 @@ func (sr *searcher) admit(c *candidate) bool {
 		return sr.keep(c)
 	}
 	if !sr.s.SinglePredicate && SinglePredicate(c.clause) && !sr.given[c.key] && (c.op != opReplace || !SinglePredicate(sr.cur.clauses[c.target])) {
+		return false
+	}
+	if !sr.s.RepeatedPredicates && RepeatsPredicate(c.clause) && !sr.given[c.key] && (c.op != opReplace || !RepeatsPredicate(sr.cur.clauses[c.target])) {
 		return false
 	}
 	if sr.s.FreeVars {
@@ -610,6 +636,22 @@ func SinglePredicate(c *mln.Clause) bool {
 		n++
 	}
 	return n >= 2
+}
+
+// RepeatsPredicate reports whether a predicate occurs in two or more of a
+// clause's literals.
+func RepeatsPredicate(c *mln.Clause) bool {
+	for i, l := range c.Lits {
+		if l.Pred < 0 {
+			continue
+		}
+		for _, k := range c.Lits[i+1:] {
+			if k.Pred == l.Pred {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // HasFreeVar reports whether a clause of two or more predicate literals has a
@@ -967,18 +1009,28 @@ func (sr *searcher) refitCold(ctx context.Context, err error) error {
 	return err
 }
 
-// prune removes, one at a time, each learned clause of two or more
-// literals whose removal does not lower the score (Alchemy's pruneMLN).
+// prune removes, one at a time, each clause of two or more literals whose
+// removal does not lower the score (Alchemy's pruneMLN), counting the
+// structure prior for a clause of the starting MLN: removing it costs
+// Penalty per literal, as the search's own removal does. (Alchemy's
+// pruneMLN compares the pseudo-likelihood alone, and so drops starting
+// clauses that add nothing to it once other clauses determine their
+// atoms: on UW-CSE, !inPhase(p,x) v student(p) and !advisedBy(s,p) v
+// student(s) once student v professor and !student v !professor had large
+// weights, which left student to those two clauses when queried.)
 func (sr *searcher) prune(ctx context.Context) error {
 	for i := 0; i < len(sr.cur.clauses); i++ {
 		if sr.cur.fixed[i] || sr.cur.unit[i] || len(sr.cur.clauses[i].Lits) < 2 {
 			continue
 		}
 		c := &candidate{op: opRemove, target: i, key: sr.cur.keys[i]}
+		if sr.startKeys[c.key] {
+			c.penalty = sr.s.Penalty * float64(predLits(sr.cur.clauses[i]))
+		}
 		if err := sr.evaluate(ctx, []*candidate{c}, true, 0, math.NaN()); err != nil {
 			return err
 		}
-		if c.score >= sr.cur.score {
+		if c.score-c.penalty >= sr.cur.score {
 			steps := sr.steps
 			if err := sr.apply(ctx, c); err != nil {
 				return err

@@ -19,7 +19,10 @@ weights-kb (the hand-built KB with weights learned, UW-CSE), beam-unit and
 sfs-unit (search from unit clauses), beam-kb (search from the KB). Each
 learned model infers every predicate in turn given all the others on the
 test fold with MC-SAT; the table gives CLL and AUC-PR per predicate and
-averaged, and the learning time per fold. Writes msl.md.`
+averaged, and the learning time per fold. Each search chooses whether new
+clauses may repeat a predicate on its last training database held out
+(-repeatedPredicates auto); -timeLimit bounds a fold's whole learning,
+validation included. Writes msl.md.`
 
 func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "experiment", mslSynopsis)
@@ -38,6 +41,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		samples   = fs.Int("samples", 1000, "MC-SAT samples per inference")
 		seed      = fs.Int64("seed", 1, "random seed")
 		models    = fs.String("models", "", "folder that receives every learned model (optional)")
+		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (each search chooses on its last training database held out), true or false")
 	)
 	registerScoring(fs, &so)
 	if err := parseFlags(fs, args); err != nil {
@@ -51,11 +55,14 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 	if err := so.Check(); err != nil {
 		return usagef("%v", err)
 	}
+	if *repeated != "auto" && *repeated != "true" && *repeated != "false" {
+		return usagef("-repeatedPredicates must be auto, true or false, not %q", *repeated)
+	}
 	d.TimeLimit, d.MaxNumPredicates, d.MaxVars, d.BeamSize = *timeLimit, *maxPreds, *maxVars, *beamSize
 	so.Seed = *seed
 	results, err := experiment.RunMSL(ctx, experiment.MSLConfig{
 		Dir: *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Rows: splitList(*rows),
-		Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, ModelsDir: *models,
+		Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, ModelsDir: *models, Repeated: *repeated,
 	})
 	if err != nil {
 		return err

@@ -83,6 +83,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		fromEmpty  = fs.Bool("startFromEmptyMLN", false, "start from unit clauses; the input model's clauses are candidates of the first step")
 		freeVars   = fs.Bool("freeVars", false, "let clauses with a variable in only one literal enter the model (Alchemy does; by default they only extend the beam)")
 		singlePred = fs.Bool("singlePredicate", false, "let clauses whose literals are all of one predicate enter the model (by default they only extend the beam: pseudo-likelihood scores them by atoms of the predicate predicting each other)")
+		repeated   = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: true, false, or auto: with -multipleDatabases and two or more -t files, search both ways without the last file and keep the way whose model predicts its -ne predicates better (MC-SAT CLL, each given all others); else false")
 		sfsK       = fs.Int("sfsK", d.ClausesPerStep, "shortest-first search: clauses of length L added at each step")
 		maxSteps   = fs.Int("maxSteps", 0, "stop after this many clauses added or changed (0: no limit)")
 		timeLimit  = fs.Duration("timeLimit", 0, "stop the search after this long, keeping the model so far (0: no limit)")
@@ -111,6 +112,8 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		return usagef("-minWt and -penalty must not be negative")
 	case *maxSteps < 0 || *timeLimit < 0:
 		return usagef("-maxSteps and -timeLimit must not be negative")
+	case *repeated != "auto" && *repeated != "true" && *repeated != "false":
+		return usagef("-repeatedPredicates must be auto, true or false, not %q", *repeated)
 	}
 	if err := so.Check(); err != nil {
 		return usagef("%v", err)
@@ -155,6 +158,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	s.NonEvidence = ne
 	s.Start = m.Clauses
 	s.StartFromEmpty, s.FreeVars, s.SinglePredicate = *fromEmpty, *freeVars, *singlePred
+	s.RepeatedPredicates = *repeated == "true"
 	s.BeamSize, s.MinWt, s.Penalty = *beamSize, *minWt, *penalty
 	s.MaxVars, s.MaxNumPredicates = *maxVars, *maxPreds
 	s.BestGainUnchangedLimit, s.NumClausesReEval, s.ClausesPerStep = *unchanged, *reEval, *sfsK
@@ -181,7 +185,13 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 			*method, what, pr.Length, pr.Step, pr.Clauses, pr.Score, pr.Scored, pr.Rate, gain, round, pr.Elapsed.Round(time.Second))
 	}
 	done = p.stage("learnstruct " + *method)
-	r, err := tf.learn(ctx, e, *method, dbs, s, so)
+	var r *structure.Result
+	if *repeated == "auto" && tf.file == "" && len(dbs) > 1 {
+		fmt.Fprintf(e.stderr, "marple learnstruct: -repeatedPredicates auto: searching with and without repeated predicates, %s held out\n", splitList(*train)[len(dbs)-1])
+		r, _, err = structure.LearnValidated(ctx, *method, dbs, s, so, structure.Validation{Seed: *seed, Log: e.stderr})
+	} else {
+		r, err = tf.learn(ctx, e, *method, dbs, s, so)
+	}
 	write := func() error {
 		out, err := r.Model(m)
 		if err != nil {
