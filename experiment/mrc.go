@@ -44,7 +44,7 @@ type MRCConfig struct {
 	Tune *invent.TuneGrid
 	// MSLTime, when positive, also runs the MSL baseline on every fold:
 	// beam search from unit clauses (structure.LearnBatch, Alchemy's
-	// defaults) on the training folds merged into one database, scoring
+	// defaults, clauses repeating a predicate admitted) on the training folds merged into one database, scoring
 	// only the listed training atoms (the unknown ones are false in their
 	// Markov blankets), ended after MSLTime (the model so far is kept). Each held-out atom is then predicted by its conditional
 	// probability given all the training atoms (learn.PLLData.LogOdds).
@@ -267,6 +267,10 @@ func runMRCMSL(ctx context.Context, cfg MRCConfig, m *mln.Model, train []*mln.Da
 	}
 	s := structure.DefaultSettings()
 	s.Model, s.TimeLimit = m, cfg.MSLTime
+	// Alchemy's learnstruct admits clauses that repeat a predicate, and
+	// here each held-out atom is predicted given every training atom, its
+	// own predicate's included, so such clauses use real evidence.
+	s.RepeatedPredicates = true
 	sc := structure.DefaultScoring()
 	sc.Seed, sc.ListedOnly = cfg.Opt.Seed, true
 	c0 := cpuTime()

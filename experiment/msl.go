@@ -174,7 +174,11 @@ func choiceNote(ch *structure.Choice) string {
 	if ch == nil {
 		return ""
 	}
-	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %.4f with, %.0fs", ch.RepeatedPredicates, ch.CLL[0], ch.CLL[1], ch.Seconds)
+	stopped := ""
+	if ch.Stopped[0] != "" || ch.Stopped[1] != "" {
+		stopped = ", a validation search stopped by its time limit"
+	}
+	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %.4f with, %.0fs%s", ch.RepeatedPredicates, ch.CLL[0], ch.CLL[1], ch.Seconds, stopped)
 }
 
 func stoppedNote(s string) string {

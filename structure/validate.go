@@ -42,6 +42,10 @@ type Choice struct {
 	// scored predicates of the mean over their atoms) of the model
 	// learned without [0] and with [1] repeated predicates.
 	CLL [2]float64
+	// Stopped says why a validation search ended early (its time limit),
+	// without [0] and with [1] repeated predicates ("" when it finished):
+	// the choice then depends on the machine's speed.
+	Stopped [2]string
 	// Seconds is the time the validation took (both searches and their
 	// inference), not counting the final search.
 	Seconds float64
@@ -102,8 +106,13 @@ func LearnValidated(ctx context.Context, method string, dbs []*mln.Database, s S
 			sum += eval.CLL(probs, gold)
 		}
 		ch.CLL[i] = sum / float64(len(preds))
+		ch.Stopped[i] = r.Stopped
 		if v.Log != nil {
-			fmt.Fprintf(v.Log, "marple: validation: repeated predicates %v: %d clauses learned without database %d, held-out CLL %.4f\n", rep, len(r.Clauses), ch.HeldOut+1, ch.CLL[i])
+			stopped := ""
+			if r.Stopped != "" {
+				stopped = " (stopped: " + r.Stopped + ")"
+			}
+			fmt.Fprintf(v.Log, "marple: validation: repeated predicates %v: %d clauses learned without database %d%s, held-out CLL %.4f\n", rep, len(r.Clauses), ch.HeldOut+1, stopped, ch.CLL[i])
 		}
 	}
 	ch.RepeatedPredicates = ch.CLL[1] > ch.CLL[0]
