@@ -285,3 +285,39 @@ func TestLearnValidatedPlanted(t *testing.T) {
 		t.Errorf("one database: %+v", ch)
 	}
 }
+
+// flatScorer scores every set of clauses alike: no clause changes the
+// pseudo-likelihood.
+type flatScorer struct{}
+
+func (flatScorer) Score(_ context.Context, clauses []*mln.Clause, init []float64, _ bool) (float64, []float64, error) {
+	w := make([]float64, len(clauses))
+	for i := range w {
+		w[i] = 1
+	}
+	return -1, w, nil
+}
+
+// TestPruneKeepsStartClauses: a starting clause that adds nothing to the
+// score is kept, since removing it costs the structure prior (Penalty per
+// literal); with no penalty it is pruned, as Alchemy's pruneMLN does.
+func TestPruneKeepsStartClauses(t *testing.T) {
+	m, _ := plantedWorld(t, 1, 4)
+	start := parseClause(t, m, "!Smokes(x) v Cancer(x)")
+	for _, pen := range []float64{DefaultPenalty, 0} {
+		s := DefaultSettings()
+		s.Model, s.Scorer, s.Start, s.Penalty = m, flatScorer{}, []*mln.Clause{start}, pen
+		s.MaxVars, s.MaxNumPredicates = 2, 2
+		r, err := BeamSearch(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := false
+		for _, c := range r.Clauses {
+			kept = kept || CanonicalKey(c) == CanonicalKey(start)
+		}
+		if kept != (pen > 0) {
+			t.Errorf("penalty %g: start clause kept %v:\n%s", pen, kept, describe(m, r))
+		}
+	}
+}
