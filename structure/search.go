@@ -64,7 +64,8 @@ type Settings struct {
 	MaxVars          int // at most this many variables per clause (0: DefaultMaxVars)
 	MaxNumPredicates int // at most this many literals per clause (0: DefaultMaxNumPredicates)
 	// MinWt drops candidates, and learned clauses of two or more
-	// literals, whose absolute weight is below it.
+	// literals (not the starting MLN's), whose absolute weight is below
+	// it.
 	MinWt float64
 	// Penalty is the structure prior: each literal by which a candidate
 	// differs from the clause it came from (all its literals for a new
@@ -719,13 +720,19 @@ func (sr *searcher) apply(ctx context.Context, c *candidate) error {
 }
 
 // dropSmall removes the learned clauses of two or more literals whose
-// weight is under MinWt, refitting after each removal.
+// weight is under MinWt, refitting after each removal. A clause of the
+// starting MLN is not a learned clause and stays (Alchemy's minWt filters
+// candidates only): a small weight need not mean a small effect, since a
+// clause with a variable in only one literal counts a grounding per
+// constant of its type (on UW-CSE the knowledge base's !student(p) v
+// yearsInProgram(p,Year_1) v ta(c,p,q) fits -0.0025, one pull per course
+// and quarter), and removing it would cost the structure prior.
 func (sr *searcher) dropSmall(ctx context.Context) error {
 	for {
 		st := sr.cur
 		drop := -1
 		for i, c := range st.clauses {
-			if !st.unit[i] && !st.fixed[i] && predLits(c) > 1 && math.Abs(st.w[i]) < sr.s.MinWt {
+			if !st.unit[i] && !st.fixed[i] && !sr.startKeys[st.keys[i]] && predLits(c) > 1 && math.Abs(st.w[i]) < sr.s.MinWt {
 				drop = i
 				break
 			}

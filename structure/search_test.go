@@ -287,26 +287,27 @@ func TestLearnValidatedPlanted(t *testing.T) {
 }
 
 // flatScorer scores every set of clauses alike: no clause changes the
-// pseudo-likelihood.
-type flatScorer struct{}
+// pseudo-likelihood. Every weight is w.
+type flatScorer struct{ w float64 }
 
-func (flatScorer) Score(_ context.Context, clauses []*mln.Clause, init []float64, _ bool) (float64, []float64, error) {
+func (f flatScorer) Score(_ context.Context, clauses []*mln.Clause, init []float64, _ bool) (float64, []float64, error) {
 	w := make([]float64, len(clauses))
 	for i := range w {
-		w[i] = 1
+		w[i] = f.w
 	}
 	return -1, w, nil
 }
 
 // TestPruneKeepsStartClauses: a starting clause that adds nothing to the
 // score is kept, since removing it costs the structure prior (Penalty per
-// literal); with no penalty it is pruned, as Alchemy's pruneMLN does.
+// literal), even with a weight under MinWt (it is not a learned clause);
+// with no penalty it is pruned, as Alchemy's pruneMLN does.
 func TestPruneKeepsStartClauses(t *testing.T) {
 	m, _ := plantedWorld(t, 1, 4)
 	start := parseClause(t, m, "!Smokes(x) v Cancer(x)")
 	for _, pen := range []float64{DefaultPenalty, 0} {
 		s := DefaultSettings()
-		s.Model, s.Scorer, s.Start, s.Penalty = m, flatScorer{}, []*mln.Clause{start}, pen
+		s.Model, s.Scorer, s.Start, s.Penalty = m, flatScorer{DefaultMinWt / 10}, []*mln.Clause{start}, pen
 		s.MaxVars, s.MaxNumPredicates = 2, 2
 		r, err := BeamSearch(context.Background(), s)
 		if err != nil {
