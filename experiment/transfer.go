@@ -94,6 +94,10 @@ func RunTransfer(ctx context.Context, cfg TransferConfig) ([]*TransferResult, er
 		res := &TransferResult{MSLResult: &MSLResult{Dataset: ds, Cells: map[string]map[string]*MSLCell{}},
 			Top: cfg.Top, Templates: map[string][]transfer.Ranked{}, Clauses: map[string]int{}}
 		res.Rows = append(res.Rows, MSLRow{Name: BaselineRow, Method: structure.MethodBeam})
+		// foldChoice is the baseline's held-out choice on the current test
+		// fold: the transfer searches admit clauses repeating a predicate
+		// as it does (-repeatedPredicates true or false fixes it for all).
+		var foldChoice *structure.Choice
 		for _, src := range TransferSources {
 			if src.Name == ds.Name || len(cfg.Sources) > 0 && !slices.Contains(cfg.Sources, src.Name) {
 				continue
@@ -111,6 +115,12 @@ func RunTransfer(ctx context.Context, cfg TransferConfig) ([]*TransferResult, er
 				mode, src := mode, src
 				res.Rows = append(res.Rows, MSLRow{Name: fmt.Sprintf("DTM %s, from %s", mode, src.Name), Method: structure.MethodBeam,
 					Learn: func(ctx context.Context, dbs []*mln.Database, s structure.Settings, sc structure.Scoring) (*structure.Result, error) {
+						switch {
+						case cfg.MSL.Repeated == "true" || cfg.MSL.Repeated == "false":
+							s.RepeatedPredicates = cfg.MSL.Repeated == "true"
+						case foldChoice != nil:
+							s.RepeatedPredicates = foldChoice.RepeatedPredicates
+						}
 						cl := transfer.TransferClauses(ranked[src.Name], cfg.Top, s.Model, s.Preds)
 						res.Clauses[src.Name] = len(cl)
 						return structure.LearnTransfer(ctx, mode, dbs, s, sc, cl)
@@ -126,16 +136,20 @@ func RunTransfer(ctx context.Context, cfg TransferConfig) ([]*TransferResult, er
 			}
 		}
 		for _, test := range res.Folds {
+			foldChoice = nil
 			for _, r := range res.Rows {
 				cell, preds, err := runMSLCell(ctx, cfg.MSL, ds, r, test)
 				if err != nil {
 					return out, fmt.Errorf("transfer: %s, %s, test %s: %w", ds.Name, r.Name, test, err)
 				}
+				if r.Name == BaselineRow {
+					foldChoice = cell.Choice
+				}
 				res.Preds = preds
 				res.Cells[r.Name][test] = cell
 				if cfg.MSL.Progress != nil {
-					fmt.Fprintf(cfg.MSL.Progress, "transfer: %s test %s %-34s CLL %.4f AUC-PR %.4f, learn %.1fs (%d clauses, %d candidates%s), inference %.1fs\n",
-						ds.Name, test, r.Name, meanOf(cell.CLL), meanOf(cell.AUCPR), cell.LearnSeconds, cell.Clauses, cell.Scored, stoppedNote(cell.Stopped), cell.InferenceSecs)
+					fmt.Fprintf(cfg.MSL.Progress, "transfer: %s test %s %-34s CLL %.4f AUC-PR %.4f, learn %.1fs (%d clauses, %d candidates%s%s), inference %.1fs\n",
+						ds.Name, test, r.Name, meanOf(cell.CLL), meanOf(cell.AUCPR), cell.LearnSeconds, cell.Clauses, cell.Scored, stoppedNote(cell.Stopped), choiceNote(cell.Choice), cell.InferenceSecs)
 				}
 			}
 		}

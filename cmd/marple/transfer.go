@@ -235,6 +235,7 @@ func runTransferExperiment(ctx context.Context, e *env, args []string) error {
 		timeLimit = fs.Duration("timeLimit", 4*time.Minute, "end each search after this long, keeping the model so far")
 		samples   = fs.Int("samples", 1000, "MC-SAT samples per inference")
 		seed      = fs.Int64("seed", 1, "random seed")
+		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (the search without transfer chooses on its last training database held out, and the transfer searches of the fold follow it), true or false")
 	)
 	so.MaxGroundings = 1000000
 	registerScoring(fs, &so)
@@ -243,6 +244,9 @@ func runTransferExperiment(ctx context.Context, e *env, args []string) error {
 	}
 	if err := so.Check(); err != nil {
 		return usagef("%v", err)
+	}
+	if *repeated != "auto" && *repeated != "true" && *repeated != "false" {
+		return usagef("-repeatedPredicates must be auto, true or false, not %q", *repeated)
 	}
 	for _, m := range splitList(*modes) {
 		if m != structure.TransferSeed && m != structure.TransferGreedy && m != structure.TransferRefine {
@@ -253,7 +257,7 @@ func runTransferExperiment(ctx context.Context, e *env, args []string) error {
 	so.Seed = *seed
 	results, err := experiment.RunTransfer(ctx, experiment.TransferConfig{
 		MSL: experiment.MSLConfig{Dir: *data, Datasets: splitList(*targets), Folds: splitList(*foldsF),
-			Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr},
+			Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, Repeated: *repeated},
 		Sources: splitList(*sources), Modes: splitList(*modes), Top: *top, Templates: *templates,
 		Discover: transfer.Options{MaxOuter: *maxOuter, Seed: uint64(*seed)},
 	})
