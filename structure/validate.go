@@ -58,7 +58,9 @@ type Choice struct {
 // the others (MC-SAT, the protocol of their experiments), and the setting
 // with the higher mean conditional log-likelihood (ties: without) is used
 // for the final search on every training database. With one training
-// database there is nothing to hold out and s is used as given.
+// database there is nothing to hold out, and with s.Scorer set the
+// databases cannot be split: s is then used as given (so is it for
+// MethodWeights, which adds no clause).
 //
 // A positive s.TimeLimit bounds the whole: each validation search gets a
 // quarter of it, the final search what is left (at least a quarter).
