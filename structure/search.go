@@ -247,8 +247,8 @@ type searcher struct {
 	stopped   string
 	grace     bool // the time limit does not apply (lastCommit)
 	// given holds the keys of the clauses the settings give (Start,
-	// InitialBeam, InitialClauses): a clause over one predicate may enter
-	// the model if given.
+	// InitialBeam, InitialClauses): a clause over one predicate, or one
+	// repeating a predicate, may enter the model if given.
 	given map[string]bool
 }
 
@@ -599,17 +599,14 @@ func (sr *searcher) keep(c *candidate) bool {
 // admit reports whether an evaluated candidate may enter the model: keep;
 // unless SinglePredicate, not a clause over one predicate (unless it
 // refines one); unless RepeatedPredicates, no predicate in two literals
-// (unless it refines such a clause); and unless FreeVars, no free variable in a new clause,
-// and no more free variables than the clause it replaces in a refinement
-// (a starting model's clauses may have some).
+// (unless it refines such a clause); and unless FreeVars, no free
+// variable in a new clause, and no more free variables than the clause it
+// replaces in a refinement (a starting model's clauses may have some).
 func (sr *searcher) admit(c *candidate) bool {
 	if !sr.keep(c) || c.op == opRemove {
 		return sr.keep(c)
 	}
-	if !sr.s.SinglePredicate && SinglePredicate(c.clause) && !sr.given[c.key] && (c.op != opReplace || !SinglePredicate(sr.cur.clauses[c.target])) {
-		return false
-	}
-	if !sr.s.RepeatedPredicates && RepeatsPredicate(c.clause) && !sr.given[c.key] && (c.op != opReplace || !RepeatsPredicate(sr.cur.clauses[c.target])) {
+	if !sr.s.SinglePredicate && sr.newShape(c, SinglePredicate) || !sr.s.RepeatedPredicates && sr.newShape(c, RepeatsPredicate) {
 		return false
 	}
 	if sr.s.FreeVars {
@@ -620,6 +617,13 @@ func (sr *searcher) admit(c *candidate) bool {
 		return n <= CountFreeVars(sr.cur.clauses[c.target])
 	}
 	return n == 0
+}
+
+// newShape reports whether a candidate brings a clause of a shape the
+// model may only have when given: its clause has the shape, is not a given
+// clause, and is not a refinement of a clause that has it already.
+func (sr *searcher) newShape(c *candidate, shape func(*mln.Clause) bool) bool {
+	return shape(c.clause) && !sr.given[c.key] && (c.op != opReplace || !shape(sr.cur.clauses[c.target]))
 }
 
 // SinglePredicate reports whether a clause has two or more predicate
