@@ -312,8 +312,8 @@ const (
 func (g *grounder) estimate(plans []*plan) (clauses, bytes int64, worst *plan) {
 	var fc, fb, wb float64
 	for _, pl := range plans {
-		b := pl.estimate * (bytesPerClause + bytesPerLit*pl.estLits)
-		fc += pl.estimate
+		b := pl.materialised * (bytesPerClause + bytesPerLit*pl.estLits)
+		fc += pl.materialised
 		fb += b
 		if worst == nil || b > wb {
 			worst, wb = pl, b
@@ -321,7 +321,7 @@ func (g *grounder) estimate(plans []*plan) (clauses, bytes int64, worst *plan) {
 	}
 	var atoms, lits float64
 	for _, pl := range plans {
-		lits += pl.estimate * pl.estLits
+		lits += pl.materialised * pl.estLits
 	}
 	for p, pt := range g.tables {
 		if pt != nil && g.query[p] {
@@ -405,7 +405,7 @@ func Ground(ctx context.Context, m *mln.Model, db *mln.Database, opt Options) (*
 		msg := fmt.Sprintf("ground: the grounding would take about %s (%d ground clauses), above the limit of %s",
 			fmtBytes(bytes), clauses, fmtBytes(g.maxBytes))
 		if worst != nil {
-			msg += fmt.Sprintf("; the largest is %s with about %.3g ground clauses", g.clauseName(worst.ci), worst.estimate)
+			msg += fmt.Sprintf("; the largest is %s with about %.3g ground clauses", g.clauseName(worst.ci), worst.materialised)
 		}
 		return nil, fmt.Errorf("%s: %w", msg, ErrTooLarge)
 	}
@@ -580,7 +580,7 @@ func (g *grounder) units(plans []*plan) []*unit {
 		chunks := int(math.Min(pl.estimate/chunkSize+1, float64(n)))
 		chunks = max(1, min(chunks, n))
 		// Capacity hint for each unit's output, from the estimate.
-		hint := int(math.Min(pl.estimate/float64(chunks)*1.1+16, 1<<18))
+		hint := int(math.Min(pl.materialised/float64(chunks)*1.1+16, 1<<18))
 		for c := 0; c < chunks; c++ {
 			us = append(us, &unit{pl: pl, lo: c * n / chunks, hi: (c + 1) * n / chunks, hint: hint, done: make(chan struct{})})
 		}
@@ -1026,7 +1026,7 @@ func (n *Network) AddModelClause(ctx context.Context, ci int) error {
 	}
 	if _, bytes, _ := g.estimate([]*plan{pl}); g.maxBytes > 0 && bytes > g.maxBytes {
 		return fmt.Errorf("ground: %s would take about %s (%.3g ground clauses), above the limit of %s",
-			g.clauseName(ci), fmtBytes(bytes), pl.estimate, fmtBytes(g.maxBytes))
+			g.clauseName(ci), fmtBytes(bytes), pl.materialised, fmtBytes(g.maxBytes))
 	}
 	var done []int
 	for c := range g.stats {

@@ -33,6 +33,10 @@ type plan struct {
 	perBinding  float64
 	numBindings float64
 	estimate    float64 // expected number of groundings that survive
+	// materialised bounds the surviving groundings that become ground
+	// clauses: those with at least one literal over an unknown atom (the
+	// others are decided by the evidence and only counted).
+	materialised float64
 	allFalse    bool    // an existential variable has an empty domain
 	estLits     float64 // expected literals per surviving grounding
 }
@@ -284,6 +288,7 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 				pl.estimate *= float64(n)
 			}
 		}
+		pl.materialised = 0 // every grounding is false: counted, never stored
 		return pl, nil
 	}
 
@@ -445,6 +450,7 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 		est *= g.passRate(&pl.lits[li])
 	}
 	pl.estimate = est
+	pl.materialised = math.Min(est, g.undecidedBound(pl, isExist))
 	pl.estLits = 0
 	for li := range pl.lits {
 		if pl.lits[li].pred != nil {
@@ -460,6 +466,39 @@ func (g *grounder) makePlan(ci int) (*plan, error) {
 		}
 	}
 	return pl, nil
+}
+
+// undecidedBound returns an upper bound on the groundings of pl that keep
+// a literal over an unknown atom, and so become ground clauses: for each
+// literal, its predicate's unknown atoms times the groundings of the
+// clause's universally quantified variables the literal does not mention.
+// A clause over evidence predicates alone (such as the weight-0 unit
+// clauses Alchemy's learnwts writes for every predicate) materialises
+// nothing, whatever its domains.
+func (g *grounder) undecidedBound(pl *plan, isExist []bool) float64 {
+	c := pl.clause
+	bound := 0.0
+	for li := range pl.lits {
+		l := &pl.lits[li]
+		if l.pred == nil {
+			continue
+		}
+		u := l.pred.unknowns()
+		if u == 0 {
+			continue
+		}
+		in := make(map[int]bool, len(l.vars))
+		for _, v := range l.vars {
+			in[v] = true
+		}
+		for v := range c.Vars {
+			if !isExist[v] && !in[v] {
+				u *= float64(g.size(c.Vars[v].Type))
+			}
+		}
+		bound += u
+	}
+	return bound
 }
 
 // passRate estimates the fraction of bindings a fully bound literal does

@@ -2,6 +2,7 @@ package ground
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"sync"
 
@@ -161,6 +162,34 @@ type predTable struct {
 
 	mu      sync.Mutex
 	indexes map[uint32]*genIndex // by mask of bound argument positions
+
+	unknownOnce sync.Once
+	unknownN    float64 // number of unknown atoms (see unknowns)
+}
+
+// unknowns returns the number of the predicate's atoms whose truth value
+// the evidence leaves unknown: for an open-world predicate every grounding
+// not listed as true or false, for a closed-world one the atoms listed
+// as unknown ("?").
+func (pt *predTable) unknowns() float64 {
+	pt.unknownOnce.Do(func() {
+		listedUnknown, listed := 0.0, 0.0
+		for i, k := range pt.ev.keys {
+			if k == 0 {
+				continue
+			}
+			listed++
+			if mln.Truth(pt.ev.vals[i]) == mln.Unknown {
+				listedUnknown++
+			}
+		}
+		if pt.open {
+			pt.unknownN = math.Max(0, float64(pt.total)-listed) + listedUnknown
+		} else {
+			pt.unknownN = listedUnknown
+		}
+	})
+	return pt.unknownN
 }
 
 // atomIDs holds the network IDs of one predicate's atoms: dense for query
