@@ -78,18 +78,19 @@ var Memory = ground.EngineCost{PerAtom: 24, PerClause: 4, PerLit: 16}
 // graph is the factor graph: for each clause the flat positions of its
 // literals, for each atom the flat positions where it occurs.
 type graph struct {
-	net      *ground.Network
-	start    []int32 // clause c's literals are flat positions start[c]..start[c+1]
-	lits     []ground.Lit
-	w        []float64
-	atomOcc  []int32 // flat positions of atom a: atomOcc[atomAt[a]:atomAt[a+1]]
-	atomAt   []int32
-	nAtoms   int
-	bias     []float64
-	workers  int
-	msg      []float64 // clause-to-atom messages, log-odds of the atom being true
-	tot      []float64 // per atom: bias plus all incoming messages
-	marginal []float64
+	net       *ground.Network
+	start     []int32 // clause c's literals are flat positions start[c]..start[c+1]
+	lits      []ground.Lit
+	w         []float64
+	atomOcc   []int32 // flat positions of atom a: atomOcc[atomAt[a]:atomAt[a+1]]
+	atomAt    []int32
+	nAtoms    int
+	bias      []float64
+	workers   int
+	litFactor []int32   // clause of each flat literal position (lifted BP)
+	msg       []float64 // clause-to-atom messages, log-odds of the atom being true
+	tot       []float64 // per atom: bias plus all incoming messages
+	marginal  []float64
 }
 
 func newGraph(net *ground.Network, bias []float64, workers int) (*graph, error) {
@@ -208,27 +209,7 @@ func (g *graph) update(damping float64) {
 			}
 			em := math.Expm1(-g.w[c]) // e^-w - 1
 			for i, k := 0, s; k < e; i, k = i+1, k+1 {
-				// P = product of the other literals' probabilities of
-				// being false.
-				var p float64
-				switch {
-				case zeros == 0:
-					p = math.Exp(sum - logq[i])
-				case zeros == 1 && math.IsInf(logq[i], -1):
-					p = math.Exp(sum)
-				default:
-					p = 0
-				}
-				// Log-odds of the literal being true: log(e^w / (e^w -
-				// (e^w-1)P)) = -log(1 + P(e^-w - 1)).
-				var m float64
-				if p > 0 {
-					m = -math.Log1p(p * em)
-				}
-				m = math.Max(-maxLogOdds, math.Min(maxLogOdds, m))
-				if g.lits[k].Neg() {
-					m = -m
-				}
+				m := clauseMessage(logq, i, sum, zeros, em, g.lits[k].Neg())
 				if damping > 0 {
 					m = (1-damping)*m + damping*g.msg[k]
 				}

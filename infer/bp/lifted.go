@@ -1,0 +1,326 @@
+package bp
+
+import (
+	"context"
+	"errors"
+	"math"
+	"runtime"
+
+	"github.com/marple-mln/marple/ground"
+)
+
+// LiftedStats describes a run of lifted belief propagation.
+type LiftedStats struct {
+	Stats
+	// AtomClusters and FactorClusters are the sizes of the lifted network:
+	// the atoms (clauses) that receive (send) identical messages at every
+	// iteration are one cluster.
+	AtomClusters, FactorClusters int
+	// Rounds is the number of colour-passing rounds that built it.
+	Rounds int
+}
+
+// Lifted returns the same marginals as Marginals (to rounding), computed
+// by lifted belief propagation: atoms and clauses that would send and
+// receive identical messages at every iteration of ground BP are merged
+// into clusters (supernodes and superfeatures), found by colour passing
+// on the network (atoms coloured by their bias, clauses by their weight;
+// each round recolours a clause by its weight and its literals' colours
+// and signs, and an atom by its colour and the multiset of its clauses'
+// colours with its sign in each, until the partition is stable). BP then
+// runs on one representative of each cluster, an atom's message from a
+// clause cluster counted once per occurrence. On models with many
+// interchangeable objects (friends and smokers without friendship
+// evidence, for instance) the lifted network has a handful of nodes
+// whatever the number of objects. Damping is not supported (it is not
+// needed for the result to equal ground BP's).
+func Lifted(ctx context.Context, net *ground.Network, opt Options) ([]float64, *LiftedStats, error) {
+	if opt.MaxIterations <= 0 {
+		opt.MaxIterations = DefaultMaxIterations
+	}
+	if opt.Tolerance <= 0 {
+		opt.Tolerance = DefaultTolerance
+	}
+	if opt.Damping != 0 {
+		return nil, nil, errors.New("bp: lifted BP takes no damping")
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	g, err := newGraph(net, opt.Bias, opt.Workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	g.msg = nil
+	atomColor, factorColor, rounds, err := g.colour(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	lg := g.lift(atomColor, factorColor)
+	st := &LiftedStats{AtomClusters: len(lg.atomRep), FactorClusters: len(lg.factorRep), Rounds: rounds}
+	lg.sums()
+	for st.Iterations < opt.MaxIterations {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		lg.update()
+		st.Iterations++
+		st.MaxChange = lg.sums()
+		if st.MaxChange <= opt.Tolerance {
+			st.Converged = true
+			break
+		}
+	}
+	marg := make([]float64, g.nAtoms)
+	for a := range marg {
+		marg[a] = lg.marginal[atomColor[a]]
+	}
+	return marg, st, nil
+}
+
+// Hash constants (splitmix64).
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// sig is a 128-bit signature: two independent hashes, so that distinct
+// signatures collide with negligible probability.
+type sig struct{ a, b uint64 }
+
+func (s sig) add(t sig) sig { return sig{s.a + t.a, s.b + t.b} }
+
+func elem(x, salt uint64) sig {
+	return sig{mix(x ^ salt), mix(x ^ salt ^ 0x5851f42d4c957f2d)}
+}
+
+// renumber gives each distinct signature a colour, in order of first
+// appearance (so colours do not depend on the number of workers), and
+// returns the number of colours.
+func renumber(sigs []sig, colour []int32) int {
+	ids := make(map[sig]int32, 64)
+	for i, s := range sigs {
+		c, ok := ids[s]
+		if !ok {
+			c = int32(len(ids))
+			ids[s] = c
+		}
+		colour[i] = c
+	}
+	return len(ids)
+}
+
+// colour runs colour passing to the stable partition.
+func (g *graph) colour(ctx context.Context) (atomColor, factorColor []int32, rounds int, err error) {
+	nc := len(g.w)
+	g.indexFactors()
+	atomSig := make([]sig, g.nAtoms)
+	factorSig := make([]sig, nc)
+	atomColor = make([]int32, g.nAtoms)
+	factorColor = make([]int32, nc)
+	atomBase := make([]sig, g.nAtoms)
+	factorBase := make([]sig, nc)
+	for a := range atomBase {
+		b := 0.0
+		if g.bias != nil {
+			b = g.bias[a]
+		}
+		atomBase[a] = elem(math.Float64bits(b+0), 1) // +0 folds -0 into 0
+	}
+	for c := range factorBase {
+		factorBase[c] = elem(math.Float64bits(g.w[c]+0), 2)
+	}
+	nAtomColours := renumber(atomBase, atomColor)
+	nFactorColours := renumber(factorBase, factorColor)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, 0, err
+		}
+		rounds++
+		g.parallel(nc, func(lo, hi int) float64 {
+			for c := lo; c < hi; c++ {
+				s := factorBase[c]
+				for k := g.start[c]; k < g.start[c+1]; k++ {
+					l := g.lits[k]
+					x := uint64(atomColor[l.Atom()])<<1 | uint64(l&1)
+					s = s.add(elem(x, 3))
+				}
+				factorSig[c] = s
+			}
+			return 0
+		})
+		nf := renumber(factorSig, factorColor)
+		g.parallel(g.nAtoms, func(lo, hi int) float64 {
+			for a := lo; a < hi; a++ {
+				s := atomBase[a]
+				for _, k := range g.atomOcc[g.atomAt[a]:g.atomAt[a+1]] {
+					c := g.factorOf(k)
+					x := uint64(factorColor[c])<<1 | uint64(g.lits[k]&1)
+					s = s.add(elem(x, 4))
+				}
+				atomSig[a] = s
+			}
+			return 0
+		})
+		na := renumber(atomSig, atomColor)
+		if na == nAtomColours && nf == nFactorColours {
+			return atomColor, factorColor, rounds, nil
+		}
+		nAtomColours, nFactorColours = na, nf
+	}
+}
+
+// factorOf returns the clause of flat literal position k (after
+// indexFactors).
+func (g *graph) factorOf(k int32) int { return int(g.litFactor[k]) }
+
+// indexFactors records the clause of every flat literal position.
+func (g *graph) indexFactors() {
+	g.litFactor = make([]int32, len(g.lits))
+	for c := range g.w {
+		for j := g.start[c]; j < g.start[c+1]; j++ {
+			g.litFactor[j] = int32(c)
+		}
+	}
+}
+
+// liftedGraph is BP's state on the clusters: for each factor cluster its
+// representative clause's literals (atom cluster and sign) and their
+// messages; for each atom cluster the messages of its representative's
+// occurrences.
+type liftedGraph struct {
+	bias      []float64 // per atom cluster
+	atomRep   []int32
+	factorRep []int32
+	w         []float64 // per factor cluster
+	start     []int32   // factor cluster f's literals: start[f]..start[f+1]
+	litAtom   []int32   // atom cluster of each literal of a representative
+	litNeg    []bool
+	msg       []float64 // per representative literal
+	occStart  []int32   // atom cluster A's occurrences: occ[occStart[A]:occStart[A+1]]
+	occ       []int32   // representative literal positions, one per occurrence of A's representative
+	tot       []float64
+	marginal  []float64
+	logq      []float64
+}
+
+func (g *graph) lift(atomColor, factorColor []int32) *liftedGraph {
+	lg := &liftedGraph{}
+	for a, c := range atomColor {
+		if int(c) == len(lg.atomRep) {
+			lg.atomRep = append(lg.atomRep, int32(a))
+		}
+	}
+	for f, c := range factorColor {
+		if int(c) == len(lg.factorRep) {
+			lg.factorRep = append(lg.factorRep, int32(f))
+		}
+	}
+	lg.bias = make([]float64, len(lg.atomRep))
+	if g.bias != nil {
+		for A, a := range lg.atomRep {
+			lg.bias[A] = g.bias[a]
+		}
+	}
+	lg.start = make([]int32, len(lg.factorRep)+1)
+	for F, f := range lg.factorRep {
+		lg.w = append(lg.w, g.w[f])
+		for k := g.start[f]; k < g.start[f+1]; k++ {
+			l := g.lits[k]
+			lg.litAtom = append(lg.litAtom, atomColor[l.Atom()])
+			lg.litNeg = append(lg.litNeg, l.Neg())
+		}
+		lg.start[F+1] = int32(len(lg.litAtom))
+	}
+	lg.msg = make([]float64, len(lg.litAtom))
+	// An occurrence of atom cluster A's representative in clause c maps to
+	// the literal of c's cluster representative with the same role: the
+	// same atom cluster and sign (any one such literal: they receive
+	// identical messages).
+	lg.occStart = make([]int32, len(lg.atomRep)+1)
+	for A, a := range lg.atomRep {
+		for _, k := range g.atomOcc[g.atomAt[a]:g.atomAt[a+1]] {
+			F := factorColor[g.factorOf(k)]
+			neg := g.lits[k].Neg()
+			for j := lg.start[F]; j < lg.start[F+1]; j++ {
+				if lg.litAtom[j] == int32(A) && lg.litNeg[j] == neg {
+					lg.occ = append(lg.occ, j)
+					break
+				}
+			}
+		}
+		lg.occStart[A+1] = int32(len(lg.occ))
+	}
+	lg.tot = make([]float64, len(lg.atomRep))
+	lg.marginal = make([]float64, len(lg.atomRep))
+	return lg
+}
+
+func (lg *liftedGraph) sums() float64 {
+	change := 0.0
+	for A := range lg.atomRep {
+		t := lg.bias[A]
+		for _, j := range lg.occ[lg.occStart[A]:lg.occStart[A+1]] {
+			t += lg.msg[j]
+		}
+		lg.tot[A] = t
+		p := sigmoid(t)
+		change = math.Max(change, math.Abs(p-lg.marginal[A]))
+		lg.marginal[A] = p
+	}
+	return change
+}
+
+func (lg *liftedGraph) update() {
+	for F := range lg.factorRep {
+		s, e := lg.start[F], lg.start[F+1]
+		lg.logq = lg.logq[:0]
+		sum, zeros := 0.0, 0
+		for k := s; k < e; k++ {
+			v := lg.tot[lg.litAtom[k]] - lg.msg[k]
+			if lg.litNeg[k] {
+				v = -v
+			}
+			lq := logSigmoid(-v)
+			lg.logq = append(lg.logq, lq)
+			if math.IsInf(lq, -1) {
+				zeros++
+			} else {
+				sum += lq
+			}
+		}
+		em := math.Expm1(-lg.w[F])
+		for i, k := 0, s; k < e; i, k = i+1, k+1 {
+			lg.msg[k] = clauseMessage(lg.logq, i, sum, zeros, em, lg.litNeg[k])
+		}
+	}
+}
+
+// clauseMessage returns the message of a clause of weight w to its
+// literal i, as the log-odds of the literal's atom being true: logq holds
+// the log probabilities of the literals being false (sum is the sum of the
+// finite ones, zeros the number of -Inf ones) and em is e^-w - 1. With P
+// the product of the other literals' probabilities of being false, the
+// clause's factor is e^w unless all literals are false, so the log-odds of
+// the literal being true are log(e^w / (e^w - (e^w-1)P)) =
+// -log(1 + P(e^-w - 1)).
+func clauseMessage(logq []float64, i int, sum float64, zeros int, em float64, neg bool) float64 {
+	var p float64
+	switch {
+	case zeros == 0:
+		p = math.Exp(sum - logq[i])
+	case zeros == 1 && math.IsInf(logq[i], -1):
+		p = math.Exp(sum)
+	}
+	var m float64
+	if p > 0 {
+		m = -math.Log1p(p * em)
+	}
+	m = math.Max(-maxLogOdds, math.Min(maxLogOdds, m))
+	if neg {
+		m = -m
+	}
+	return m
+}
