@@ -14,6 +14,12 @@
 // atoms) the fixed point gives the exact marginals; on a loopy network BP
 // may not converge, and when it does its marginals are approximate.
 // Marginals reports whether the messages converged.
+//
+// Lifted runs the same iterations on a network whose interchangeable atoms
+// and clauses are merged (lifted BP), and Frontier keeps BP converged
+// across changes of some atoms' evidence, updating only the part of the
+// network a change reaches (expanding frontier BP); both give ground BP's
+// marginals.
 package bp
 
 import (
