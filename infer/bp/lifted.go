@@ -201,6 +201,7 @@ type liftedGraph struct {
 	msg       []float64 // per representative literal
 	occStart  []int32   // atom cluster A's occurrences: occ[occStart[A]:occStart[A+1]]
 	occ       []int32   // representative literal positions, one per occurrence of A's representative
+	mult      []float64 // per occurrence: how many times it counts (nil: once)
 	tot       []float64
 	marginal  []float64
 	logq      []float64
@@ -262,8 +263,12 @@ func (lg *liftedGraph) sums() float64 {
 	change := 0.0
 	for A := range lg.atomRep {
 		t := lg.bias[A]
-		for _, j := range lg.occ[lg.occStart[A]:lg.occStart[A+1]] {
-			t += lg.msg[j]
+		for i := lg.occStart[A]; i < lg.occStart[A+1]; i++ {
+			if lg.mult != nil {
+				t += lg.mult[i] * lg.msg[lg.occ[i]]
+			} else {
+				t += lg.msg[lg.occ[i]]
+			}
 		}
 		lg.tot[A] = t
 		p := sigmoid(t)
@@ -274,7 +279,7 @@ func (lg *liftedGraph) sums() float64 {
 }
 
 func (lg *liftedGraph) update() {
-	for F := range lg.factorRep {
+	for F := range lg.w {
 		s, e := lg.start[F], lg.start[F+1]
 		lg.logq = lg.logq[:0]
 		sum, zeros := 0.0, 0
