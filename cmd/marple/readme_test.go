@@ -521,3 +521,53 @@ func TestReadmeProgram(t *testing.T) {
 		t.Fatal("marple infer found no true query atom")
 	}
 }
+
+// TestDocCommands checks how docCommands reads a document: skip markers,
+// shell variables, continuation lines, comments and quotes.
+func TestDocCommands(t *testing.T) {
+	dir := t.TempDir()
+	doc := "<!-- readme-test: skip: needs a cluster -->\n" +
+		"```sh\nmarple-beam learn -i x.mln\n```\n\n" +
+		"Text between blocks.\n\n```sh\n" +
+		"D=../shared/data/imdb\n" +
+		"marple learnstruct -i $D/empty.mln -o a.mln \\\n" +
+		"  -t ${D}/imdb.1.db,$D/imdb.2.db  # two folds\n" +
+		"go run ./cmd/marple infer -i \"a b.mln\" -r 'x.result' -q P\n" +
+		"# a comment line\n" +
+		"go test ./...\n" +
+		"```\n\n```\nmarple not run: not an sh block\n```\n"
+	if err := os.WriteFile(filepath.Join(dir, "doc.md"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmds := docCommands(t, dir, "doc.md")
+	want := []struct {
+		tool, skip string
+		args       []string
+		line       int
+	}{
+		{"marple-beam", "needs a cluster", nil, 3},
+		{"marple", "", []string{"learnstruct", "-i", "../shared/data/imdb/empty.mln", "-o", "a.mln", "-t", "../shared/data/imdb/imdb.1.db,../shared/data/imdb/imdb.2.db"}, 10},
+		{"marple", "", []string{"infer", "-i", "a b.mln", "-r", "x.result", "-q", "P"}, 12},
+		{"go", "", nil, 14},
+	}
+	if len(cmds) != len(want) {
+		t.Fatalf("got %d commands, want %d: %+v", len(cmds), len(want), cmds)
+	}
+	for i, w := range want {
+		c := cmds[i]
+		if c.tool != w.tool || c.skip != w.skip || c.line != w.line || strings.Join(c.args, "|") != strings.Join(w.args, "|") {
+			t.Errorf("command %d: got %+v, want %+v", i, c, w)
+		}
+	}
+	for _, bad := range []string{"marple infer -i $UNSET/a.mln", "marple infer -i a.mln | head", "marple infer -i \"a.mln"} {
+		if _, err := shellWords(bad, map[string]string{}); err == nil {
+			t.Errorf("shellWords(%q): no error", bad)
+		}
+	}
+	if got := outputFiles([]string{"invent", "-i", "d.mln", "-o", "c.mln"}); strings.Join(got, ",") != "c.mln,c.db,c.report.txt" {
+		t.Errorf("invent's outputs: %v", got)
+	}
+	if got := outputFiles([]string{"eval", "-r", "x.result", "-t", "t.db"}); len(got) != 0 {
+		t.Errorf("eval's outputs: %v", got)
+	}
+}
