@@ -1,0 +1,55 @@
+package mln
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Load reads the model files and the evidence files (none is fine) and
+// compiles the model: what every command does before grounding, in one
+// call. The evidence adds its constants to the model's domains before the
+// formulas are compiled (existential quantifiers expand over the final
+// domains).
+func Load(ctx context.Context, modelFiles, evidenceFiles []string) (*Model, *Database, error) {
+	if len(modelFiles) == 0 {
+		return nil, nil, fmt.Errorf("mln: no model file")
+	}
+	m, err := LoadModel(modelFiles...)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := LoadDatabase(m, evidenceFiles...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := m.CompileContext(ctx); err != nil {
+		return nil, nil, err
+	}
+	return m, db, nil
+}
+
+// AtomString returns the ground atom p(args) as a .db file or a result
+// file writes it: Smokes(Anna), Friends(Anna,Bob).
+func (m *Model) AtomString(p PredID, args []ConstID) string { return m.atomString(p, args) }
+
+// PredIDs resolves predicate names, in order; an unknown name is an error
+// naming it. Names may also be given comma-separated in one string, as on
+// the command line ("Smokes,Cancer").
+func (m *Model) PredIDs(names ...string) ([]PredID, error) {
+	var ids []PredID
+	for _, list := range names {
+		for _, name := range strings.Split(list, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				continue
+			}
+			p, ok := m.Pred(name)
+			if !ok {
+				return nil, fmt.Errorf("unknown predicate %q", name)
+			}
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids, nil
+}
