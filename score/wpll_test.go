@@ -2,6 +2,7 @@ package score
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -291,5 +292,60 @@ func TestWPLLExtendAndWorkers(t *testing.T) {
 	}
 	if v := p1.Eval(w[:np], g1); v != v1 {
 		t.Fatalf("Extend changed the original: %v, was %v", v, v1)
+	}
+}
+
+// TestMaximize checks Maximize's option checks, that it reaches a
+// stationary point, that a warm start there stays there, and that a
+// cancelled context returns a fit with the context's error.
+func TestMaximize(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(3, 4))
+	const n, np = 200, 5
+	net := randomNetwork(r, n, 600, np, true)
+	p, err := NewWPLL(net, randomBools(r, n), nil, PLLOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []*WPLL{p}
+	for _, bad := range []FitOptions{{PriorStdDev: -1}, {MaxIter: -1}, {ConvThresh: 1}, {GradTol: math.NaN()}} {
+		if fit, err := Maximize(ctx, ps, np, bad); err == nil || fit != nil {
+			t.Fatalf("options %+v: no error", bad)
+		}
+	}
+	if _, err := Maximize(ctx, ps, np-1, FitOptions{}); err == nil {
+		t.Fatal("fewer parameters than the rows': no error")
+	}
+	if fit, err := Maximize(ctx, nil, 0, FitOptions{}); err != nil || fit.Status != "no parameters" || len(fit.Weights) != 0 {
+		t.Fatalf("no parameters: %+v, %v", fit, err)
+	}
+	tight := FitOptions{ConvThresh: 1e-15, GradTol: 1e-9}
+	fit, err := Maximize(ctx, ps, np, tight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fit.GradNorm > 1e-6 || len(fit.Weights) != np {
+		t.Fatalf("gradient %g, %d weights (%s)", fit.GradNorm, len(fit.Weights), fit.Status)
+	}
+	prec := 1.0 / (DefaultPLLPriorStdDev * DefaultPLLPriorStdDev)
+	obj := p.Eval(fit.Weights, nil)
+	for _, w := range fit.Weights {
+		obj -= prec * w * w / 2
+	}
+	if math.Abs(obj-fit.Objective) > 1e-12*(1+math.Abs(obj)) {
+		t.Fatalf("objective %v, weights give %v", fit.Objective, obj)
+	}
+	tight.Warm = fit.Weights
+	again, err := Maximize(ctx, ps, np, tight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Objective < fit.Objective-1e-9 {
+		t.Fatalf("warm start at the optimum: objective %v, was %v", again.Objective, fit.Objective)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if f, err := Maximize(cctx, ps, np, FitOptions{}); !errors.Is(err, context.Canceled) || f == nil {
+		t.Fatalf("cancelled: %+v, %v", f, err)
 	}
 }
