@@ -14,8 +14,8 @@ import (
 
 	"github.com/marple-mln/marple/eval"
 	"github.com/marple-mln/marple/invent"
-	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/score"
 	"github.com/marple-mln/marple/structure"
 )
 
@@ -47,7 +47,7 @@ type MRCConfig struct {
 	// defaults, clauses repeating a predicate admitted) on the training folds merged into one database, scoring
 	// only the listed training atoms (the unknown ones are false in their
 	// Markov blankets), ended after MSLTime (the model so far is kept). Each held-out atom is then predicted by its conditional
-	// probability given all the training atoms (learn.PLLData.LogOdds).
+	// probability given all the training atoms (score.PLLData.LogOdds).
 	MSLTime  time.Duration
 	Progress io.Writer
 }
@@ -280,7 +280,7 @@ func runMRCMSL(ctx context.Context, cfg MRCConfig, m *mln.Model, train []*mln.Da
 		return nil, err
 	}
 	out := &MSLFold{Learn: time.Since(t0), CPU: cpuTime() - c0, Clauses: len(r.Clauses), Scored: r.Scored, Stopped: r.Stopped}
-	d, err := learn.NewPLLData(m, []*mln.Database{world}, nil, learn.CountOptions{Key: structure.CanonicalKey})
+	d, err := score.NewPLLData(m, []*mln.Database{world}, nil, score.CountOptions{Key: structure.CanonicalKey})
 	if err != nil {
 		return nil, err
 	}

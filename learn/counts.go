@@ -106,16 +106,6 @@ func (d *differ) diff(net *ground.Network, y, y2 []bool, numParams int) Sparse {
 	return Sparse{Idx: idx[:k], Val: vals}
 }
 
-// Diff returns n(x,y) − n(x,y2) over the parameters of net as a sparse
-// vector (entries smaller than 1e-12 in magnitude dropped), visiting only
-// the clauses that contain an atom on which y and y2 differ.
-func Diff(net *ground.Network, y, y2 []bool) Sparse {
-	np := int(net.MaxParam()) + 1
-	var d differ
-	s := d.diff(net, y, y2, np)
-	return s
-}
-
 // setWeights sets the weight of every clause of net that has a parameter to
 // w(p)·Coef; hard clauses and clauses without a parameter are left alone.
 func setWeights(net *ground.Network, w []float64) {

@@ -3,8 +3,9 @@
 // example at a time with a MAP engine as the only inference (Online: CDA,
 // Subgradient, MIRA, AdaGradFB), and in batch (Batch: the 1-slack
 // max-margin learner; Generative: weighted pseudo-log-likelihood with
-// L-BFGS; Discriminative: conditional log-likelihood with MC-SAT and
-// scaled conjugate gradient).
+// L-BFGS, GenerativeCounts the same from first-order clause counts without
+// grounding, both computed by package score; Discriminative: conditional
+// log-likelihood with MC-SAT and scaled conjugate gradient).
 //
 // # Training examples
 //

@@ -43,7 +43,7 @@ func TestDiffMatchesCounts(t *testing.T) {
 				dense.Val = append(dense.Val, v)
 			}
 		}
-		for _, s := range []Sparse{Diff(net, y, y2), d.diff(net, y, y2, np), dense} {
+		for _, s := range []Sparse{new(differ).diff(net, y, y2, np), d.diff(net, y, y2, np), dense} {
 			got := make([]float64, np)
 			for k, p := range s.Idx {
 				if got[p] != 0 {

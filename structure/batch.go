@@ -46,7 +46,7 @@ type Scoring struct {
 	// atoms much rarer than in one database, and held-out CLL suffers.
 	SharedDomains bool
 	// ListedOnly scores only the atoms the databases list, true or false
-	// (learn.CountOptions.ListedOnly): for training data whose unlisted
+	// (score.CountOptions.ListedOnly): for training data whose unlisted
 	// atoms are unknown, such as the MRC data sets' held-out folds.
 	ListedOnly bool
 	// Seed seeds the samplers.

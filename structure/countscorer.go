@@ -7,22 +7,22 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/score"
 )
 
-// countScorer is the Scorer of LearnBatch: learn's counts-based WPLL
-// (learn.PLLData, learn.Scorer), with the counts of every clause cached by
+// countScorer is the Scorer of LearnBatch: the counts-based WPLL
+// (score.PLLData, score.Scorer), with the counts of every clause cached by
 // its CanonicalKey. A set of clauses is scored as a base (all but the last,
 // kept for the next calls) plus its last clause as the candidate. With atom
 // sampling, loose scores (candidates) use the sampled atoms and tight
 // scores all of them, as Alchemy's learnstruct does.
 type countScorer struct {
-	exact, sampled *learn.PLLData
+	exact, sampled *score.PLLData
 	sc             Scoring
 
 	mu    sync.Mutex
-	bases map[string]*learn.Scorer // by the keys of their clauses, per data
+	bases map[string]*score.Scorer // by the keys of their clauses, per data
 	order []string
 	keys  sync.Map // *mln.Clause -> its CanonicalKey (clauses are not modified)
 }
@@ -45,23 +45,23 @@ func (cs *countScorer) key(c *mln.Clause) string {
 const maxBases = 4
 
 func newCountScorer(m *mln.Model, dbs []*mln.Database, nonEv []mln.PredID, sc Scoring, maxGroundings int64) (*countScorer, error) {
-	opt := learn.CountOptions{Key: CanonicalKey, MaxGroundings: maxGroundings, Seed: uint64(sc.Seed), OwnDomains: !sc.SharedDomains, ListedOnly: sc.ListedOnly}
+	opt := score.CountOptions{Key: CanonicalKey, MaxGroundings: maxGroundings, Seed: uint64(sc.Seed), OwnDomains: !sc.SharedDomains, ListedOnly: sc.ListedOnly}
 	opt.Unweighted = sc.NoWtPredsEqually
-	exact, err := learn.NewPLLData(m, dbs, nonEv, opt)
+	exact, err := score.NewPLLData(m, dbs, nonEv, opt)
 	if err != nil {
 		return nil, err
 	}
-	cs := &countScorer{exact: exact, sampled: exact, sc: sc, bases: map[string]*learn.Scorer{}}
+	cs := &countScorer{exact: exact, sampled: exact, sc: sc, bases: map[string]*score.Scorer{}}
 	if !sc.NoSampleAtoms && sc.FractAtoms < 1 {
 		opt.FractAtoms, opt.MinAtomSamples, opt.MaxAtomSamples = sc.FractAtoms, sc.MinAtomSamples, sc.MaxAtomSamples
-		if cs.sampled, err = learn.NewPLLData(m, dbs, nonEv, opt); err != nil {
+		if cs.sampled, err = score.NewPLLData(m, dbs, nonEv, opt); err != nil {
 			return nil, err
 		}
 	}
 	return cs, nil
 }
 
-func (cs *countScorer) base(d *learn.PLLData, clauses []*mln.Clause) (*learn.Scorer, error) {
+func (cs *countScorer) base(d *score.PLLData, clauses []*mln.Clause) (*score.Scorer, error) {
 	var b strings.Builder
 	if d == cs.sampled && d != cs.exact {
 		b.WriteString("s|")
@@ -95,7 +95,7 @@ func (cs *countScorer) base(d *learn.PLLData, clauses []*mln.Clause) (*learn.Sco
 	return s, nil
 }
 
-// Replace implements Screener with learn.Scorer.ScoreReplace on the base
+// Replace implements Screener with score.Scorer.ScoreReplace on the base
 // of all the clauses.
 func (cs *countScorer) Replace(ctx context.Context, clauses []*mln.Clause, w []float64, remove int, cand *mln.Clause, tight bool) (float64, []float64, error) {
 	d, opt := cs.fitOptions(w, tight)
@@ -112,7 +112,7 @@ func (cs *countScorer) Replace(ctx context.Context, clauses []*mln.Clause, w []f
 		cands = []*mln.Clause{cand}
 	}
 	f, err := b.ScoreReplace(ctx, rm, cands, opt)
-	if errors.Is(err, learn.ErrTooManyGroundings) {
+	if errors.Is(err, score.ErrTooManyGroundings) {
 		return math.Inf(-1), make([]float64, len(clauses)+len(cands)), nil
 	}
 	if err != nil {
@@ -123,13 +123,13 @@ func (cs *countScorer) Replace(ctx context.Context, clauses []*mln.Clause, w []f
 
 // fitOptions returns the data and fit options of a tight or loose fit
 // starting from init.
-func (cs *countScorer) fitOptions(init []float64, tight bool) (*learn.PLLData, learn.FitOptions) {
+func (cs *countScorer) fitOptions(init []float64, tight bool) (*score.PLLData, score.FitOptions) {
 	d := cs.exact
-	opt := learn.TightFit(init)
+	opt := score.TightFit(init)
 	opt.MaxIter, opt.ConvThresh = cs.sc.TightMaxIter, cs.sc.TightConvThresh
 	if !tight {
 		d = cs.sampled
-		opt = learn.LooseFit(init)
+		opt = score.LooseFit(init)
 		opt.MaxIter, opt.ConvThresh = cs.sc.LooseMaxIter, cs.sc.LooseConvThresh
 	}
 	opt.PriorStdDev, opt.NoPrior = cs.sc.PriorStdDev, cs.sc.NoPrior
@@ -157,7 +157,7 @@ func (cs *countScorer) Score(ctx context.Context, clauses []*mln.Clause, init []
 		return 0, nil, err
 	}
 	f, err := b.Score(ctx, clauses[n-1:], opt)
-	if errors.Is(err, learn.ErrTooManyGroundings) {
+	if errors.Is(err, score.ErrTooManyGroundings) {
 		return math.Inf(-1), make([]float64, n), nil
 	}
 	if err != nil {
@@ -166,14 +166,14 @@ func (cs *countScorer) Score(ctx context.Context, clauses []*mln.Clause, init []
 	return f.Objective, f.Weights, nil
 }
 
-// Screen implements Screener with learn.Screen on the data loose scores
+// Screen implements Screener with score.Screen on the data loose scores
 // use.
 func (cs *countScorer) Screen(ctx context.Context, clauses []*mln.Clause, w []float64) (ScreenFunc, float64, error) {
 	b, err := cs.base(cs.sampled, clauses)
 	if err != nil {
 		return nil, 0, err
 	}
-	sc, err := b.Screen(w, learn.FitOptions{PriorStdDev: cs.sc.PriorStdDev, NoPrior: cs.sc.NoPrior})
+	sc, err := b.Screen(w, score.FitOptions{PriorStdDev: cs.sc.PriorStdDev, NoPrior: cs.sc.NoPrior})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -183,7 +183,7 @@ func (cs *countScorer) Screen(ctx context.Context, clauses []*mln.Clause, w []fl
 			rm = []int{remove}
 		}
 		g, wt, err := sc.Gain(ctx, rm, cand)
-		if errors.Is(err, learn.ErrTooManyGroundings) {
+		if errors.Is(err, score.ErrTooManyGroundings) {
 			return math.Inf(-1), 0, nil
 		}
 		return g, wt, err

@@ -18,8 +18,8 @@
 // started; tight ones for the model kept), minus Settings.Penalty per
 // literal a candidate differs by. Candidates are scored concurrently and
 // the result does not depend on the number of workers. LearnBatch builds
-// the scorer from training databases with package learn's counts
-// (learn.PLLData: Δ counts by joins, never ground clauses) and runs a
+// the scorer from training databases with package score's counts
+// (score.PLLData: Δ counts by joins, never ground clauses) and runs a
 // search. Settings.InitialBeam and Settings.InitialClauses seed a search
 // with given clauses (deep transfer's seed beam and transferred clauses).
 package structure

@@ -10,8 +10,8 @@ import (
 	"github.com/marple-mln/marple/eval"
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer/mcsat"
-	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/score"
 )
 
 // Validation configures LearnValidated: which predicates the held-out
@@ -165,7 +165,7 @@ func InferHeldOut(ctx context.Context, model *mln.Model, db *mln.Database, p mln
 		})
 	}
 	doms := map[mln.TypeID][]mln.ConstID{}
-	for t, d := range learn.OwnDomains(db.Model, db) {
+	for t, d := range score.OwnDomains(db.Model, db) {
 		doms[mln.TypeID(t)] = d
 	}
 	net, err := ground.Ground(ctx, model, ev, ground.Options{Query: []mln.PredID{p}, Domains: doms})

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/marple-mln/marple/learn"
+	"github.com/marple-mln/marple/score"
 )
 
 const learnSynopsis = `-i model.mln -o learned.mln -t a.db,b.db -ne Pred1,Pred2 [-method cda-ml | -g | -d]
@@ -59,7 +60,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		method     = fs.String("method", "cda-ml", "cda-pl, cda-ml, mira, subgradient, adagrad, mm, pll or dcll")
 		gen        = fs.Bool("g", false, "generative weight learning: -method pll (Alchemy's learnwts -g)")
 		disc       = fs.Bool("d", false, "discriminative weight learning: -method dcll (Alchemy's learnwts -d)")
-		priorSD    = fs.Float64("priorStdDev", 0, fmt.Sprintf("pll, dcll: standard deviation of the Gaussian prior on the weights (0: Alchemy's default, %g for pll, %g for dcll)", float64(learn.DefaultPLLPriorStdDev), float64(learn.DefaultCLLPriorStdDev)))
+		priorSD    = fs.Float64("priorStdDev", 0, fmt.Sprintf("pll, dcll: standard deviation of the Gaussian prior on the weights (0: Alchemy's default, %g for pll, %g for dcll)", float64(score.DefaultPLLPriorStdDev), float64(learn.DefaultCLLPriorStdDev)))
 		noPrior    = fs.Bool("noPrior", false, "pll, dcll: no prior on the weights")
 		numSamples = fs.Int("numSamples", 0, fmt.Sprintf("dcll: MC-SAT steps per example and iteration (0: Alchemy's rule, %d / groundings of the smallest clause, at least %d)", learn.CLLSampleBudget, learn.CLLMinSamples))
 		dNewton    = fs.Bool("dNewton", false, "dcll: diagonal Newton instead of preconditioned scaled conjugate gradient")
@@ -69,7 +70,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		cFlag      = fs.String("C", "auto", fmt.Sprintf("mira: clip the step at C (0 or auto: the paper's unclipped rule); mm: the SVM's margin/slack trade-off C (auto: chosen from %v by F1, see -tuneHoldout)", learn.CGrid))
 		holdout    = fs.Float64("tuneHoldout", learn.DefaultTuneHoldout, "-sigma auto, -C auto: score each value on this fraction of the examples held out from its training (0: on the training examples)")
 		epsilon    = fs.Float64("epsilon", 0, fmt.Sprintf("mm: stop when the most violated constraint is violated by at most ε, in Hamming loss per example (0: the default, %g)", learn.DefaultMaxMarginEpsilon))
-		maxIter    = fs.Int("maxIter", 0, fmt.Sprintf("mm: maximum cutting-plane rounds (0: the default, %d); pll: maximum L-BFGS iterations (0: %d); dcll: iterations (0: %d)", learn.DefaultMaxMarginIter, learn.DefaultPLLMaxIter, learn.DefaultCLLMaxIter))
+		maxIter    = fs.Int("maxIter", 0, fmt.Sprintf("mm: maximum cutting-plane rounds (0: the default, %d); pll: maximum L-BFGS iterations (0: %d); dcll: iterations (0: %d)", learn.DefaultMaxMarginIter, score.DefaultPLLMaxIter, learn.DefaultCLLMaxIter))
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/score"
 )
 
 // likelihoodFlags are the flags of the likelihood learners (pll, dcll).
@@ -38,7 +39,7 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		// ground.
 		done := p.stage("learn PLL")
 		st, err := learn.GenerativeCounts(ctx, m, dbs, gopt.Query, learn.GenerativeSettings{
-			PLLOptions:  learn.PLLOptions{Unweighted: f.noEqualWt, Workers: tf.wf.workers},
+			PLLOptions:  score.PLLOptions{Unweighted: f.noEqualWt, Workers: tf.wf.workers},
 			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter, OwnDomains: f.multi,
 		})
 		if lerr = err; st != nil {

@@ -1,12 +1,12 @@
-package learn_test
+package score_test
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/marple-mln/marple/internal/plant"
-	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/score"
 )
 
 // Scoring candidate clauses against unit clauses by the weighted
@@ -18,7 +18,7 @@ func ExampleScorer() {
 	if err != nil {
 		panic(err)
 	}
-	data, err := learn.NewPLLData(m, dbs, nil, learn.CountOptions{})
+	data, err := score.NewPLLData(m, dbs, nil, score.CountOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -32,11 +32,11 @@ func ExampleScorer() {
 	if err != nil {
 		panic(err)
 	}
-	fit0, err := base.Fit(ctx, learn.TightFit(nil))
+	fit0, err := base.Fit(ctx, score.TightFit(nil))
 	if err != nil {
 		panic(err)
 	}
-	fits, errs := base.ScoreEach(ctx, planted, learn.TightFit(fit0.Weights), 0)
+	fits, errs := base.ScoreEach(ctx, planted, score.TightFit(fit0.Weights), 0)
 	for i, f := range fits {
 		if errs[i] != nil {
 			panic(errs[i])

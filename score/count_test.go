@@ -1,4 +1,4 @@
-package learn
+package score
 
 import (
 	"context"
@@ -359,7 +359,7 @@ func TestCountsWPLLMatchesGround(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, err := d.modelRows(context.Background())
+		ps, err := d.ModelRows(context.Background())
 		if err != nil {
 			if strings.Contains(err.Error(), "not supported") {
 				continue
@@ -429,64 +429,6 @@ func TestCountsWPLLMatchesGround(t *testing.T) {
 	}
 }
 
-// TestGenerativeCountsMatchesGround learns random MLNs' weights both from
-// counts and from ground clauses (tight tolerances) and compares them.
-func TestGenerativeCountsMatchesGround(t *testing.T) {
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(21, 22))
-	done := 0
-	for seed := int64(300); seed < 400 && done < 25; seed++ {
-		c := randmln.Generate(seed)
-		m, _, _, _, err := c.Load()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(m.Weights) == 0 {
-			continue
-		}
-		// One database, or two (each its own example, weighed apart).
-		var dbs []*mln.Database
-		for k := 0; k <= int(seed%2); k++ {
-			db, _ := randomWorld(m, r, 0.3+0.4*r.Float64())
-			dbs = append(dbs, db)
-		}
-		set := GenerativeSettings{PriorStdDev: 1 + 2*r.Float64(), ConvThresh: 1e-14, GradTol: 1e-10}
-		clear(m.Weights)
-		if _, err := GenerativeCounts(ctx, m, dbs, nil, set); err != nil {
-			if strings.Contains(err.Error(), "not supported") {
-				continue
-			}
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		wc := slices.Clone(m.Weights)
-		var all []mln.PredID
-		for p := range m.Preds {
-			all = append(all, mln.PredID(p))
-		}
-		net, err := ground.Ground(ctx, m, mln.NewDatabase(m), ground.Options{Query: all, Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var exs Examples
-		for _, db := range dbs {
-			exs = append(exs, &Example{Net: net, Truth: net.Assignment(db)})
-		}
-		clear(m.Weights)
-		if _, err := Generative(ctx, m, exs, set); err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		for i := range wc {
-			if math.Abs(wc[i]-m.Weights[i]) > 1e-6 {
-				t.Fatalf("seed %d: weight %d from counts %.9g, from ground clauses %.9g\n%s", seed, i, wc[i], m.Weights[i], c)
-			}
-		}
-		done++
-	}
-	if done < 20 {
-		t.Fatalf("only %d cases", done)
-	}
-}
-
 // TestAtomSampling checks that sampling keeps the asked number of atoms
 // per predicate, is deterministic, and that sampled rows are a subset.
 func TestAtomSampling(t *testing.T) {
@@ -527,40 +469,5 @@ func TestAtomSampling(t *testing.T) {
 				t.Fatalf("sampled row %d not in the full counts or not sampled", r)
 			}
 		}
-	}
-}
-
-// TestGenerativeCountsDeterministic checks that the learned weights do
-// not depend on the number of workers.
-func TestGenerativeCountsDeterministic(t *testing.T) {
-	ctx := context.Background()
-	m, dbs, _, err := plant.Planted(ctx, 2, 25, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ws [][]float64
-	for _, workers := range []int{1, 2, 3} {
-		clear(m.Weights)
-		if _, err := GenerativeCounts(ctx, m, dbs, nil, GenerativeSettings{PLLOptions: PLLOptions{Workers: workers}}); err != nil {
-			t.Fatal(err)
-		}
-		ws = append(ws, slices.Clone(m.Weights))
-	}
-	if !slices.Equal(ws[0], ws[1]) || !slices.Equal(ws[0], ws[2]) {
-		t.Fatalf("weights depend on workers: %v %v %v", ws[0], ws[1], ws[2])
-	}
-}
-
-// TestGenerativeCountsCancelled checks that a cancelled context stops
-// learning with its error.
-func TestGenerativeCountsCancelled(t *testing.T) {
-	m, dbs, _, err := plant.Planted(context.Background(), 2, 10, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := GenerativeCounts(ctx, m, dbs, nil, GenerativeSettings{}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("error %v, want context.Canceled", err)
 	}
 }

@@ -1,4 +1,4 @@
-package learn
+package score
 
 import (
 	"context"
@@ -35,10 +35,10 @@ type Screen struct {
 // hard clauses' are ignored), with opt's prior (PriorStdDev, NoPrior).
 func (s *Scorer) Screen(w []float64, opt FitOptions) (*Screen, error) {
 	if len(w) != len(s.clauses) {
-		return nil, fmt.Errorf("learn: Scorer.Screen: %d weights for %d clauses", len(w), len(s.clauses))
+		return nil, fmt.Errorf("score: Scorer.Screen: %d weights for %d clauses", len(w), len(s.clauses))
 	}
-	set := GenerativeSettings{PriorStdDev: opt.PriorStdDev, NoPrior: opt.NoPrior}
-	if err := checkGenerative(&set); err != nil {
+	set := FitOptions{PriorStdDev: opt.PriorStdDev, NoPrior: opt.NoPrior}
+	if err := checkFit(&set); err != nil {
 		return nil, err
 	}
 	sc := &Screen{s: s, w: slices.Clone(w)}
@@ -85,13 +85,13 @@ func (sc *Screen) Gain(ctx context.Context, remove []int, cand *mln.Clause) (gai
 	s := sc.s
 	for _, i := range remove {
 		if i < 0 || i >= len(s.clauses) {
-			return 0, 0, fmt.Errorf("learn: Screen.Gain: no clause %d", i)
+			return 0, 0, fmt.Errorf("score: Screen.Gain: no clause %d", i)
 		}
 	}
 	var cc *ClauseCounts
 	if cand != nil {
 		if cand.Hard || len(cand.Plus) > 0 {
-			return 0, 0, errors.New("learn: Screen.Gain: hard candidate or \"+\" variables")
+			return 0, 0, errors.New("score: Screen.Gain: hard candidate or \"+\" variables")
 		}
 		if cc, err = s.d.Counts(cand); err != nil {
 			return 0, 0, err

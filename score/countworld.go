@@ -1,4 +1,4 @@
-package learn
+package score
 
 import (
 	"fmt"
@@ -43,7 +43,7 @@ func newAtomSpace(m *mln.Model) (*atomSpace, error) {
 			st[j] = n
 			d := int64(m.Types[pr.Args[j]].Size())
 			if d > 0 && n > math.MaxInt64/d/4 {
-				return nil, fmt.Errorf("learn: predicate %s has too many groundings", pr.Name)
+				return nil, fmt.Errorf("score: predicate %s has too many groundings", pr.Name)
 			}
 			n *= d
 		}

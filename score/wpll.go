@@ -1,4 +1,4 @@
-package learn
+package score
 
 import (
 	"context"
@@ -81,7 +81,10 @@ type PLLOptions struct {
 // number of workers). Only the clauses containing an atom matter, and of
 // those only the ones no other literal satisfies under x.
 //
-// For structure learning, Extend picks up clauses appended to the network
+// PLLData.ModelRows and Scorer build the same rows from first-order clause
+// counts, without a network.
+//
+// Extend picks up clauses appended to the network
 // after NewWPLL (ground.Network.AddModelClause), recomputing only the rows
 // of the atoms they contain, and returns a new WPLL; the old one stays
 // valid. A WPLL is safe for concurrent evaluations.
@@ -125,17 +128,17 @@ type WPLL struct {
 // lists are built here.
 func NewWPLL(net *ground.Network, truth, include []bool, opt PLLOptions) (*WPLL, error) {
 	if net == nil {
-		return nil, errors.New("learn: NewWPLL needs a network")
+		return nil, errors.New("score: NewWPLL needs a network")
 	}
 	n := net.NumAtoms()
 	if len(truth) != n {
-		return nil, fmt.Errorf("learn: NewWPLL: truth has %d atoms, network %d", len(truth), n)
+		return nil, fmt.Errorf("score: NewWPLL: truth has %d atoms, network %d", len(truth), n)
 	}
 	if include != nil && len(include) != n {
-		return nil, fmt.Errorf("learn: NewWPLL: include mask has %d atoms, network %d", len(include), n)
+		return nil, fmt.Errorf("score: NewWPLL: include mask has %d atoms, network %d", len(include), n)
 	}
 	if opt.HardWeight < 0 || math.IsNaN(opt.HardWeight) || math.IsInf(opt.HardWeight, 0) {
-		return nil, fmt.Errorf("learn: NewWPLL: hard weight %v", opt.HardWeight)
+		return nil, fmt.Errorf("score: NewWPLL: hard weight %v", opt.HardWeight)
 	}
 	if opt.HardWeight == 0 {
 		opt.HardWeight = DefaultHardWeight
@@ -162,12 +165,12 @@ func (p *WPLL) Extend(truth, include []bool) (*WPLL, error) {
 	net := p.net
 	n := net.NumAtoms()
 	if net.NumClauses() < p.nc {
-		return nil, errors.New("learn: WPLL.Extend: the network lost clauses")
+		return nil, errors.New("score: WPLL.Extend: the network lost clauses")
 	}
 	q := &WPLL{net: net, truth: p.truth, include: p.include, opt: p.opt}
 	if n != len(p.truth) || truth != nil {
 		if len(truth) != n || (include != nil && len(include) != n) {
-			return nil, fmt.Errorf("learn: WPLL.Extend: the network has %d atoms: give their truth values and mask", n)
+			return nil, fmt.Errorf("score: WPLL.Extend: the network has %d atoms: give their truth values and mask", n)
 		}
 		q.truth = slices.Clone(truth)
 		q.include = slices.Clone(include)
@@ -210,7 +213,7 @@ func (p *WPLL) Rows() int { return len(p.rOff) }
 // have at least NumParams() entries.
 func (p *WPLL) Eval(w, grad []float64) float64 {
 	if len(w) < p.np || (grad != nil && len(grad) < p.np) {
-		panic(fmt.Sprintf("learn: WPLL.Eval: %d weights, %d parameters", len(w), p.np))
+		panic(fmt.Sprintf("score: WPLL.Eval: %d weights, %d parameters", len(w), p.np))
 	}
 	nb := len(p.blocks) - 1
 	if nb <= 0 {
@@ -304,6 +307,10 @@ func logSigmoid(s float64) float64 {
 	}
 	return s - math.Log1p(math.Exp(s))
 }
+
+// diffEps is the magnitude under which an entry of a row is taken to be
+// zero (rounding residue of coefficient sums such as 1/3+1/3+1/3−1).
+const diffEps = 1e-12
 
 // pllBlockNonzeros is the work (row entries) of one evaluation block, and
 // pllMaxBlocks bounds their number.
@@ -613,135 +620,54 @@ func hashRow(idx []int32, val []float64, off float64) uint64 {
 	return h
 }
 
-// GenerativeSettings configure Generative.
-type GenerativeSettings struct {
-	PLLOptions
-	// PriorStdDev is σ of the Gaussian prior N(0, σ²) on every weight (0
-	// means DefaultPLLPriorStdDev). The prior mean is 0 (Alchemy's default
-	// mean is the weight written in the .mln file; Marple starts from
-	// and shrinks towards 0).
-	PriorStdDev float64
-	// NoPrior drops the prior (Alchemy's -noPrior): plain WPLL, whose
-	// optimum may be at infinity.
-	NoPrior bool
-	// MaxIter bounds the L-BFGS iterations (0 means DefaultPLLMaxIter).
-	MaxIter int
-	// ConvThresh stops L-BFGS when an iteration improves the objective by
-	// less than this fraction of its magnitude (0 means
-	// DefaultPLLConvThresh).
-	ConvThresh float64
-	// GradTol, when positive, also stops L-BFGS when the largest gradient
-	// entry of the objective is below it (always when below 1e-12).
-	GradTol float64
-	// KeepInitial starts from the model's weights instead of 0.
-	KeepInitial bool
-	// OwnDomains gives each database its own domains in GenerativeCounts
-	// (CountOptions.OwnDomains; Alchemy's learnwts -multipleDatabases).
-	OwnDomains bool
-}
-
-// GenerativeStats summarise a run of Generative.
-type GenerativeStats struct {
-	// WPLL is Σ over the examples of their WPLL at the learned weights,
-	// and Objective WPLL minus the prior's Σ w²/(2σ²) (the maximised
-	// function).
-	WPLL, Objective float64
-	// GradNorm is the largest entry of the objective's gradient at the
-	// learned weights.
-	GradNorm float64
-	// Iterations and Evaluations count L-BFGS iterations and function
-	// evaluations; Status is L-BFGS's reason to stop.
-	Iterations, Evaluations int
-	Status                  string
-	// Atoms counts the atoms in the sums, Rows the distinct rows after
-	// merging equal ones, Params the parameters.
-	Atoms, Rows, Params int
-	// Prepare is the time spent computing the rows, Elapsed the total.
-	Prepare, Elapsed time.Duration
-}
-
-// Generative learns the weights of model by maximising the weighted
-// pseudo-log-likelihood of the examples minus a Gaussian prior (Richardson
-// & Domingos 2006; Alchemy's `learnwts -g`) with L-BFGS, and writes them
-// into model.Weights. Each example's atoms must all have known values
-// (Example.Truth); its Query mask selects the atoms whose conditional
-// probabilities are summed (nil: all), the others stay fixed at their
-// values in the Markov blankets. Each example is weighted on its own
-// (c_a = 1/atoms of the predicate in that example), as Alchemy weighs each
-// database. Every example's network is kept in memory (as its rows) while
-// learning. Parameters in no example's network are only pulled by the
-// prior.
-func Generative(ctx context.Context, model *mln.Model, examples ExampleSource, s GenerativeSettings) (*GenerativeStats, error) {
-	start := time.Now()
-	if model == nil || examples == nil {
-		return nil, errors.New("learn: Generative needs a model and examples")
-	}
-	if err := checkGenerative(&s); err != nil {
-		return nil, err
-	}
-	st := &GenerativeStats{}
-	var ps []*WPLL
-	for i := 0; i < examples.Len(); i++ {
-		ex, err := examples.Example(ctx, i)
-		if err == nil {
-			err = ex.validate()
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, fmt.Errorf("learn: example %d: %w", i, err)
-		}
-		p, err := NewWPLL(ex.Net, ex.Truth, ex.Query, s.PLLOptions)
-		if err != nil {
-			return nil, fmt.Errorf("learn: example %d (%s): %w", i, ex.Name, err)
-		}
-		ps = append(ps, p)
-		st.Atoms += p.Atoms()
-		st.Rows += p.Rows()
-	}
-	np := len(model.Weights)
-	for _, p := range ps {
-		if p.NumParams() > np {
-			return nil, fmt.Errorf("learn: Generative: the examples have %d parameters, the model %d", p.NumParams(), np)
-		}
-	}
-	st.Params = np
-	st.Prepare = time.Since(start)
-	w, err := maximizeWPLL(ctx, ps, np, model.Weights, s, st)
-	if w != nil {
-		copy(model.Weights, w)
-	}
-	st.Elapsed = time.Since(start)
-	return st, err
-}
-
-// checkGenerative validates s and fills in its defaults.
-func checkGenerative(s *GenerativeSettings) error {
-	sigma, maxIter, conv := s.PriorStdDev, s.MaxIter, s.ConvThresh
-	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) || maxIter < 0 || conv < 0 || conv >= 1 || math.IsNaN(conv) {
-		return fmt.Errorf("learn: Generative: bad settings (prior σ %v, max iterations %d, threshold %v)", sigma, maxIter, conv)
+// checkFit validates opt's prior and stopping rules and fills in their
+// defaults.
+func checkFit(opt *FitOptions) error {
+	sigma, maxIter, conv := opt.PriorStdDev, opt.MaxIter, opt.ConvThresh
+	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) || maxIter < 0 || conv < 0 || conv >= 1 || math.IsNaN(conv) ||
+		opt.GradTol < 0 || math.IsNaN(opt.GradTol) {
+		return fmt.Errorf("score: bad fit options (prior σ %v, max iterations %d, threshold %v, gradient tolerance %v)", sigma, maxIter, conv, opt.GradTol)
 	}
 	if sigma == 0 {
-		s.PriorStdDev = DefaultPLLPriorStdDev
+		opt.PriorStdDev = DefaultPLLPriorStdDev
 	}
 	if maxIter == 0 {
-		s.MaxIter = DefaultPLLMaxIter
+		opt.MaxIter = DefaultPLLMaxIter
 	}
 	if conv == 0 {
-		s.ConvThresh = DefaultPLLConvThresh
+		opt.ConvThresh = DefaultPLLConvThresh
 	}
 	return nil
 }
 
-// maximizeWPLL maximises Σ_p p.Eval(w) − Σ w²/(2σ²) over np parameters
-// with L-BFGS from w0 (when s.KeepInitial; otherwise from 0), filling the
-// result fields of st. s must have passed checkGenerative. It returns the
-// weights (also, with the error, when interrupted).
-func maximizeWPLL(ctx context.Context, ps []*WPLL, np int, w0 []float64, s GenerativeSettings, st *GenerativeStats) ([]float64, error) {
-	sigma, maxIter, conv := s.PriorStdDev, s.MaxIter, s.ConvThresh
+// Maximize maximises Σ_p p.Eval(w) − Σ w²/(2σ²) over np parameters (every
+// p.NumParams() ≤ np) with L-BFGS from opt.Warm (missing entries start at
+// 0), with opt's prior and stopping rules; opt.Workers is not used (each
+// WPLL evaluates with its own PLLOptions.Workers). The fit's Elapsed is the
+// time Maximize took. When ctx is cancelled, it returns the fit reached so
+// far with ctx's error; on other failures a nil fit.
+func Maximize(ctx context.Context, ps []*WPLL, np int, opt FitOptions) (*Fit, error) {
+	begin := time.Now()
+	if err := checkFit(&opt); err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		if p.NumParams() > np {
+			return nil, fmt.Errorf("score: Maximize: rows over %d parameters, %d asked", p.NumParams(), np)
+		}
+	}
+	fit, err := maximize(ctx, ps, np, opt)
+	if fit != nil {
+		fit.Elapsed = time.Since(begin)
+	}
+	return fit, err
+}
+
+// maximize is Maximize for options that passed checkFit.
+func maximize(ctx context.Context, ps []*WPLL, np int, opt FitOptions) (*Fit, error) {
+	sigma, maxIter, conv := opt.PriorStdDev, opt.MaxIter, opt.ConvThresh
 	prec := 0.0
-	if !s.NoPrior {
+	if !opt.NoPrior {
 		prec = 1 / (sigma * sigma)
 	}
 	// objective returns −(WPLL − prior) and its gradient.
@@ -771,24 +697,22 @@ func maximizeWPLL(ctx context.Context, ps []*WPLL, np int, w0 []float64, s Gener
 		}
 		return f, wpll
 	}
-	start := make([]float64, np)
-	if s.KeepInitial {
-		copy(start, w0)
-	}
-	w0 = start
-	finish := func(w []float64) {
+	w0 := make([]float64, np)
+	copy(w0, opt.Warm)
+	fit := &Fit{}
+	finish := func(w []float64) *Fit {
 		g := make([]float64, np)
 		f, wpll := objective(w, g)
-		st.WPLL, st.Objective = wpll, -f
-		st.GradNorm = 0
+		fit.Weights, fit.WPLL, fit.Objective = w, wpll, -f
+		fit.GradNorm = 0
 		for _, x := range g {
-			st.GradNorm = max(st.GradNorm, math.Abs(x))
+			fit.GradNorm = max(fit.GradNorm, math.Abs(x))
 		}
+		return fit
 	}
 	if np == 0 {
-		st.Status = "no parameters"
-		finish(w0)
-		return w0, nil
+		fit.Status = "no parameters"
+		return finish(w0), nil
 	}
 
 	// gonum asks for the value and the gradient at the same point in two
@@ -819,43 +743,42 @@ func maximizeWPLL(ctx context.Context, ps []*WPLL, np int, w0 []float64, s Gener
 	}
 	settings := &optimize.Settings{
 		MajorIterations:   maxIter,
-		GradientThreshold: max(s.GradTol, 1e-12),
+		GradientThreshold: max(opt.GradTol, 1e-12),
 		Converger:         &optimize.FunctionConverge{Relative: conv, Iterations: 1},
 	}
 	method := &optimize.LBFGS{}
-	if s.GradTol > 0 {
-		method.GradStopThreshold = s.GradTol
+	if opt.GradTol > 0 {
+		method.GradStopThreshold = opt.GradTol
 	}
 	res, err := optimize.Minimize(prob, w0, settings, method)
-	st.Evaluations = evals
+	fit.Evaluations = evals
 	if res == nil {
 		if ctx.Err() != nil {
-			finish(w0)
-			return w0, ctx.Err()
+			return finish(w0), ctx.Err()
 		}
-		return nil, fmt.Errorf("learn: Generative: L-BFGS: %w", err)
+		return nil, fmt.Errorf("score: L-BFGS: %w", err)
 	}
-	st.Iterations = res.MajorIterations
-	st.Status = res.Status.String()
+	fit.Iterations = res.MajorIterations
+	fit.Status = res.Status.String()
 	w := res.X
 	for _, x := range w {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("learn: Generative: L-BFGS diverged (%v)", err)
+			return nil, fmt.Errorf("score: L-BFGS diverged (%v)", err)
 		}
 	}
 	finish(w)
 	if err != nil {
 		if ctx.Err() != nil {
-			return w, ctx.Err()
+			return fit, ctx.Err()
 		}
 		// A line search that can make no more progress (at the optimum,
 		// to rounding) ends at the best point found, which we return.
 		if errors.Is(err, optimize.ErrNoProgress) || errors.Is(err, optimize.ErrLinesearcherFailure) ||
 			errors.Is(err, optimize.ErrNonDescentDirection) {
-			st.Status += " (" + err.Error() + ")"
-			return w, nil
+			fit.Status += " (" + err.Error() + ")"
+			return fit, nil
 		}
-		return w, fmt.Errorf("learn: Generative: L-BFGS: %w", err)
+		return fit, fmt.Errorf("score: L-BFGS: %w", err)
 	}
-	return w, nil
+	return fit, nil
 }

@@ -1,4 +1,4 @@
-package learn
+package score
 
 import (
 	"context"
@@ -135,7 +135,7 @@ func checkListedOnly(t *testing.T, seed int64) bool {
 		cls = append(cls, cl)
 		cw = append(cw, w[m.Formulas[cl.Formula].Params[""]]*cl.Coef)
 	}
-	ps, err := d.modelRows(context.Background())
+	ps, err := d.ModelRows(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package learn
+package score
 
 import (
 	"context"
@@ -17,13 +17,13 @@ import (
 // of scored predicates.
 func (d *PLLData) LogOdds(ctx context.Context, clauses []*mln.Clause, weights []float64, db int, pred mln.PredID, args [][]mln.ConstID) ([]float64, error) {
 	if len(clauses) != len(weights) {
-		return nil, errors.New("learn: LogOdds: one weight per clause")
+		return nil, errors.New("score: LogOdds: one weight per clause")
 	}
 	if db < 0 || db >= len(d.worlds) {
-		return nil, fmt.Errorf("learn: LogOdds: no database %d", db)
+		return nil, fmt.Errorf("score: LogOdds: no database %d", db)
 	}
 	if pred < 0 || int(pred) >= len(d.m.Preds) || !d.scored[pred] {
-		return nil, fmt.Errorf("learn: LogOdds: predicate %d is not scored", pred)
+		return nil, fmt.Errorf("score: LogOdds: predicate %d is not scored", pred)
 	}
 	counts, err := d.countAll(ctx, clauses)
 	if err != nil {
@@ -34,7 +34,7 @@ func (d *PLLData) LogOdds(ctx context.Context, clauses []*mln.Clause, weights []
 	for i, a := range args {
 		id := d.sp.id(pred, a)
 		if id < 0 {
-			return nil, fmt.Errorf("learn: LogOdds: atom %s(%v) is outside the domains", d.m.Preds[pred].Name, a)
+			return nil, fmt.Errorf("score: LogOdds: atom %s(%v) is outside the domains", d.m.Preds[pred].Name, a)
 		}
 		sign := -1.0 // Δ = n(x) − n(x flipped): for a false atom, n(false) − n(true)
 		if wp.has(id) {

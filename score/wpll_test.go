@@ -1,7 +1,8 @@
-package learn
+package score
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -247,18 +248,19 @@ func TestWPLLExtendAndWorkers(t *testing.T) {
 	var want float64
 	wantG := make([]float64, np)
 	flip := slices.Clone(truth)
-	var df differ
+	d := make([]float64, np)
 	for a := 0; a < n; a++ {
 		flip[a] = !flip[a]
-		d := df.diff(net, truth, flip, np)
+		clear(d)
+		net.CountDiff(truth, flip, []int32{int32(a)}, d)
 		flip[a] = !flip[a]
 		s := 0.0
-		for k, q := range d.Idx {
-			s += w[q] * d.Val[k]
+		for q, v := range d {
+			s += w[q] * v
 		}
 		want += logSigmoid(s)
-		for k, q := range d.Idx {
-			wantG[q] += d.Val[k] / (1 + math.Exp(s))
+		for q, v := range d {
+			wantG[q] += v / (1 + math.Exp(s))
 		}
 	}
 	if math.Abs(v1-want) > 1e-8*math.Abs(want) {
@@ -293,62 +295,57 @@ func TestWPLLExtendAndWorkers(t *testing.T) {
 	}
 }
 
-// TestGenerativeOptimum learns random MLNs by WPLL with L-BFGS and checks
-// that the gradient of the objective vanishes at the result and that the
-// reported WPLL is the one of the written weights.
-func TestGenerativeOptimum(t *testing.T) {
+// TestMaximize checks Maximize's option checks, that it reaches a
+// stationary point, that a warm start there stays there, and that a
+// cancelled context returns a fit with the context's error.
+func TestMaximize(t *testing.T) {
 	ctx := context.Background()
-	r := rand.New(rand.NewPCG(5, 6))
-	done := 0
-	for seed := int64(200); seed < 260 && done < 25; seed++ {
-		pc := loadPLLCase(t, seed)
-		n := pc.net.NumAtoms()
-		if n == 0 || len(pc.m.Weights) == 0 {
-			continue
-		}
-		truth := randomBools(r, n)
-		ex := Examples{{Net: pc.net, Truth: truth}}
-		set := GenerativeSettings{PLLOptions: PLLOptions{Workers: 2}, PriorStdDev: 1 + 3*r.Float64(),
-			ConvThresh: 1e-15, GradTol: 1e-9}
-		st, err := Generative(ctx, pc.m, ex, set)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		if st.GradNorm > 1e-6 {
-			t.Fatalf("seed %d: gradient %g at the optimum (%s, %d iterations)", seed, st.GradNorm, st.Status, st.Iterations)
-		}
-		p, _ := NewWPLL(pc.net, truth, nil, PLLOptions{})
-		if v := p.Eval(pc.m.Weights, nil); math.Abs(v-st.WPLL) > 1e-12 {
-			t.Fatalf("seed %d: reported WPLL %v, weights give %v", seed, st.WPLL, v)
-		}
-		done++
+	r := rand.New(rand.NewPCG(3, 4))
+	const n, np = 200, 5
+	net := randomNetwork(r, n, 600, np, true)
+	p, err := NewWPLL(net, randomBools(r, n), nil, PLLOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if done < 20 {
-		t.Fatalf("only %d cases", done)
-	}
-}
-
-// TestGenerativeDeterministic checks that weights do not depend on the
-// number of workers.
-func TestGenerativeDeterministic(t *testing.T) {
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(11, 12))
-	net := randomNetwork(r, 3000, 9000, 12, true)
-	truth := randomBools(r, 3000)
-	var ws [][]float64
-	for _, workers := range []int{1, 2, 3} {
-		m := &mln.Model{Weights: make([]float64, 12)}
-		st, err := Generative(ctx, m, Examples{{Net: net, Truth: truth}},
-			GenerativeSettings{PLLOptions: PLLOptions{Workers: workers}})
-		if err != nil {
-			t.Fatal(err)
+	ps := []*WPLL{p}
+	for _, bad := range []FitOptions{{PriorStdDev: -1}, {MaxIter: -1}, {ConvThresh: 1}, {GradTol: math.NaN()}} {
+		if fit, err := Maximize(ctx, ps, np, bad); err == nil || fit != nil {
+			t.Fatalf("options %+v: no error", bad)
 		}
-		if st.Iterations == 0 || st.Rows == 0 {
-			t.Fatalf("stats %+v", st)
-		}
-		ws = append(ws, m.Weights)
 	}
-	if !slices.Equal(ws[0], ws[1]) || !slices.Equal(ws[0], ws[2]) {
-		t.Fatalf("weights depend on workers: %v %v %v", ws[0], ws[1], ws[2])
+	if _, err := Maximize(ctx, ps, np-1, FitOptions{}); err == nil {
+		t.Fatal("fewer parameters than the rows': no error")
+	}
+	if fit, err := Maximize(ctx, nil, 0, FitOptions{}); err != nil || fit.Status != "no parameters" || len(fit.Weights) != 0 {
+		t.Fatalf("no parameters: %+v, %v", fit, err)
+	}
+	tight := FitOptions{ConvThresh: 1e-15, GradTol: 1e-9}
+	fit, err := Maximize(ctx, ps, np, tight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fit.GradNorm > 1e-6 || len(fit.Weights) != np {
+		t.Fatalf("gradient %g, %d weights (%s)", fit.GradNorm, len(fit.Weights), fit.Status)
+	}
+	prec := 1.0 / (DefaultPLLPriorStdDev * DefaultPLLPriorStdDev)
+	obj := p.Eval(fit.Weights, nil)
+	for _, w := range fit.Weights {
+		obj -= prec * w * w / 2
+	}
+	if math.Abs(obj-fit.Objective) > 1e-12*(1+math.Abs(obj)) {
+		t.Fatalf("objective %v, weights give %v", fit.Objective, obj)
+	}
+	tight.Warm = fit.Weights
+	again, err := Maximize(ctx, ps, np, tight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Objective < fit.Objective-1e-9 {
+		t.Fatalf("warm start at the optimum: objective %v, was %v", again.Objective, fit.Objective)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if f, err := Maximize(cctx, ps, np, FitOptions{}); !errors.Is(err, context.Canceled) || f == nil {
+		t.Fatalf("cancelled: %+v, %v", f, err)
 	}
 }

@@ -1,4 +1,4 @@
-package learn
+package score
 
 import (
 	"context"
@@ -247,7 +247,7 @@ func (d *PLLData) newScorer(clauses []*mln.Clause, counts []*ClauseCounts) *Scor
 func noPlus(cs []*mln.Clause) error {
 	for _, c := range cs {
 		if len(c.Plus) > 0 {
-			return errors.New("learn: Scorer: clauses with \"+\" variables are not supported")
+			return errors.New("score: Scorer: clauses with \"+\" variables are not supported")
 		}
 	}
 	return nil
@@ -277,7 +277,7 @@ func (s *Scorer) Remove(idx ...int) (*Scorer, error) {
 	drop := make([]bool, len(s.clauses))
 	for _, i := range idx {
 		if i < 0 || i >= len(s.clauses) {
-			return nil, fmt.Errorf("learn: Scorer.Remove: no clause %d", i)
+			return nil, fmt.Errorf("score: Scorer.Remove: no clause %d", i)
 		}
 		drop[i] = true
 	}
@@ -299,9 +299,13 @@ type FitOptions struct {
 	PriorStdDev float64
 	NoPrior     bool
 	// MaxIter and ConvThresh stop L-BFGS (0: DefaultPLLMaxIter,
-	// DefaultPLLConvThresh).
+	// DefaultPLLConvThresh): ConvThresh when an iteration improves the
+	// objective by less than this fraction of its magnitude.
 	MaxIter    int
 	ConvThresh float64
+	// GradTol, when positive, also stops L-BFGS when the largest gradient
+	// entry of the objective is below it (always when below 1e-12).
+	GradTol float64
 	// Warm holds starting weights: the base clauses' then the candidates'
 	// (missing entries start at 0).
 	Warm []float64
@@ -343,10 +347,15 @@ type Fit struct {
 	// WPLL is Σ over databases and scored atoms of c_a·log P(x_a | MB);
 	// Objective is WPLL − Σ w²/(2σ²) (the score to maximise).
 	WPLL, Objective float64
-	Iterations      int
-	Evaluations     int
-	Status          string
-	Elapsed         time.Duration
+	// GradNorm is the largest entry of the objective's gradient at
+	// Weights.
+	GradNorm float64
+	// Iterations and Evaluations count L-BFGS iterations and function
+	// evaluations; Status is L-BFGS's reason to stop.
+	Iterations  int
+	Evaluations int
+	Status      string
+	Elapsed     time.Duration
 }
 
 // Fit fits the weights of the scorer's clauses.
@@ -374,14 +383,14 @@ func (s *Scorer) ScoreReplace(ctx context.Context, remove []int, cands []*mln.Cl
 	removed := make([]bool, nb)
 	for _, i := range remove {
 		if i < 0 || i >= nb {
-			return nil, fmt.Errorf("learn: Scorer.ScoreReplace: no clause %d", i)
+			return nil, fmt.Errorf("score: Scorer.ScoreReplace: no clause %d", i)
 		}
 		removed[i] = true
 	}
 	var cc []*ClauseCounts
 	for _, c := range cands {
 		if c.Hard {
-			return nil, errors.New("learn: Scorer.Score: hard candidate clause")
+			return nil, errors.New("score: Scorer.Score: hard candidate clause")
 		}
 		x, err := s.d.Counts(c)
 		if err != nil {
@@ -404,25 +413,17 @@ func (s *Scorer) ScoreReplace(ctx context.Context, remove []int, cands []*mln.Cl
 			ps = append(ps, extra)
 		}
 	}
-	set := GenerativeSettings{PriorStdDev: opt.PriorStdDev, NoPrior: opt.NoPrior, MaxIter: opt.MaxIter,
-		ConvThresh: opt.ConvThresh, KeepInitial: true}
-	if err := checkGenerative(&set); err != nil {
-		return nil, err
-	}
-	w0 := make([]float64, np)
-	copy(w0, opt.Warm)
+	opt.Warm = slices.Clone(opt.Warm)
 	for i, c := range s.clauses {
-		if c.Hard || removed[i] {
-			w0[i] = 0 // no rows: the prior keeps it at 0
+		if i < len(opt.Warm) && (c.Hard || removed[i]) {
+			opt.Warm[i] = 0 // no rows: the prior keeps it at 0
 		}
 	}
-	st := &GenerativeStats{}
-	w, err := maximizeWPLL(ctx, ps, np, w0, set, st)
-	if w == nil {
-		return nil, err
+	fit, err := Maximize(ctx, ps, np, opt)
+	if fit != nil {
+		fit.Elapsed = time.Since(start)
 	}
-	return &Fit{Weights: w, WPLL: st.WPLL, Objective: st.Objective, Iterations: st.Iterations,
-		Evaluations: st.Evaluations, Status: st.Status, Elapsed: time.Since(start)}, err
+	return fit, err
 }
 
 // ScoreEach scores each candidate on its own against s (s plus that one
@@ -544,50 +545,13 @@ func (d *PLLData) predOfRow(r int32) mln.PredID {
 	return -1
 }
 
-// GenerativeCounts learns the weights of model by maximising the weighted
-// pseudo-log-likelihood of the databases minus a Gaussian prior, like
-// Generative (Alchemy's `learnwts -g`), but from clause counts: each
-// database is a closed world (atoms not listed true are false), the atoms
-// of the scored predicates (nil: all) are summed, the others stay at their
-// values in the Markov blankets, and no clause is ever ground. It writes
-// the weights into model.Weights.
-func GenerativeCounts(ctx context.Context, model *mln.Model, dbs []*mln.Database, scored []mln.PredID, s GenerativeSettings) (*GenerativeStats, error) {
-	start := time.Now()
-	if model == nil {
-		return nil, errors.New("learn: GenerativeCounts needs a model")
-	}
-	if err := checkGenerative(&s); err != nil {
-		return nil, err
-	}
-	d, err := NewPLLData(model, dbs, scored, CountOptions{PLLOptions: s.PLLOptions, OwnDomains: s.OwnDomains})
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	ps, err := d.modelRows(ctx)
-	if err != nil {
-		return nil, err
-	}
-	st := &GenerativeStats{Params: len(model.Weights)}
-	for _, p := range ps {
-		st.Atoms += p.Atoms()
-		st.Rows += p.Rows()
-	}
-	st.Prepare = time.Since(start)
-	w, err := maximizeWPLL(ctx, ps, len(model.Weights), model.Weights, s, st)
-	if w != nil {
-		copy(model.Weights, w)
-	}
-	st.Elapsed = time.Since(start)
-	return st, err
-}
-
-// modelRows counts the model's clauses and returns each database's rows
-// over the model's parameters (clause weight w_Param·Coef; hard clauses
-// fixed).
-func (d *PLLData) modelRows(ctx context.Context) ([]*WPLL, error) {
+// ModelRows counts the model's clauses and returns each database's
+// pseudo-log-likelihood over the model's parameters (a clause's weight is
+// w_Param·Coef; hard clauses keep CountOptions.HardWeight; a clause with
+// "+" variables gets one parameter per binding met, allocated with
+// Model.Param as the grounder does, so Model.Weights may grow). Maximize
+// fits the weights.
+func (d *PLLData) ModelRows(ctx context.Context) ([]*WPLL, error) {
 	model := d.m
 	counts, err := d.countAll(ctx, model.Clauses)
 	if err != nil {
@@ -610,7 +574,7 @@ func (d *PLLData) modelRows(ctx context.Context) ([]*WPLL, error) {
 		default:
 			q, ok := model.Formulas[c.Formula].Params[""]
 			if !ok {
-				return nil, fmt.Errorf("learn: clause %s has no parameter", clauseString(model, c))
+				return nil, fmt.Errorf("score: clause %s has no parameter", clauseString(model, c))
 			}
 			cols[i].param = int32(q)
 		}

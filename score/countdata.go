@@ -1,4 +1,4 @@
-package learn
+package score
 
 import (
 	"context"
@@ -122,13 +122,13 @@ func (cc *ClauseCounts) Examined() int64 { return cc.examined }
 // others keep their values in the Markov blankets.
 func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt CountOptions) (*PLLData, error) {
 	if m == nil || len(dbs) == 0 {
-		return nil, errors.New("learn: NewPLLData needs a model and databases")
+		return nil, errors.New("score: NewPLLData needs a model and databases")
 	}
 	if opt.FractAtoms < 0 || opt.FractAtoms > 1 || math.IsNaN(opt.FractAtoms) {
-		return nil, fmt.Errorf("learn: NewPLLData: fraction of atoms %v", opt.FractAtoms)
+		return nil, fmt.Errorf("score: NewPLLData: fraction of atoms %v", opt.FractAtoms)
 	}
 	if opt.HardWeight < 0 || math.IsNaN(opt.HardWeight) || math.IsInf(opt.HardWeight, 0) {
-		return nil, fmt.Errorf("learn: NewPLLData: hard weight %v", opt.HardWeight)
+		return nil, fmt.Errorf("score: NewPLLData: hard weight %v", opt.HardWeight)
 	}
 	if opt.HardWeight == 0 {
 		opt.HardWeight = DefaultHardWeight
@@ -146,7 +146,7 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 	}
 	for _, p := range scored {
 		if p < 0 || int(p) >= len(m.Preds) {
-			return nil, fmt.Errorf("learn: NewPLLData: no predicate %d", p)
+			return nil, fmt.Errorf("score: NewPLLData: no predicate %d", p)
 		}
 		d.scored[p] = true
 	}
@@ -160,7 +160,7 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 		}
 	}
 	if n >= math.MaxInt32 {
-		return nil, fmt.Errorf("learn: NewPLLData: %d scored ground atoms; at most %d are supported", n, math.MaxInt32-1)
+		return nil, fmt.Errorf("score: NewPLLData: %d scored ground atoms; at most %d are supported", n, math.MaxInt32-1)
 	}
 	d.nrows = int(n)
 	sampling := (opt.FractAtoms > 0 && opt.FractAtoms < 1) || opt.MaxAtomSamples > 0 || opt.ListedOnly
@@ -459,7 +459,7 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 			for _, k := range keys {
 				v := plusAcc[k]
 				if v > math.MaxInt32 || v < math.MinInt32 {
-					return nil, clauseError(d.m, c, errors.New("learn: counting: a count overflows 32 bits"))
+					return nil, clauseError(d.m, c, errors.New("score: counting: a count overflows 32 bits"))
 				}
 				col.idx = append(col.idx, k.r)
 				col.val = append(col.val, int32(v))
@@ -494,10 +494,10 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 		sc.touched = sc.touched[:0]
 		clear(sc.accMap)
 		if overflow {
-			return nil, clauseError(d.m, c, errors.New("learn: counting: a count overflows 32 bits"))
+			return nil, clauseError(d.m, c, errors.New("score: counting: a count overflows 32 bits"))
 		}
 		if cn.over {
-			return nil, clauseError(d.m, c, fmt.Errorf("learn: counting: more than %d groundings: %w", d.opt.MaxGroundings, ErrTooManyGroundings))
+			return nil, clauseError(d.m, c, fmt.Errorf("score: counting: more than %d groundings: %w", d.opt.MaxGroundings, ErrTooManyGroundings))
 		}
 		cc.cols = append(cc.cols, col)
 	}

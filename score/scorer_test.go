@@ -1,4 +1,4 @@
-package learn
+package score
 
 import (
 	"context"
@@ -267,26 +267,6 @@ func TestCountCacheBound(t *testing.T) {
 	}
 }
 
-// TestGenerativeCountsPlanted learns the planted model's weights from its
-// sample: the planted clauses get positive weights.
-func TestGenerativeCountsPlanted(t *testing.T) {
-	ctx := context.Background()
-	m, dbs, planted, err := plant.Planted(ctx, 3, 30, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clear(m.Weights)
-	st, err := GenerativeCounts(ctx, m, dbs, nil, GenerativeSettings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range planted {
-		if w := m.Weights[m.Formulas[c.Formula].Params[""]]; w < 0.5 {
-			t.Fatalf("planted clause %s: weight %g (%+v)", clauseString(m, c), w, st)
-		}
-	}
-}
-
 // TestOwnDomains checks that with OwnDomains each database is scored over
 // its own constants: the rows of each equal those of a model that knows
 // only that database.
@@ -333,7 +313,7 @@ func TestOwnDomains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := own.modelRows(context.Background())
+	ps, err := own.ModelRows(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +323,7 @@ func TestOwnDomains(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pr, err := ref.modelRows(context.Background())
+		pr, err := ref.ModelRows(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

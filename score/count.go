@@ -1,4 +1,4 @@
-package learn
+package score
 
 import (
 	"errors"
@@ -97,7 +97,7 @@ func compileClause(m *mln.Model, c *mln.Clause) ([]*countPlan, error) {
 			}
 		}
 		if litExist[i] && l.Pred < 0 {
-			return nil, errors.New("learn: counting: comparisons over existential variables are not supported")
+			return nil, errors.New("score: counting: comparisons over existential variables are not supported")
 		}
 	}
 	for i, l := range c.Lits {
@@ -106,7 +106,7 @@ func compileClause(m *mln.Model, c *mln.Clause) ([]*countPlan, error) {
 		}
 		for j, k := range c.Lits {
 			if j != i && k.Pred == l.Pred && !litExist[j] {
-				return nil, errors.New("learn: counting: an existential literal shares its predicate with a universal one (not supported)")
+				return nil, errors.New("score: counting: an existential literal shares its predicate with a universal one (not supported)")
 			}
 		}
 	}
