@@ -78,3 +78,16 @@ func ExampleSolve() {
 	fmt.Println(res.Assign, res.Cost, st.Rounds)
 	// Output: [true true] 1 3
 }
+
+func ExampleWrap() {
+	net := ground.NewNetwork(2)
+	net.AddClause([]ground.Lit{ground.MakeLit(0, false)}, 2, -1, -1, 1)
+	net.AddClause([]ground.Lit{ground.MakeLit(0, true), ground.MakeLit(1, false)}, 1.5, -1, -1, 1)
+	net.AddClause([]ground.Lit{ground.MakeLit(1, false)}, -1, -1, -1, 1)
+	var rounds int
+	engine := cpi.Wrap(exact.Engine{})
+	engine.Stats = func(st *cpi.Stats) { rounds = st.Rounds }
+	res, _ := engine.Solve(context.Background(), net, infer.Options{})
+	fmt.Println(engine.Name(), res.Assign, res.Cost, rounds)
+	// Output: cpi(exact) [true true] 1 3
+}
