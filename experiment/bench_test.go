@@ -131,7 +131,7 @@ func BenchmarkLPWebKBLossAugmented(b *testing.B) {
 		b.Fatal(err)
 	}
 	if _, err := learn.Batch(context.Background(), f.train, f.src, learn.MaxMargin{C: 10, MaxIter: 10, Cache: learn.DefaultMaxMarginCache},
-		learn.Settings{Solver: lpSolver(1, 1)}); err != nil {
+		learn.Settings{Solver: mapEngine("lp", 1), Seed: 1}); err != nil {
 		b.Fatal(err)
 	}
 	var iters, integral float64

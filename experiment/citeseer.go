@@ -16,7 +16,7 @@ import (
 	"github.com/marple-mln/marple/examples"
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
-	"github.com/marple-mln/marple/infer/exact"
+	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
 )
@@ -410,10 +410,10 @@ func (f *fold) run(ctx context.Context, m OnlineMethod, sigmas []float64, cfg Ci
 		t0 := time.Now()
 		var err error
 		if m.Batch != nil {
-			_, err = learn.Batch(ctx, f.train, f.src, m.Batch(), learn.Settings{Solver: exactSolver(cfg.Seed, 1), Loss: m.Loss})
+			_, err = learn.Batch(ctx, f.train, f.src, m.Batch(), learn.Settings{Solver: exactMAP(1), Loss: m.Loss, Seed: cfg.Seed})
 		} else {
 			_, err = learn.Online(ctx, f.train, f.src, m.New(s), learn.Settings{
-				Solver:    exactSolver(cfg.Seed, 1),
+				Solver:    exactMAP(1),
 				Loss:      m.Loss,
 				Passes:    passes,
 				Seed:      cfg.Seed,
@@ -427,7 +427,7 @@ func (f *fold) run(ctx context.Context, m OnlineMethod, sigmas []float64, cfg Ci
 		learnSec := time.Since(t0).Seconds()
 		trainF1 := 0.0
 		if len(grid) > 1 {
-			if trainF1, err = f.trainF1(ctx, exactSolver(cfg.Seed, 1)); err != nil {
+			if trainF1, err = f.trainF1(ctx, exactMAP(1), cfg.Seed); err != nil {
 				return nil, err
 			}
 		}
@@ -444,7 +444,7 @@ func (f *fold) run(ctx context.Context, m OnlineMethod, sigmas []float64, cfg Ci
 	t0 := time.Now()
 	copyWeights(f.test, f.train, best)
 	f.testNet.SetWeights()
-	y, err := exactSolver(cfg.Seed, 0)(ctx, f.testNet, nil)
+	y, err := predict(ctx, exactMAP(0), f.testNet, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -455,12 +455,12 @@ func (f *fold) run(ctx context.Context, m OnlineMethod, sigmas []float64, cfg Ci
 
 // trainF1 returns the token-level F1 (percent) on the training examples
 // under the current weights of f.train: each example's network is predicted
-// by solve and the masked counts are pooled over the examples.
-func (f *fold) trainF1(ctx context.Context, solve learn.MAPSolver) (float64, error) {
+// by engine (with seed) and the masked counts are pooled over the examples.
+func (f *fold) trainF1(ctx context.Context, engine infer.MAP, seed int64) (float64, error) {
 	var c f1Counts
 	for i, ex := range f.src {
 		ex.Net.SetWeights()
-		y, err := solve(ctx, ex.Net, nil)
+		y, err := predict(ctx, engine, ex.Net, seed)
 		if err != nil {
 			return 0, err
 		}
@@ -470,18 +470,28 @@ func (f *fold) trainF1(ctx context.Context, solve learn.MAPSolver) (float64, err
 	return f1, nil
 }
 
-// exactSolver is the learners' MAP solver: exact MPE.
-func exactSolver(seed int64, workers int) learn.MAPSolver {
-	return func(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error) {
-		r, err := exact.Solve(ctx, net, exact.Options{Options: infer.Options{Bias: bias, Seed: seed}, Workers: workers})
-		if err != nil {
-			return nil, err
-		}
-		if !r.Optimal {
-			return nil, fmt.Errorf("exact MPE was not proved optimal")
-		}
-		return r.Assign, nil
+// exactMAP is the experiments' MAP engine: exact MPE without a time
+// limit, on workers goroutines (0: all cores), failing when a state is
+// not proved optimal.
+func exactMAP(workers int) infer.MAP { return infer.Proved(mapEngine("exact", workers)) }
+
+// mapEngine returns the registry's engine called name without a time
+// limit, on workers goroutines (0: all cores).
+func mapEngine(name string, workers int) infer.MAP {
+	m, err := engines.NewMAP(name, engines.Settings{Workers: workers})
+	if err != nil {
+		panic(err) // the names are fixed
 	}
+	return m
+}
+
+// predict returns the MAP state of net by engine, seeded with seed.
+func predict(ctx context.Context, engine infer.MAP, net *ground.Network, seed int64) ([]bool, error) {
+	r, err := engine.Solve(ctx, net, infer.Options{Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	return r.Assign, nil
 }
 
 // copyWeights sets each parameter of dst (allocated by grounding dst) to the

@@ -187,12 +187,12 @@ func (f *fold) learnTest(ctx context.Context, m learn.Method, examples learn.Exa
 	for i := range f.train.Weights {
 		f.train.Weights[i] = 0
 	}
-	if _, err := learn.Online(ctx, f.train, examples, m, learn.Settings{Solver: exactSolver(seed, 1), Loss: learn.Hamming}); err != nil {
+	if _, err := learn.Online(ctx, f.train, examples, m, learn.Settings{Solver: exactMAP(1), Loss: learn.Hamming, Seed: seed}); err != nil {
 		return 0, err
 	}
 	copyWeights(f.test, f.train, f.train.Weights)
 	f.testNet.SetWeights()
-	y, err := exactSolver(seed, 0)(ctx, f.testNet, nil)
+	y, err := predict(ctx, exactMAP(0), f.testNet, seed)
 	if err != nil {
 		return 0, err
 	}

@@ -18,8 +18,7 @@ import (
 	"github.com/marple-mln/marple/examples"
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
-	"github.com/marple-mln/marple/infer/lp"
-	"github.com/marple-mln/marple/infer/mcsat"
+	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
 )
@@ -235,10 +234,16 @@ func (r *MaxMarginResult) runFold(ctx context.Context, f *fold, name string, cfg
 			fmt.Fprintf(cfg.Progress, "maxmargin: %s, test %s: "+format+"\n", append([]any{r.Dataset, name}, args...)...)
 		}
 	}
-	lpMAP := lpSolver(cfg.Seed, 1)
-	predictLP := func(net *ground.Network) ([]bool, error) { return lpSolver(cfg.Seed, 0)(ctx, net, nil) }
+	lpMAP := mapEngine("lp", 1)
+	predictLP := func(net *ground.Network) ([]bool, error) { return predict(ctx, mapEngine("lp", 0), net, cfg.Seed) }
+	ms := engines.DefaultSettings()
+	ms.Samples = cfg.TestSamples
+	sampler, err := engines.NewMarginal("mcsat", ms)
+	if err != nil {
+		return err
+	}
 	predictMCSAT := func(net *ground.Network) ([]bool, error) {
-		p, err := mcsat.Components(ctx, net, 0, mcsat.Options{Options: infer.Options{Seed: cfg.Seed}, Samples: cfg.TestSamples}, mcsat.MCSAT)
+		p, err := sampler.Marginals(ctx, net, infer.Options{Seed: cfg.Seed})
 		if err != nil {
 			return nil, err
 		}
@@ -287,7 +292,7 @@ func (r *MaxMarginResult) runFold(ctx context.Context, f *fold, name string, cfg
 	for i, c := range r.Cs {
 		zero()
 		n := f.src.Len()
-		st, err := learn.Batch(ctx, f.train, f.src, learn.MaxMargin{C: c, Epsilon: eps, MaxIter: cfg.MaxRounds, Planes: ws, Cache: learn.DefaultMaxMarginCache}, learn.Settings{Solver: lpMAP, Progress: func(p learn.Progress) {
+		st, err := learn.Batch(ctx, f.train, f.src, learn.MaxMargin{C: c, Epsilon: eps, MaxIter: cfg.MaxRounds, Planes: ws, Cache: learn.DefaultMaxMarginCache}, learn.Settings{Solver: lpMAP, Seed: cfg.Seed, Progress: func(p learn.Progress) {
 			if p.Done%n == 0 && cfg.Verbose {
 				logf("MM C %g: round %d, loss %.3f (%.1fs)", c, p.Pass+1, p.Loss, time.Since(t0).Seconds())
 			}
@@ -295,7 +300,7 @@ func (r *MaxMarginResult) runFold(ctx context.Context, f *fold, name string, cfg
 		if err != nil {
 			return err
 		}
-		if trainF1[i], err = f.trainF1(ctx, lpSolver(cfg.Seed, 0)); err != nil {
+		if trainF1[i], err = f.trainF1(ctx, mapEngine("lp", 0), cfg.Seed); err != nil {
 			return err
 		}
 		if testF1[i], err = test(f.train.Weights, predictLP); err != nil {
@@ -355,18 +360,6 @@ func (r *MaxMarginResult) runFold(ctx context.Context, f *fold, name string, cfg
 	r.QueryAtoms = append(r.QueryAtoms, q)
 	r.Clauses = append(r.Clauses, f.testNet.NumClauses())
 	return nil
-}
-
-// lpSolver is LP-relaxation MPE with ROUNDUP as a learner's MAP solver
-// (with a bias: loss-augmented LP, the slides' separation oracle).
-func lpSolver(seed int64, workers int) learn.MAPSolver {
-	return func(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error) {
-		r, _, err := lp.Solve(ctx, net, lp.Options{Options: infer.Options{Bias: bias, Seed: seed}, Workers: workers})
-		if err != nil {
-			return nil, err
-		}
-		return r.Assign, nil
-	}
 }
 
 // webkbDept is one department of the shared WebKB data, rewritten for

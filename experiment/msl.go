@@ -45,9 +45,9 @@ var MSLDatasets = []MSLDataset{
 // MSLRow is one system of the table.
 type MSLRow struct {
 	Name string
-	// Method is "weights" (learn the weights of the starting clauses and
-	// the unit clauses only), "beam" or "sfs".
-	Method string
+	// Method is structure.MethodWeights (learn the weights of the
+	// starting clauses and the unit clauses only), MethodBeam or MethodSFS.
+	Method structure.Method
 	// FromKB starts from the knowledge base (else from unit clauses).
 	FromKB bool
 	// Learn, when set, learns instead of structure.LearnBatch (deep
@@ -57,11 +57,11 @@ type MSLRow struct {
 
 // MSLRows are the systems compared.
 var MSLRows = []MSLRow{
-	{"Unit clauses (weights learned)", "weights", false, nil},
-	{"KB (weights learned, -g)", "weights", true, nil},
-	{"MSL beam, from unit clauses", "beam", false, nil},
-	{"MSL SFS, from unit clauses", "sfs", false, nil},
-	{"MSL beam, from the KB", "beam", true, nil},
+	{"Unit clauses (weights learned)", structure.MethodWeights, false, nil},
+	{"KB (weights learned, -g)", structure.MethodWeights, true, nil},
+	{"MSL beam, from unit clauses", structure.MethodBeam, false, nil},
+	{"MSL SFS, from unit clauses", structure.MethodSFS, false, nil},
+	{"MSL beam, from the KB", structure.MethodBeam, true, nil},
 }
 
 // MSLConfig configures RunMSL.
@@ -164,9 +164,9 @@ func RunMSL(ctx context.Context, cfg MSLConfig) ([]*MSLResult, error) {
 // rowKey is a short name of a row for -rows: method-start.
 func rowKey(r MSLRow) string {
 	if r.FromKB {
-		return r.Method + "-kb"
+		return r.Method.String() + "-kb"
 	}
-	return r.Method + "-unit"
+	return r.Method.String() + "-unit"
 }
 
 // choiceNote describes a held-out choice for a progress line.

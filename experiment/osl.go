@@ -169,7 +169,7 @@ func runOSLCell(ctx context.Context, cfg OSLConfig, method OSLMethod, modes, top
 	if err != nil {
 		return nil, err
 	}
-	settings := learn.Settings{Solver: exactSolver(cfg.Seed, 1), Loss: learn.Hamming, Seed: cfg.Seed}
+	settings := learn.Settings{Solver: exactMAP(1), Loss: learn.Hamming, Seed: cfg.Seed}
 	cell := &OSLCell{}
 	t0 := time.Now()
 	if method.MinCountDiff == 0 {
@@ -205,7 +205,7 @@ func runOSLCell(ctx context.Context, cfg OSLConfig, method OSLMethod, modes, top
 	if err != nil {
 		return nil, err
 	}
-	y, err := exactSolver(cfg.Seed, 0)(ctx, net, nil)
+	y, err := predict(ctx, exactMAP(0), net, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}

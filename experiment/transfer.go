@@ -50,7 +50,8 @@ type TransferConfig struct {
 	MSL MSLConfig
 	// Sources and Modes restrict the rows (default: every source but the
 	// target; seed, greedy and refine).
-	Sources, Modes []string
+	Sources []string
+	Modes   []structure.TransferMode
 	// Top is the number of best source templates instantiated (0: 5).
 	Top int
 	// Templates is a folder of templates files named <source>.txt: a
@@ -83,7 +84,7 @@ func RunTransfer(ctx context.Context, cfg TransferConfig) ([]*TransferResult, er
 	}
 	modes := cfg.Modes
 	if len(modes) == 0 {
-		modes = []string{structure.TransferSeed, structure.TransferGreedy, structure.TransferRefine}
+		modes = []structure.TransferMode{structure.TransferSeed, structure.TransferGreedy, structure.TransferRefine}
 	}
 	ranked := map[string][]transfer.Ranked{}
 	var out []*TransferResult

@@ -1,14 +1,19 @@
-// Package infer holds what the inference engines share: the result of a MAP
-// (most probable explanation) computation and the options every MAP engine
-// accepts. The engines live in subpackages, one per engine: mws
-// (MaxWalkSAT), exact (exact MPE), lp (LP relaxation with ROUNDUP) and
-// mcsat (MC-SAT and Gibbs marginals).
+// Package infer holds what the inference engines share: the MAP and
+// Marginal interfaces every engine implements, the result of a MAP (most
+// probable explanation) computation and the options every engine accepts
+// on each call. The engines live in subpackages, one per engine: mws
+// (MaxWalkSAT), exact (exact MPE), lp (LP relaxation with ROUNDUP), cpi
+// (cutting-plane inference around any MAP engine) and mcsat (MC-SAT and
+// Gibbs marginals). Package infer/engines builds them by name from one set
+// of settings.
 package infer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/marple-mln/marple/ground"
 )
@@ -40,6 +45,47 @@ type Options struct {
 	Seed int64
 }
 
+// MAP is a MAP inference engine with its settings fixed: Solve computes an
+// assignment of net minimising infer.BiasedCost(net, opt.Bias, ·) subject
+// to the hard clauses, as well as the engine can. Name returns the
+// engine's name (as package infer/engines knows it, e.g. "exact").
+// Implementations are safe for concurrent calls on different networks
+// and, unless their documentation says otherwise, on the same network.
+type MAP interface {
+	Name() string
+	Solve(ctx context.Context, net *ground.Network, opt Options) (*Result, error)
+}
+
+// Marginal is a marginal inference engine with its settings fixed:
+// Marginals returns the probability of each atom of net being true under
+// the network's distribution (with the linear terms opt.Bias, as weights of
+// unit clauses). Name returns the engine's name (e.g. "mcsat").
+type Marginal interface {
+	Name() string
+	Marginals(ctx context.Context, net *ground.Network, opt Options) ([]float64, error)
+}
+
+// ErrNotProved is the error of an engine made by Proved when its result is
+// not proved optimal.
+var ErrNotProved = errors.New("the MAP state was not proved optimal")
+
+// Proved returns m as an engine that fails (with an error wrapping
+// ErrNotProved) when m's result is not proved optimal: for uses, such as
+// measuring a learner, that must not go on with an approximate state.
+func Proved(m MAP) MAP { return proved{m} }
+
+type proved struct{ m MAP }
+
+func (p proved) Name() string { return p.m.Name() }
+
+func (p proved) Solve(ctx context.Context, net *ground.Network, opt Options) (*Result, error) {
+	r, err := p.m.Solve(ctx, net, opt)
+	if err == nil && !r.Optimal {
+		err = fmt.Errorf("%s: %w", p.m.Name(), ErrNotProved)
+	}
+	return r, err
+}
+
 // BiasedCost returns the cost of y under net with the linear terms of bias
 // (may be nil): net.Cost(y) minus the sum of bias over true atoms.
 func BiasedCost(net *ground.Network, bias []float64, y []bool) (float64, int) {
@@ -50,6 +96,15 @@ func BiasedCost(net *ground.Network, bias []float64, y []bool) (float64, int) {
 		}
 	}
 	return cost, hard
+}
+
+// FormatCost formats a cost (or bound) x with six significant digits, as 0
+// when it is float noise next to ref (|x| below 1e-9 of max(1, |ref|)).
+func FormatCost(x, ref float64) string {
+	if math.Abs(x) < 1e-9*math.Max(1, math.Abs(ref)) {
+		x = 0
+	}
+	return strconv.FormatFloat(x, 'g', 6, 64)
 }
 
 // NoBound is the Bound of a result about which nothing is proved.

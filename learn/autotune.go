@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -37,8 +38,9 @@ type Tuning struct {
 	// Seed draws the held-out examples.
 	Seed int64
 	// Solver predicts the scored examples (MAP without loss
-	// augmentation). Required.
-	Solver MAPSolver
+	// augmentation, with Seed); nil means the default engine
+	// (engines.DefaultMAP with engines.DefaultSettings).
+	Solver infer.MAP
 	// Progress, when set, is called after each value is scored.
 	Progress func(value, f1 float64)
 }
@@ -65,8 +67,8 @@ type TuneResult struct {
 // 0 unless Settings.KeepInitial).
 func Tune(ctx context.Context, model *mln.Model, examples ExampleSource, t Tuning,
 	train func(ctx context.Context, examples ExampleSource, value float64) error) (*TuneResult, error) {
-	if len(t.Grid) == 0 || t.Solver == nil {
-		return nil, errors.New("learn: Tune needs a grid and a solver")
+	if len(t.Grid) == 0 {
+		return nil, errors.New("learn: Tune needs a grid")
 	}
 	if t.Holdout < 0 || t.Holdout >= 1 {
 		return nil, fmt.Errorf("learn: held-out fraction %g is not in [0, 1)", t.Holdout)
@@ -92,7 +94,7 @@ func Tune(ctx context.Context, model *mln.Model, examples ExampleSource, t Tunin
 		if err := train(ctx, fit, v); err != nil {
 			return nil, err
 		}
-		f1, err := ScoreF1(ctx, model, scored, t.Solver)
+		f1, err := ScoreF1(ctx, model, scored, t.Solver, t.Seed)
 		if err != nil {
 			return nil, err
 		}
@@ -136,10 +138,12 @@ func TuneMaxMargin(ctx context.Context, model *mln.Model, examples ExampleSource
 	})
 }
 
-// ScoreF1 predicts every example with solver and the model's weights and
-// returns the F1 (in percent) of the predictions over the examples' query
-// atoms (all atoms for an example without a Query mask).
-func ScoreF1(ctx context.Context, model *mln.Model, examples ExampleSource, solver MAPSolver) (float64, error) {
+// ScoreF1 predicts every example with solver (nil: the default engine)
+// and the model's weights, each solve seeded with seed, and returns the F1
+// (in percent) of the predictions over the examples' query atoms (all
+// atoms for an example without a Query mask).
+func ScoreF1(ctx context.Context, model *mln.Model, examples ExampleSource, solver infer.MAP, seed int64) (float64, error) {
+	solver = engine(solver)
 	var tp, fp, fn int
 	for i := 0; i < examples.Len(); i++ {
 		ex, err := examples.Example(ctx, i)
@@ -148,7 +152,7 @@ func ScoreF1(ctx context.Context, model *mln.Model, examples ExampleSource, solv
 		}
 		net := ex.Net
 		net.SetParamWeights(model.Weights)
-		y, err := solver(ctx, net, nil)
+		y, err := solveMAP(ctx, solver, net, nil, seed)
 		if err != nil {
 			return 0, fmt.Errorf("learn: example %d (%s): %w", i, ex.Name, err)
 		}

@@ -35,7 +35,7 @@ func TestTune(t *testing.T) {
 		if _, err := Online(ctx, model, exs, newCDA(s), settings); err != nil {
 			t.Fatal(err)
 		}
-		f1, err := ScoreF1(ctx, model, exs, bruteSolver)
+		f1, err := ScoreF1(ctx, model, exs, bruteSolver, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestTune(t *testing.T) {
 	if _, err := TuneMaxMargin(ctx, model, exs, MaxMargin{Workers: 1}, settings, Tuning{Grid: []float64{1, 100}, Solver: bruteSolver}); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []Tuning{{Solver: bruteSolver}, {Grid: grid}, {Grid: grid, Solver: bruteSolver, Holdout: 1}, {Grid: grid, Solver: bruteSolver, Holdout: 0.01}} {
+	for _, bad := range []Tuning{{Solver: bruteSolver}, {Grid: grid, Solver: bruteSolver, Holdout: 1}, {Grid: grid, Solver: bruteSolver, Holdout: 0.01}} {
 		if _, err := TuneOnline(ctx, model, exs, newCDA, settings, bad); err == nil {
 			t.Errorf("Tune(%+v) did not fail", bad)
 		}

@@ -45,7 +45,7 @@ func BenchmarkOnlineOverhead(b *testing.B) {
 		b.Run(m.Name(), func(b *testing.B) {
 			for b.Loop() {
 				model := &mln.Model{Weights: make([]float64, nParams)}
-				if _, err := Online(context.Background(), model, exs, m, Settings{Solver: solver}); err != nil {
+				if _, err := Online(context.Background(), model, exs, m, Settings{Solver: solverFunc(solver)}); err != nil {
 					b.Fatal(err)
 				}
 			}

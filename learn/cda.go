@@ -25,7 +25,7 @@ type CDA struct {
 }
 
 // DefaultCDA returns CDA-PL with σ = 1.
-func DefaultCDA() *CDA { return &CDA{Sigma: 1} }
+func DefaultCDA() *CDA { return &CDA{Sigma: DefaultSigma} }
 
 // Name returns "CDA-PL" or "CDA-ML".
 func (m *CDA) Name() string { return "CDA-" + m.Label().String() }
@@ -67,7 +67,7 @@ type Subgradient struct {
 }
 
 // DefaultSubgradient returns the maximal-loss subgradient rule with σ = 1.
-func DefaultSubgradient() *Subgradient { return &Subgradient{Sigma: 1} }
+func DefaultSubgradient() *Subgradient { return &Subgradient{Sigma: DefaultSigma} }
 
 // Name returns "Subgradient-ML" or "Subgradient-PL".
 func (m *Subgradient) Name() string { return "Subgradient-" + m.Label().String() }

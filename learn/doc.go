@@ -22,9 +22,12 @@
 // # Online learning
 //
 // The design follows gonum/optimize: a Method is an update rule (CDA,
-// Subgradient, MIRA, AdaGradFB), Settings hold what the driver needs (the
-// MAP solver, label loss, passes, order, averaging, progress, checkpoints),
-// and Online is the driver loop that feeds examples to a Method's Learner.
+// Subgradient, MIRA, AdaGradFB: typed values with their parameters as
+// fields; ParseMethod returns one by name, as marple learn's -method names
+// it), Settings hold what the driver needs (the MAP engine, an infer.MAP
+// built by package infer/engines or nil for the default; label loss,
+// passes, order, averaging, progress, checkpoints), and Online is the
+// driver loop that feeds examples to a Method's Learner.
 // With Settings.Checkpoint the run's state (the learner's, the position in
 // the example order, the parameters' names) is handed out every
 // CheckpointEvery examples; Settings.Resume continues from such a

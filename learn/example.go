@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/engines"
 )
 
 // Example is one training example: a ground network (the unknown atoms of
@@ -62,18 +64,26 @@ func (s Examples) Len() int { return len(s) }
 // Example returns example i.
 func (s Examples) Example(_ context.Context, i int) (*Example, error) { return s[i], nil }
 
-// MAPSolver computes a MAP assignment of net under its current clause
-// weights plus the linear terms bias (nil for none): the assignment y
-// maximising Score(y) + Σ_{a: y_a} bias[a], with the semantics of
-// infer.Options.Bias. Learning assumes it is deterministic. A MAP engine
-// is adapted with a closure that copies bias into its options, e.g.
-//
-//	solver := func(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error) {
-//		o := exact.Options{Options: infer.Options{Bias: bias, Seed: seed}}
-//		r, err := exact.Solve(ctx, net, o)
-//		if err != nil {
-//			return nil, err
-//		}
-//		return r.Assign, nil
-//	}
-type MAPSolver func(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error)
+// engine returns m, or the default MAP engine (engines.DefaultMAP with
+// engines.DefaultSettings) when m is nil.
+func engine(m infer.MAP) infer.MAP {
+	if m == nil {
+		return engines.Default()
+	}
+	return m
+}
+
+// solveMAP computes with engine m the MAP assignment of net under its
+// current clause weights plus the linear terms bias (nil for none): the
+// assignment y maximising Score(y) + Σ_{a: y_a} bias[a], with the
+// semantics of infer.Options.Bias.
+func solveMAP(ctx context.Context, m infer.MAP, net *ground.Network, bias []float64, seed int64) ([]bool, error) {
+	res, err := m.Solve(ctx, net, infer.Options{Bias: bias, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Assign) != net.NumAtoms() {
+		return nil, fmt.Errorf("%s returned %d atoms, network has %d", m.Name(), len(res.Assign), net.NumAtoms())
+	}
+	return res.Assign, nil
+}

@@ -5,9 +5,25 @@ import (
 	"fmt"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
 )
+
+// solverFunc is a MAP engine made of a function of the network and the
+// linear terms.
+type solverFunc func(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error)
+
+func (solverFunc) Name() string { return "test" }
+
+func (f solverFunc) Solve(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
+	y, err := f(ctx, net, opt.Bias)
+	if err != nil {
+		return nil, err
+	}
+	cost, hard := infer.BiasedCost(net, opt.Bias, y)
+	return &infer.Result{Assign: y, Cost: cost, HardViolated: hard, Bound: infer.NoBound}, nil
+}
 
 // solveUnits is a stand-in MAP engine for networks of unit clauses: each
 // atom is true when the weights of its positive unit clauses plus its bias
@@ -54,7 +70,7 @@ func Example() {
 		exs = append(exs, &learn.Example{Net: net, Truth: truth})
 	}
 	st, err := learn.Online(context.Background(), model, exs, learn.DefaultCDA(), learn.Settings{
-		Solver: solveUnits,
+		Solver: solverFunc(solveUnits),
 		Passes: 2,
 	})
 	if err != nil {

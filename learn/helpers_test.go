@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
 )
 
 // assignment returns the assignment of n atoms encoded by the bits of mask.
@@ -44,10 +45,25 @@ func bruteMAP(net *ground.Network, bias []float64) []bool {
 	return assignment(best, n)
 }
 
-// bruteSolver is a MAPSolver that enumerates.
-func bruteSolver(_ context.Context, net *ground.Network, bias []float64) ([]bool, error) {
-	return bruteMAP(net, bias), nil
+// solverFunc is a MAP engine made of a function of the network and the
+// linear terms.
+type solverFunc func(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error)
+
+func (solverFunc) Name() string { return "test" }
+
+func (f solverFunc) Solve(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
+	y, err := f(ctx, net, opt.Bias)
+	if err != nil {
+		return nil, err
+	}
+	cost, hard := infer.BiasedCost(net, opt.Bias, y)
+	return &infer.Result{Assign: y, Cost: cost, HardViolated: hard, Bound: infer.NoBound}, nil
 }
+
+// bruteSolver is a MAP engine that enumerates.
+var bruteSolver = solverFunc(func(_ context.Context, net *ground.Network, bias []float64) ([]bool, error) {
+	return bruteMAP(net, bias), nil
+})
 
 // randomNetwork builds a network over n atoms with m random clauses of 1-3
 // literals, parameters in [0, np), coefficients in {1, 1/2, -1/3}, and

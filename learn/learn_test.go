@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/marple-mln/marple/ground"
@@ -457,7 +458,7 @@ func TestCancel(t *testing.T) {
 		return bruteMAP(net, bias), nil
 	}
 	model := &mln.Model{Weights: []float64{0, 0}}
-	st, err := Online(ctx, model, exs, DefaultCDA(), Settings{Solver: solver, NoAverage: true})
+	st, err := Online(ctx, model, exs, DefaultCDA(), Settings{Solver: solverFunc(solver), NoAverage: true})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -478,8 +479,17 @@ func TestSettingsErrors(t *testing.T) {
 	if _, err := Online(ctx, model, Examples{ex}, &CDA{}, Settings{Solver: bruteSolver}); err == nil {
 		t.Error("sigma 0: no error")
 	}
-	if _, err := Online(ctx, model, Examples{ex}, DefaultCDA(), Settings{}); err == nil {
-		t.Error("no solver: no error")
+	// No solver: the default engine, exact MPE, learns what enumeration does.
+	byDefault := &mln.Model{Weights: []float64{0, 0}}
+	byBrute := &mln.Model{Weights: []float64{0, 0}}
+	if _, err := Online(ctx, byDefault, Examples{ex, ex}, DefaultCDA(), Settings{}); err != nil {
+		t.Errorf("no solver: %v", err)
+	}
+	if _, err := Online(ctx, byBrute, Examples{ex, ex}, DefaultCDA(), Settings{Solver: bruteSolver}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(byDefault.Weights, byBrute.Weights) {
+		t.Errorf("default engine: weights %v, enumeration %v", byDefault.Weights, byBrute.Weights)
 	}
 	bad := &Example{Net: ex.Net, Truth: []bool{true}}
 	if _, err := Online(ctx, model, Examples{bad}, DefaultCDA(), Settings{Solver: bruteSolver}); err == nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -187,9 +188,6 @@ func Batch(ctx context.Context, model *mln.Model, examples ExampleSource, mm Max
 	if model == nil || examples == nil {
 		return nil, errors.New("learn: Batch needs a model and examples")
 	}
-	if settings.Solver == nil {
-		return nil, errors.New("learn: Settings.Solver is not set")
-	}
 	if settings.Loss != Hamming {
 		return nil, fmt.Errorf("learn: max-margin learning needs the Hamming loss (loss-augmented MAP), not %v", settings.Loss)
 	}
@@ -246,7 +244,7 @@ func Batch(ctx context.Context, model *mln.Model, examples ExampleSource, mm Max
 	if len(ws.cache) < n {
 		ws.cache = append(ws.cache, make([][]cachedLabel, n-len(ws.cache))...)
 	}
-	r := &mmRound{src: examples, model: model, solver: settings.Solver, workers: workers,
+	r := &mmRound{src: examples, model: model, solver: engine(settings.Solver), seed: settings.Seed, workers: workers,
 		keepInitial: settings.KeepInitial && !warm, progress: settings.Progress, start: start, st: st}
 	if cacheSize > 0 {
 		r.onResult = func(i int, diff Sparse, loss float64) { ws.remember(i, diff, loss, cacheSize) }
@@ -398,7 +396,8 @@ type mmRound struct {
 	onResult    func(i int, diff Sparse, loss float64) // per example, in example order (optional)
 	src         ExampleSource
 	model       *mln.Model
-	solver      MAPSolver
+	solver      infer.MAP
+	seed        int64
 	workers     int
 	keepInitial bool
 	progress    func(Progress)
@@ -487,10 +486,7 @@ func (r *mmRound) run(ctx context.Context, iter int, w []float64, sum *[]float64
 					res.err = err
 				} else {
 					bias = HammingBias(bias, ex.Truth, ex.Query)
-					yhat, err := r.solver(rctx, ex.Net, bias)
-					if err == nil && len(yhat) != ex.Net.NumAtoms() {
-						err = fmt.Errorf("solver returned %d atoms, network has %d", len(yhat), ex.Net.NumAtoms())
-					}
+					yhat, err := solveMAP(rctx, r.solver, ex.Net, bias, r.seed)
 					if err != nil {
 						res.err = fmt.Errorf("learn: example %d (%s): %w", job.i, ex.Name, err)
 					} else {

@@ -523,7 +523,7 @@ func TestBatchCancel(t *testing.T) {
 		return bruteMAP(net, bias), nil
 	}
 	model := &mln.Model{Weights: make([]float64, 3)}
-	st, err := Batch(ctx, model, exs, MaxMargin{C: 10, Workers: 1}, Settings{Solver: solver})
+	st, err := Batch(ctx, model, exs, MaxMargin{C: 10, Workers: 1}, Settings{Solver: solverFunc(solver)})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -564,8 +564,8 @@ func TestBatchErrorsAndProgress(t *testing.T) {
 	if _, err := Batch(ctx, model, Examples{ex}, MaxMargin{C: -1}, Settings{Solver: bruteSolver}); err == nil {
 		t.Error("negative C: no error")
 	}
-	if _, err := Batch(ctx, model, Examples{ex}, MaxMargin{}, Settings{}); err == nil {
-		t.Error("no solver: no error")
+	if _, err := Batch(ctx, model, Examples{ex}, MaxMargin{}, Settings{}); err != nil {
+		t.Errorf("no solver (the default engine): %v", err)
 	}
 	small := &mln.Model{Weights: []float64{0}}
 	if _, err := Batch(ctx, small, Examples{ex}, MaxMargin{}, Settings{Solver: bruteSolver}); err == nil {
@@ -574,7 +574,7 @@ func TestBatchErrorsAndProgress(t *testing.T) {
 	failing := func(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error) {
 		return nil, errors.New("boom")
 	}
-	if _, err := Batch(ctx, model, Examples{handExample(), handExample(), handExample()}, MaxMargin{Workers: 2}, Settings{Solver: failing}); err == nil {
+	if _, err := Batch(ctx, model, Examples{handExample(), handExample(), handExample()}, MaxMargin{Workers: 2}, Settings{Solver: solverFunc(failing)}); err == nil {
 		t.Error("failing solver: no error")
 	}
 	calls := 0

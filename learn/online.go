@@ -8,13 +8,18 @@ import (
 	"slices"
 	"time"
 
+	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/mln"
 )
 
 // Settings configure the Online driver.
 type Settings struct {
-	// Solver computes (loss-augmented) MAP assignments. Required.
-	Solver MAPSolver
+	// Solver computes the (loss-augmented) MAP assignments, each with
+	// infer.Options{Bias: the loss terms or nil, Seed: Seed}; nil means
+	// the default engine (engines.DefaultMAP with engines.DefaultSettings).
+	// Learning assumes it is deterministic: build it with package
+	// infer/engines, or take any infer.MAP.
+	Solver infer.MAP
 	// Loss is the label loss ρ (default Hamming). F1 needs a method with
 	// the Prediction label.
 	Loss LabelLoss
@@ -23,7 +28,7 @@ type Settings struct {
 	// Shuffle visits the examples of each pass in a random order drawn
 	// from Seed; otherwise in the source's order.
 	Shuffle bool
-	// Seed seeds the shuffling.
+	// Seed seeds the shuffling and is the seed of every solve.
 	Seed int64
 	// NoAverage writes the last weights w_{T+1} into the model instead of
 	// the average (1/T)·Σ_t w_{t+1} the papers predict with.
@@ -139,9 +144,7 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 	if model == nil || examples == nil || method == nil {
 		return nil, errors.New("learn: Online needs a model, examples and a method")
 	}
-	if settings.Solver == nil {
-		return nil, errors.New("learn: Settings.Solver is not set")
-	}
+	solver := engine(settings.Solver)
 	label := method.Label()
 	if label == MaxLoss && settings.Loss != Hamming {
 		return nil, fmt.Errorf("learn: %s needs a decomposable loss; %v only works with the prediction-based label", method.Name(), settings.Loss)
@@ -304,10 +307,7 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 				bias = HammingBias(bias, ex.Truth, ex.Query)
 				b = bias
 			}
-			yhat, err := settings.Solver(ctx, net, b)
-			if err == nil && len(yhat) != net.NumAtoms() {
-				err = fmt.Errorf("solver returned %d atoms, network has %d", len(yhat), net.NumAtoms())
-			}
+			yhat, err := solveMAP(ctx, solver, net, b, settings.Seed)
 			if err != nil {
 				finish()
 				if ctx.Err() != nil {

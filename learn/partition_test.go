@@ -12,7 +12,6 @@ import (
 
 	"github.com/marple-mln/marple/examples"
 	"github.com/marple-mln/marple/ground"
-	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/exact"
 	"github.com/marple-mln/marple/internal/datadir"
 	"github.com/marple-mln/marple/learn"
@@ -193,13 +192,7 @@ func compareSources(t *testing.T, m *mln.Model, cs *learn.ComponentSource, ps *l
 	}
 }
 
-func exactSolver(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error) {
-	r, err := exact.Solve(ctx, net, exact.Options{Options: infer.Options{Bias: bias, Seed: 1}})
-	if err != nil {
-		return nil, err
-	}
-	return r.Assign, nil
-}
+var exactSolver = exact.Engine{}
 
 // compareLearning learns with CDA-ML from both sources (fresh models) and
 // compares the weights, matched by formula and binding.

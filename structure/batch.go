@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/marple-mln/marple/mln"
@@ -85,21 +86,51 @@ func (s *Scoring) Check() error {
 	return nil
 }
 
-// Methods of LearnBatch.
+// Method is the search method of LearnBatch; its settings are those of
+// Settings.
+type Method int
+
+// The methods of LearnBatch.
 const (
-	MethodBeam    = "beam"
-	MethodSFS     = "sfs"
-	MethodWeights = "weights" // no search: the weights of the unit and starting clauses
+	// MethodBeam is the beam search (BeamSearch), the default.
+	MethodBeam Method = iota
+	// MethodSFS is the shortest-first search (ShortestFirst).
+	MethodSFS
+	// MethodWeights searches nothing: it learns the weights of the unit
+	// clauses and the starting clauses (FitWeights).
+	MethodWeights
 )
+
+var methodNames = []string{MethodBeam: "beam", MethodSFS: "sfs", MethodWeights: "weights"}
+
+// String returns the method's name: beam, sfs or weights.
+func (m Method) String() string {
+	if m >= 0 && int(m) < len(methodNames) {
+		return methodNames[m]
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// ParseMethod returns the method called name (one of MethodNames).
+func ParseMethod(name string) (Method, error) {
+	for m, n := range methodNames {
+		if n == name {
+			return Method(m), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown search method %q: the methods are %s", name, strings.Join(methodNames, ", "))
+}
+
+// MethodNames returns the names of the methods, MethodBeam's first.
+func MethodNames() []string { return append([]string(nil), methodNames...) }
 
 // LearnBatch learns the structure of s.Model from training databases (each
 // its own domain: its constants and the model's declared ones, unless
-// sc.SharedDomains) with
-// method beam (BeamSearch), sfs (ShortestFirst) or weights (only the
-// weights of the unit clauses and the clauses of s.Start), scored by a
-// pseudo-likelihood scorer built with sc over the databases. s.Scorer,
-// when set, is used instead.
-func LearnBatch(ctx context.Context, method string, dbs []*mln.Database, s Settings, sc Scoring) (*Result, error) {
+// sc.SharedDomains) with method MethodBeam (BeamSearch), MethodSFS
+// (ShortestFirst) or MethodWeights (only the weights of the unit clauses
+// and the clauses of s.Start), scored by a pseudo-likelihood scorer built
+// with sc over the databases. s.Scorer, when set, is used instead.
+func LearnBatch(ctx context.Context, method Method, dbs []*mln.Database, s Settings, sc Scoring) (*Result, error) {
 	if s.Model == nil || len(dbs) == 0 {
 		return nil, errors.New("structure: LearnBatch needs a model and training databases")
 	}
@@ -115,7 +146,7 @@ func LearnBatch(ctx context.Context, method string, dbs []*mln.Database, s Setti
 	case MethodWeights:
 		return FitWeights(ctx, s)
 	}
-	return nil, fmt.Errorf("structure: unknown search method %q (beam, sfs or weights)", method)
+	return nil, fmt.Errorf("structure: unknown search method %v", method)
 }
 
 // FitWeights learns the weights of the unit clauses of s.NonEvidence and

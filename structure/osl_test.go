@@ -47,13 +47,7 @@ func seqData(seed int64, n, first int) string {
 	return b.String()
 }
 
-func exactMAP(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error) {
-	r, err := exact.Solve(ctx, net, exact.Options{Options: infer.Options{Bias: bias, Seed: 1}, Workers: 1})
-	if err != nil {
-		return nil, err
-	}
-	return r.Assign, nil
-}
+var exactMAP = exact.Engine{Options: exact.Options{Workers: 1}}
 
 func seqSource(t testing.TB, src string, seed int64, n int) (*mln.Model, *learn.PartitionSource, *Modes) {
 	t.Helper()
@@ -119,10 +113,11 @@ func accuracy(t testing.TB, m *mln.Model, seed int64) float64 {
 		t.Fatal(err)
 	}
 	net.SetWeights()
-	y, err := exactMAP(context.Background(), net, nil)
+	res, err := exactMAP.Solve(context.Background(), net, infer.Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
+	y := res.Assign
 	gold := net.Assignment(tdb)
 	right, tokens := 0, 0
 	tdb.Atoms(in.ID, func(args []mln.ConstID, v mln.Truth) {

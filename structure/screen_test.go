@@ -19,7 +19,7 @@ func TestScreenedSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, method := range []string{MethodBeam, MethodSFS} {
+	for _, method := range []Method{MethodBeam, MethodSFS} {
 		var got []string
 		for _, run := range []struct {
 			refits, workers int

@@ -182,7 +182,7 @@ func TestLearnBatchPlanted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, method := range []string{MethodBeam, MethodSFS} {
+	for _, method := range []Method{MethodBeam, MethodSFS} {
 		s := DefaultSettings()
 		s.Model = m
 		s.MaxVars, s.MaxNumPredicates = 2, 3

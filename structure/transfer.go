@@ -5,26 +5,54 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/marple-mln/marple/mln"
 )
 
-// Deep transfer modes (DTM, Davis & Domingos 2009): how clauses
-// transferred from another domain (package transfer's instantiated clique
-// templates) bias the batch search.
+// TransferMode is a deep transfer mode (DTM, Davis & Domingos 2009): how
+// clauses transferred from another domain (package transfer's
+// instantiated clique templates) bias the batch search.
+type TransferMode int
+
+// The modes of LearnTransfer.
 const (
 	// TransferSeed: the transferred clauses form the first beam of the
 	// beam search (and are candidates of its first step).
-	TransferSeed = "seed"
+	TransferSeed TransferMode = iota
 	// TransferGreedy: the transferred clauses are added to the model one
 	// at a time, the one of best WPLL gain first, while one gains; no
 	// search follows.
-	TransferGreedy = "greedy"
+	TransferGreedy
 	// TransferRefine: Greedy, then the beam search starting from the
 	// model Greedy built, refining its clauses.
-	TransferRefine = "refine"
+	TransferRefine
 )
+
+var transferNames = []string{TransferSeed: "seed", TransferGreedy: "greedy", TransferRefine: "refine"}
+
+// String returns the mode's name: seed, greedy or refine.
+func (m TransferMode) String() string {
+	if m >= 0 && int(m) < len(transferNames) {
+		return transferNames[m]
+	}
+	return fmt.Sprintf("TransferMode(%d)", int(m))
+}
+
+// ParseTransferMode returns the mode called name (one of
+// TransferModeNames).
+func ParseTransferMode(name string) (TransferMode, error) {
+	for m, n := range transferNames {
+		if n == name {
+			return TransferMode(m), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown transfer mode %q: the modes are %s", name, strings.Join(transferNames, ", "))
+}
+
+// TransferModeNames returns the names of the modes, TransferSeed's first.
+func TransferModeNames() []string { return append([]string(nil), transferNames...) }
 
 // LearnTransfer learns the structure of s.Model from dbs with transferred
 // clauses as declarative bias, in one of the modes TransferSeed,
@@ -32,7 +60,7 @@ const (
 // of LearnBatch; transferred clauses that the search could not hold
 // (more than MaxVars variables or MaxNumPredicates literals, or not
 // Searchable) are left out.
-func LearnTransfer(ctx context.Context, mode string, dbs []*mln.Database, s Settings, sc Scoring, transferred []*mln.Clause) (*Result, error) {
+func LearnTransfer(ctx context.Context, mode TransferMode, dbs []*mln.Database, s Settings, sc Scoring, transferred []*mln.Clause) (*Result, error) {
 	if s.Model == nil || len(dbs) == 0 {
 		return nil, errors.New("structure: LearnTransfer needs a model and training databases")
 	}
@@ -58,7 +86,7 @@ func LearnTransfer(ctx context.Context, mode string, dbs []*mln.Database, s Sett
 		return LearnBatch(ctx, MethodBeam, dbs, s, sc)
 	case TransferGreedy, TransferRefine:
 	default:
-		return nil, fmt.Errorf("structure: unknown transfer mode %q (seed, greedy or refine)", mode)
+		return nil, fmt.Errorf("structure: unknown transfer mode %v", mode)
 	}
 	s, err := withScorer(ctx, s, dbs, sc)
 	if err != nil {

@@ -37,8 +37,8 @@ func TestLearnTransferModes(t *testing.T) {
 	s.Model = m
 	s.MaxNumPredicates, s.MaxVars, s.MaxSteps = 2, 2, 2
 	sc := DefaultScoring()
-	scores := map[string]float64{}
-	for _, mode := range []string{TransferGreedy, TransferSeed, TransferRefine} {
+	scores := map[TransferMode]float64{}
+	for _, mode := range []TransferMode{TransferGreedy, TransferSeed, TransferRefine} {
 		r, err := LearnTransfer(context.Background(), mode, []*mln.Database{db}, s, sc, cl)
 		if err != nil {
 			t.Fatal(mode, err)
@@ -64,7 +64,7 @@ func TestLearnTransferModes(t *testing.T) {
 	if scores[TransferRefine] < scores[TransferGreedy]-1e-9 {
 		t.Errorf("refine %v below greedy %v", scores[TransferRefine], scores[TransferGreedy])
 	}
-	if _, err := LearnTransfer(context.Background(), "copy", []*mln.Database{db}, s, sc, cl); err == nil {
+	if _, err := LearnTransfer(context.Background(), TransferMode(7), []*mln.Database{db}, s, sc, cl); err == nil {
 		t.Error("unknown mode: no error")
 	}
 }

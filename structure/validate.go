@@ -64,7 +64,7 @@ type Choice struct {
 //
 // A positive s.TimeLimit bounds the whole: each validation search gets a
 // quarter of it, the final search what is left (at least a quarter).
-func LearnValidated(ctx context.Context, method string, dbs []*mln.Database, s Settings, sc Scoring, v Validation) (*Result, *Choice, error) {
+func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s Settings, sc Scoring, v Validation) (*Result, *Choice, error) {
 	ch := &Choice{RepeatedPredicates: s.RepeatedPredicates, HeldOut: -1, CLL: [2]float64{math.NaN(), math.NaN()}}
 	if len(dbs) < 2 || method == MethodWeights || s.Scorer != nil {
 		r, err := LearnBatch(ctx, method, dbs, s, sc)

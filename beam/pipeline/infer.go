@@ -14,7 +14,7 @@ import (
 
 	"github.com/marple-mln/marple/eval"
 	"github.com/marple-mln/marple/infer"
-	"github.com/marple-mln/marple/infer/mcsat"
+	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/internal/atomicfile"
 	"github.com/marple-mln/marple/mln"
 )
@@ -35,7 +35,7 @@ type InferConfig struct {
 	// Solver and Seed choose the MAP engine (Learner.Solver, Learner.Seed).
 	Solver Learner
 	// Marginals computes MC-SAT marginals (Samples per component, default
-	// mcsat.DefaultSamples) instead of MAP.
+	// engines.DefaultSettings') instead of MAP.
 	Marginals bool
 	Samples   int
 }
@@ -172,11 +172,20 @@ func InferExample(ctx context.Context, g *Grounder, cfg InferConfig, ex Example)
 	m := g.Model
 	var probs []float64
 	if cfg.Marginals {
-		opt := mcsat.Options{Options: infer.Options{Seed: cfg.Solver.Seed}, Samples: cfg.Samples}
-		probs, err = mcsat.Components(ctx, net, 1, opt, mcsat.MCSAT)
+		s := engineSettings()
+		s.Samples = cfg.Samples
+		var sampler infer.Marginal
+		if sampler, err = engines.NewMarginal(engines.DefaultMarginal, s); err == nil {
+			probs, err = sampler.Marginals(ctx, net, infer.Options{Seed: cfg.Solver.Seed})
+		}
 	} else {
-		var res *infer.Result
-		res, err = cfg.Solver.solve(ctx, net, nil)
+		var (
+			engine infer.MAP
+			res    *infer.Result
+		)
+		if engine, err = cfg.Solver.engine(); err == nil {
+			res, err = engine.Solve(ctx, net, infer.Options{Seed: cfg.Solver.Seed})
+		}
 		if err == nil {
 			probs = make([]float64, len(res.Assign))
 			for a, v := range res.Assign {

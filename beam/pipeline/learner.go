@@ -1,28 +1,28 @@
 package pipeline
 
 import (
-	"context"
 	"fmt"
 
-	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
-	"github.com/marple-mln/marple/infer/exact"
-	"github.com/marple-mln/marple/infer/lp"
-	"github.com/marple-mln/marple/infer/mws"
+	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/learn"
 )
 
 // Learner names an online update rule and its settings, as marple learn's
 // flags do.
 type Learner struct {
-	// Method is cda-pl, cda-ml, mira, subgradient or adagrad.
+	// Method is one of learn.MethodNames (default cda-ml).
 	Method string
-	// Sigma is CDA's and subgradient's σ (0: 1); C clips MIRA's step (0:
-	// unclipped); Lambda, Eta, Delta are AdaGrad-FB's (0: 0.001, 1, 1).
+	// Sigma is CDA's and subgradient's σ (0: learn.DefaultSigma); C clips
+	// MIRA's step (0: unclipped); Lambda, Eta, Delta are AdaGrad-FB's (0:
+	// learn.DefaultAdaGradFB's).
 	Sigma, C, Lambda, Eta, Delta float64
 	// Loss is hamming (default) or f1.
 	Loss string
-	// Solver is the MAP engine: exact (default), lp or mws.
+	// Solver is the MAP engine, one of engines.MAPNames (default
+	// engines.DefaultMAP), run with engines.DefaultSettings on one worker
+	// (a pipeline solves many examples at once) and without a time limit
+	// (so that a run is reproducible).
 	Solver string
 	// Seed seeds the MAP engines that take one.
 	Seed int64
@@ -30,26 +30,52 @@ type Learner struct {
 
 // method builds the update rule.
 func (l Learner) method() (learn.Method, error) {
-	sigma := l.Sigma
-	if sigma == 0 {
-		sigma = 1
-	}
 	name := l.Method
 	if name == "" {
 		name = "cda-ml"
 	}
-	lambda, eta, delta := l.Lambda, l.Eta, l.Delta
-	def := learn.DefaultAdaGradFB()
-	if lambda == 0 {
-		lambda = def.Lambda
+	m, err := learn.ParseMethod(name)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	if eta == 0 {
-		eta = def.Eta
+	set := func(dst *float64, v float64) {
+		if v != 0 {
+			*dst = v
+		}
 	}
-	if delta == 0 {
-		delta = def.Delta
+	switch m := m.(type) {
+	case *learn.CDA:
+		set(&m.Sigma, l.Sigma)
+	case *learn.Subgradient:
+		set(&m.Sigma, l.Sigma)
+	case *learn.MIRA:
+		m.C = l.C
+	case *learn.AdaGradFB:
+		set(&m.Lambda, l.Lambda)
+		set(&m.Eta, l.Eta)
+		set(&m.Delta, l.Delta)
 	}
-	return learn.NewMethod(name, sigma, l.C, lambda, eta, delta)
+	return m, nil
+}
+
+// engineSettings are the settings of the pipelines' engines.
+func engineSettings() engines.Settings {
+	s := engines.DefaultSettings()
+	s.Workers, s.TimeLimit = 1, 0
+	return s
+}
+
+// engine returns the MAP engine named by l.Solver.
+func (l Learner) engine() (infer.MAP, error) {
+	name := l.Solver
+	if name == "" {
+		name = engines.DefaultMAP
+	}
+	m, err := engines.NewMAP(name, engineSettings())
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	return m, nil
 }
 
 // loss returns the label loss.
@@ -63,32 +89,6 @@ func (l Learner) loss() (learn.LabelLoss, error) {
 	return learn.Hamming, fmt.Errorf("pipeline: unknown loss %q (hamming or f1)", l.Loss)
 }
 
-// solve runs the MAP engine named by l.Solver.
-func (l Learner) solve(ctx context.Context, net *ground.Network, bias []float64) (*infer.Result, error) {
-	opt := infer.Options{Bias: bias, Seed: l.Seed}
-	switch l.Solver {
-	case "mws":
-		return mws.Solve(ctx, net, mws.Options{Options: opt})
-	case "lp":
-		res, _, err := lp.Solve(ctx, net, lp.Options{Options: opt, Workers: 1})
-		return res, err
-	case "", "exact":
-		return exact.Solve(ctx, net, exact.Options{Options: opt, Workers: 1})
-	}
-	return nil, fmt.Errorf("pipeline: unknown solver %q (exact, lp or mws)", l.Solver)
-}
-
-// mapSolver adapts solve to the learners.
-func (l Learner) mapSolver() learn.MAPSolver {
-	return func(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error) {
-		res, err := l.solve(ctx, net, bias)
-		if err != nil {
-			return nil, err
-		}
-		return res.Assign, nil
-	}
-}
-
 // check validates the learner's names.
 func (l Learner) check() error {
 	if _, err := l.method(); err != nil {
@@ -97,9 +97,6 @@ func (l Learner) check() error {
 	if _, err := l.loss(); err != nil {
 		return err
 	}
-	switch l.Solver {
-	case "", "exact", "lp", "mws":
-		return nil
-	}
-	return fmt.Errorf("pipeline: unknown solver %q (exact, lp or mws)", l.Solver)
+	_, err := l.engine()
+	return err
 }

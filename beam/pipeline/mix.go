@@ -133,6 +133,10 @@ func TrainShard(ctx context.Context, g *Grounder, cfg TrainConfig, epoch int, sh
 	if err != nil {
 		return res, err
 	}
+	engine, err := cfg.Learner.engine()
+	if err != nil {
+		return res, err
+	}
 	m := g.Model
 	var cont *learn.LearnerState
 	if prev.Learner != nil {
@@ -146,7 +150,8 @@ func TrainShard(ctx context.Context, g *Grounder, cfg TrainConfig, epoch int, sh
 	exs := append([]Example(nil), sh.Examples...)
 	EpochOrder(exs, cfg.Seed, epoch, cfg.Shuffle)
 	st, err := learn.Online(ctx, m, &Source{G: g, Examples: exs}, method, learn.Settings{
-		Solver:      cfg.Learner.mapSolver(),
+		Solver:      engine,
+		Seed:        cfg.Learner.Seed,
 		Loss:        loss,
 		Passes:      1,
 		KeepInitial: true,

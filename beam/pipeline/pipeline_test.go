@@ -112,8 +112,9 @@ func TestOneShardIsSequential(t *testing.T) {
 		}
 		exs := readAll(t, d)
 		method, _ := cfg.Learner.method()
+		engine, _ := cfg.Learner.engine()
 		seq, err := learn.Online(context.Background(), g.Model, &Source{G: g, Examples: exs}, method,
-			learn.Settings{Solver: cfg.Learner.mapSolver(), Passes: 3})
+			learn.Settings{Solver: engine, Passes: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,11 +10,7 @@ import (
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
-	"github.com/marple-mln/marple/infer/cpi"
-	"github.com/marple-mln/marple/infer/exact"
-	"github.com/marple-mln/marple/infer/lp"
-	"github.com/marple-mln/marple/infer/mcsat"
-	"github.com/marple-mln/marple/infer/mws"
+	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/internal/atomicfile"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/syntax"
@@ -36,18 +32,13 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		mapInf     = fs.Bool("m", false, "MAP inference (the default)")
 		mcsatInf   = fs.Bool("ms", false, "marginal inference with MC-SAT")
 		gibbsInf   = fs.Bool("p", false, "marginal inference with Gibbs sampling")
-		solver     = fs.String("solver", "exact", "MAP engine: exact, lp or mws (MaxWalkSAT)")
 		seed       = fs.Int64("seed", 1, "random seed")
-		maxSteps   = fs.Int("mwsMaxSteps", 1000000, "MaxWalkSAT: maximum flips per try")
-		tries      = fs.Int("tries", 1, "MaxWalkSAT: number of tries (restarts)")
-		samples    = fs.Int("numSamples", 1000, "MC-SAT/Gibbs: number of samples")
-		burnIn     = fs.Int("burnIn", 100, "MC-SAT/Gibbs: burn-in steps")
-		timeLimit  = fs.Duration("timeLimit", 60*time.Second, "exact/lp: stop after this long with the best answer so far and its lower bound (0: no limit)")
 		lossAug    = fs.String("lossAugment", "", "truth database: solve the Hamming-loss-augmented MAP problem")
-		useCPI     = fs.Bool("cpi", false, "cutting-plane inference around the MAP engine: solve with only the clauses the current state violates")
-		prove      = fs.Bool("prove", false, "exact: search every component until it is proved optimal or -timeLimit expires (by default a large component gets the LP relaxation and a short search only)")
 		verbose    = fs.Bool("v", false, "report every stage on stderr")
 	)
+	var ef engineFlags
+	ef.registerMAP(fs, "MAP engine")
+	ef.registerSampling(fs)
 	var wf worldFlags
 	wf.register(true, fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -56,8 +47,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if *out == "" {
 		return usagef("no output file: give -r out.result")
 	}
-	if err := firstErr(wf.check(), checkDuration("timeLimit", *timeLimit),
-		atLeast(1, map[string]int{"numSamples": *samples, "mwsMaxSteps": *maxSteps, "tries": *tries}), atLeast(0, map[string]int{"burnIn": *burnIn})); err != nil {
+	if err := firstErr(wf.check(), ef.check()); err != nil {
 		return err
 	}
 	if wf.query == "" {
@@ -72,10 +62,11 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if modes > 1 {
 		return usagef("-m, -ms and -p exclude each other")
 	}
-	switch *solver {
-	case "exact", "lp", "mws":
-	default:
-		return usagef("-solver must be exact, lp or mws, not %q", *solver)
+	engineName := *ef.solver
+	if *mcsatInf {
+		engineName = "mcsat"
+	} else if *gibbsInf {
+		engineName = "gibbs"
 	}
 
 	start := time.Now()
@@ -85,15 +76,8 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	warnUnweighted(e.stderr, m)
-	switch {
-	case *mcsatInf || *gibbsInf:
-		wf.engine = mcsat.Memory
-	case *solver == "lp":
-		wf.engine = lp.Memory
-	case *solver == "mws":
-		wf.engine = mws.Memory
-	default:
-		wf.engine = exact.Memory
+	if wf.engine, err = engines.Memory(engineName); err != nil {
+		return err
 	}
 	net, gopt, err := groundProblem(ctx, p, e, &wf, m, db)
 	if err != nil {
@@ -107,21 +91,19 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 
 	if *mcsatInf || *gibbsInf {
 		done := p.stage("sample")
-		opt := mcsat.Options{Samples: *samples, BurnIn: *burnIn}
-		opt.Seed = *seed
-		sampler := mcsat.MCSAT
-		if *gibbsInf {
-			sampler = mcsat.Gibbs
-		}
 		// Independent components are sampled apart, in parallel.
-		probs, err := mcsat.Components(ctx, net, wf.workers, opt, sampler)
+		sampler, err := engines.NewMarginal(engineName, ef.settings(wf.workers, nil))
 		if err != nil {
 			return err
 		}
-		done("%d samples", *samples)
+		probs, err := sampler.Marginals(ctx, net, infer.Options{Seed: *seed})
+		if err != nil {
+			return err
+		}
+		done("%d samples", *ef.samples)
 		defer func() {
 			if err == nil {
-				fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples, %.2fs\n", net.NumAtoms(), net.NumClauses(), *samples, time.Since(start).Seconds())
+				fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples, %.2fs\n", net.NumAtoms(), net.NumClauses(), *ef.samples, time.Since(start).Seconds())
 			}
 		}()
 		return atomicfile.Write(*out, func(w io.Writer) error {
@@ -144,20 +126,12 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		}
 		bias = hammingBias(net, truth, isQuery)
 	}
-	done := p.stage("MAP (" + *solver + ")")
-	engine := func(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
-		return solveMAPWith(ctx, net, *solver, opt, mapSettings{*maxSteps, *tries, *timeLimit, wf.workers, *prove}, e.stderr)
+	engine, err := ef.mapEngine(wf.workers, prefixed{e.stderr, "marple: "})
+	if err != nil {
+		return err
 	}
-	var res *infer.Result
-	if *useCPI {
-		var st *cpi.Stats
-		res, st, err = cpi.Solve(ctx, net, engine, cpi.Options{Options: infer.Options{Bias: bias, Seed: *seed}})
-		if err == nil {
-			p.logf("cutting-plane inference: %d rounds, %d of %d ground clauses", st.Rounds, st.Clauses, st.Total)
-		}
-	} else {
-		res, err = engine(ctx, net, infer.Options{Bias: bias, Seed: *seed})
-	}
+	done := p.stage("MAP (" + engine.Name() + ")")
+	res, err := engine.Solve(ctx, net, infer.Options{Bias: bias, Seed: *seed})
 	if err != nil {
 		return err
 	}
@@ -172,12 +146,19 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, cost %s, %s, %.2fs\n",
-		net.NumAtoms(), net.NumClauses(), fmtCost(res.Cost, res.Cost), provedText(res, *solver, *prove), time.Since(start).Seconds())
+		net.NumAtoms(), net.NumClauses(), fmtCost(res.Cost, res.Cost), provedText(res, *ef.solver, *ef.prove), time.Since(start).Seconds())
 	return nil
 }
 
-// provedText says whether res was proved optimal, and what to do if not.
-func provedText(res *infer.Result, solver string, prove bool) string {
+// proveHints tells, per MAP engine, what to do when a state is not proved
+// optimal: without -prove and with it.
+var proveHints = map[string][2]string{
+	"exact": {"; -prove searches until -timeLimit", "; raise -timeLimit"},
+}
+
+// provedText says whether res, found by the engine called name, was proved
+// optimal, and what to do if not.
+func provedText(res *infer.Result, name string, prove bool) string {
 	switch {
 	case res.Optimal:
 		return "proved optimal"
@@ -187,23 +168,15 @@ func provedText(res *infer.Result, solver string, prove bool) string {
 		return "not proved optimal"
 	}
 	s := "not proved optimal (lower bound " + fmtCost(res.Bound, res.Cost) + ")"
-	switch {
-	case solver == "exact" && !prove:
-		s += "; -prove searches until -timeLimit"
-	case solver == "exact":
-		s += "; raise -timeLimit"
+	if h, ok := proveHints[name]; ok {
+		s += h[b2i(prove)]
 	}
 	return s
 }
 
 // fmtCost formats a cost (or bound) x with six significant digits, as 0
 // when it is float noise next to ref (|x| below 1e-9 of max(1, |ref|)).
-func fmtCost(x, ref float64) string {
-	if math.Abs(x) < 1e-9*math.Max(1, math.Abs(ref)) {
-		x = 0
-	}
-	return strconv.FormatFloat(x, 'g', 6, 64)
-}
+func fmtCost(x, ref float64) string { return infer.FormatCost(x, ref) }
 
 // warnUnweighted warns, naming them, about the formulas written without a
 // weight and not hard: inference gives them weight 0 (they count for
@@ -228,35 +201,12 @@ func warnUnweighted(w io.Writer, m *mln.Model) {
 	}
 }
 
-// mapSettings are the MAP engines' flags.
-type mapSettings struct {
-	maxSteps, tries int
-	limit           time.Duration
-	workers         int
-	prove           bool
-}
-
-// solveMAP runs the chosen MAP engine (without -prove).
-// report, when not nil, receives the LP relaxation's figures.
-func solveMAP(ctx context.Context, net *ground.Network, solver string, opt infer.Options, maxSteps, tries int, limit time.Duration, workers int, report io.Writer) (*infer.Result, error) {
-	return solveMAPWith(ctx, net, solver, opt, mapSettings{maxSteps, tries, limit, workers, false}, report)
-}
-
-// solveMAPWith runs the chosen MAP engine with settings s.
-func solveMAPWith(ctx context.Context, net *ground.Network, solver string, opt infer.Options, s mapSettings, report io.Writer) (*infer.Result, error) {
-	switch solver {
-	case "mws":
-		return mws.Solve(ctx, net, mws.Options{Options: opt, MaxSteps: s.maxSteps, Tries: s.tries})
-	case "lp":
-		res, st, err := lp.Solve(ctx, net, lp.Options{Options: opt, Workers: s.workers, TimeLimit: s.limit})
-		if err == nil && report != nil {
-			fmt.Fprintf(report, "marple: LP relaxation: bound on the cost %s (LP value %s), ROUNDUP cost %s, final cost %s, %.1f%% of atoms integral, %d iterations, converged %v\n",
-				fmtCost(st.LPBound, st.RoundedCost), fmtCost(st.LPValue, st.LPValue), fmtCost(st.RoundupCost, st.RoundupCost), fmtCost(st.RoundedCost, st.RoundedCost), 100*st.FracIntegral, st.Iterations, st.Converged)
-		}
-		return res, err
-	default:
-		return exact.Solve(ctx, net, exact.Options{Options: opt, Workers: s.workers, TimeLimit: s.limit, Prove: s.prove})
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
+	return 0
 }
 
 // hammingBias returns the linear terms of Hamming-loss-augmented inference

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/score"
 )
@@ -57,7 +58,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		"save the learner's state every -checkpointEvery examples (OUT.checkpoint, for -resume); on Ctrl-C, still write the weights learned so far")
 	var (
 		multi      = fs.Bool("multipleDatabases", false, "each -t file is one example, with its own constants")
-		method     = fs.String("method", "cda-ml", "cda-pl, cda-ml, mira, subgradient, adagrad, mm, pll or dcll")
+		method     = fs.String("method", "cda-ml", learnMethodNames())
 		gen        = fs.Bool("g", false, "generative weight learning: -method pll (Alchemy's learnwts -g)")
 		disc       = fs.Bool("d", false, "discriminative weight learning: -method dcll (Alchemy's learnwts -d)")
 		priorSD    = fs.Float64("priorStdDev", 0, fmt.Sprintf("pll, dcll: standard deviation of the Gaussian prior on the weights (0: Alchemy's default, %g for pll, %g for dcll)", float64(score.DefaultPLLPriorStdDev), float64(learn.DefaultCLLPriorStdDev)))
@@ -78,7 +79,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if err := tf.check(); err != nil {
 		return err
 	}
-	sigma, sigmaAuto, err := autoFloat("sigma", *sigmaFlag, 1)
+	sigma, sigmaAuto, err := autoFloat("sigma", *sigmaFlag, learn.DefaultSigma)
 	if err != nil {
 		return err
 	}
@@ -117,10 +118,11 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	var meth learn.Method
 	if !likelihood && !batch {
 		var err error
-		if meth, err = learnMethod(*method, sigma, c, *tf.lambda, *tf.eta, *tf.delta); err != nil {
+		var usesSigma bool
+		if meth, usesSigma, err = learnMethod(*method, sigma, c, *tf.lambda, *tf.eta, *tf.delta); err != nil {
 			return err
 		}
-		sigmaAuto = sigmaAuto && *method != "mira" && *method != "adagrad"
+		sigmaAuto = sigmaAuto && usesSigma
 	}
 	lossFn := learn.Hamming
 	switch *loss {
@@ -181,7 +183,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 			res, err = learn.TuneMaxMargin(ctx, m, src, mm, settings, tuning)
 		} else {
 			res, err = learn.TuneOnline(ctx, m, src, func(v float64) learn.Method {
-				meth, _ := learnMethod(*method, v, c, *tf.lambda, *tf.eta, *tf.delta)
+				meth, _, _ := learnMethod(*method, v, c, *tf.lambda, *tf.eta, *tf.delta)
 				return meth
 			}, settings, tuning)
 		}
@@ -230,11 +232,29 @@ func autoFloat(name, v string, def float64) (float64, bool, error) {
 	return x, false, nil
 }
 
-// learnMethod builds the update rule named by -method.
-func learnMethod(name string, sigma, c, lambda, eta, delta float64) (learn.Method, error) {
-	m, err := learn.NewMethod(name, sigma, c, lambda, eta, delta)
+// learnMethodNames lists -method's values: the online update rules, then
+// the batch learners.
+func learnMethodNames() string {
+	return engines.List(append(learn.MethodNames(), "mm", "pll", "dcll"))
+}
+
+// learnMethod builds the online update rule named by -method with the
+// flags' parameters: σ for CDA and subgradient (usesSigma), the step clip C
+// for MIRA, λ, η, δ for AdaGrad-FB.
+func learnMethod(name string, sigma, c, lambda, eta, delta float64) (m learn.Method, usesSigma bool, err error) {
+	m, err = learn.ParseMethod(name)
 	if err != nil {
-		return nil, usagef("-method must be cda-pl, cda-ml, mira, subgradient, adagrad, mm, pll or dcll, not %q", name)
+		return nil, false, usagef("-method must be %s, not %q", learnMethodNames(), name)
 	}
-	return m, nil
+	switch m := m.(type) {
+	case *learn.CDA:
+		m.Sigma, usesSigma = sigma, true
+	case *learn.Subgradient:
+		m.Sigma, usesSigma = sigma, true
+	case *learn.MIRA:
+		m.C = c
+	case *learn.AdaGradFB:
+		m.Lambda, m.Eta, m.Delta = lambda, eta, delta
+	}
+	return m, usesSigma, nil
 }

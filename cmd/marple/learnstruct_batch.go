@@ -97,8 +97,9 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	search, err := structure.ParseMethod(*method)
 	switch {
-	case *method != "beam" && *method != "sfs":
+	case err != nil || search == structure.MethodWeights:
 		return usagef("-method must be beam, sfs or osl, not %q", *method)
 	case *modelFiles == "":
 		return usagef("no input model: give -i start.mln")
@@ -170,7 +171,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		}
 		last = time.Now()
 		what := "beam step"
-		if *method == "sfs" {
+		if search == structure.MethodSFS {
 			what = "length"
 		}
 		gain := "–"
@@ -188,9 +189,9 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	var r *structure.Result
 	if *repeated == "auto" && tf.file == "" && len(dbs) > 1 {
 		fmt.Fprintf(e.stderr, "marple learnstruct: -repeatedPredicates auto: searching with and without repeated predicates, %s held out\n", splitList(*train)[len(dbs)-1])
-		r, _, err = structure.LearnValidated(ctx, *method, dbs, s, so, structure.Validation{Seed: *seed, Log: e.stderr})
+		r, _, err = structure.LearnValidated(ctx, search, dbs, s, so, structure.Validation{Seed: *seed, Log: e.stderr})
 	} else {
-		r, err = tf.learn(ctx, e, *method, dbs, s, so)
+		r, err = tf.learn(ctx, e, search, dbs, s, so)
 	}
 	write := func() error {
 		out, err := r.Model(m)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/marple-mln/marple/ground"
-	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/internal/atomicfile"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
@@ -19,12 +19,13 @@ import (
 
 // trainFlags are the flags learn and learnstruct share.
 type trainFlags struct {
-	modelFiles, outFile, train, nonEv, exType, solver *string
-	passes, every                                     *int
-	shuffle, noAverage, checkpoint, resume, verbose   *bool
-	seed                                              *int64
-	lambda, eta, delta                                *float64
-	wf                                                worldFlags
+	modelFiles, outFile, train, nonEv, exType       *string
+	passes, every                                   *int
+	shuffle, noAverage, checkpoint, resume, verbose *bool
+	seed                                            *int64
+	lambda, eta, delta                              *float64
+	wf                                              worldFlags
+	ef                                              engineFlags
 }
 
 // newTrainFlags returns the flag set of a training command with the
@@ -44,13 +45,14 @@ func (f *trainFlags) register(fs *flag.FlagSet, exTypeHelp, checkpointHelp strin
 	f.train = fs.String("t", "", "training database file(s) (.db), comma-separated")
 	f.nonEv = fs.String("ne", "", "non-evidence (query) predicates, comma-separated")
 	f.exType = fs.String("exampleType", "auto", exTypeHelp)
-	f.lambda = fs.Float64("lambda", 0.001, "adagrad: l1 regularisation λ")
-	f.eta = fs.Float64("eta", 1, "adagrad: learning rate η")
-	f.delta = fs.Float64("delta", 1, "adagrad: δ")
+	ada := learn.DefaultAdaGradFB()
+	f.lambda = fs.Float64("lambda", ada.Lambda, "adagrad: l1 regularisation λ")
+	f.eta = fs.Float64("eta", ada.Eta, "adagrad: learning rate η")
+	f.delta = fs.Float64("delta", ada.Delta, "adagrad: δ")
 	f.passes = fs.Int("passes", 1, "passes over the training examples")
 	f.shuffle = fs.Bool("shuffle", false, "visit the examples in a random order drawn from -seed")
 	f.noAverage = fs.Bool("noAverage", false, "keep the last weights instead of the average")
-	f.solver = fs.String("solver", "exact", "MAP engine inside training: exact, lp or mws")
+	f.ef.registerMAP(fs, "MAP engine inside training")
 	f.seed = fs.Int64("seed", 1, "random seed")
 	f.checkpoint = fs.Bool("checkpoint", false, checkpointHelp)
 	f.every = fs.Int("checkpointEvery", 100, "with -checkpoint: save the learner's state every this many examples")
@@ -61,7 +63,7 @@ func (f *trainFlags) register(fs *flag.FlagSet, exTypeHelp, checkpointHelp strin
 
 // check validates the shared flags after parsing.
 func (f *trainFlags) check() error {
-	if err := firstErr(needModel(*f.modelFiles), f.wf.check(), atLeast(1, map[string]int{"passes": *f.passes}),
+	if err := firstErr(needModel(*f.modelFiles), f.wf.check(), f.ef.check(), atLeast(1, map[string]int{"passes": *f.passes}),
 		checkFinite(map[string]float64{"lambda": *f.lambda, "eta": *f.eta, "delta": *f.delta})); err != nil {
 		return err
 	}
@@ -72,11 +74,6 @@ func (f *trainFlags) check() error {
 		return usagef("no training data: give -t a.db,b.db")
 	case *f.every < 1:
 		return usagef("-checkpointEvery must be positive")
-	}
-	switch *f.solver {
-	case "exact", "lp", "mws":
-	default:
-		return usagef("-solver must be exact, lp or mws, not %q", *f.solver)
 	}
 	return nil
 }
@@ -114,6 +111,9 @@ func (f *trainFlags) load(ctx context.Context, e *env, p *progress, multi bool) 
 	}
 	done("%d formulas, %d clauses", len(m.Formulas), len(m.Clauses))
 	f.wf.query = *f.nonEv
+	if f.wf.engine, err = engines.Memory(*f.ef.solver); err != nil {
+		return nil, nil, ground.Options{}, err
+	}
 	gopt, err := f.wf.groundOptions(m, e.stderr)
 	if err != nil {
 		return nil, nil, ground.Options{}, usagef("%v", err)
@@ -149,10 +149,18 @@ func (f *trainFlags) exampleOptions(e *env, p *progress, m *mln.Model, gopt grou
 
 // settings returns the online driver's settings with a progress line on
 // stderr (extra adds to it), and the checkpoint file's state when resuming.
+//
+// The MAP engine of every inference inside learning is built from the
+// inference flags (-solver, -workers, -timeLimit, -mwsMaxSteps, -tries,
+// -prove, -cpi) through package infer/engines.
 func (f *trainFlags) settings(e *env, cmd string, extra func() string) (learn.Settings, error) {
 	lastReport := time.Now()
+	solver, err := f.ef.mapEngine(f.wf.workers, nil)
+	if err != nil {
+		return learn.Settings{}, err
+	}
 	s := learn.Settings{
-		Solver:    mapSolver(*f.solver, *f.seed),
+		Solver:    solver,
 		Loss:      learn.Hamming,
 		Passes:    *f.passes,
 		Shuffle:   *f.shuffle,
@@ -215,15 +223,4 @@ func (f *trainFlags) finish(e *env, cmd string, m *mln.Model, err error, learned
 		}
 	}
 	return err
-}
-
-// mapSolver adapts a MAP engine to the learners.
-func mapSolver(name string, seed int64) learn.MAPSolver {
-	return func(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error) {
-		res, err := solveMAP(ctx, net, name, infer.Options{Bias: bias, Seed: seed}, 100000, 1, 0, 1, nil)
-		if err != nil {
-			return nil, err
-		}
-		return res.Assign, nil
-	}
 }

@@ -164,7 +164,7 @@ type transferFlags struct {
 func registerTransfer(fs *flag.FlagSet) *transferFlags {
 	tf := &transferFlags{}
 	fs.StringVar(&tf.file, "transfer", "", "deep transfer: a templates file from transfer-templates; its best templates, instantiated with the target's predicates, bias the search (-method beam)")
-	fs.StringVar(&tf.mode, "transferMode", structure.TransferRefine, "how transferred clauses are used: seed (first beam), greedy (added by WPLL gain, no search) or refine (greedy, then beam search)")
+	fs.StringVar(&tf.mode, "transferMode", structure.TransferRefine.String(), "how transferred clauses are used: seed (first beam), greedy (added by WPLL gain, no search) or refine (greedy, then beam search)")
 	fs.IntVar(&tf.top, "transferTop", defaultTransferTop, "number of best templates instantiated")
 	return tf
 }
@@ -173,14 +173,15 @@ func registerTransfer(fs *flag.FlagSet) *transferFlags {
 const defaultTransferTop = 5
 
 // learn runs the batch search, with deep transfer when -transfer is given.
-func (tf *transferFlags) learn(ctx context.Context, e *env, method string, dbs []*mln.Database, s structure.Settings, so structure.Scoring) (*structure.Result, error) {
+func (tf *transferFlags) learn(ctx context.Context, e *env, method structure.Method, dbs []*mln.Database, s structure.Settings, so structure.Scoring) (*structure.Result, error) {
 	if tf.file == "" {
 		return structure.LearnBatch(ctx, method, dbs, s, so)
 	}
+	mode, err := structure.ParseTransferMode(tf.mode)
 	switch {
 	case method != structure.MethodBeam:
 		return nil, usagef("-transfer works with -method beam, not %q", method)
-	case tf.mode != structure.TransferSeed && tf.mode != structure.TransferGreedy && tf.mode != structure.TransferRefine:
+	case err != nil:
 		return nil, usagef("-transferMode must be seed, greedy or refine, not %q", tf.mode)
 	case tf.top < 1:
 		return nil, usagef("-transferTop must be at least 1")
@@ -204,7 +205,7 @@ func (tf *transferFlags) learn(ctx context.Context, e *env, method string, dbs [
 	if len(cl) == 0 {
 		return nil, fmt.Errorf("%s: no template instantiates with this model's predicates", tf.file)
 	}
-	return structure.LearnTransfer(ctx, tf.mode, dbs, s, so, cl)
+	return structure.LearnTransfer(ctx, mode, dbs, s, so, cl)
 }
 
 const transferExperimentSynopsis = `transfer [-data ../shared/data] [-out results] [-targets imdb,uw-cse] [-sources kinship,...] [-modes seed,greedy,refine] [-folds imdb.5] [flags]
@@ -248,17 +249,20 @@ func runTransferExperiment(ctx context.Context, e *env, args []string) error {
 	if *repeated != "auto" && *repeated != "true" && *repeated != "false" {
 		return usagef("-repeatedPredicates must be auto, true or false, not %q", *repeated)
 	}
+	var modeList []structure.TransferMode
 	for _, m := range splitList(*modes) {
-		if m != structure.TransferSeed && m != structure.TransferGreedy && m != structure.TransferRefine {
+		mode, err := structure.ParseTransferMode(m)
+		if err != nil {
 			return usagef("-modes: %q is not seed, greedy or refine", m)
 		}
+		modeList = append(modeList, mode)
 	}
 	d.TimeLimit = *timeLimit
 	so.Seed = *seed
 	results, err := experiment.RunTransfer(ctx, experiment.TransferConfig{
 		MSL: experiment.MSLConfig{Dir: *data, Datasets: splitList(*targets), Folds: splitList(*foldsF),
 			Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, Repeated: *repeated},
-		Sources: splitList(*sources), Modes: splitList(*modes), Top: *top, Templates: *templates,
+		Sources: splitList(*sources), Modes: modeList, Top: *top, Templates: *templates,
 		Discover: transfer.Options{MaxOuter: *maxOuter, Seed: uint64(*seed)},
 	})
 	if err != nil {

@@ -1,8 +1,9 @@
 // Package cpi is cutting-plane inference (Riedel 2008): MAP inference that
 // starts from a partial ground network, solves it, adds the ground clauses
 // the current state violates, and repeats until the state violates none.
-// It wraps any MAP engine; when the engine is exact, the answer is a MAP
-// state of the full network, found by solving networks with fewer clauses.
+// It wraps any MAP engine (an infer.MAP: Wrap, or Solve); when the engine
+// is exact, the answer is a MAP state of the full network, found by
+// solving networks with fewer clauses.
 package cpi
 
 import (
@@ -13,8 +14,36 @@ import (
 	"github.com/marple-mln/marple/infer"
 )
 
-// Engine is a MAP engine: it solves net with the options' bias.
-type Engine func(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error)
+// Engine is cutting-plane inference around the engine Inner as an
+// infer.MAP: Solve runs Solve with Inner, MaxRounds and the call's bias and
+// seed, and passes the statistics of each successful run to Stats when it
+// is set.
+type Engine struct {
+	Inner infer.MAP
+	// MaxRounds bounds the number of rounds (0: until no clause is
+	// violated).
+	MaxRounds int
+	// Stats, when not nil, receives the statistics of every successful
+	// run (called from the goroutine that called Solve).
+	Stats func(*Stats)
+}
+
+// Wrap returns cutting-plane inference around inner, without a bound on
+// the rounds.
+func Wrap(inner infer.MAP) Engine { return Engine{Inner: inner} }
+
+// Name returns "cpi(" + the inner engine's name + ")".
+func (e Engine) Name() string { return "cpi(" + e.Inner.Name() + ")" }
+
+// Solve runs cutting-plane inference on net (see the package function
+// Solve).
+func (e Engine) Solve(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
+	res, st, err := Solve(ctx, net, e.Inner, Options{Options: opt, MaxRounds: e.MaxRounds})
+	if err == nil && e.Stats != nil {
+		e.Stats(st)
+	}
+	return res, err
+}
 
 // Options are the settings of Solve.
 type Options struct {
@@ -48,11 +77,12 @@ func violated(net *ground.Network, c int, y []bool) bool {
 	return false
 }
 
-// Solve runs cutting-plane inference on net with engine. Every clause left
+// Solve runs cutting-plane inference on net with engine, which solves each
+// partial network with the options' bias and seed. Every clause left
 // out of the partial network is in its preferred state under the returned
 // assignment, so its cost on the full network equals its cost on the
 // partial one; with an exact engine it is optimal for the full network.
-func Solve(ctx context.Context, net *ground.Network, engine Engine, opt Options) (*infer.Result, *Stats, error) {
+func Solve(ctx context.Context, net *ground.Network, engine infer.MAP, opt Options) (*infer.Result, *Stats, error) {
 	n := net.NumAtoms()
 	y := make([]bool, n)
 	if opt.Init != nil {
@@ -80,7 +110,7 @@ func Solve(ctx context.Context, net *ground.Network, engine Engine, opt Options)
 		if opt.MaxRounds > 0 && st.Rounds >= opt.MaxRounds {
 			break
 		}
-		r, err := engine(ctx, part, opt.Options)
+		r, err := engine.Solve(ctx, part, opt.Options)
 		if err != nil {
 			return nil, st, err
 		}

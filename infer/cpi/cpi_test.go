@@ -15,9 +15,7 @@ import (
 	"github.com/marple-mln/marple/internal/randmln"
 )
 
-func exactEngine(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
-	return exact.Solve(ctx, net, exact.Options{Options: opt, Workers: 1})
-}
+var exactEngine = exact.Engine{Options: exact.Options{Workers: 1}}
 
 // TestCPIEqualsFullGrounding checks on 300 random MLNs, with and without
 // loss augmentation, that cutting-plane inference with the exact engine
@@ -76,10 +74,20 @@ func ExampleSolve() {
 	net.AddClause([]ground.Lit{ground.MakeLit(0, false)}, 2, -1, -1, 1)
 	net.AddClause([]ground.Lit{ground.MakeLit(0, true), ground.MakeLit(1, false)}, 1.5, -1, -1, 1)
 	net.AddClause([]ground.Lit{ground.MakeLit(1, false)}, -1, -1, -1, 1)
-	engine := func(ctx context.Context, n *ground.Network, opt infer.Options) (*infer.Result, error) {
-		return exact.Solve(ctx, n, exact.Options{Options: opt})
-	}
-	res, st, _ := cpi.Solve(context.Background(), net, engine, cpi.Options{})
+	res, st, _ := cpi.Solve(context.Background(), net, exact.Engine{}, cpi.Options{})
 	fmt.Println(res.Assign, res.Cost, st.Rounds)
 	// Output: [true true] 1 3
+}
+
+func ExampleWrap() {
+	net := ground.NewNetwork(2)
+	net.AddClause([]ground.Lit{ground.MakeLit(0, false)}, 2, -1, -1, 1)
+	net.AddClause([]ground.Lit{ground.MakeLit(0, true), ground.MakeLit(1, false)}, 1.5, -1, -1, 1)
+	net.AddClause([]ground.Lit{ground.MakeLit(1, false)}, -1, -1, -1, 1)
+	var rounds int
+	engine := cpi.Wrap(exact.Engine{})
+	engine.Stats = func(st *cpi.Stats) { rounds = st.Rounds }
+	res, _ := engine.Solve(context.Background(), net, infer.Options{})
+	fmt.Println(engine.Name(), res.Assign, res.Cost, rounds)
+	// Output: cpi(exact) [true true] 1 3
 }

@@ -214,6 +214,23 @@ type Stats struct {
 	Elapsed time.Duration
 }
 
+// Engine is exact MPE as an infer.MAP: Solve runs Solve with Options,
+// whose infer.Options part each call replaces.
+type Engine struct {
+	Options Options
+}
+
+// Name returns "exact".
+func (Engine) Name() string { return "exact" }
+
+// Solve computes an MPE assignment of net with the engine's options and
+// the call's bias and seed (see SolveStats).
+func (e Engine) Solve(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
+	o := e.Options
+	o.Options = opt
+	return Solve(ctx, net, o)
+}
+
 // Solve computes an MPE assignment of net: one minimising
 // infer.BiasedCost(net, opt.Bias, ·) subject to the hard clauses. See
 // SolveStats.

@@ -153,6 +153,31 @@ type Stats struct {
 	Infeasible bool
 }
 
+// Engine is the LP relaxation with ROUNDUP as an infer.MAP: Solve runs
+// Solve with Options, whose infer.Options part each call replaces, and
+// passes the statistics of each successful solve to Stats when it is set.
+type Engine struct {
+	Options Options
+	// Stats, when not nil, receives the statistics of every successful
+	// solve (called from the goroutine that called Solve).
+	Stats func(*Stats)
+}
+
+// Name returns "lp".
+func (Engine) Name() string { return "lp" }
+
+// Solve solves net with the engine's options and the call's bias (see the
+// package function Solve).
+func (e Engine) Solve(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
+	o := e.Options
+	o.Options = opt
+	res, st, err := Solve(ctx, net, o)
+	if err == nil && e.Stats != nil {
+		e.Stats(st)
+	}
+	return res, err
+}
+
 // checkEvery is the number of iterations between convergence checks.
 const checkEvery = 10
 

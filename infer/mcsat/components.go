@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
 )
 
 // Sampler is MCSAT or Gibbs.
@@ -86,4 +87,35 @@ func Components(ctx context.Context, net *ground.Network, workers int, opt Optio
 		return nil, err
 	}
 	return probs, nil
+}
+
+// Engine is MC-SAT, or Gibbs sampling, as an infer.Marginal: Marginals
+// samples each connected component of the network apart, Workers at a
+// time (0: GOMAXPROCS), with Options, whose infer.Options part each call
+// replaces (see Components).
+type Engine struct {
+	// Gibbs selects Gibbs sampling instead of MC-SAT.
+	Gibbs   bool
+	Options Options
+	Workers int
+}
+
+// Name returns "mcsat" or "gibbs".
+func (e Engine) Name() string {
+	if e.Gibbs {
+		return "gibbs"
+	}
+	return "mcsat"
+}
+
+// Marginals returns the marginal probability of each atom of net being
+// true, with the engine's options and the call's bias and seed.
+func (e Engine) Marginals(ctx context.Context, net *ground.Network, opt infer.Options) ([]float64, error) {
+	o := e.Options
+	o.Options = opt
+	sampler := MCSAT
+	if e.Gibbs {
+		sampler = Gibbs
+	}
+	return Components(ctx, net, e.Workers, o, sampler)
 }

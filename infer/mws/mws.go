@@ -152,6 +152,23 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*infer.Result
 	return wk.Run(ctx, opt.MaxSteps, opt.Init)
 }
 
+// Engine is MaxWalkSAT as an infer.MAP: Solve runs Solve with Options,
+// whose infer.Options part each call replaces.
+type Engine struct {
+	Options Options
+}
+
+// Name returns "mws".
+func (Engine) Name() string { return "mws" }
+
+// Solve runs MaxWalkSAT on net with the engine's options and the call's
+// bias and seed (see the package function Solve).
+func (e Engine) Solve(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
+	o := e.Options
+	o.Options = opt
+	return Solve(ctx, net, o)
+}
+
 // A Walker is a network indexed once for several runs of MaxWalkSAT (see
 // Run), as when a short descent and a longer walk from its end alternate
 // with other work on the same network. It is not safe for concurrent use.

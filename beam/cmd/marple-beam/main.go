@@ -35,7 +35,9 @@ import (
 
 	"github.com/marple-mln/marple/beam/pipeline"
 	"github.com/marple-mln/marple/beam/synth"
+	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -110,7 +112,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		exTyp = fs.String("exampleType", "auto", "one example per constant of this type (auto: the query predicates' argument type with the most constants)")
 		multi = fs.Bool("multipleDatabases", false, "each data file is one example")
 		seed  = fs.Int64("seed", 1, "random seed")
-		sol   = fs.String("solver", "exact", "MAP engine: exact, lp or mws")
+		sol   = fs.String("solver", engines.DefaultMAP, "MAP engine: "+engines.List(engines.MAPNames()))
 	)
 	switch cmd {
 	case "learn":
@@ -118,12 +120,13 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		ne := fs.String("ne", "", "non-evidence (query) predicates, comma-separated")
 		out := fs.String("o", "", "output model file")
 		state := fs.String("state", "", "also write the final weights and per-epoch loss as JSON here")
-		method := fs.String("method", "cda-ml", "cda-pl, cda-ml, mira, subgradient or adagrad")
-		sigma := fs.Float64("sigma", 1, "CDA, subgradient: σ")
+		method := fs.String("method", "cda-ml", strings.Join(learn.MethodNames(), ", "))
+		sigma := fs.Float64("sigma", learn.DefaultSigma, "CDA, subgradient: σ")
 		c := fs.Float64("C", 0, "mira: clip the step at C (0: unclipped)")
-		lambda := fs.Float64("lambda", 0.001, "adagrad: λ")
-		eta := fs.Float64("eta", 1, "adagrad: η")
-		delta := fs.Float64("delta", 1, "adagrad: δ")
+		ada := learn.DefaultAdaGradFB()
+		lambda := fs.Float64("lambda", ada.Lambda, "adagrad: λ")
+		eta := fs.Float64("eta", ada.Eta, "adagrad: η")
+		delta := fs.Float64("delta", ada.Delta, "adagrad: δ")
 		loss := fs.String("loss", "hamming", "hamming or f1")
 		passes := fs.Int("passes", 1, "epochs")
 		shards := fs.Int("shards", 2, "shards the examples are split into")

@@ -1,0 +1,315 @@
+// Package engines builds Marple's inference engines by name from one set
+// of settings: the MAP engines exact, lp and mws (each optionally inside
+// cutting-plane inference) and the marginal engines mcsat and gibbs. The
+// commands, the learners and the pipelines all choose their engines here,
+// so that a setting reaches every inference they run, and the defaults
+// live in one place (DefaultSettings).
+//
+// An engine is one entry of a table: its name, what it is, how Settings
+// configure it and the memory it takes per atom, clause and literal.
+// Adding an engine is adding an entry.
+package engines
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/cpi"
+	"github.com/marple-mln/marple/infer/exact"
+	"github.com/marple-mln/marple/infer/lp"
+	"github.com/marple-mln/marple/infer/mcsat"
+	"github.com/marple-mln/marple/infer/mws"
+)
+
+// DefaultMAP is the MAP engine used when none is named: exact MPE.
+const DefaultMAP = "exact"
+
+// DefaultMarginal is the marginal engine used when none is named: MC-SAT.
+const DefaultMarginal = "mcsat"
+
+// Settings are the inference settings the engines share. Each engine takes
+// the ones that apply to it and ignores the others. Zero values of
+// Workers, MaxSteps, Tries and Samples select the engine's own default;
+// TimeLimit 0 means no limit and BurnIn is taken as given (0: none).
+// The seed and the linear terms (bias) of a solve are not settings: they
+// are given with each call (infer.Options).
+type Settings struct {
+	// Workers is the number of goroutines of an engine (exact: components
+	// solved in parallel; lp: ADMM blocks; mcsat, gibbs: components
+	// sampled in parallel). mws walks on one.
+	Workers int
+	// TimeLimit bounds each solve (exact, lp, mws): the engine returns
+	// the best assignment found when it expires, with its lower bound
+	// where it has one.
+	TimeLimit time.Duration
+	// MaxSteps is MaxWalkSAT's number of flips per try (mws).
+	MaxSteps int
+	// Tries is MaxWalkSAT's number of tries (mws).
+	Tries int
+	// Prove lets exact MPE search a large component until it is proved
+	// optimal or TimeLimit expires (exact).
+	Prove bool
+	// CPI runs every MAP engine inside cutting-plane inference: it solves
+	// only the ground clauses the current state violates, adding the
+	// violated ones until none is (package cpi).
+	CPI bool
+	// Samples is the number of samples of each chain (mcsat, gibbs).
+	Samples int
+	// BurnIn is the number of steps each chain discards first (mcsat,
+	// gibbs).
+	BurnIn int
+	// Report, when not nil, receives one line after every solve of the
+	// engines that describe their run: the LP relaxation's bound and
+	// rounding (lp) and the rounds of cutting-plane inference (CPI).
+	// Writes come from the goroutine that called Solve.
+	Report io.Writer
+}
+
+// DefaultSettings returns the default settings: every core as a worker, a
+// time limit of one minute, Alchemy's MaxWalkSAT (a million flips, one
+// try) and MC-SAT's sample counts (1,000 samples after 100 burn-in
+// steps).
+func DefaultSettings() Settings {
+	return Settings{
+		Workers:   runtime.GOMAXPROCS(0),
+		TimeLimit: time.Minute,
+		MaxSteps:  mws.DefaultMaxSteps,
+		Tries:     mws.DefaultTries,
+		Samples:   mcsat.DefaultSamples,
+		BurnIn:    mcsat.DefaultBurnIn,
+	}
+}
+
+// check refuses settings out of range.
+func (s Settings) check() error {
+	switch {
+	case s.Workers < 0:
+		return fmt.Errorf("engines: Workers is %d", s.Workers)
+	case s.TimeLimit < 0:
+		return fmt.Errorf("engines: TimeLimit is %v", s.TimeLimit)
+	case s.MaxSteps < 0 || s.Tries < 0:
+		return fmt.Errorf("engines: MaxSteps %d, Tries %d", s.MaxSteps, s.Tries)
+	case s.Samples < 0 || s.BurnIn < 0:
+		return fmt.Errorf("engines: Samples %d, BurnIn %d", s.Samples, s.BurnIn)
+	}
+	return nil
+}
+
+// mapEngine is an entry of the MAP engines' table.
+type mapEngine struct {
+	name, doc string
+	memory    ground.EngineCost
+	build     func(s Settings) infer.MAP
+}
+
+// marginalEngine is an entry of the marginal engines' table.
+type marginalEngine struct {
+	name, doc string
+	memory    ground.EngineCost
+	build     func(s Settings) infer.Marginal
+}
+
+// mapEngines lists the MAP engines, DefaultMAP first.
+var mapEngines = []mapEngine{
+	{
+		name: "exact", doc: "exact MPE: variable elimination or branch and bound per component, warm-started by MaxWalkSAT and the LP relaxation",
+		memory: exact.Memory,
+		build: func(s Settings) infer.MAP {
+			return exact.Engine{Options: exact.Options{Workers: s.Workers, TimeLimit: s.TimeLimit, Prove: s.Prove}}
+		},
+	},
+	{
+		name: "lp", doc: "LP relaxation solved by ADMM, rounded by ROUNDUP",
+		memory: lp.Memory,
+		build: func(s Settings) infer.MAP {
+			e := lp.Engine{Options: lp.Options{Workers: s.Workers, TimeLimit: s.TimeLimit}}
+			if w := s.Report; w != nil {
+				e.Stats = func(st *lp.Stats) { reportLP(w, st) }
+			}
+			return e
+		},
+	},
+	{
+		name: "mws", doc: "MaxWalkSAT",
+		memory: mws.Memory,
+		build: func(s Settings) infer.MAP {
+			return limited{mws.Engine{Options: mws.Options{MaxSteps: s.MaxSteps, Tries: s.Tries}}, s.TimeLimit}
+		},
+	},
+}
+
+// marginalEngines lists the marginal engines, DefaultMarginal first.
+var marginalEngines = []marginalEngine{
+	{
+		name: "mcsat", doc: "MC-SAT (slice sampling with SampleSAT)",
+		memory: mcsat.Memory,
+		build:  func(s Settings) infer.Marginal { return sampler(false, s) },
+	},
+	{
+		name: "gibbs", doc: "Gibbs sampling",
+		memory: mcsat.Memory,
+		build:  func(s Settings) infer.Marginal { return sampler(true, s) },
+	},
+}
+
+// sampler returns the MC-SAT or Gibbs engine of s.
+func sampler(gibbs bool, s Settings) mcsat.Engine {
+	burnIn := s.BurnIn
+	if burnIn == 0 {
+		burnIn = -1 // mcsat: none (its 0 is the default)
+	}
+	return mcsat.Engine{Gibbs: gibbs, Workers: s.Workers, Options: mcsat.Options{Samples: s.Samples, BurnIn: burnIn}}
+}
+
+// NewMAP returns the MAP engine called name (one of MAPNames) configured by
+// s, inside cutting-plane inference when s.CPI is set.
+func NewMAP(name string, s Settings) (infer.MAP, error) {
+	e, err := findMAP(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	m := e.build(s)
+	if s.CPI {
+		c := cpi.Wrap(m)
+		if w := s.Report; w != nil {
+			c.Stats = func(st *cpi.Stats) {
+				fmt.Fprintf(w, "cutting-plane inference: %d rounds, %d of %d ground clauses\n", st.Rounds, st.Clauses, st.Total)
+			}
+		}
+		m = c
+	}
+	return m, nil
+}
+
+// NewMarginal returns the marginal engine called name (one of
+// MarginalNames) configured by s.
+func NewMarginal(name string, s Settings) (infer.Marginal, error) {
+	e, err := findMarginal(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return e.build(s), nil
+}
+
+// Default returns the default MAP engine (DefaultMAP) with DefaultSettings.
+func Default() infer.MAP {
+	m, err := NewMAP(DefaultMAP, DefaultSettings())
+	if err != nil {
+		panic(err) // the table and the defaults are fixed
+	}
+	return m
+}
+
+// MAPNames returns the names of the MAP engines, DefaultMAP first.
+func MAPNames() []string {
+	names := make([]string, len(mapEngines))
+	for i, e := range mapEngines {
+		names[i] = e.name
+	}
+	return names
+}
+
+// MarginalNames returns the names of the marginal engines,
+// DefaultMarginal first.
+func MarginalNames() []string {
+	names := make([]string, len(marginalEngines))
+	for i, e := range marginalEngines {
+		names[i] = e.name
+	}
+	return names
+}
+
+// Doc returns a one-line description of the engine called name (MAP or
+// marginal), or "" when there is none.
+func Doc(name string) string {
+	if e, err := findMAP(name); err == nil {
+		return e.doc
+	}
+	if e, err := findMarginal(name); err == nil {
+		return e.doc
+	}
+	return ""
+}
+
+// Memory returns the memory the engine called name (MAP or marginal) takes
+// on top of the ground network, for the grounder's estimate
+// (ground.Options.Engine).
+func Memory(name string) (ground.EngineCost, error) {
+	if e, err := findMAP(name); err == nil {
+		return e.memory, nil
+	}
+	if e, err := findMarginal(name); err == nil {
+		return e.memory, nil
+	}
+	return ground.EngineCost{}, fmt.Errorf("unknown inference engine %q: the engines are %s", name, List(append(MAPNames(), MarginalNames()...)))
+}
+
+func findMAP(name string) (*mapEngine, error) {
+	for i := range mapEngines {
+		if mapEngines[i].name == name {
+			return &mapEngines[i], nil
+		}
+	}
+	return nil, fmt.Errorf("unknown MAP engine %q: the MAP engines are %s", name, List(MAPNames()))
+}
+
+func findMarginal(name string) (*marginalEngine, error) {
+	for i := range marginalEngines {
+		if marginalEngines[i].name == name {
+			return &marginalEngines[i], nil
+		}
+	}
+	return nil, fmt.Errorf("unknown marginal engine %q: the marginal engines are %s", name, List(MarginalNames()))
+}
+
+// List joins names as prose: "a", "a or b", "a, b or c".
+func List(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// reportLP writes the LP relaxation's line.
+func reportLP(w io.Writer, st *lp.Stats) {
+	fmt.Fprintf(w, "LP relaxation: bound on the cost %s (LP value %s), ROUNDUP cost %s, final cost %s, %.1f%% of atoms integral, %d iterations, converged %v\n",
+		infer.FormatCost(st.LPBound, st.RoundedCost), infer.FormatCost(st.LPValue, st.LPValue), infer.FormatCost(st.RoundupCost, st.RoundupCost),
+		infer.FormatCost(st.RoundedCost, st.RoundedCost), 100*st.FracIntegral, st.Iterations, st.Converged)
+}
+
+// limited is an engine without a time limit of its own run under one: the
+// solve's context expires after d (0: never), and the best assignment
+// found by then is returned without an error.
+type limited struct {
+	infer.MAP
+	d time.Duration
+}
+
+func (l limited) Solve(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
+	if l.d <= 0 {
+		return l.MAP.Solve(ctx, net, opt)
+	}
+	tctx, cancel := context.WithTimeout(ctx, l.d)
+	defer cancel()
+	res, err := l.MAP.Solve(tctx, net, opt)
+	if res != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		err = nil
+	}
+	return res, err
+}

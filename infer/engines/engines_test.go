@@ -1,0 +1,253 @@
+package engines_test
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/engines"
+	"github.com/marple-mln/marple/internal/brute"
+	"github.com/marple-mln/marple/internal/randmln"
+)
+
+func TestEveryNameBuilds(t *testing.T) {
+	s := engines.DefaultSettings()
+	if got := engines.MAPNames()[0]; got != engines.DefaultMAP {
+		t.Errorf("first MAP engine %q, want the default %q", got, engines.DefaultMAP)
+	}
+	if got := engines.MarginalNames()[0]; got != engines.DefaultMarginal {
+		t.Errorf("first marginal engine %q, want the default %q", got, engines.DefaultMarginal)
+	}
+	for _, name := range engines.MAPNames() {
+		for _, cpi := range []bool{false, true} {
+			s.CPI = cpi
+			m, err := engines.NewMAP(name, s)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			want := name
+			if cpi {
+				want = "cpi(" + name + ")"
+			}
+			if m.Name() != want {
+				t.Errorf("NewMAP(%q) with CPI %v is called %q, want %q", name, cpi, m.Name(), want)
+			}
+		}
+		if _, err := engines.Memory(name); err != nil {
+			t.Errorf("Memory(%q): %v", name, err)
+		}
+		if engines.Doc(name) == "" {
+			t.Errorf("%s has no description", name)
+		}
+	}
+	for _, name := range engines.MarginalNames() {
+		m, err := engines.NewMarginal(name, s)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if m.Name() != name {
+			t.Errorf("NewMarginal(%q) is called %q", name, m.Name())
+		}
+		if _, err := engines.Memory(name); err != nil {
+			t.Errorf("Memory(%q): %v", name, err)
+		}
+	}
+	if engines.Default().Name() != engines.DefaultMAP {
+		t.Errorf("Default() is %q", engines.Default().Name())
+	}
+}
+
+func TestUnknownNames(t *testing.T) {
+	s := engines.DefaultSettings()
+	if _, err := engines.NewMAP("bp", s); err == nil || !strings.Contains(err.Error(), "exact, lp or mws") {
+		t.Errorf("NewMAP(bp): error %v does not list the MAP engines", err)
+	}
+	if _, err := engines.NewMAP("mcsat", s); err == nil {
+		t.Errorf("NewMAP(mcsat): a marginal engine is not a MAP engine")
+	}
+	if _, err := engines.NewMarginal("exact", s); err == nil || !strings.Contains(err.Error(), "mcsat or gibbs") {
+		t.Errorf("NewMarginal(exact): error %v does not list the marginal engines", err)
+	}
+	if _, err := engines.Memory("bp"); err == nil {
+		t.Errorf("Memory(bp): no error")
+	}
+	s.Workers = -1
+	if _, err := engines.NewMAP("exact", s); err == nil {
+		t.Errorf("negative Workers accepted")
+	}
+}
+
+// groundCase parses, compiles and grounds random MLN number seed.
+func groundCase(t *testing.T, seed int64) *ground.Network {
+	t.Helper()
+	c := randmln.Generate(seed)
+	m, db, query, ow, err := c.Load()
+	if err != nil {
+		t.Fatalf("seed %d: %v\n%s", seed, err, c)
+	}
+	net, err := ground.Ground(context.Background(), m, db, ground.Options{Query: query, OpenWorld: ow, Workers: 1})
+	if err != nil {
+		t.Fatalf("seed %d: %v\n%s", seed, err, c)
+	}
+	return net
+}
+
+// TestMAPEnginesMatchBruteForce solves random small MLNs, with and without
+// Hamming-loss terms, through the registry with and without cutting-plane
+// inference: exact and mws reach the enumerated optimum; lp's bound is at
+// most the optimum and its state costs at least it, exactly it when lp
+// claims optimality.
+func TestMAPEnginesMatchBruteForce(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(11))
+	s := engines.DefaultSettings()
+	s.Workers, s.MaxSteps, s.Tries = 1, 20000, 2
+	checked := 0
+	for seed := int64(0); seed < 80; seed++ {
+		net := groundCase(t, seed)
+		if net.NumAtoms() == 0 {
+			continue
+		}
+		var bias []float64
+		if seed%2 == 1 {
+			bias = make([]float64, net.NumAtoms())
+			for a := range bias {
+				bias[a] = float64(2*r.Intn(2) - 1)
+			}
+		}
+		yb, _, hardB := brute.MAPBias(net, bias)
+		hardB -= net.HardFalse
+		best, _ := infer.BiasedCost(net, bias, yb)
+		tol := 1e-7 * math.Max(1, math.Abs(best))
+		for _, name := range engines.MAPNames() {
+			for _, cpi := range []bool{false, true} {
+				s.CPI = cpi
+				m, err := engines.NewMAP(name, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := m.Solve(ctx, net, infer.Options{Bias: bias, Seed: seed})
+				if err != nil {
+					t.Fatalf("seed %d %s: %v", seed, m.Name(), err)
+				}
+				cost, hard := infer.BiasedCost(net, bias, res.Assign)
+				if res.Cost != cost || res.HardViolated != hard {
+					t.Errorf("seed %d %s: reported cost %v (%d hard), actual %v (%d hard)", seed, m.Name(), res.Cost, res.HardViolated, cost, hard)
+				}
+				if name == "lp" {
+					if hardB > 0 {
+						continue
+					}
+					if !cpi && res.Bound > best+1e-6*math.Max(1, math.Abs(best)) {
+						t.Errorf("seed %d %s: bound %v above the optimum %v", seed, m.Name(), res.Bound, best)
+					}
+					if hard == 0 && cost < best-tol || res.Optimal && (hard > 0 || math.Abs(cost-best) > tol) {
+						t.Errorf("seed %d %s: cost %v (%d hard, optimal %v), optimum %v", seed, m.Name(), cost, hard, res.Optimal, best)
+					}
+					continue
+				}
+				if hard != hardB || (hardB == 0 && math.Abs(cost-best) > tol) {
+					t.Errorf("seed %d %s: cost %v (%d hard), optimum %v (%d hard)", seed, m.Name(), cost, hard, best, hardB)
+				}
+			}
+		}
+		checked++
+	}
+	if checked < 50 {
+		t.Errorf("only %d networks checked", checked)
+	}
+}
+
+// TestMarginalEnginesMatchBruteForce samples small random MLNs without hard
+// clauses through the registry and compares with enumeration.
+func TestMarginalEnginesMatchBruteForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sampling")
+	}
+	ctx := context.Background()
+	s := engines.DefaultSettings()
+	s.Workers, s.Samples, s.BurnIn = 2, 20000, 500
+	models := 0
+	for seed := int64(0); models < 5 && seed < 300; seed++ {
+		net := groundCase(t, 7000+seed)
+		if net.NumAtoms() == 0 || net.NumAtoms() > 10 || net.HardFalse > 0 {
+			continue
+		}
+		ok := true
+		for c := 0; c < net.NumClauses(); c++ {
+			if w := net.Weight(c); math.IsInf(w, 1) || math.Abs(w) > 3 {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		models++
+		want := brute.Marginals(net)
+		for _, name := range engines.MarginalNames() {
+			m, err := engines.NewMarginal(name, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := m.Marginals(ctx, net, infer.Options{Seed: seed})
+			if err != nil {
+				t.Fatalf("seed %d %s: %v", seed, name, err)
+			}
+			for a := range want {
+				if math.Abs(got[a]-want[a]) > 0.04 {
+					t.Errorf("seed %d atom %d: %s %.3f, exact %.3f", 7000+seed, a, name, got[a], want[a])
+				}
+			}
+		}
+	}
+	if models < 5 {
+		t.Errorf("only %d models", models)
+	}
+}
+
+// frustrated returns a network no assignment satisfies fully: a and ¬a.
+func frustrated() *ground.Network {
+	net := ground.NewNetwork(1)
+	net.AddClause([]ground.Lit{ground.MakeLit(0, false)}, 1, -1, -1, 1)
+	net.AddClause([]ground.Lit{ground.MakeLit(0, true)}, 1, -1, -1, 1)
+	return net
+}
+
+func TestMWSTimeLimit(t *testing.T) {
+	s := engines.DefaultSettings()
+	s.MaxSteps, s.Tries, s.TimeLimit = math.MaxInt32, 1000, 20*time.Millisecond
+	m, err := engines.NewMAP("mws", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Solve(context.Background(), frustrated(), infer.Options{})
+	if err != nil || res == nil {
+		t.Fatalf("a time limit that expires is not an error: %v, %v", res, err)
+	}
+	if res.Cost != 1 {
+		t.Errorf("cost %v, want 1", res.Cost)
+	}
+}
+
+func TestReport(t *testing.T) {
+	var buf bytes.Buffer
+	s := engines.DefaultSettings()
+	s.Workers, s.CPI, s.Report = 1, true, &buf
+	m, err := engines.NewMAP("lp", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Solve(context.Background(), frustrated(), infer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "LP relaxation: bound on the cost 1 ") || !strings.Contains(out, "cutting-plane inference: ") {
+		t.Errorf("report:\n%s", out)
+	}
+}
