@@ -10,6 +10,7 @@ import (
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/bp"
 	"github.com/marple-mln/marple/infer/cpi"
 	"github.com/marple-mln/marple/infer/exact"
 	"github.com/marple-mln/marple/infer/lp"
@@ -50,7 +51,12 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	)
 	var wf worldFlags
 	wf.register(true, fs)
+	var ax inferExtras // -a, -f, -bp, partial -q atoms...: infer_query.go
+	ax.register(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := ax.setup(&wf, samples, *mcsatInf || *gibbsInf || ax.bp); err != nil {
 		return err
 	}
 	if *out == "" {
@@ -60,17 +66,14 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		atLeast(1, map[string]int{"numSamples": *samples, "mwsMaxSteps": *maxSteps, "tries": *tries}), atLeast(0, map[string]int{"burnIn": *burnIn})); err != nil {
 		return err
 	}
-	if wf.query == "" {
-		return usagef("no query predicates: give -q Pred1,Pred2")
-	}
 	modes := 0
-	for _, b := range []bool{*mapInf, *mcsatInf, *gibbsInf} {
+	for _, b := range []bool{*mapInf, *mcsatInf, *gibbsInf, ax.bp} {
 		if b {
 			modes++
 		}
 	}
 	if modes > 1 {
-		return usagef("-m, -ms and -p exclude each other")
+		return usagef("-m, -ms, -p and -bp exclude each other")
 	}
 	switch *solver {
 	case "exact", "lp", "mws":
@@ -80,12 +83,14 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 
 	start := time.Now()
 	p := newProgress(e.stderr, *verbose)
-	m, db, err := loadProblem(ctx, p, splitList(*modelFiles), splitList(*evidence))
+	m, db, err := ax.load(ctx, p, &wf, splitList(*modelFiles), splitList(*evidence))
 	if err != nil {
 		return err
 	}
 	warnUnweighted(e.stderr, m)
 	switch {
+	case ax.bp:
+		wf.engine = bp.Memory
 	case *mcsatInf || *gibbsInf:
 		wf.engine = mcsat.Memory
 	case *solver == "lp":
@@ -104,8 +109,12 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	for _, q := range gopt.Query {
 		isQuery[q] = true
 	}
+	ax.markQuery(isQuery)
+	if ax.outputNetwork {
+		return atomicfile.Write(*out, func(w io.Writer) error { return writeNetwork(w, m, net) })
+	}
 
-	if *mcsatInf || *gibbsInf {
+	if *mcsatInf || *gibbsInf || ax.bp {
 		done := p.stage("sample")
 		opt := mcsat.Options{Samples: *samples, BurnIn: *burnIn}
 		opt.Seed = *seed
@@ -114,25 +123,18 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 			sampler = mcsat.Gibbs
 		}
 		// Independent components are sampled apart, in parallel.
-		probs, err := mcsat.Components(ctx, net, wf.workers, opt, sampler)
+		probs, how, err := ax.marginals(ctx, net, wf.workers, opt, sampler, *gibbsInf)
 		if err != nil {
 			return err
 		}
-		done("%d samples", *samples)
+		done("%s", how)
 		defer func() {
 			if err == nil {
-				fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples, %.2fs\n", net.NumAtoms(), net.NumClauses(), *samples, time.Since(start).Seconds())
+				fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %s, %.2fs\n", net.NumAtoms(), net.NumClauses(), how, time.Since(start).Seconds())
 			}
 		}()
 		return atomicfile.Write(*out, func(w io.Writer) error {
-			for a := 0; a < net.NumAtoms(); a++ {
-				pr := net.AtomPred[a]
-				if !isQuery[pr] {
-					continue
-				}
-				fmt.Fprintf(w, "%s %s\n", atomString(m, pr, net.AtomArgs[a]), strconv.FormatFloat(probs[a], 'g', 6, 64))
-			}
-			return nil
+			return ax.writeMarginals(w, m, net, probs, isQuery)
 		})
 	}
 
@@ -167,7 +169,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 			res.HardViolated+net.HardFalse, net.HardFalse)
 	}
 	if err := atomicfile.Write(*out, func(w io.Writer) error {
-		return writeMAP(w, m, db, net, res.Assign, isQuery)
+		return ax.writeMAP(w, m, db, net, res.Assign, isQuery)
 	}); err != nil {
 		return err
 	}
