@@ -58,7 +58,7 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.Float64Var(&x.convThresh, "convThresh", 1e-4, "BP: converged when no marginal changes by more than this in an iteration")
 	fs.IntVar(&x.maxSteps, "maxSteps", 0, "MC-SAT/Gibbs: number of samples (overrides -numSamples); BP: maximum iterations (0: "+strconv.Itoa(bp.DefaultMaxIterations)+")")
 	fs.Float64Var(&x.maxSeconds, "maxSeconds", 0, "MC-SAT: stop sampling after this many seconds, with the samples drawn so far (0: no limit)")
-	fs.Float64Var(&x.walkProb, "walkProb", 0, "MC-SAT: probability of a WalkSAT move in SampleSAT (0: the default)")
+	fs.Float64Var(&x.walkProb, "walkProb", mcsat.DefaultWalkProb, "MC-SAT: probability that a SampleSAT move is a WalkSAT move rather than an annealing move")
 	fs.Float64Var(&x.saTemp, "saTemp", 0, "MC-SAT: SampleSAT's temperature (0: the default)")
 	fs.BoolVar(&x.outputNetwork, "outputNetwork", false, "write the ground network (one ground clause per line) to -r instead of running inference")
 }
@@ -326,8 +326,9 @@ func (x *inferExtras) markQuery(isQuery []bool) {
 // marginals computes the query marginals with BP or a sampler and says
 // how in a few words for the summary line.
 func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, workers int, opt mcsat.Options, sampler mcsat.Sampler, gibbs bool) ([]float64, string, error) {
-	if x.walkProb > 0 {
-		opt.WalkProb = x.walkProb
+	opt.WalkProb = x.walkProb
+	if x.walkProb == 0 {
+		opt.WalkProb = -1 // mcsat: negative means none
 	}
 	if x.saTemp > 0 {
 		opt.Temp = x.saTemp
