@@ -189,7 +189,7 @@ var alchemyFlags = []alchemyFlag{
 	custom("burnMaxSteps", alInfer, valInt, []string{"burnIn"}, "burn-in steps (see -burnMinSteps)", later),
 	custom("minSteps", alInfer, valInt, []string{"maxSteps"}, "raises the number of samples to at least this", later),
 	custom("maxSteps", alInfer, valInt, []string{"maxSteps"}, "MC-SAT and Gibbs: number of samples; BP: maximum iterations", later),
-	custom("maxSeconds", alInfer, valInt, []string{"maxSeconds"}, "MC-SAT stops after this many seconds with the samples drawn, and says so (-1: no limit)", func(c *alchemyCall, v string) error {
+	custom("maxSeconds", alInfer, valInt, []string{"maxSeconds"}, "MC-SAT stops after this many seconds with the samples drawn, and says so (-1: no limit); with -p or -bp it is refused", func(c *alchemyCall, v string) error {
 		if n, _ := parseIntValue(v); n > 0 {
 			c.set("maxSeconds", v)
 		}

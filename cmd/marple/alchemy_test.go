@@ -359,3 +359,47 @@ func TestAlchemyScriptShared(t *testing.T) {
 		"SMK": filepath.Join(d, "smokers"),
 	})
 }
+
+// TestAlchemyInferQueries checks which atoms the results list for
+// partially ground -q atoms, -f, -a and -queryEvidence.
+func TestAlchemyInferQueries(t *testing.T) {
+	td := filepath.Join("testdata", "alchemy")
+	res := filepath.Join(t.TempDir(), "out.result")
+	for _, tc := range []struct {
+		args string
+		want []string // the atoms of the result, in order
+		bits string   // -a: the 0/1 column
+	}{
+		{"-e " + td + "/univ.db -f " + td + "/univ-query.db -bp", []string{"advisedBy(Cy,Ada)", "advisedBy(Eve,Ada)", "advisedBy(Eve,Bob)"}, ""},
+		{"-e " + td + "/univ.db -q advisedBy(Eve,p),advisedBy(x,x) -ms -maxSteps 100", []string{
+			"advisedBy(Ada,Ada)", "advisedBy(Bob,Bob)", "advisedBy(Cy,Cy)", "advisedBy(Dee,Dee)",
+			"advisedBy(Eve,Ada)", "advisedBy(Eve,Bob)", "advisedBy(Eve,Cy)", "advisedBy(Eve,Dee)", "advisedBy(Eve,Eve)"}, ""},
+		{"-e " + td + "/univ.db -q advisedBy(x,Bob) -a", []string{
+			"advisedBy(Ada,Bob)", "advisedBy(Bob,Bob)", "advisedBy(Cy,Bob)", "advisedBy(Dee,Bob)", "advisedBy(Eve,Bob)"}, "00010"},
+		// The listed advisedBy atoms of univ-train-a.db are the query
+		// atoms; the unlisted ones are false evidence.
+		{"-e " + td + "/univ-train-a.db -q advisedBy -queryEvidence -ms -maxSteps 100", []string{"advisedBy(Cy,Ada)", "advisedBy(Eve,Ada)"}, ""},
+	} {
+		args := append([]string{"/bin/infer", "-i", td + "/univ.mln", "-r", res}, strings.Fields(tc.args)...)
+		var so, se bytes.Buffer
+		if code := run(context.Background(), &env{stdout: &so, stderr: &se}, alchemyArgs(args)); code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.args, code, se.String())
+		}
+		b, err := os.ReadFile(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var atoms []string
+		bits := ""
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			f := strings.Fields(l)
+			atoms = append(atoms, f[0])
+			if tc.bits != "" {
+				bits += f[1]
+			}
+		}
+		if !slices.Equal(atoms, tc.want) || bits != tc.bits {
+			t.Errorf("%s: result\n%s\nwant atoms %v %s", tc.args, b, tc.want, tc.bits)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -298,11 +299,17 @@ next:
 	return false
 }
 
-// applyQueryEvidence makes the query predicates' listed atoms unknown and
-// the predicates closed world: their unlisted atoms are false evidence.
+// applyQueryEvidence makes the listed atoms of the -q predicates unknown
+// and the predicates closed world: their unlisted atoms are false
+// evidence. The -f predicates stay open world, as in Alchemy.
 func (x *inferExtras) applyQueryEvidence(m *mln.Model, db *mln.Database, wf *worldFlags) {
+	var rest []string
 	for _, name := range splitList(wf.query) {
 		pr, _ := m.Pred(name)
+		if !slices.ContainsFunc(x.atoms, func(a queryAtom) bool { return a.pred == name }) {
+			rest = append(rest, name)
+			continue
+		}
 		x.qevPreds = append(x.qevPreds, pr.ID)
 		var listed [][]mln.ConstID
 		db.Atoms(pr.ID, func(args []mln.ConstID, _ mln.Truth) {
@@ -312,7 +319,7 @@ func (x *inferExtras) applyQueryEvidence(m *mln.Model, db *mln.Database, wf *wor
 			db.Set(pr.ID, args, mln.Unknown)
 		}
 	}
-	wf.query = ""
+	wf.query = strings.Join(rest, ",")
 }
 
 // markQuery adds the -queryEvidence predicates to the query predicates of
@@ -334,6 +341,8 @@ func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, worker
 		opt.Temp = x.saTemp
 	}
 	switch {
+	case x.bp && x.maxSeconds > 0:
+		return nil, "", usagef("-maxSeconds applies to MC-SAT (-ms), not BP: bound BP by -maxSteps iterations")
 	case x.bp:
 		probs, st, err := bp.Marginals(ctx, net, bp.Options{Options: infer.Options{Seed: opt.Seed}, MaxIterations: x.maxSteps, Tolerance: x.convThresh, Workers: workers})
 		if err != nil {
