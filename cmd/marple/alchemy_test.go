@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/marple-mln/marple/internal/datadir"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -324,39 +325,13 @@ func TestAlchemyScript(t *testing.T) {
 	})
 }
 
-// sharedData returns the shared data folder (shared/data beside the
-// repository or one of its parents), or "" when there is none.
-func sharedData() string {
-	dir, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		return ""
-	}
-	for i := 0; i < 4; i++ {
-		d := filepath.Join(filepath.Dir(dir), "shared", "data")
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d
-		}
-		dir = filepath.Dir(dir)
-	}
-	return ""
-}
-
 // TestAlchemyScriptShared runs Alchemy command lines on Alchemy's own
 // examples and UW-CSE when the shared data are present.
 func TestAlchemyScriptShared(t *testing.T) {
-	d := sharedData()
-	if d == "" {
-		t.Skip("no shared/data folder")
-	}
-	for _, sub := range []string{"alchemy-examples", "uw-cse"} {
-		if _, err := os.Stat(filepath.Join(d, sub)); err != nil {
-			t.Skipf("no %s in %s", sub, d)
-		}
-	}
 	runAlchemyScript(t, filepath.Join("testdata", "alchemy", "script-shared.txt"), map[string]string{
-		"AX":  filepath.Join(d, "alchemy-examples"),
-		"UW":  filepath.Join(d, "uw-cse"),
-		"SMK": filepath.Join(d, "smokers"),
+		"AX":  datadir.Require(t, "alchemy-examples"),
+		"UW":  datadir.Require(t, "uw-cse"),
+		"SMK": datadir.Require(t, "smokers"),
 	})
 }
 
