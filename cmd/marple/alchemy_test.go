@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -376,5 +377,54 @@ func TestAlchemyInferQueries(t *testing.T) {
 		if !slices.Equal(atoms, tc.want) || bits != tc.bits {
 			t.Errorf("%s: result\n%s\nwant atoms %v %s", tc.args, b, tc.want, tc.bits)
 		}
+	}
+}
+
+// TestAlchemyLinkedBinary runs the test binary (which runs marple's main
+// under MARPLE_TEST_MAIN=1, see TestMain) through links named infer and
+// learnwts, as an Alchemy user would.
+func TestAlchemyLinkedBinary(t *testing.T) {
+	dir := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"infer", "learnwts"} {
+		if err := os.Symlink(self, filepath.Join(dir, name)); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	res := filepath.Join(dir, "smokers.result")
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"infer", "-i", smokers + "smoking-weighted.mln", "-e", smokers + "smoking-test.db", "-r", res, "-q", "Smokes", "-a"}, 0},
+		{[]string{"learnwts", "-i", smokers + "smoking.mln", "-o", filepath.Join(dir, "out.mln"), "-t", smokers + "smoking-train.db", "-ne", "Smokes", "-withEM"}, 2},
+	} {
+		cmd := exec.Command(filepath.Join(dir, tc.args[0]), tc.args[1:]...)
+		cmd.Env = append(os.Environ(), "MARPLE_TEST_MAIN=1")
+		var se bytes.Buffer
+		cmd.Stderr = &se
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d: %s", tc.args, code, tc.code, se.String())
+		}
+		if tc.code == 2 && (strings.Count(se.String(), "\n") != 1 || !strings.HasPrefix(se.String(), "learnwts: -withEM ")) {
+			t.Errorf("%v: stderr %q, want one line on -withEM", tc.args, se.String())
+		}
+	}
+	b, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "Smokes(Michael) 1\n") {
+		t.Errorf("infer -a result:\n%s", b)
 	}
 }
