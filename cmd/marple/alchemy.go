@@ -460,6 +460,9 @@ Differences in defaults:
   adds a unit clause of weight 0 for every predicate without one (Marple's ` + "`-addUnitClauses`" + `);
   they are learned and written to the output. ` + "`-noAddUnitClauses`" + ` leaves the clauses as written.
 - The Gaussian prior on the weights has mean 0 (Alchemy: the weight written in the .mln file).
+- ` + "`-m`" + ` lists the query atoms the evidence makes true first, then those true in the MAP state.
+- Marple's own flags (` + "`-workers`, `-timeLimit`" + `, ...) are not taken on Alchemy's command lines:
+  run ` + "`marple infer`, `marple learn` or `marple learnstruct`" + ` for them.
 
 `)
 	for _, p := range alchemyPrograms {
