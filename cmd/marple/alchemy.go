@@ -264,6 +264,7 @@ func (c *alchemyCall) finish() error {
 		switch len(modes) {
 		case 0:
 			c.set("ms", "true") // Alchemy's default: MC-SAT
+			modes = []string{"ms"}
 		case 1:
 			c.set(modes[0], "true")
 			if (modes[0] == "m" || modes[0] == "a") && c.mws {
@@ -271,6 +272,9 @@ func (c *alchemyCall) finish() error {
 			}
 		default:
 			return usagef("-%s exclude each other", strings.Join(modes, ", -"))
+		}
+		if modes[0] == "ms" || modes[0] == "p" {
+			c.set("smooth", "10000") // Alchemy's MCMC output: (p·10000 + 1/2)/10001
 		}
 		if _, ok := c.seen["burnMinSteps"]; ok || c.seen["burnMaxSteps"] != "" {
 			lo, hi := intOf("burnMinSteps", 100), intOf("burnMaxSteps", 100)
@@ -460,6 +464,8 @@ Differences in defaults:
   adds a unit clause of weight 0 for every predicate without one (Marple's ` + "`-addUnitClauses`" + `);
   they are learned and written to the output. ` + "`-noAddUnitClauses`" + ` leaves the clauses as written.
 - The Gaussian prior on the weights has mean 0 (Alchemy: the weight written in the .mln file).
+- MC-SAT and Gibbs probabilities are smoothed as Alchemy's: (p·10000 + 1/2)/10001, so none is 0
+  or 1 (Marple's ` + "`-smooth 10000`" + `).
 - ` + "`-m`" + ` lists the query atoms the evidence makes true first, then those true in the MAP state.
 - Marple's own flags (` + "`-workers`, `-timeLimit`" + `, ...) are not taken on Alchemy's command lines:
   run ` + "`marple infer`, `marple learn` or `marple learnstruct`" + ` for them.

@@ -128,11 +128,11 @@ func TestAlchemyTranslate(t *testing.T) {
 		args string
 		want string // marple's arguments, or "error: ..." (a part of the message)
 	}{
-		{alInfer, "-i a.mln -e b.db -r c -q P", "-i=a.mln -e=b.db -r=c -q=P -ms=true"},
+		{alInfer, "-i a.mln -e b.db -r c -q P", "-i=a.mln -e=b.db -r=c -q=P -ms=true -smooth=10000"},
 		{alInfer, "-i a.mln -r c -q P -m -mwsMaxSteps 10", "-i=a.mln -r=c -q=P -mwsMaxSteps=10 -m=true -solver=mws"},
-		{alInfer, "-i a.mln -r c -q P -ms -burnMinSteps 50 -burnMaxSteps -1 -maxSteps 200 -minSteps 300", "-i=a.mln -r=c -q=P -ms=true -burnIn=50 -maxSteps=300"},
-		{alInfer, "-i a.mln -r c -q P -saRatio 30 -saTemperature 20 -memLimit 2048", "-i=a.mln -r=c -q=P -walkProb=0.7 -saTemp=0.2 -maxMem=2 -ms=true"},
-		{alInfer, "-i a.mln -r c -q P -lazy false -heuristic 2 -lazyLowState true", "-i=a.mln -r=c -q=P -ms=true"},
+		{alInfer, "-i a.mln -r c -q P -ms -burnMinSteps 50 -burnMaxSteps -1 -maxSteps 200 -minSteps 300", "-i=a.mln -r=c -q=P -ms=true -smooth=10000 -burnIn=50 -maxSteps=300"},
+		{alInfer, "-i a.mln -r c -q P -saRatio 30 -saTemperature 20 -memLimit 2048", "-i=a.mln -r=c -q=P -walkProb=0.7 -saTemp=0.2 -maxMem=2 -ms=true -smooth=10000"},
+		{alInfer, "-i a.mln -r c -q P -lazy false -heuristic 2 -lazyLowState true", "-i=a.mln -r=c -q=P -ms=true -smooth=10000"},
 		{alInfer, "-i a.mln -r c -q P -lazy", "error: -lazy is not supported"},
 		{alInfer, "-i a.mln -r c -q P -m -p", "error: -m, -p exclude each other"},
 		{alInfer, "-i a.mln -r c -q P -dNumIter 3", "error: -dNumIter is not a flag of Alchemy's infer"},

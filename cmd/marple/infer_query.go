@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ type inferExtras struct {
 	convThresh, maxSeconds                float64
 	maxSteps                              int
 	walkProb, saTemp                      float64
+	smooth                                float64
 
 	atoms    []queryAtom             // the -q items
 	patterns map[mln.PredID][][]term // per predicate: the atoms asked for (nil: all)
@@ -61,6 +63,7 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.Float64Var(&x.maxSeconds, "maxSeconds", 0, "MC-SAT: stop sampling after this many seconds, with the samples drawn so far (0: no limit)")
 	fs.Float64Var(&x.walkProb, "walkProb", mcsat.DefaultWalkProb, "MC-SAT: probability that a SampleSAT move is a WalkSAT move rather than an annealing move")
 	fs.Float64Var(&x.saTemp, "saTemp", 0, "MC-SAT: SampleSAT's temperature (0: the default)")
+	fs.Float64Var(&x.smooth, "smooth", 0, "MC-SAT/Gibbs: write (p·n + 1/2)/(n + 1) for an estimate p, so that no probability is 0 or 1 (Alchemy's infer smooths with n = 10000; 0: no smoothing)")
 	fs.BoolVar(&x.outputNetwork, "outputNetwork", false, "write the ground network (one ground clause per line) to -r instead of running inference")
 }
 
@@ -79,6 +82,8 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal bool) error {
 		return usagef("-walkProb must be in [0, 1], not %v", x.walkProb)
 	case !(x.saTemp >= 0):
 		return usagef("-saTemp must not be negative, not %v", x.saTemp)
+	case !(x.smooth >= 0) || math.IsInf(x.smooth, 0):
+		return usagef("-smooth must be a non-negative number, not %v", x.smooth)
 	case x.all && marginal:
 		return usagef("-a is MAP inference: it excludes -ms, -p and -bp")
 	}
@@ -407,7 +412,11 @@ func (x *inferExtras) writeMarginals(w io.Writer, m *mln.Model, net *ground.Netw
 		if !isQuery[pr] || !x.keep(pr, net.AtomArgs[a]) {
 			continue
 		}
-		if _, err := fmt.Fprintf(w, "%s %s\n", atomString(m, pr, net.AtomArgs[a]), strconv.FormatFloat(probs[a], 'g', 6, 64)); err != nil {
+		p := probs[a]
+		if x.smooth > 0 && !x.bp {
+			p = (p*x.smooth + 0.5) / (x.smooth + 1)
+		}
+		if _, err := fmt.Fprintf(w, "%s %s\n", atomString(m, pr, net.AtomArgs[a]), strconv.FormatFloat(p, 'g', 6, 64)); err != nil {
 			return err
 		}
 	}
