@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -426,5 +427,36 @@ func TestAlchemyLinkedBinary(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "Smokes(Michael) 1\n") {
 		t.Errorf("infer -a result:\n%s", b)
+	}
+}
+
+// TestLearnAddUnitClauses checks that -addUnitClauses adds a unit clause
+// for each predicate without one (of either sign), and only for those.
+func TestLearnAddUnitClauses(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.mln")
+	src := "Friends(person, person)\nSmokes(person)\nCancer(person)\n1 Smokes(x) => Cancer(x)\n!Cancer(y)\n"
+	if err := os.WriteFile(model, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.mln")
+	if code, _, stderr := marple(t, "learn", "-g", "-addUnitClauses", "-i", model, "-o", out, "-t", smokers+"smoking-train.db"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, err := mln.LoadModel(out)
+	if err == nil {
+		err = m.Compile()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	units := map[string]int{}
+	for _, c := range m.Clauses {
+		if len(c.Lits) == 1 {
+			units[m.Preds[c.Lits[0].Pred].Name]++
+		}
+	}
+	if want := map[string]int{"Friends": 1, "Smokes": 1, "Cancer": 1}; !maps.Equal(units, want) {
+		t.Errorf("unit clauses per predicate %v, want %v", units, want)
 	}
 }
