@@ -273,6 +273,9 @@ func (c *alchemyCall) finish() error {
 		default:
 			return usagef("-%s exclude each other", strings.Join(modes, ", -"))
 		}
+		if c.flags["maxSeconds"] != "" && modes[0] != "ms" {
+			return usagef("-maxSeconds is not supported with -%s: Marple stops MC-SAT (-ms) by time; bound the others by -maxSteps", modes[0])
+		}
 		if modes[0] == "ms" || modes[0] == "p" {
 			c.set("smooth", "10000") // Alchemy's MCMC output: (p·10000 + 1/2)/10001
 		}

@@ -136,6 +136,7 @@ func TestAlchemyTranslate(t *testing.T) {
 		{alInfer, "-i a.mln -r c -q P -lazy false -heuristic 2 -lazyLowState true", "-i=a.mln -r=c -q=P -ms=true -smooth=10000"},
 		{alInfer, "-i a.mln -r c -q P -lazy", "error: -lazy is not supported"},
 		{alInfer, "-i a.mln -r c -q P -m -p", "error: -m, -p exclude each other"},
+		{alInfer, "-i a.mln -r c -q P -bp -maxSeconds 5", "error: -maxSeconds is not supported with -bp"},
 		{alInfer, "-i a.mln -r c -q P -dNumIter 3", "error: -dNumIter is not a flag of Alchemy's infer"},
 		{alInfer, "-i a.mln -r c -q P -maxSteps x", "error: -maxSteps takes an integer"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -addUnitClauses=true"},
@@ -174,7 +175,7 @@ func TestAlchemyQueryAtoms(t *testing.T) {
 	var x inferExtras
 	wf := worldFlags{query: "Friends(Anna,x),Friends(y,y),Smokes"}
 	samples := 0
-	if err := x.setup(&wf, &samples, false); err != nil {
+	if err := x.setup(&wf, &samples, false, false); err != nil {
 		t.Fatal(err)
 	}
 	if wf.query != "Friends,Smokes" {
@@ -204,7 +205,7 @@ func TestAlchemyQueryAtoms(t *testing.T) {
 	for _, bad := range []string{"Friends(Anna", "Friends(Anna,)", "Nope", "Friends(Anna)", "Friends(Zed,x)"} {
 		wf := worldFlags{query: bad}
 		var x inferExtras
-		err := x.setup(&wf, &samples, false)
+		err := x.setup(&wf, &samples, false, false)
 		if err == nil {
 			err = x.resolve(m, nil, &wf)
 		}

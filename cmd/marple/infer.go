@@ -56,7 +56,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := ax.setup(&wf, samples, *mcsatInf || *gibbsInf || ax.bp); err != nil {
+	if err := ax.setup(&wf, samples, *mcsatInf || *gibbsInf || ax.bp, *gibbsInf); err != nil {
 		return err
 	}
 	if *out == "" {

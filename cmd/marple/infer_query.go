@@ -69,8 +69,8 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 
 // setup checks the flags and turns the -q items into predicate names in
 // wf.query (the atoms asked for are kept for the output); samples receives
-// -maxSteps for the samplers.
-func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal bool) error {
+// -maxSteps for the samplers. marginal and gibbs say which inference runs.
+func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) error {
 	switch {
 	case x.maxSteps < 0:
 		return usagef("-maxSteps must not be negative, not %d", x.maxSteps)
@@ -86,6 +86,8 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal bool) error {
 		return usagef("-smooth must be a non-negative number, not %v", x.smooth)
 	case x.all && marginal:
 		return usagef("-a is MAP inference: it excludes -ms, -p and -bp")
+	case x.maxSeconds > 0 && (gibbs || x.bp || !marginal):
+		return usagef("-maxSeconds applies to MC-SAT (-ms) only: bound Gibbs sampling and BP by -maxSteps")
 	}
 	if x.maxSteps > 0 && !x.bp {
 		*samples = x.maxSteps
@@ -346,8 +348,6 @@ func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, worker
 		opt.Temp = x.saTemp
 	}
 	switch {
-	case x.bp && x.maxSeconds > 0:
-		return nil, "", usagef("-maxSeconds applies to MC-SAT (-ms), not BP: bound BP by -maxSteps iterations")
 	case x.bp:
 		probs, st, err := bp.Marginals(ctx, net, bp.Options{Options: infer.Options{Seed: opt.Seed}, MaxIterations: x.maxSteps, Tolerance: x.convThresh, Workers: workers})
 		if err != nil {
@@ -358,9 +358,7 @@ func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, worker
 			conv = fmt.Sprintf("not converged (largest change %.3g > -convThresh %g)", st.MaxChange, x.convThresh)
 		}
 		return probs, fmt.Sprintf("BP %d iterations, %s", st.Iterations, conv), nil
-	case x.maxSeconds > 0 && gibbs:
-		return nil, "", usagef("-maxSeconds applies to MC-SAT (-ms), not Gibbs sampling")
-	case x.maxSeconds > 0:
+	case x.maxSeconds > 0 && !gibbs:
 		return x.timedMCSAT(ctx, net, opt)
 	}
 	probs, err := mcsat.Components(ctx, net, workers, opt, sampler)
