@@ -139,7 +139,7 @@ var alchemyFlags = []alchemyFlag{
 	refused("efbp", alInfer, valNone, "expanding-frontier BP is not implemented: -bp runs loopy BP on the whole ground network"),
 	refused("decision", alInfer, valNone, "decision inference (utilities, action atoms) is not implemented"),
 	refused("simtp", alInferLearn, valNone, whySimtp),
-	mapped("outputNetwork", alInfer, valNone, "outputNetwork", "writes the ground clauses to -r, one per line in Alchemy syntax"),
+	mapped("outputNetwork", alInfer, valNone, "outputNetwork", "writes the ground network to -r as Alchemy's factor graph (\"variables:\" atoms, \"factors:\" one line per ground clause: atoms// log-factor table)"),
 	refused("counts", alInfer, valNone, "clause counts are not written; -outputNetwork writes the ground clauses"),
 	mapped("seed", alInferLearn, valInt, "seed", "random seed"),
 	refusedBut("lazy", alInferLearn, valBool, "false", whyLazy),

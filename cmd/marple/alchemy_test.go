@@ -264,7 +264,7 @@ var (
 	reMarginal = regexp.MustCompile(`^\w+\([^ ()]*\) (0|1|0\.\d+|\d(\.\d+)?e-\d+)$`)
 	reMAPAll   = regexp.MustCompile(`^\w+\([^ ()]*\) [01]$`)
 	reMAP      = regexp.MustCompile(`^\w+\([^ ()]*\)$`)
-	reClause   = regexp.MustCompile(`^(-?[0-9.e+-]+ )?.*[^.]$|^[^0-9-].*\.$`)
+	reFactor   = regexp.MustCompile(`^(variables:|factors:|\w+\([^ ()]*\)|\w+\([^ ()]*\)(/ \w+\([^ ()]*\))*//( (-?[0-9.e+-]+|-inf))+)$`)
 )
 
 // checkAlchemyOutput checks the output file of an Alchemy command line.
@@ -298,7 +298,7 @@ func checkAlchemyOutput(t *testing.T, where string, args []string) {
 	re := reMarginal
 	switch {
 	case has(flag, "outputNetwork"):
-		re = reClause
+		re = reFactor
 	case has(flag, "a"):
 		re = reMAPAll
 	case has(flag, "m"):

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -64,7 +65,7 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.Float64Var(&x.walkProb, "walkProb", mcsat.DefaultWalkProb, "MC-SAT: probability that a SampleSAT move is a WalkSAT move rather than an annealing move")
 	fs.Float64Var(&x.saTemp, "saTemp", 0, "MC-SAT: SampleSAT's temperature (0: the default)")
 	fs.Float64Var(&x.smooth, "smooth", 0, "MC-SAT/Gibbs: write (p·n + 1/2)/(n + 1) for an estimate p, so that no probability is 0 or 1 (Alchemy's infer smooths with n = 10000; 0: no smoothing)")
-	fs.BoolVar(&x.outputNetwork, "outputNetwork", false, "write the ground network (one ground clause per line) to -r instead of running inference")
+	fs.BoolVar(&x.outputNetwork, "outputNetwork", false, "write the ground network to -r instead of running inference, as Alchemy's factor graph: the atoms, then per ground clause its atoms and its log-factor table")
 }
 
 // setup checks the flags and turns the -q items into predicate names in
@@ -464,34 +465,58 @@ func (x *inferExtras) writeMAP(w io.Writer, m *mln.Model, db *mln.Database, net 
 	return nil
 }
 
-// writeNetwork writes the ground network, one ground clause per line in
-// Alchemy syntax: its weight and its literals joined by " v ", a hard
-// clause without weight and with a final period.
+// maxFactorLits bounds the literals of a ground clause -outputNetwork
+// writes: its table has 2^k entries.
+const maxFactorLits = 20
+
+// writeNetwork writes the ground network as Alchemy's factor graph: the
+// line "variables:", the unknown atoms one per line, the line "factors:",
+// then one line per ground clause: its atoms joined by "/ ", "// ", and
+// the table of the log of the factor over the 2^k states of its k atoms,
+// atom i being bit i of the state (the first atom varies fastest): the
+// clause's weight where the clause holds, 0 where it does not (a hard
+// clause: 0 and -inf).
 func writeNetwork(w io.Writer, m *mln.Model, net *ground.Network) error {
-	var b strings.Builder
+	bw := bufio.NewWriter(w)
+	bw.WriteString("variables:\n")
+	for a := 0; a < net.NumAtoms(); a++ {
+		bw.WriteString(atomString(m, net.AtomPred[a], net.AtomArgs[a]))
+		bw.WriteByte('\n')
+	}
+	bw.WriteString("factors:\n")
 	for c := 0; c < net.NumClauses(); c++ {
-		b.Reset()
-		if !net.IsHard(c) {
-			b.WriteString(syntax.FormatWeight(net.Weight(c)))
-			b.WriteByte(' ')
+		lits := net.Clause(c)
+		if len(lits) > maxFactorLits {
+			return fmt.Errorf("-outputNetwork: a ground clause has %d literals: its table would have 2^%d entries", len(lits), len(lits))
 		}
-		for i, l := range net.Clause(c) {
+		for i, l := range lits {
 			if i > 0 {
-				b.WriteString(" v ")
-			}
-			if l.Neg() {
-				b.WriteByte('!')
+				bw.WriteString("/ ")
 			}
 			a := l.Atom()
-			b.WriteString(atomString(m, net.AtomPred[a], net.AtomArgs[a]))
+			bw.WriteString(atomString(m, net.AtomPred[a], net.AtomArgs[a]))
 		}
+		bw.WriteString("//")
+		sat, unsat := syntax.FormatWeight(net.Weight(c)), "0"
 		if net.IsHard(c) {
-			b.WriteByte('.')
+			sat, unsat = "0", "-inf"
 		}
-		b.WriteByte('\n')
-		if _, err := io.WriteString(w, b.String()); err != nil {
-			return err
+		for state := 0; state < 1<<len(lits); state++ {
+			holds := false
+			for i, l := range lits {
+				if (state>>i&1 == 1) != l.Neg() {
+					holds = true
+					break
+				}
+			}
+			bw.WriteByte(' ')
+			if holds {
+				bw.WriteString(sat)
+			} else {
+				bw.WriteString(unsat)
+			}
 		}
+		bw.WriteByte('\n')
 	}
-	return nil
+	return bw.Flush()
 }
