@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/marple-mln/marple/ground"
@@ -41,7 +40,12 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	ef.registerSampling(fs)
 	var wf worldFlags
 	wf.register(true, fs)
+	var ax inferExtras // -a, -f, -bp, partial -q atoms...: infer_query.go
+	ax.register(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := ax.setup(&wf, ef.samples, *mcsatInf || *gibbsInf || ax.bp, *gibbsInf); err != nil {
 		return err
 	}
 	if *out == "" {
@@ -50,17 +54,14 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if err := firstErr(wf.check(), ef.check()); err != nil {
 		return err
 	}
-	if wf.query == "" {
-		return usagef("no query predicates: give -q Pred1,Pred2")
-	}
 	modes := 0
-	for _, b := range []bool{*mapInf, *mcsatInf, *gibbsInf} {
+	for _, b := range []bool{*mapInf, *mcsatInf, *gibbsInf, ax.bp} {
 		if b {
 			modes++
 		}
 	}
 	if modes > 1 {
-		return usagef("-m, -ms and -p exclude each other")
+		return usagef("-m, -ms, -p and -bp exclude each other")
 	}
 	engineName := *ef.solver
 	if *mcsatInf {
@@ -71,11 +72,14 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 
 	start := time.Now()
 	p := newProgress(e.stderr, *verbose)
-	m, db, err := loadProblem(ctx, p, splitList(*modelFiles), splitList(*evidence))
+	m, db, err := ax.load(ctx, p, &wf, splitList(*modelFiles), splitList(*evidence))
 	if err != nil {
 		return err
 	}
 	warnUnweighted(e.stderr, m)
+	if ax.bp {
+		engineName = "bp"
+	}
 	if wf.engine, err = engines.Memory(engineName); err != nil {
 		return err
 	}
@@ -88,33 +92,26 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	for _, q := range gopt.Query {
 		isQuery[q] = true
 	}
+	ax.markQuery(isQuery)
+	if ax.outputNetwork {
+		return atomicfile.Write(*out, func(w io.Writer) error { return writeNetwork(w, m, net) })
+	}
 
-	if *mcsatInf || *gibbsInf {
+	if *mcsatInf || *gibbsInf || ax.bp {
 		done := p.stage("sample")
 		// Independent components are sampled apart, in parallel.
-		sampler, err := engines.NewMarginal(engineName, ef.settings(wf.workers, nil))
+		probs, how, err := ax.marginals(ctx, net, engineName, ef.settings(wf.workers, nil), *seed)
 		if err != nil {
 			return err
 		}
-		probs, err := sampler.Marginals(ctx, net, infer.Options{Seed: *seed})
-		if err != nil {
-			return err
-		}
-		done("%d samples", *ef.samples)
+		done("%s", how)
 		defer func() {
 			if err == nil {
-				fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples, %.2fs\n", net.NumAtoms(), net.NumClauses(), *ef.samples, time.Since(start).Seconds())
+				fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %s, %.2fs\n", net.NumAtoms(), net.NumClauses(), how, time.Since(start).Seconds())
 			}
 		}()
 		return atomicfile.Write(*out, func(w io.Writer) error {
-			for a := 0; a < net.NumAtoms(); a++ {
-				pr := net.AtomPred[a]
-				if !isQuery[pr] {
-					continue
-				}
-				fmt.Fprintf(w, "%s %s\n", atomString(m, pr, net.AtomArgs[a]), strconv.FormatFloat(probs[a], 'g', 6, 64))
-			}
-			return nil
+			return ax.writeMarginals(w, m, net, probs, isQuery)
 		})
 	}
 
@@ -141,7 +138,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 			res.HardViolated+net.HardFalse, net.HardFalse)
 	}
 	if err := atomicfile.Write(*out, func(w io.Writer) error {
-		return writeMAP(w, m, db, net, res.Assign, isQuery)
+		return ax.writeMAP(w, m, db, net, res.Assign, isQuery)
 	}); err != nil {
 		return err
 	}

@@ -73,6 +73,8 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		epsilon    = fs.Float64("epsilon", 0, fmt.Sprintf("mm: stop when the most violated constraint is violated by at most ε, in Hamming loss per example (0: the default, %g)", learn.DefaultMaxMarginEpsilon))
 		maxIter    = fs.Int("maxIter", 0, fmt.Sprintf("mm: maximum cutting-plane rounds (0: the default, %d); pll: maximum L-BFGS iterations (0: %d); dcll: iterations (0: %d)", learn.DefaultMaxMarginIter, score.DefaultPLLMaxIter, learn.DefaultCLLMaxIter))
 	)
+	var lx learnExtras // -gConvThresh, -cg*, -timeLimit, -addUnitClauses: learn_alchemy.go
+	lx.register(fs, tf)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -106,6 +108,9 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		*method = want
 	}
 	likelihood, batch := *method == "pll" || *method == "dcll", *method == "mm"
+	if err := lx.check(*method); err != nil {
+		return err
+	}
 	if err := needPreds("ne", *tf.nonEv); err != nil && *method != "pll" {
 		return err
 	}
@@ -144,7 +149,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if likelihood {
 		return learnLikelihood(ctx, e, p, tf, m, dbs, gopt, likelihoodFlags{
 			multi: *multi, generative: *method == "pll", priorSD: *priorSD, noPrior: *noPrior, maxIter: *maxIter,
-			numSamples: *numSamples, newton: *dNewton, noEqualWt: *noEqualWt,
+			numSamples: *numSamples, newton: *dNewton, noEqualWt: *noEqualWt, extras: &lx,
 		})
 	}
 	eopt, err := tf.exampleOptions(e, p, m, gopt)

@@ -16,6 +16,7 @@ type likelihoodFlags struct {
 	multi, generative, noPrior, newton, noEqualWt bool
 	priorSD                                       float64
 	maxIter, numSamples                           int
+	extras                                        *learnExtras // learn_alchemy.go
 }
 
 // learnLikelihood runs learn -method pll (generative, weighted
@@ -41,6 +42,7 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		st, err := learn.GenerativeCounts(ctx, m, dbs, gopt.Query, learn.GenerativeSettings{
 			PLLOptions:  score.PLLOptions{Unweighted: f.noEqualWt, Workers: tf.wf.workers},
 			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter, OwnDomains: f.multi,
+			ConvThresh: f.extras.gConvThresh,
 		})
 		if lerr = err; st != nil {
 			learned = st.Iterations
@@ -74,11 +76,16 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 					pr.Iter, pr.Round, pr.GradNorm, pr.Lambda, pr.Improvement, map[bool]string{true: ", backtracked"}[pr.Backtracked])
 			},
 		}
+		f.extras.apply(&set)
 		done = p.stage("learn CLL (" + map[bool]string{true: "DN", false: "PSCG"}[f.newton] + ")")
-		st, err := learn.Discriminative(ctx, m, src, set)
-		if lerr = err; st != nil {
+		lctx, cancel := f.extras.limit(ctx)
+		st, err := learn.Discriminative(lctx, m, src, set)
+		cancel()
+		if st != nil {
 			learned = st.Iterations
 		}
+		err = f.extras.timedOut(ctx, err, learned, e.stderr)
+		lerr = err
 		if err == nil {
 			done("%d iterations, %d MC-SAT rounds of %d steps, %d backtracks, converged %v, gradient %.3g, %d examples, %d parameters",
 				st.Iterations, st.Rounds, st.Samples, st.Backtracks, st.Converged, st.GradNorm, st.Examples, st.Params)

@@ -67,7 +67,7 @@ func main() {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go watchSignals(sig, cancel, os.Stderr, exitNow)
-	code := run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
+	code := run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr}, alchemyArgs(os.Args)) // alchemy.go: run as infer, learnwts, learnstruct
 	signal.Stop(sig)
 	os.Exit(code)
 }
@@ -108,6 +108,8 @@ func run(ctx context.Context, e *env, args []string) int {
 	case "version", "-version", "--version":
 		fmt.Fprintln(e.stdout, "marple", version)
 		return 0
+	case "alchemy":
+		return runAlchemy(ctx, e, args[1:]) // alchemy.go
 	}
 	for _, c := range commands {
 		if c.name != name {

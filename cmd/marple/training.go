@@ -26,6 +26,7 @@ type trainFlags struct {
 	lambda, eta, delta                              *float64
 	wf                                              worldFlags
 	ef                                              engineFlags
+	addUnits                                        bool // learn -addUnitClauses: learn_alchemy.go
 }
 
 // newTrainFlags returns the flag set of a training command with the
@@ -108,6 +109,11 @@ func (f *trainFlags) load(ctx context.Context, e *env, p *progress, multi bool) 
 	printWarnings(e.stderr, dbs...)
 	if err := m.CompileContext(ctx); err != nil {
 		return nil, nil, ground.Options{}, err
+	}
+	if f.addUnits {
+		if _, err := addUnitClauses(m); err != nil {
+			return nil, nil, ground.Options{}, err
+		}
 	}
 	done("%d formulas, %d clauses", len(m.Formulas), len(m.Clauses))
 	f.wf.query = *f.nonEv

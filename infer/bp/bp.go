@@ -280,3 +280,46 @@ func logSigmoid(x float64) float64 {
 	}
 	return x - math.Log1p(math.Exp(x))
 }
+
+// Engine is loopy BP as an infer.Marginal engine. Stats, when not nil,
+// receives each run's statistics.
+type Engine struct {
+	Options
+	Stats func(*Stats)
+}
+
+// Name returns "bp".
+func (Engine) Name() string { return "bp" }
+
+// Marginals runs Marginals with the engine's options and opt's seed and
+// bias.
+func (e Engine) Marginals(ctx context.Context, net *ground.Network, opt infer.Options) ([]float64, error) {
+	o := e.Options
+	o.Options = opt
+	p, st, err := Marginals(ctx, net, o)
+	if err == nil && e.Stats != nil {
+		e.Stats(st)
+	}
+	return p, err
+}
+
+// LiftedEngine is lifted BP (Lifted, on the ground network) as an
+// infer.Marginal engine.
+type LiftedEngine struct {
+	Options
+	Stats func(*LiftedStats)
+}
+
+// Name returns "lifted-bp".
+func (LiftedEngine) Name() string { return "lifted-bp" }
+
+// Marginals runs Lifted with the engine's options and opt's seed and bias.
+func (e LiftedEngine) Marginals(ctx context.Context, net *ground.Network, opt infer.Options) ([]float64, error) {
+	o := e.Options
+	o.Options = opt
+	p, st, err := Lifted(ctx, net, o)
+	if err == nil && e.Stats != nil {
+		e.Stats(st)
+	}
+	return p, err
+}

@@ -1,6 +1,7 @@
 // Package engines builds Marple's inference engines by name from one set
 // of settings: the MAP engines exact, lp and mws (each optionally inside
-// cutting-plane inference) and the marginal engines mcsat and gibbs. The
+// cutting-plane inference) and the marginal engines mcsat, gibbs, bp and
+// lifted-bp. The
 // commands, the learners and the pipelines all choose their engines here,
 // so that a setting reaches every inference they run, and the defaults
 // live in one place (DefaultSettings).
@@ -21,6 +22,7 @@ import (
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/bp"
 	"github.com/marple-mln/marple/infer/cpi"
 	"github.com/marple-mln/marple/infer/exact"
 	"github.com/marple-mln/marple/infer/lp"
@@ -65,9 +67,19 @@ type Settings struct {
 	// BurnIn is the number of steps each chain discards first (mcsat,
 	// gibbs).
 	BurnIn int
+	// WalkProb and Temp are SampleSAT's probability of a WalkSAT move and
+	// its temperature inside MC-SAT (mcsat.Options: 0 selects the
+	// default, a negative WalkProb none).
+	WalkProb, Temp float64
+	// MaxIterations and Tolerance bound belief propagation (bp,
+	// lifted-bp): at most MaxIterations iterations, converged when no
+	// marginal changes by more than Tolerance (0: the package defaults).
+	MaxIterations int
+	Tolerance     float64
 	// Report, when not nil, receives one line after every solve of the
 	// engines that describe their run: the LP relaxation's bound and
-	// rounding (lp) and the rounds of cutting-plane inference (CPI).
+	// rounding (lp), the rounds of cutting-plane inference (CPI), and
+	// whether belief propagation converged (bp, lifted-bp).
 	// Writes come from the goroutine that called Solve.
 	Report io.Writer
 }
@@ -98,6 +110,8 @@ func (s Settings) check() error {
 		return fmt.Errorf("engines: MaxSteps %d, Tries %d", s.MaxSteps, s.Tries)
 	case s.Samples < 0 || s.BurnIn < 0:
 		return fmt.Errorf("engines: Samples %d, BurnIn %d", s.Samples, s.BurnIn)
+	case s.MaxIterations < 0 || !(s.Tolerance >= 0) || !(s.Temp >= 0) || !(s.WalkProb <= 1):
+		return fmt.Errorf("engines: MaxIterations %d, Tolerance %v, Temp %v, WalkProb %v", s.MaxIterations, s.Tolerance, s.Temp, s.WalkProb)
 	}
 	return nil
 }
@@ -157,6 +171,47 @@ var marginalEngines = []marginalEngine{
 		memory: mcsat.Memory,
 		build:  func(s Settings) infer.Marginal { return sampler(true, s) },
 	},
+	{
+		name: "bp", doc: "loopy belief propagation",
+		memory: bp.Memory,
+		build: func(s Settings) infer.Marginal {
+			e := bp.Engine{Options: bpOptions(s)}
+			if w := s.Report; w != nil {
+				e.Stats = func(st *bp.Stats) { fmt.Fprintln(w, bpReport(st, e.Options.Tolerance)) }
+			}
+			return e
+		},
+	},
+	{
+		name: "lifted-bp", doc: "lifted belief propagation: BP on the clusters of atoms and clauses that exchange identical messages",
+		memory: bp.Memory,
+		build: func(s Settings) infer.Marginal {
+			e := bp.LiftedEngine{Options: bpOptions(s)}
+			if w := s.Report; w != nil {
+				e.Stats = func(st *bp.LiftedStats) {
+					fmt.Fprintf(w, "%s; %d atom clusters, %d clause clusters\n", bpReport(&st.Stats, e.Options.Tolerance), st.AtomClusters, st.FactorClusters)
+				}
+			}
+			return e
+		},
+	},
+}
+
+// bpOptions returns BP's options of s.
+func bpOptions(s Settings) bp.Options {
+	tol := s.Tolerance
+	if tol <= 0 {
+		tol = bp.DefaultTolerance
+	}
+	return bp.Options{MaxIterations: s.MaxIterations, Tolerance: tol, Workers: s.Workers}
+}
+
+// bpReport says how a BP run went.
+func bpReport(st *bp.Stats, tol float64) string {
+	if st.Converged {
+		return fmt.Sprintf("belief propagation: %d iterations, converged", st.Iterations)
+	}
+	return fmt.Sprintf("belief propagation: %d iterations, not converged (largest change %.3g > tolerance %g)", st.Iterations, st.MaxChange, tol)
 }
 
 // sampler returns the MC-SAT or Gibbs engine of s.
@@ -165,7 +220,7 @@ func sampler(gibbs bool, s Settings) mcsat.Engine {
 	if burnIn == 0 {
 		burnIn = -1 // mcsat: none (its 0 is the default)
 	}
-	return mcsat.Engine{Gibbs: gibbs, Workers: s.Workers, Options: mcsat.Options{Samples: s.Samples, BurnIn: burnIn}}
+	return mcsat.Engine{Gibbs: gibbs, Workers: s.Workers, Options: mcsat.Options{Samples: s.Samples, BurnIn: burnIn, WalkProb: s.WalkProb, Temp: s.Temp}}
 }
 
 // NewMAP returns the MAP engine called name (one of MAPNames) configured by

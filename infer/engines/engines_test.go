@@ -65,17 +65,17 @@ func TestEveryNameBuilds(t *testing.T) {
 
 func TestUnknownNames(t *testing.T) {
 	s := engines.DefaultSettings()
-	if _, err := engines.NewMAP("bp", s); err == nil || !strings.Contains(err.Error(), "exact, lp or mws") {
-		t.Errorf("NewMAP(bp): error %v does not list the MAP engines", err)
+	if _, err := engines.NewMAP("bogus", s); err == nil || !strings.Contains(err.Error(), "exact, lp or mws") {
+		t.Errorf("NewMAP(bogus): error %v does not list the MAP engines", err)
 	}
 	if _, err := engines.NewMAP("mcsat", s); err == nil {
 		t.Errorf("NewMAP(mcsat): a marginal engine is not a MAP engine")
 	}
-	if _, err := engines.NewMarginal("exact", s); err == nil || !strings.Contains(err.Error(), "mcsat or gibbs") {
+	if _, err := engines.NewMarginal("exact", s); err == nil || !strings.Contains(err.Error(), "mcsat, gibbs, bp or lifted-bp") {
 		t.Errorf("NewMarginal(exact): error %v does not list the marginal engines", err)
 	}
-	if _, err := engines.Memory("bp"); err == nil {
-		t.Errorf("Memory(bp): no error")
+	if _, err := engines.Memory("bogus"); err == nil {
+		t.Errorf("Memory(bogus): no error")
 	}
 	s.Workers = -1
 	if _, err := engines.NewMAP("exact", s); err == nil {

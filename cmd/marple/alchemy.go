@@ -1,0 +1,502 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Alchemy's command lines: "marple alchemy infer|learnwts|learnstruct
+// ARGS", or the marple binary run under the name infer, learnwts or
+// learnstruct (a link), takes the command lines of Alchemy 2.0's programs
+// unchanged and runs marple infer, learn or learnstruct on their
+// translation (alchemy_flags.go says what becomes of each flag).
+
+func init() {
+	lookupAlchemyFlag("infer", alLearnwts).apply = func(c *alchemyCall, v string) error {
+		return c.translate(splitArgs(v))
+	}
+	commands = append(commands, command{"alchemy", "Alchemy's infer, learnwts and learnstruct command lines, unchanged (also as a binary named infer, learnwts or learnstruct)",
+		func(ctx context.Context, e *env, args []string) error {
+			if code := runAlchemy(ctx, e, args); code != 0 {
+				return fmt.Errorf("exit status %d", code)
+			}
+			return nil
+		}})
+}
+
+// alchemyArgs returns marple's arguments for the command line osArgs: when
+// the program's name is infer, learnwts or learnstruct, that of "marple
+// alchemy NAME ...".
+func alchemyArgs(osArgs []string) []string {
+	if len(osArgs) == 0 {
+		return nil
+	}
+	base := strings.TrimSuffix(filepath.Base(osArgs[0]), ".exe")
+	for _, p := range alchemyPrograms {
+		if p.name == base {
+			return append([]string{"alchemy", base}, osArgs[1:]...)
+		}
+	}
+	return osArgs[1:]
+}
+
+// runAlchemy runs "marple alchemy PROGRAM ARGS" and returns the exit
+// status.
+func runAlchemy(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 || isHelp(args[0]) {
+		w, code := e.stderr, 2
+		if len(args) > 0 {
+			w, code = e.stdout, 0
+		}
+		fmt.Fprintln(w, "usage: marple alchemy infer|learnwts|learnstruct ARGS (Alchemy 2.0's command lines)")
+		fmt.Fprintln(w, "       or the marple binary linked as infer, learnwts or learnstruct")
+		fmt.Fprintln(w, "'marple alchemy PROGRAM -h' lists what Marple does with each of its flags.")
+		return code
+	}
+	name := args[0]
+	for _, p := range alchemyPrograms {
+		if p.name != name {
+			continue
+		}
+		rest := args[1:]
+		if len(rest) == 0 || isHelp(rest[0]) {
+			w, code := e.stderr, 2
+			if len(rest) > 0 {
+				w, code = e.stdout, 0
+			}
+			printAlchemyUsage(w, p.name, p.prog)
+			return code
+		}
+		c := newAlchemyCall(p.name, p.prog)
+		margs, err := c.run(rest)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
+			return 2
+		}
+		return run(ctx, e, append([]string{p.marple}, margs...))
+	}
+	fmt.Fprintf(e.stderr, "marple alchemy: unknown program %q: infer, learnwts or learnstruct\n", name)
+	return 2
+}
+
+func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "help" }
+
+// printAlchemyUsage lists program's flags with what Marple does.
+func printAlchemyUsage(w io.Writer, name string, prog alchemyProgs) {
+	fmt.Fprintf(w, "usage: %s [Alchemy's flags]: runs marple %s\n\n", name, marpleCommand(prog))
+	for _, f := range alchemyFlags {
+		if f.progs&prog == 0 {
+			continue
+		}
+		what := "-> " + strings.Join(dashed(f.marple), " ")
+		if len(f.marple) == 0 {
+			what = "-> (Marple's behaviour)"
+		}
+		if f.action == alRefused {
+			what = "refused"
+		}
+		fmt.Fprintf(w, "  -%-24s %s: %s\n", f.name, what, f.note)
+	}
+}
+
+func marpleCommand(prog alchemyProgs) string {
+	for _, p := range alchemyPrograms {
+		if p.prog == prog {
+			return p.marple
+		}
+	}
+	return ""
+}
+
+func dashed(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "-" + n
+	}
+	return out
+}
+
+// alchemyCall is the translation of one Alchemy command line.
+type alchemyCall struct {
+	name  string
+	prog  alchemyProgs
+	flags map[string]string // Marple flag: value
+	order []string          // Marple flags in the order first set
+	seen  map[string]string // Alchemy flags given: value ("true" for toggles)
+	mws   bool              // -mwsMaxSteps or -tries given
+}
+
+func newAlchemyCall(name string, prog alchemyProgs) *alchemyCall {
+	return &alchemyCall{name: name, prog: prog, flags: map[string]string{}, seen: map[string]string{}}
+}
+
+// set sets Marple flag name to v.
+func (c *alchemyCall) set(name, v string) {
+	if _, ok := c.flags[name]; !ok {
+		c.order = append(c.order, name)
+	}
+	c.flags[name] = v
+}
+
+// lookupAlchemyFlag returns the row of flag name of prog, or nil.
+func lookupAlchemyFlag(name string, prog alchemyProgs) *alchemyFlag {
+	for i := range alchemyFlags {
+		if f := &alchemyFlags[i]; f.name == name && f.progs&prog != 0 {
+			return f
+		}
+	}
+	return nil
+}
+
+// run translates args and returns marple's arguments.
+func (c *alchemyCall) run(args []string) ([]string, error) {
+	if err := c.translate(args); err != nil {
+		return nil, err
+	}
+	if err := c.finish(); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(c.order))
+	for _, name := range c.order {
+		out = append(out, "-"+name+"="+c.flags[name])
+	}
+	return out, nil
+}
+
+// translate reads Alchemy's flags ("-name value", "-toggle").
+func (c *alchemyCall) translate(args []string) error {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if len(a) < 2 || a[0] != '-' {
+			return usagef("unexpected argument %q (Alchemy's flags are -name [value])", a)
+		}
+		name := strings.TrimLeft(a, "-")
+		val, hasVal := "", false
+		if k := strings.IndexByte(name, '='); k >= 0 {
+			name, val, hasVal = name[:k], name[k+1:], true
+		}
+		f := lookupAlchemyFlag(name, c.prog)
+		if f == nil {
+			return usagef("-%s is not a flag of Alchemy's %s", name, c.name)
+		}
+		switch f.value {
+		case valNone, valBool:
+			if !hasVal && f.value == valBool && i+1 < len(args) {
+				if _, ok := parseBoolWord(args[i+1]); ok {
+					i++
+					val, hasVal = args[i], true
+				}
+			}
+			if !hasVal {
+				val = "true"
+			}
+			b, ok := parseBoolWord(val)
+			if !ok {
+				return usagef("-%s takes true or false, not %q", name, val)
+			}
+			val = strconv.FormatBool(b)
+		default:
+			if !hasVal {
+				if i+1 >= len(args) {
+					return usagef("-%s needs a value", name)
+				}
+				i++
+				val = args[i]
+			}
+			if err := checkAlchemyValue(name, f.value, val); err != nil {
+				return err
+			}
+		}
+		if f.action == alRefused {
+			if f.accept != "" && sameAlchemyValue(f.value, val, f.accept) {
+				continue
+			}
+			if f.value == valNone && val == "false" {
+				continue
+			}
+			return usagef("-%s is not supported: %s", name, f.note)
+		}
+		c.seen[name] = val
+		switch {
+		case f.apply != nil:
+			if err := f.apply(c, val); err != nil {
+				return err
+			}
+		case f.value == valNone || f.value == valBool:
+			if val == "true" {
+				c.set(f.marple[0], "true")
+			}
+		default:
+			c.set(f.marple[0], val)
+		}
+	}
+	return nil
+}
+
+// finish translates the flags that combine.
+func (c *alchemyCall) finish() error {
+	given := func(name string) bool { return c.seen[name] != "" && c.seen[name] != "false" }
+	intOf := func(name string, def int) int {
+		if v, ok := c.seen[name]; ok {
+			n, _ := parseIntValue(v)
+			return n
+		}
+		return def
+	}
+	if c.prog&alLearn != 0 && given("multipleDatabases") && len(splitList(c.flags["i"])) > 1 {
+		return usagef("-i: with -multipleDatabases Alchemy reads each database's constants from the 2nd..nth .mln file; Marple takes them from each database: give one .mln file")
+	}
+	switch c.prog {
+	case alInfer:
+		var modes []string
+		for _, m := range []string{"m", "a", "p", "ms", "bp"} {
+			if given(m) || m == "bp" && (given("efbp") || given("lifted")) && !given("bp") {
+				modes = append(modes, m)
+			}
+		}
+		if given("lifted") {
+			c.set("lifted", "true")
+		}
+		switch len(modes) {
+		case 0:
+			c.set("ms", "true") // Alchemy's default: MC-SAT
+			modes = []string{"ms"}
+		case 1:
+			c.set(modes[0], "true")
+			if (modes[0] == "m" || modes[0] == "a") && c.mws {
+				c.set("solver", "mws")
+			}
+		default:
+			return usagef("-%s exclude each other", strings.Join(modes, ", -"))
+		}
+		if c.flags["maxSeconds"] != "" && modes[0] != "ms" {
+			return usagef("-maxSeconds is not supported with -%s: Marple stops MC-SAT (-ms) by time; bound the others by -maxSteps", modes[0])
+		}
+		if modes[0] == "ms" || modes[0] == "p" {
+			c.set("smooth", "10000") // Alchemy's MCMC output: (p·10000 + 1/2)/10001
+		}
+		if _, ok := c.seen["burnMinSteps"]; ok || c.seen["burnMaxSteps"] != "" {
+			lo, hi := intOf("burnMinSteps", 100), intOf("burnMaxSteps", 100)
+			b := hi
+			if hi < 0 {
+				b = lo
+			}
+			c.set("burnIn", itoa(max(b, lo, 0)))
+		}
+		if _, ok := c.seen["maxSteps"]; ok || c.seen["minSteps"] != "" {
+			n := intOf("maxSteps", 1000)
+			if n < 0 {
+				if c.flags["maxSeconds"] == "" {
+					return usagef("-maxSteps %d (no maximum) needs -maxSeconds", n)
+				}
+				n = math.MaxInt32
+			}
+			n = max(n, intOf("minSteps", -1))
+			if n == 0 {
+				return usagef("-maxSteps must be positive")
+			}
+			c.set("maxSteps", itoa(n))
+		}
+	case alLearnwts:
+		disc, gen := given("d"), given("g")
+		switch {
+		case disc && gen:
+			return usagef("-d and -g exclude each other")
+		case gen:
+			c.set("g", "true")
+			if v, ok := c.seen["gMaxIter"]; ok {
+				c.set("maxIter", v)
+			}
+		default:
+			c.set("d", "true") // Alchemy's default: discriminative
+			if v, ok := c.seen["dNumIter"]; ok {
+				c.set("maxIter", v)
+			}
+			sec := 0.0
+			for name, unit := range map[string]float64{"dMaxSec": 1, "dMaxMin": 60, "dMaxHour": 3600} {
+				if x, err := strconv.ParseFloat(c.seen[name], 64); err == nil && x > 0 {
+					sec += x * unit
+				}
+			}
+			if sec > 0 {
+				c.set("learnTimeLimit", time.Duration(sec*float64(time.Second)).String())
+			}
+		}
+		if !given("noAddUnitClauses") {
+			c.set("addUnitClauses", "true")
+		}
+	}
+	return nil
+}
+
+// parseBoolWord parses Alchemy's boolean values.
+func parseBoolWord(s string) (bool, bool) {
+	switch strings.ToLower(s) {
+	case "true", "t", "yes", "y", "1", "on":
+		return true, true
+	case "false", "f", "no", "n", "0", "off":
+		return false, true
+	}
+	return false, false
+}
+
+func checkAlchemyValue(name string, kind alchemyValue, v string) error {
+	switch kind {
+	case valInt:
+		if _, err := parseIntValue(v); err != nil {
+			return usagef("-%s takes an integer, not %q", name, v)
+		}
+	case valFloat:
+		if x, err := strconv.ParseFloat(v, 64); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return usagef("-%s takes a number, not %q", name, v)
+		}
+	}
+	return nil
+}
+
+// sameAlchemyValue reports whether two values of a flag are equal.
+func sameAlchemyValue(kind alchemyValue, a, b string) bool {
+	switch kind {
+	case valInt, valFloat:
+		x, err1 := strconv.ParseFloat(a, 64)
+		y, err2 := strconv.ParseFloat(b, 64)
+		return err1 == nil && err2 == nil && x == y
+	case valBool, valNone:
+		x, _ := parseBoolWord(a)
+		y, _ := parseBoolWord(b)
+		return x == y
+	}
+	return a == b
+}
+
+func parseIntValue(v string) (int, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n > math.MaxInt32 || n < math.MinInt32 {
+		return 0, fmt.Errorf("not an integer: %q", v)
+	}
+	return int(n), nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// splitArgs splits a string of arguments at white space, keeping quoted
+// parts ("..." or '...') whole.
+func splitArgs(s string) []string {
+	var out []string
+	var b strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case quote != 0 && ch == quote:
+			quote = 0
+		case quote != 0:
+			b.WriteByte(ch)
+		case ch == '"' || ch == '\'':
+			quote, in = ch, true
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			if in {
+				out = append(out, b.String())
+				b.Reset()
+				in = false
+			}
+		default:
+			b.WriteByte(ch)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// readListFile reads learnwts -l: one .db file per line, returned
+// comma-separated.
+func readListFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("-l: %v", err)
+	}
+	var files []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			files = append(files, line)
+		}
+	}
+	if len(files) == 0 {
+		return "", fmt.Errorf("-l %s: no database file listed", path)
+	}
+	return strings.Join(files, ","), nil
+}
+
+// alchemyDoc returns docs/alchemy.md: the table of every flag.
+func alchemyDoc() string {
+	var b strings.Builder
+	b.WriteString(`# Alchemy command lines
+
+Marple runs the command lines of Alchemy 2.0's ` + "`infer`, `learnwts` and `learnstruct`" + ` unchanged:
+either as ` + "`marple alchemy infer|learnwts|learnstruct ...`" + `, or with the ` + "`marple`" + ` binary
+installed (linked or copied) under the name ` + "`infer`, `learnwts` or `learnstruct`" + `:
+
+    ln -s $(which marple) ~/bin/infer
+    infer -i smoking.mln -e smoking-test.db -r smoking.result -q Smokes,Cancer -ms
+
+The command line is translated flag by flag into one of ` + "`marple infer`, `marple learn`" + ` or
+` + "`marple learnstruct`" + `, which writes Alchemy's output formats: for ` + "`-m`" + ` the true query atoms,
+one per line; for ` + "`-a`" + ` every query atom with 0 or 1 (` + "`Smokes(Anna) 1`" + `); for ` + "`-ms`, `-p`, `-bp`" + `
+every query atom with its probability (` + "`Smokes(Anna) 0.62`" + `); for the learners an .mln file
+with the learned weights.
+
+Every flag of the three programs is either mapped (it works with Alchemy's meaning, through
+the Marple flags listed, or through none when Marple behaves so anyway) or refused: the
+program exits with status 2 and one line naming the flag and saying what Marple does
+instead. Some refused flags accept the value that asks for what Marple does (` + "`-lazy false`" + `).
+
+Differences in defaults:
+
+- ` + "`infer`" + ` without an inference flag runs MC-SAT, as Alchemy does. ` + "`-m`" + ` and ` + "`-a`" + ` use Marple's
+  exact MAP solver, unless ` + "`-mwsMaxSteps`" + ` or ` + "`-tries`" + ` ask for MaxWalkSAT.
+- ` + "`learnwts`" + ` without ` + "`-d`" + ` or ` + "`-g`" + ` learns discriminatively, as Alchemy does. Like Alchemy it
+  adds a unit clause of weight 0 for every predicate without one (Marple's ` + "`-addUnitClauses`" + `);
+  they are learned and written to the output. ` + "`-noAddUnitClauses`" + ` leaves the clauses as written.
+- The Gaussian prior on the weights has mean 0 (Alchemy: the weight written in the .mln file).
+- MC-SAT and Gibbs probabilities are smoothed as Alchemy's: (p·10000 + 1/2)/10001, so none is 0
+  or 1 (Marple's ` + "`-smooth 10000`" + `).
+- ` + "`-m`" + ` lists the query atoms the evidence makes true first, then those true in the MAP state.
+- Marple's own flags (` + "`-workers`, `-timeLimit`" + `, ...) are not taken on Alchemy's command lines:
+  run ` + "`marple infer`, `marple learn` or `marple learnstruct`" + ` for them.
+
+`)
+	for _, p := range alchemyPrograms {
+		fmt.Fprintf(&b, "## %s (runs `marple %s`)\n\n", p.name, p.marple)
+		b.WriteString("| Alchemy flag | Action | Marple | Notes |\n|---|---|---|---|\n")
+		for _, f := range alchemyFlags {
+			if f.progs&p.prog == 0 {
+				continue
+			}
+			action, target := "mapped", "`"+strings.Join(dashed(f.marple), "` `")+"`"
+			if len(f.marple) == 0 {
+				target = "(Marple's behaviour)"
+			}
+			if f.action == alRefused {
+				action, target = "refused", ""
+				if f.accept != "" {
+					target = fmt.Sprintf("accepts `-%s %s`", f.name, f.accept)
+				}
+			}
+			fmt.Fprintf(&b, "| `-%s` | %s | %s | %s |\n", f.name, action, target, strings.ReplaceAll(f.note, "|", "\\|"))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}

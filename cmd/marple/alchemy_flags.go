@@ -1,0 +1,332 @@
+package main
+
+// The flags of Alchemy 2.0's infer, learnwts and learnstruct, and what
+// Marple does with each: one table drives both the translation of Alchemy
+// command lines (alchemy.go) and the table of docs/alchemy.md.
+
+// alchemyProgs is a set of Alchemy programs.
+type alchemyProgs uint8
+
+const (
+	alInfer alchemyProgs = 1 << iota
+	alLearnwts
+	alLearnstruct
+
+	alInferLearn = alInfer | alLearnwts
+	alLearn      = alLearnwts | alLearnstruct
+)
+
+// alchemyPrograms lists the programs with the marple command each runs.
+var alchemyPrograms = []struct {
+	name   string
+	prog   alchemyProgs
+	marple string
+}{
+	{"infer", alInfer, "infer"},
+	{"learnwts", alLearnwts, "learn"},
+	{"learnstruct", alLearnstruct, "learnstruct"},
+}
+
+// alchemyValue is how a flag takes its value.
+type alchemyValue uint8
+
+const (
+	valNone   alchemyValue = iota // a toggle: no value
+	valString                     // the next argument
+	valInt                        // the next argument, an integer
+	valFloat                      // the next argument, a number
+	valBool                       // an optional true/false after the flag
+)
+
+// alchemyAction is what Marple does with a flag.
+type alchemyAction uint8
+
+const (
+	// alMapped: the flag works with Alchemy's meaning, through the Marple
+	// flags listed (none when Marple behaves so anyway).
+	alMapped alchemyAction = iota
+	// alRefused: the flag is refused (exit status 2) with the note, which
+	// says what Marple does instead; the value in accept, if any, asks
+	// for Marple's behaviour and is accepted.
+	alRefused
+)
+
+// alchemyFlag is one flag of one or more Alchemy programs.
+type alchemyFlag struct {
+	name   string
+	progs  alchemyProgs
+	value  alchemyValue
+	action alchemyAction
+	marple []string // the Marple flags it sets
+	note   string   // mapped: how; refused: what Marple does instead
+	accept string   // refused: a value accepted as asking for Marple's behaviour
+	// apply translates the value; nil passes it to marple[0] (a toggle
+	// sets it to true).
+	apply func(c *alchemyCall, v string) error
+}
+
+// later marks a flag that the translation combines with others at the
+// end (alchemyCall.finish).
+func later(*alchemyCall, string) error { return nil }
+
+// none maps a flag to no Marple flag: Marple does what it asks anyway.
+func none(*alchemyCall, string) error { return nil }
+
+func mapped(name string, progs alchemyProgs, v alchemyValue, marple string, note string) alchemyFlag {
+	f := alchemyFlag{name: name, progs: progs, value: v, note: note}
+	if marple != "" {
+		f.marple = []string{marple}
+	} else {
+		f.apply = none
+	}
+	return f
+}
+
+func custom(name string, progs alchemyProgs, v alchemyValue, marple []string, note string, apply func(*alchemyCall, string) error) alchemyFlag {
+	return alchemyFlag{name: name, progs: progs, value: v, marple: marple, note: note, apply: apply}
+}
+
+func refused(name string, progs alchemyProgs, v alchemyValue, note string) alchemyFlag {
+	return alchemyFlag{name: name, progs: progs, value: v, action: alRefused, note: note}
+}
+
+func refusedBut(name string, progs alchemyProgs, v alchemyValue, accept, note string) alchemyFlag {
+	return alchemyFlag{name: name, progs: progs, value: v, action: alRefused, note: note, accept: accept}
+}
+
+// Reasons shared by several flags.
+const (
+	whyLazy    = "Marple grounds eagerly, refusing groundings above -maxMem (MiB); lazy inference is not implemented"
+	whyHybrid  = "hybrid MLNs (continuous variables, HMWS, SA) are not implemented; Marple's atoms are Boolean"
+	whySimtp   = "simulated tempering is not implemented: use -ms (MC-SAT) or -p (Gibbs sampling)"
+	whyLifted  = "hypercube settings of Alchemy's lifted network construction: Marple finds the clusters by colour passing, with nothing to set"
+	whyGibbsCv = "Marple's Gibbs sampler draws -maxSteps samples after -burnMaxSteps steps, with no convergence test"
+	whyDclMWS  = "Marple's discriminative learner (-d) computes expectations with MC-SAT and runs no MaxWalkSAT"
+	whyDclInf  = "Marple's discriminative learner (-d) computes expectations with MC-SAT only (-ms)"
+	whyDclSS   = "Marple's discriminative learner (-d) runs MC-SAT with its default SampleSAT settings"
+	whyExact   = "Marple counts every clause's true groundings exactly (as -noSampleClauses): there is no sample to size"
+	whyPrior   = "Marple's Gaussian prior has mean 0 for every weight (Alchemy: the .mln weight, else -priorMean); -priorMean 0 is accepted"
+	whyVP      = "voted perceptron is not in learnwts mode: Marple's online learners are 'marple learn -method subgradient|mira|cda-pl|cda-ml|adagrad'"
+)
+
+// alchemyFlags is the table: every flag of the ARGS tables of Alchemy
+// 2.0's infer.cpp, learnwts.cpp and learnstruct.cpp.
+var alchemyFlags = []alchemyFlag{
+	// Common to the three programs.
+	custom("i", alInfer|alLearn, valString, []string{"i"}, "input .mln files; with -multipleDatabases Alchemy reads each database's constants from the 2nd..nth file, Marple from each database itself (so one -i file is then required)", func(c *alchemyCall, v string) error {
+		c.set("i", v)
+		return nil
+	}),
+	mapped("cw", alInferLearn, valString, "cw", "closed-world predicates"),
+	mapped("ow", alInferLearn, valString, "ow", "open-world predicates"),
+
+	// infer: what is queried and how.
+	mapped("e", alInfer, valString, "e", "evidence .db files"),
+	mapped("r", alInfer, valString, "r", "results file, in Alchemy's format"),
+	mapped("q", alInfer, valString, "q", "query predicates or atoms: Smokes, Friends(Anna,x); the results list only the atoms asked for"),
+	mapped("f", alInfer, valString, "f", "file of ground query atoms"),
+	mapped("queryEvidence", alInfer, valNone, "queryEvidence", "the query predicates' atoms listed in the evidence are the query atoms; their unlisted atoms are false evidence"),
+	custom("queryEvidence", alLearnwts, valNone, nil, "Marple's learners take the -ne predicates' unlisted atoms as false already", none),
+	custom("m", alInfer, valNone, []string{"m"}, "MAP inference, true query atoms; with -mwsMaxSteps or -tries by MaxWalkSAT (-solver mws), else by Marple's exact MAP solver", later),
+	custom("a", alInfer, valNone, []string{"a"}, "MAP inference, every query atom with 0 or 1; engine as for -m", later),
+	custom("p", alInfer, valNone, []string{"p"}, "Gibbs sampling", later),
+	custom("ms", alInfer, valNone, []string{"ms"}, "MC-SAT (also the default, as in Alchemy)", later),
+	custom("bp", alInfer, valNone, []string{"bp"}, "loopy belief propagation; the summary line says whether it converged", later),
+	refused("m", alLearnwts, valNone, whyDclInf),
+	refused("a", alLearnwts, valNone, whyDclInf),
+	refused("p", alLearnwts, valNone, whyDclInf),
+	mapped("ms", alLearnwts, valNone, "", "MC-SAT is what Marple's discriminative learner samples with"),
+	custom("efbp", alInfer, valNone, []string{"bp"}, "expanding frontier BP gives BP's marginals; one inference runs BP (-bp); the library's bp.Frontier updates them after evidence changes", later),
+	refused("decision", alInfer, valNone, "decision inference (utilities, action atoms) is not implemented"),
+	refused("simtp", alInferLearn, valNone, whySimtp),
+	mapped("outputNetwork", alInfer, valNone, "outputNetwork", "writes the ground network to -r as Alchemy's factor graph (\"variables:\" atoms, \"factors:\" one line per ground clause: atoms// log-factor table)"),
+	refused("counts", alInfer, valNone, "clause counts are not written; -outputNetwork writes the ground clauses"),
+	mapped("seed", alInferLearn, valInt, "seed", "random seed"),
+	refusedBut("lazy", alInferLearn, valBool, "false", whyLazy),
+	refusedBut("lazyNoApprox", alInferLearn, valBool, "false", whyLazy),
+	custom("memLimit", alInferLearn, valInt, []string{"maxMem"}, "memory limit in KB, rounded up to MiB (-1: Marple's default)", func(c *alchemyCall, v string) error {
+		kb, _ := parseIntValue(v)
+		if kb == -1 {
+			return nil
+		}
+		if kb <= 0 {
+			return usagef("-memLimit must be positive (KB) or -1, not %s", v)
+		}
+		c.set("maxMem", itoa((kb+1023)/1024))
+		return nil
+	}),
+	refusedBut("PrintSamplePerIteration", alInfer, valBool, "false", whyHybrid),
+	refused("SAInterval", alInfer, valInt, whyHybrid),
+	refused("MaxSeconds", alInfer, valInt, whyHybrid+" (-maxSeconds bounds MC-SAT)"),
+	refused("SATempDownRatio", alInfer, valFloat, whyHybrid),
+	refusedBut("SA", alInfer, valBool, "false", whyHybrid),
+	refusedBut("hybrid", alInfer, valBool, "false", whyHybrid),
+	refused("propstdev", alInfer, valFloat, whyHybrid),
+	refused("contSamples", alInfer, valString, whyHybrid),
+
+	// MaxWalkSAT.
+	custom("mwsMaxSteps", alInfer, valInt, []string{"mwsMaxSteps", "solver"}, "MaxWalkSAT steps per try; with -m or -a selects MaxWalkSAT (-solver mws)", func(c *alchemyCall, v string) error {
+		c.set("mwsMaxSteps", v)
+		c.mws = true
+		return nil
+	}),
+	custom("tries", alInfer, valInt, []string{"tries", "solver"}, "MaxWalkSAT tries; with -m or -a selects MaxWalkSAT (-solver mws)", func(c *alchemyCall, v string) error {
+		c.set("tries", v)
+		c.mws = true
+		return nil
+	}),
+	refused("mwsMaxSteps", alLearnwts, valInt, whyDclMWS),
+	refused("tries", alLearnwts, valInt, whyDclMWS),
+	refused("targetWt", alInferLearn, valInt, "Marple's MaxWalkSAT runs -mwsMaxSteps steps per try or until every clause is in its preferred state; the exact solver (without -mwsMaxSteps) finds the optimum"),
+	refused("breakHardClauses", alInfer, valNone, "Marple's MaxWalkSAT spares satisfied hard clauses; its exact and LP solvers never break them"),
+	refusedBut("hard", alLearnwts, valBool, "false", whyDclMWS),
+	refusedBut("heuristic", alInferLearn, valInt, "2", "Marple's MaxWalkSAT is tabu search (Alchemy's heuristic 2) that takes improving flips first; -heuristic 2 is accepted"),
+	refusedBut("tabuLength", alInferLearn, valInt, "10", "Marple's MaxWalkSAT uses tabu length 10; -tabuLength 10 is accepted"),
+	mapped("lazyLowState", alInferLearn, valBool, "", "how the best state is saved: no effect on the result; Marple keeps it its own way"),
+
+	// MCMC.
+	custom("burnMinSteps", alInfer, valInt, []string{"burnIn"}, "burn-in: Marple's -burnIn is -burnMaxSteps (when not -1), at least -burnMinSteps", later),
+	custom("burnMaxSteps", alInfer, valInt, []string{"burnIn"}, "burn-in steps (see -burnMinSteps)", later),
+	custom("minSteps", alInfer, valInt, []string{"maxSteps"}, "raises the number of samples to at least this", later),
+	custom("maxSteps", alInfer, valInt, []string{"maxSteps"}, "MC-SAT and Gibbs: number of samples; BP: maximum iterations", later),
+	custom("maxSeconds", alInfer, valInt, []string{"maxSeconds"}, "MC-SAT stops after this many seconds with the samples drawn, and says so (-1: no limit); with -p or -bp it is refused", func(c *alchemyCall, v string) error {
+		if n, _ := parseIntValue(v); n > 0 {
+			c.set("maxSeconds", v)
+		}
+		return nil
+	}),
+	refusedBut("burnMinSteps", alLearnwts, valInt, "0", "Marple's discriminative learner keeps one persistent MC-SAT chain per example, without burn-in; -burnMinSteps 0 is accepted"),
+	refusedBut("burnMaxSteps", alLearnwts, valInt, "0", "Marple's discriminative learner keeps one persistent MC-SAT chain per example, without burn-in; -burnMaxSteps 0 is accepted"),
+	refusedBut("minSteps", alLearnwts, valInt, "-1", "Marple's discriminative learner takes -maxSteps MC-SAT steps per iteration; -minSteps -1 is accepted"),
+	custom("maxSteps", alLearnwts, valInt, []string{"numSamples"}, "MC-SAT steps per example and iteration of discriminative learning", func(c *alchemyCall, v string) error {
+		c.set("numSamples", v)
+		return nil
+	}),
+	refusedBut("maxSeconds", alLearnwts, valInt, "-1", "Marple's discriminative learner takes -maxSteps MC-SAT steps per iteration; -dMaxSec bounds learning time"),
+
+	// Simulated tempering.
+	refused("subInterval", alInferLearn, valInt, whySimtp),
+	refused("numRuns", alInferLearn, valInt, whySimtp),
+	refused("numSwap", alInferLearn, valInt, whySimtp),
+
+	// BP.
+	custom("lifted", alInfer, valNone, []string{"lifted"}, "lifted belief propagation on the ground network's clusters (with -bp; Alchemy's -lifted implies BP)", later),
+	refused("useHC", alInfer, valNone, whyLifted),
+	refused("useCT", alInfer, valNone, whyLifted),
+	custom("convThresh", alInfer, valFloat, []string{"convThresh"}, "BP converged when no marginal changes by more than this in an iteration", func(c *alchemyCall, v string) error {
+		c.set("convThresh", v)
+		return nil
+	}),
+	refused("convIterations", alInfer, valInt, "Marple's BP stops at the first iteration in which no marginal changes by more than -convThresh"),
+	refused("explicitRep", alInfer, valNone, whyLifted),
+	refused("hcCreateType", alInfer, valString, whyLifted),
+	refused("hcCreateNoise", alInfer, valFloat, whyLifted),
+	refused("lncIter", alInfer, valInt, whyLifted),
+	refused("noHC", alInfer, valString, whyLifted),
+
+	// SampleSAT.
+	refused("numSolutions", alInferLearn, valInt, "Marple's SampleSAT keeps the chain at a uniformly drawn solution of each step (Metropolis-Hastings corrected moves): there is no n-th solution to pick"),
+	custom("saRatio", alInfer, valInt, []string{"walkProb"}, "percentage of annealing moves in SampleSAT: -walkProb is 1 - saRatio/100", func(c *alchemyCall, v string) error {
+		r, _ := parseIntValue(v)
+		if r < 0 || r > 100 {
+			return usagef("-saRatio must be in [0, 100], not %s", v)
+		}
+		c.set("walkProb", ftoa(1-float64(r)/100))
+		return nil
+	}),
+	custom("saTemperature", alInfer, valInt, []string{"saTemp"}, "SampleSAT's temperature in hundredths: -saTemp is saTemperature/100", func(c *alchemyCall, v string) error {
+		t, _ := parseIntValue(v)
+		if t <= 0 {
+			return usagef("-saTemperature must be positive, not %s", v)
+		}
+		c.set("saTemp", ftoa(float64(t)/100))
+		return nil
+	}),
+	refused("saRatio", alLearnwts, valInt, whyDclSS),
+	refused("saTemperature", alLearnwts, valInt, whyDclSS),
+	refused("lateSa", alInferLearn, valNone, "Marple's SampleSAT mixes annealing and WalkSAT moves from the start (the mix is -saRatio)"),
+
+	// Gibbs sampling.
+	refused("numChains", alInferLearn, valInt, "Marple's Gibbs sampler runs one chain per independent component of the network"),
+	refused("delta", alInferLearn, valFloat, whyGibbsCv),
+	refused("epsilonError", alInferLearn, valFloat, whyGibbsCv),
+	refused("fracConverged", alInferLearn, valFloat, whyGibbsCv),
+	refused("walksatType", alInferLearn, valInt, "Marple's Gibbs chain starts from a random world satisfying the hard clauses, found by WalkSAT"),
+	refusedBut("testConvergence", alInfer, valBool, "false", whyGibbsCv),
+	refused("samplesPerTest", alInferLearn, valInt, whyGibbsCv),
+
+	// learnwts.
+	refused("periodic", alLearnwts, valNone, "Marple writes the model once, at the end ('marple learn -checkpoint' also writes it when interrupted)"),
+	custom("infer", alLearnwts, valString, nil, "inference settings of discriminative learning, translated flag by flag as learnwts flags (-ms, -maxSteps, -seed, ...)", later), // set in alchemy.go's init
+	custom("d", alLearnwts, valNone, []string{"d"}, "discriminative learning (also the default, as in Alchemy): -method dcll", later),
+	custom("g", alLearnwts, valNone, []string{"g"}, "generative learning: -method pll", later),
+	mapped("o", alLearn, valString, "o", "output .mln file"),
+	mapped("t", alLearn, valString, "t", "training .db files"),
+	custom("l", alLearnwts, valString, []string{"t"}, "file listing the training .db files, one per line", func(c *alchemyCall, v string) error {
+		files, err := readListFile(v)
+		if err != nil {
+			return err
+		}
+		c.set("t", files)
+		return nil
+	}),
+	mapped("ne", alLearn, valString, "ne", "non-evidence predicates"),
+	custom("noAddUnitClauses", alLearnwts, valNone, []string{"addUnitClauses"}, "by default a unit clause of weight 0 is added for every predicate without one (-addUnitClauses), learned and written, as in Alchemy; this flag leaves the model's clauses as they are", later),
+	mapped("multipleDatabases", alLearn, valNone, "multipleDatabases", "each .db file is a database with its own constants"),
+	refused("withEM", alLearnwts, valNone, "missing truth values are false: EM is not implemented"),
+	custom("dNumIter", alLearnwts, valInt, []string{"maxIter"}, "iterations of discriminative learning", later),
+	custom("dMaxSec", alLearnwts, valFloat, []string{"learnTimeLimit"}, "discriminative learning stops after this long, with the weights of the last iteration (-dMaxSec, -dMaxMin, -dMaxHour add up)", later),
+	custom("dMaxMin", alLearnwts, valFloat, []string{"learnTimeLimit"}, "as -dMaxSec, in minutes", later),
+	custom("dMaxHour", alLearnwts, valFloat, []string{"learnTimeLimit"}, "as -dMaxSec, in hours", later),
+	mapped("dLearningRate", alLearnwts, valFloat, "", "used by Alchemy with -dVP only; conjugate gradient and Newton (Marple's) choose their own step"),
+	mapped("dMomentum", alLearnwts, valFloat, "", "used by Alchemy with -dVP only"),
+	mapped("dNoPW", alLearnwts, valNone, "", "used by Alchemy with -dVP only"),
+	refused("dVP", alLearnwts, valNone, whyVP),
+	mapped("dNewton", alLearnwts, valNone, "dNewton", "diagonal Newton instead of conjugate gradient"),
+	mapped("dCG", alLearnwts, valNone, "", "preconditioned scaled conjugate gradient: the default"),
+	mapped("cgLambda", alLearnwts, valFloat, "cgLambda", "initial trust-region parameter"),
+	mapped("cgMaxLambda", alLearnwts, valFloat, "cgMaxLambda", "largest trust-region parameter"),
+	mapped("cgMinLLChange", alLearnwts, valFloat, "cgMinLLChange", "stop when a step's predicted gain is below this"),
+	mapped("cgNoPrecond", alLearnwts, valNone, "cgNoPrecond", "no diagonal preconditioner"),
+	refused("dInitWithLogOdds", alLearnwts, valNone, "Marple's learners start from weight 0"),
+	refused("dMwsMaxSubsequentSteps", alLearnwts, valInt, whyDclMWS),
+	custom("gMaxIter", alLearnwts, valInt, []string{"maxIter"}, "L-BFGS iterations of generative learning", later),
+	mapped("gConvThresh", alLearnwts, valFloat, "gConvThresh", "L-BFGS stops when an iteration improves the pseudo-log-likelihood by less than this fraction"),
+	custom("gNoEqualPredWt", alLearnwts, valBool, []string{"gNoEqualPredWt"}, "every atom weighs 1 in the pseudo-log-likelihood", func(c *alchemyCall, v string) error {
+		if v == "true" {
+			c.set("gNoEqualPredWt", "true")
+		}
+		return nil
+	}),
+	mapped("noPrior", alLearn, valNone, "noPrior", "no Gaussian prior on the weights"),
+	refusedBut("priorMean", alLearn, valFloat, "0", whyPrior),
+	mapped("priorStdDev", alLearn, valFloat, "priorStdDev", "standard deviation of the Gaussian prior (Alchemy's defaults: learnwts 2 with -d, 100 with -g; learnstruct 100)"),
+	refused("lvg", alLearnwts, valNone, "lifted blocked Gibbs sampling is not implemented"),
+	refused("ic", alLearnwts, valString, "lifted blocked Gibbs sampling (-lvg) is not implemented"),
+
+	// learnstruct.
+	mapped("beamSize", alLearnstruct, valInt, "beamSize", "size of the beam"),
+	mapped("minWt", alLearnstruct, valFloat, "minWt", "candidates whose absolute weight is below this are discarded"),
+	mapped("penalty", alLearnstruct, valFloat, "penalty", "score penalty per literal a candidate differs by"),
+	mapped("maxVars", alLearnstruct, valInt, "maxVars", "most variables in a learned clause"),
+	mapped("maxNumPredicates", alLearnstruct, valInt, "maxNumPredicates", "most literals in a learned clause"),
+	mapped("cacheSize", alLearnstruct, valInt, "", "size of Alchemy's clause cache: no effect on the result; Marple keeps its counts its own way"),
+	mapped("noSampleClauses", alLearnstruct, valNone, "", "Marple always counts true groundings exactly"),
+	refusedBut("delta", alLearnstruct, valFloat, "0.05", whyExact+"; -delta 0.05 (Alchemy's default) is accepted"),
+	refusedBut("epsilon", alLearnstruct, valFloat, "0.2", whyExact+"; -epsilon 0.2 (Alchemy's default) is accepted"),
+	refusedBut("minClauseSamples", alLearnstruct, valInt, "-1", whyExact+"; -minClauseSamples -1 is accepted"),
+	refusedBut("maxClauseSamples", alLearnstruct, valInt, "-1", whyExact+"; -maxClauseSamples -1 is accepted"),
+	mapped("noSampleAtoms", alLearnstruct, valNone, "noSampleAtoms", "score candidates on every atom"),
+	mapped("fractAtoms", alLearnstruct, valFloat, "fractAtoms", "fraction of each predicate's atoms sampled"),
+	mapped("minAtomSamples", alLearnstruct, valInt, "minAtomSamples", "least atoms sampled per predicate"),
+	mapped("maxAtomSamples", alLearnstruct, valInt, "maxAtomSamples", "most atoms sampled per predicate"),
+	mapped("tightMaxIter", alLearnstruct, valInt, "tightMaxIter", "L-BFGS iterations for the model kept"),
+	mapped("tightConvThresh", alLearnstruct, valFloat, "tightConvThresh", "L-BFGS convergence threshold for the model kept"),
+	mapped("looseMaxIter", alLearnstruct, valInt, "looseMaxIter", "L-BFGS iterations when scoring a candidate"),
+	mapped("looseConvThresh", alLearnstruct, valFloat, "looseConvThresh", "L-BFGS convergence threshold when scoring a candidate"),
+	mapped("numClausesReEval", alLearnstruct, valInt, "numClausesReEval", "best candidates re-scored with the tight settings"),
+	mapped("noWtPredsEqually", alLearnstruct, valNone, "noWtPredsEqually", "every atom weighs 1 in the pseudo-log-likelihood"),
+	mapped("startFromEmptyMLN", alLearnstruct, valNone, "startFromEmptyMLN", "start from unit clauses; the input clauses are candidates of the first step"),
+	refused("tryAllFlips", alLearnstruct, valNone, "Marple's search flips one literal's sign at a time (its flip operator), not every sign combination of the input clauses"),
+	mapped("bestGainUnchangedLimit", alLearnstruct, valInt, "bestGainUnchangedLimit", "beam search stops after this many steps without a new best clause"),
+}

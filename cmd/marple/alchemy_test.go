@@ -1,0 +1,463 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/mln"
+)
+
+// alchemyARGS lists the flags of the ARGS tables of Alchemy 2.0's
+// infer.cpp, learnwts.cpp and learnstruct.cpp, in their order.
+var alchemyARGS = map[string][]string{
+	"infer": strings.Fields(`i cw ow queryEvidence m a p ms bp efbp decision simtp outputNetwork counts seed
+		lazy lazyNoApprox memLimit PrintSamplePerIteration SAInterval MaxSeconds SATempDownRatio SA hybrid
+		propstdev contSamples mwsMaxSteps tries targetWt breakHardClauses heuristic tabuLength lazyLowState
+		burnMinSteps burnMaxSteps minSteps maxSteps maxSeconds subInterval numRuns numSwap lifted useHC useCT
+		convThresh convIterations explicitRep hcCreateType hcCreateNoise lncIter noHC numSolutions saRatio
+		saTemperature lateSa numChains delta epsilonError fracConverged walksatType testConvergence
+		samplesPerTest e r q f`),
+	"learnwts": strings.Fields(`i cw ow m a p ms simtp seed lazy lazyNoApprox memLimit mwsMaxSteps tries targetWt
+		hard heuristic tabuLength lazyLowState burnMinSteps burnMaxSteps minSteps maxSteps maxSeconds
+		subInterval numRuns numSwap numSolutions saRatio saTemperature lateSa numChains delta epsilonError
+		fracConverged walksatType samplesPerTest periodic infer d g o t l ne noAddUnitClauses
+		multipleDatabases withEM dNumIter dMaxSec dMaxMin dMaxHour dLearningRate dMomentum dNoPW dVP dNewton
+		dCG cgLambda cgMaxLambda cgMinLLChange cgNoPrecond queryEvidence dInitWithLogOdds
+		dMwsMaxSubsequentSteps gMaxIter gConvThresh gNoEqualPredWt noPrior priorMean priorStdDev lvg ic`),
+	"learnstruct": strings.Fields(`i o t ne multipleDatabases beamSize minWt penalty maxVars maxNumPredicates
+		cacheSize noSampleClauses delta epsilon minClauseSamples maxClauseSamples noSampleAtoms fractAtoms
+		minAtomSamples maxAtomSamples noPrior priorMean priorStdDev tightMaxIter tightConvThresh looseMaxIter
+		looseConvThresh numClausesReEval noWtPredsEqually startFromEmptyMLN tryAllFlips
+		bestGainUnchangedLimit`),
+}
+
+// marpleFlags returns the flags "marple cmd -h" lists.
+func marpleFlags(t *testing.T, cmd string) map[string]bool {
+	t.Helper()
+	code, out, stderr := marple(t, cmd, "-h")
+	if code != 0 {
+		t.Fatalf("marple %s -h: exit %d: %s", cmd, code, stderr)
+	}
+	flags := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^  -(\w+)`).FindAllStringSubmatch(out, -1) {
+		flags[m[1]] = true
+	}
+	return flags
+}
+
+// TestAlchemyFlagTable walks every flag of Alchemy's three programs: each
+// has exactly one row, every row is one of Alchemy's flags, refused rows
+// give a reason, and every Marple flag a row maps to exists.
+func TestAlchemyFlagTable(t *testing.T) {
+	for _, p := range alchemyPrograms {
+		names := alchemyARGS[p.name]
+		marpleSet := marpleFlags(t, p.marple)
+		for _, name := range names {
+			var rows []alchemyFlag
+			for _, f := range alchemyFlags {
+				if f.name == name && f.progs&p.prog != 0 {
+					rows = append(rows, f)
+				}
+			}
+			if len(rows) != 1 {
+				t.Errorf("%s -%s: %d rows in alchemyFlags, want 1", p.name, name, len(rows))
+				continue
+			}
+			f := rows[0]
+			if f.note == "" || strings.Contains(f.note, "\n") {
+				t.Errorf("%s -%s: the note must be one non-empty line", p.name, name)
+			}
+			switch f.action {
+			case alMapped:
+				if len(f.marple) == 0 && f.apply == nil {
+					t.Errorf("%s -%s: mapped to nothing without an apply function", p.name, name)
+				}
+				for _, m := range f.marple {
+					if !marpleSet[m] {
+						t.Errorf("%s -%s: maps to -%s, which marple %s does not have", p.name, name, m, p.marple)
+					}
+				}
+			case alRefused:
+				if len(f.marple) > 0 || f.apply != nil {
+					t.Errorf("%s -%s: a refused flag maps to nothing", p.name, name)
+				}
+			}
+		}
+		for _, f := range alchemyFlags {
+			if f.progs&p.prog != 0 && !slices.Contains(names, f.name) {
+				t.Errorf("alchemyFlags has -%s for %s, which Alchemy's %s does not have", f.name, p.name, p.name)
+			}
+		}
+	}
+}
+
+// TestAlchemyDoc checks that docs/alchemy.md is the table's; with
+// MARPLE_UPDATE_DOCS=1 it writes the file.
+func TestAlchemyDoc(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "alchemy.md")
+	want := alchemyDoc()
+	if os.Getenv("MARPLE_UPDATE_DOCS") == "1" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("%s is out of date: run MARPLE_UPDATE_DOCS=1 go test ./cmd/marple -run AlchemyDoc", path)
+	}
+}
+
+func TestAlchemyTranslate(t *testing.T) {
+	for _, tc := range []struct {
+		prog alchemyProgs
+		args string
+		want string // marple's arguments, or "error: ..." (a part of the message)
+	}{
+		{alInfer, "-i a.mln -e b.db -r c -q P", "-i=a.mln -e=b.db -r=c -q=P -ms=true -smooth=10000"},
+		{alInfer, "-i a.mln -r c -q P -m -mwsMaxSteps 10", "-i=a.mln -r=c -q=P -mwsMaxSteps=10 -m=true -solver=mws"},
+		{alInfer, "-i a.mln -r c -q P -ms -burnMinSteps 50 -burnMaxSteps -1 -maxSteps 200 -minSteps 300", "-i=a.mln -r=c -q=P -ms=true -smooth=10000 -burnIn=50 -maxSteps=300"},
+		{alInfer, "-i a.mln -r c -q P -saRatio 30 -saTemperature 20 -memLimit 2048", "-i=a.mln -r=c -q=P -walkProb=0.7 -saTemp=0.2 -maxMem=2 -ms=true -smooth=10000"},
+		{alInfer, "-i a.mln -r c -q P -lazy false -heuristic 2 -lazyLowState true", "-i=a.mln -r=c -q=P -ms=true -smooth=10000"},
+		{alInfer, "-i a.mln -r c -q P -lazy", "error: -lazy is not supported"},
+		{alInfer, "-i a.mln -r c -q P -m -p", "error: -m, -p exclude each other"},
+		{alInfer, "-i a.mln -r c -q P -bp -maxSeconds 5", "error: -maxSeconds is not supported with -bp"},
+		{alInfer, "-i a.mln -r c -q P -dNumIter 3", "error: -dNumIter is not a flag of Alchemy's infer"},
+		{alInfer, "-i a.mln -r c -q P -maxSteps x", "error: -maxSteps takes an integer"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -addUnitClauses=true"},
+		{alLearnwts, "-g -i a.mln -o b.mln -t c.db -gMaxIter 5 -dNumIter 7 -noAddUnitClauses", "-i=a.mln -o=b.mln -t=c.db -g=true -maxIter=5"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dMaxMin 1 -dMaxSec 30 -infer \"-ms -maxSteps 20\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -numSamples=20 -d=true -learnTimeLimit=1m30s -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln,b.mln -o b.mln -t c.db,d.db -multipleDatabases", "error: -i: with -multipleDatabases"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -priorMean 1", "error: -priorMean is not supported"},
+		{alLearnstruct, "-i a.mln -o b.mln -t c.db -beamSize 3 -noSampleClauses -delta 0.05 -priorMean 0", "-i=a.mln -o=b.mln -t=c.db -beamSize=3"},
+	} {
+		c := newAlchemyCall(alchemyPrograms[map[alchemyProgs]int{alInfer: 0, alLearnwts: 1, alLearnstruct: 2}[tc.prog]].name, tc.prog)
+		got, err := c.run(splitArgs(tc.args))
+		if err != nil {
+			if !strings.HasPrefix(tc.want, "error: ") || !strings.Contains(err.Error(), strings.TrimPrefix(tc.want, "error: ")) {
+				t.Errorf("%s: error %v, want %s", tc.args, err, tc.want)
+			}
+			continue
+		}
+		if s := strings.Join(got, " "); s != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.args, s, tc.want)
+		}
+	}
+}
+
+func TestAlchemyQueryAtoms(t *testing.T) {
+	m, err := mln.ParseModel("q.mln", "Friends(person, person)\nSmokes(person)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"Anna", "Bob"} {
+		m.AddConst(c)
+	}
+	pt, _ := m.Type("person")
+	for _, c := range []string{"Anna", "Bob"} {
+		m.AddToType(pt.ID, c)
+	}
+	var x inferExtras
+	wf := worldFlags{query: "Friends(Anna,x),Friends(y,y),Smokes"}
+	samples := 0
+	if err := x.setup(&wf, &samples, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if wf.query != "Friends,Smokes" {
+		t.Errorf("query predicates %q", wf.query)
+	}
+	if err := x.resolve(m, nil, &wf); err != nil {
+		t.Fatal(err)
+	}
+	fr, _ := m.Pred("Friends")
+	sm, _ := m.Pred("Smokes")
+	anna, _ := m.Const("Anna")
+	bob, _ := m.Const("Bob")
+	for _, tc := range []struct {
+		p    mln.PredID
+		args []mln.ConstID
+		want bool
+	}{
+		{fr.ID, []mln.ConstID{anna, bob}, true},
+		{fr.ID, []mln.ConstID{bob, bob}, true},
+		{fr.ID, []mln.ConstID{bob, anna}, false},
+		{sm.ID, []mln.ConstID{bob}, true},
+	} {
+		if got := x.keep(tc.p, tc.args); got != tc.want {
+			t.Errorf("keep %s = %v, want %v", atomString(m, tc.p, tc.args), got, tc.want)
+		}
+	}
+	for _, bad := range []string{"Friends(Anna", "Friends(Anna,)", "Nope", "Friends(Anna)", "Friends(Zed,x)"} {
+		wf := worldFlags{query: bad}
+		var x inferExtras
+		err := x.setup(&wf, &samples, false, false)
+		if err == nil {
+			err = x.resolve(m, nil, &wf)
+		}
+		if err == nil || !isUsage(err) {
+			t.Errorf("-q %s: error %v, want a usage error", bad, err)
+		}
+	}
+}
+
+// runAlchemyScript runs the command lines of a script file as programs
+// named infer, learnwts and learnstruct and checks each one's exit status
+// and output format.
+func runAlchemyScript(t *testing.T, script string, vars map[string]string) {
+	f, err := os.Open(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := t.TempDir()
+	vars["OUT"] = out
+	sc := bufio.NewScanner(f)
+	n := 0
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		refused := strings.HasPrefix(text, "!")
+		text = strings.TrimSpace(strings.TrimPrefix(text, "!"))
+		text = os.Expand(text, func(k string) string { return vars[k] })
+		args := splitArgs(text)
+		args[0] = filepath.Join("/usr/local/bin", args[0]) // argv[0]: the program's name
+		var so, se bytes.Buffer
+		code := run(context.Background(), &env{stdout: &so, stderr: &se}, alchemyArgs(args))
+		where := script + ":" + itoa(line)
+		n++
+		if refused {
+			if code != 2 || strings.Count(se.String(), "\n") != 1 {
+				t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line", where, code, se.String())
+			}
+			continue
+		}
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", where, code, se.String())
+			continue
+		}
+		checkAlchemyOutput(t, where, args)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %d command lines", script, n)
+}
+
+var (
+	reMarginal = regexp.MustCompile(`^\w+\([^ ()]*\) (0|1|0\.\d+|\d(\.\d+)?e-\d+)$`)
+	reMAPAll   = regexp.MustCompile(`^\w+\([^ ()]*\) [01]$`)
+	reMAP      = regexp.MustCompile(`^\w+\([^ ()]*\)$`)
+	reFactor   = regexp.MustCompile(`^(variables:|factors:|\w+\([^ ()]*\)|\w+\([^ ()]*\)(/ \w+\([^ ()]*\))*//( (-?[0-9.e+-]+|-inf))+)$`)
+)
+
+// checkAlchemyOutput checks the output file of an Alchemy command line.
+func checkAlchemyOutput(t *testing.T, where string, args []string) {
+	t.Helper()
+	flag := func(name string) (string, bool) {
+		for i, a := range args {
+			if a == "-"+name {
+				if i+1 < len(args) {
+					return args[i+1], true
+				}
+				return "", true
+			}
+		}
+		return "", false
+	}
+	prog := filepath.Base(args[0])
+	if prog != "infer" {
+		path, _ := flag("o")
+		if _, err := mln.LoadModel(path); err != nil {
+			t.Errorf("%s: the learned model does not load: %v", where, err)
+		}
+		return
+	}
+	path, _ := flag("r")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("%s: %v", where, err)
+		return
+	}
+	re := reMarginal
+	switch {
+	case has(flag, "outputNetwork"):
+		re = reFactor
+	case has(flag, "a"):
+		re = reMAPAll
+	case has(flag, "m"):
+		re = reMAP
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) == 0 || lines[0] == "" && !has(flag, "m") {
+		t.Errorf("%s: empty result", where)
+	}
+	for _, l := range lines {
+		if l != "" && !re.MatchString(l) {
+			t.Errorf("%s: result line %q is not in Alchemy's format (%s)", where, l, re)
+			break
+		}
+	}
+}
+
+func has(flag func(string) (string, bool), name string) bool {
+	_, ok := flag(name)
+	return ok
+}
+
+func TestAlchemyScript(t *testing.T) {
+	runAlchemyScript(t, filepath.Join("testdata", "alchemy", "script.txt"), map[string]string{
+		"EX": filepath.Join("..", "..", "examples", "smokers"),
+		"TD": filepath.Join("testdata", "alchemy"),
+	})
+}
+
+// TestAlchemyScriptShared runs Alchemy command lines on Alchemy's own
+// examples and UW-CSE when the shared data are present.
+func TestAlchemyScriptShared(t *testing.T) {
+	runAlchemyScript(t, filepath.Join("testdata", "alchemy", "script-shared.txt"), map[string]string{
+		"AX":  datadir.Require(t, "alchemy-examples"),
+		"UW":  datadir.Require(t, "uw-cse"),
+		"SMK": datadir.Require(t, "smokers"),
+	})
+}
+
+// TestAlchemyInferQueries checks which atoms the results list for
+// partially ground -q atoms, -f, -a and -queryEvidence.
+func TestAlchemyInferQueries(t *testing.T) {
+	td := filepath.Join("testdata", "alchemy")
+	res := filepath.Join(t.TempDir(), "out.result")
+	for _, tc := range []struct {
+		args string
+		want []string // the atoms of the result, in order
+		bits string   // -a: the 0/1 column
+	}{
+		{"-e " + td + "/univ.db -f " + td + "/univ-query.db -bp", []string{"advisedBy(Cy,Ada)", "advisedBy(Eve,Ada)", "advisedBy(Eve,Bob)"}, ""},
+		{"-e " + td + "/univ.db -q advisedBy(Eve,p),advisedBy(x,x) -ms -maxSteps 100", []string{
+			"advisedBy(Ada,Ada)", "advisedBy(Bob,Bob)", "advisedBy(Cy,Cy)", "advisedBy(Dee,Dee)",
+			"advisedBy(Eve,Ada)", "advisedBy(Eve,Bob)", "advisedBy(Eve,Cy)", "advisedBy(Eve,Dee)", "advisedBy(Eve,Eve)"}, ""},
+		{"-e " + td + "/univ.db -q advisedBy(x,Bob) -a", []string{
+			"advisedBy(Ada,Bob)", "advisedBy(Bob,Bob)", "advisedBy(Cy,Bob)", "advisedBy(Dee,Bob)", "advisedBy(Eve,Bob)"}, "00010"},
+		// The listed advisedBy atoms of univ-train-a.db are the query
+		// atoms; the unlisted ones are false evidence.
+		{"-e " + td + "/univ-train-a.db -q advisedBy -queryEvidence -ms -maxSteps 100", []string{"advisedBy(Cy,Ada)", "advisedBy(Eve,Ada)"}, ""},
+	} {
+		args := append([]string{"/bin/infer", "-i", td + "/univ.mln", "-r", res}, strings.Fields(tc.args)...)
+		var so, se bytes.Buffer
+		if code := run(context.Background(), &env{stdout: &so, stderr: &se}, alchemyArgs(args)); code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.args, code, se.String())
+		}
+		b, err := os.ReadFile(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var atoms []string
+		bits := ""
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			f := strings.Fields(l)
+			atoms = append(atoms, f[0])
+			if tc.bits != "" {
+				bits += f[1]
+			}
+		}
+		if !slices.Equal(atoms, tc.want) || bits != tc.bits {
+			t.Errorf("%s: result\n%s\nwant atoms %v %s", tc.args, b, tc.want, tc.bits)
+		}
+	}
+}
+
+// TestAlchemyLinkedBinary runs the test binary (which runs marple's main
+// under MARPLE_TEST_MAIN=1, see TestMain) through links named infer and
+// learnwts, as an Alchemy user would.
+func TestAlchemyLinkedBinary(t *testing.T) {
+	dir := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"infer", "learnwts"} {
+		if err := os.Symlink(self, filepath.Join(dir, name)); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	res := filepath.Join(dir, "smokers.result")
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"infer", "-i", smokers + "smoking-weighted.mln", "-e", smokers + "smoking-test.db", "-r", res, "-q", "Smokes", "-a"}, 0},
+		{[]string{"learnwts", "-i", smokers + "smoking.mln", "-o", filepath.Join(dir, "out.mln"), "-t", smokers + "smoking-train.db", "-ne", "Smokes", "-withEM"}, 2},
+	} {
+		cmd := exec.Command(filepath.Join(dir, tc.args[0]), tc.args[1:]...)
+		cmd.Env = append(os.Environ(), "MARPLE_TEST_MAIN=1")
+		var se bytes.Buffer
+		cmd.Stderr = &se
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d: %s", tc.args, code, tc.code, se.String())
+		}
+		if tc.code == 2 && (strings.Count(se.String(), "\n") != 1 || !strings.HasPrefix(se.String(), "learnwts: -withEM ")) {
+			t.Errorf("%v: stderr %q, want one line on -withEM", tc.args, se.String())
+		}
+	}
+	b, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "Smokes(Michael) 1\n") {
+		t.Errorf("infer -a result:\n%s", b)
+	}
+}
+
+// TestLearnAddUnitClauses checks that -addUnitClauses adds a unit clause
+// for each predicate without one (of either sign), and only for those.
+func TestLearnAddUnitClauses(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.mln")
+	src := "Friends(person, person)\nSmokes(person)\nCancer(person)\n1 Smokes(x) => Cancer(x)\n!Cancer(y)\n"
+	if err := os.WriteFile(model, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.mln")
+	if code, _, stderr := marple(t, "learn", "-g", "-addUnitClauses", "-i", model, "-o", out, "-t", smokers+"smoking-train.db"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, err := mln.LoadModel(out)
+	if err == nil {
+		err = m.Compile()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	units := map[string]int{}
+	for _, c := range m.Clauses {
+		if len(c.Lits) == 1 {
+			units[m.Preds[c.Lits[0].Pred].Name]++
+		}
+	}
+	if want := map[string]int{"Friends": 1, "Smokes": 1, "Cancer": 1}; !maps.Equal(units, want) {
+		t.Errorf("unit clauses per predicate %v, want %v", units, want)
+	}
+}

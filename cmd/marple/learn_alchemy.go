@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/marple-mln/marple/learn"
+	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/score"
+)
+
+// learnExtras are marple learn's flags for the settings of Alchemy's
+// learnwts that the likelihood learners take: L-BFGS's convergence
+// threshold (pll), the trust region of PSCG (dcll), a time limit (dcll),
+// and Alchemy's unit clauses.
+type learnExtras struct {
+	gConvThresh           float64
+	cgLambda, cgMaxLambda float64
+	cgMinLLChange         float64
+	cgNoPrecond           bool
+	timeLimit             time.Duration
+}
+
+// register declares the flags; -addUnitClauses sets tf's.
+func (x *learnExtras) register(fs *flag.FlagSet, tf *trainFlags) {
+	fs.Float64Var(&x.gConvThresh, "gConvThresh", 0, fmt.Sprintf("pll: stop L-BFGS when an iteration improves the objective by less than this fraction (0: %g)", float64(score.DefaultPLLConvThresh)))
+	fs.Float64Var(&x.cgLambda, "cgLambda", 0, fmt.Sprintf("dcll: initial trust-region parameter λ of PSCG (0: %g)", float64(learn.DefaultCLLLambda)))
+	fs.Float64Var(&x.cgMaxLambda, "cgMaxLambda", 0, "dcll: largest λ (0: no limit)")
+	fs.Float64Var(&x.cgMinLLChange, "cgMinLLChange", 0, fmt.Sprintf("dcll: stop when a step's predicted gain in conditional log-likelihood is below this (0: %g)", float64(learn.DefaultCLLMinLLChange)))
+	fs.BoolVar(&x.cgNoPrecond, "cgNoPrecond", false, "dcll: no diagonal preconditioner in PSCG")
+	fs.DurationVar(&x.timeLimit, "learnTimeLimit", 0, "dcll: stop learning after this long, keeping the weights of the last iteration (0: no limit)")
+	fs.BoolVar(&tf.addUnits, "addUnitClauses", false, "add a unit clause P(a1,...,an) of weight 0 for every predicate without one (Alchemy's learnwts does unless -noAddUnitClauses); they are learned and written")
+}
+
+// check validates the flags for method.
+func (x *learnExtras) check(method string) error {
+	if err := checkFinite(map[string]float64{"gConvThresh": x.gConvThresh, "cgLambda": x.cgLambda, "cgMaxLambda": x.cgMaxLambda, "cgMinLLChange": x.cgMinLLChange}); err != nil {
+		return err
+	}
+	switch {
+	case x.gConvThresh < 0 || x.gConvThresh >= 1:
+		return usagef("-gConvThresh must be in [0, 1), not %v", x.gConvThresh)
+	case x.cgLambda < 0 || x.cgMaxLambda < 0:
+		return usagef("-cgLambda and -cgMaxLambda must not be negative")
+	case x.timeLimit < 0:
+		return usagef("-learnTimeLimit must not be negative, not %v", x.timeLimit)
+	case x.timeLimit > 0 && method != "dcll":
+		return usagef("-learnTimeLimit applies to -method dcll (-d) only")
+	}
+	return nil
+}
+
+// apply sets the dcll settings.
+func (x *learnExtras) apply(s *learn.DiscriminativeSettings) {
+	s.Lambda, s.MaxLambda, s.NoPrecondition = x.cgLambda, x.cgMaxLambda, x.cgNoPrecond
+	if x.cgMinLLChange != 0 {
+		s.MinLLChange = x.cgMinLLChange
+	}
+}
+
+// limit returns ctx with the -learnTimeLimit deadline.
+func (x *learnExtras) limit(ctx context.Context) (context.Context, context.CancelFunc) {
+	if x.timeLimit <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, x.timeLimit)
+}
+
+// timedOut turns the expiry of -learnTimeLimit (not an interruption) into
+// success, saying so on w.
+func (x *learnExtras) timedOut(ctx context.Context, err error, iterations int, w io.Writer) error {
+	if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	fmt.Fprintf(w, "marple learn: -learnTimeLimit %v reached after %d iterations; writing the weights of the last one\n", x.timeLimit, iterations)
+	return nil
+}
+
+// addUnitClauses adds to the compiled model a positive unit clause of
+// weight 0 over distinct variables for every predicate (but functions'
+// auxiliary predicates) that has no unit clause of either sign, as
+// Alchemy's learnwts does, and returns how many it added.
+func addUnitClauses(m *mln.Model) (int, error) {
+	has := make([]bool, len(m.Preds))
+	for _, c := range m.Clauses {
+		if len(c.Lits) != 1 || c.Lits[0].Pred < 0 {
+			continue
+		}
+		seen := map[mln.Term]bool{}
+		distinct := true
+		for _, t := range c.Lits[0].Args {
+			if !t.IsVar() || seen[t] {
+				distinct = false
+			}
+			seen[t] = true
+		}
+		if distinct {
+			has[c.Lits[0].Pred] = true
+		}
+	}
+	n := 0
+	for p, pr := range m.Preds {
+		if has[p] || strings.HasPrefix(pr.Name, mln.AuxPrefix) {
+			continue
+		}
+		atom := pr.Name
+		if pr.Arity() > 0 {
+			args := make([]string, pr.Arity())
+			for i := range args {
+				args[i] = fmt.Sprintf("a%d", i+1)
+			}
+			atom += "(" + strings.Join(args, ",") + ")"
+		}
+		f, err := m.ParseFormula("0 " + atom)
+		if err != nil {
+			return n, err
+		}
+		if _, err := m.AddFormula(f); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
