@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/structure"
 	"github.com/marple-mln/marple/transfer"

@@ -16,8 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/marple-mln/marple/internal/atomicfile"
-	"github.com/marple-mln/marple/internal/replicate"
+	"github.com/marple-mln/marple/atomicfile"
+	"github.com/marple-mln/marple/internal/testkit/replicate"
 	"github.com/marple-mln/marple/mln"
 )
 

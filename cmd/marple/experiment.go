@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/experiment"
-	"github.com/marple-mln/marple/internal/atomicfile"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 )
 
 const experimentSynopsis = `citeseer|osl|mrc|msl|transfer [-data ../shared/data] [-out results] [-methods CDA-ML-HM,...] [-topics face,...]

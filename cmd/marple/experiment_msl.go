@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/marple-mln/marple/experiment"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 	"github.com/marple-mln/marple/structure"
 )
 

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/experiment"
-	"github.com/marple-mln/marple/internal/atomicfile"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 )
 
 // paperExperiments are the experiments of issue 12, dispatched by name

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/cpi"
@@ -15,7 +16,6 @@ import (
 	"github.com/marple-mln/marple/infer/lp"
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/infer/mws"
-	"github.com/marple-mln/marple/internal/atomicfile"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/syntax"
 )

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/experiment"
-	"github.com/marple-mln/marple/internal/atomicfile"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 	"github.com/marple-mln/marple/invent"
 	"github.com/marple-mln/marple/mln"
 )

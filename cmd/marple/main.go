@@ -26,7 +26,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/atomicfile"
 )
 
 // command is one subcommand of marple.

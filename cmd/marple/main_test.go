@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/marple-mln/marple/internal/mrcgen"
+	"github.com/marple-mln/marple/internal/testkit/mrcgen"
 )
 
 // marple runs the command in-process and returns its exit status, stdout

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 )
 
 // readmeCommands returns the marple command lines of README.md's sh

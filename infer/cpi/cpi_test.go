@@ -11,8 +11,8 @@ import (
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/cpi"
 	"github.com/marple-mln/marple/infer/exact"
-	"github.com/marple-mln/marple/internal/brute"
-	"github.com/marple-mln/marple/internal/randmln"
+	"github.com/marple-mln/marple/internal/testkit/brute"
+	"github.com/marple-mln/marple/internal/testkit/randmln"
 )
 
 func exactEngine(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/marple-mln/marple/examples"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 	"github.com/marple-mln/marple/mln"
 )
 
