@@ -10,16 +10,9 @@ import (
 	"strings"
 
 	"github.com/marple-mln/marple/atomicfile"
-	"github.com/marple-mln/marple/experiment"
+	"github.com/marple-mln/marple/cmd/marple-experiments/internal/experiment"
 	"github.com/marple-mln/marple/internal/testkit/datadir"
 )
-
-// paperExperiments are the experiments of issue 12, dispatched by name
-// from runExperiment.
-var paperExperiments = map[string]func(context.Context, *env, []string) error{
-	"maxmargin": runMaxMarginExperiment,
-	"curves":    runCurvesExperiment,
-}
 
 const maxMarginSynopsis = `maxmargin [-data ../shared/data] [-out results] [-datasets citeseer,webkb] [-folds face,dept1,...]
 
@@ -33,7 +26,7 @@ Writes maxmargin-<data set>.md and maxmargin-C-<data set>.svg (F1 against
 C) to -out.`
 
 func runMaxMarginExperiment(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "experiment", maxMarginSynopsis)
+	fs := newFlagSet(e, maxMarginSynopsis)
 	var (
 		data     = fs.String("data", datadir.Root(), "the data folder (holding citeseer/ and webkb/)")
 		out      = fs.String("out", "results", "folder for the table and charts")
@@ -114,7 +107,7 @@ func writeResults(e *env, dir string, table func(io.Writer) error, files []outFi
 		}
 		paths = append(paths, path)
 	}
-	fmt.Fprintf(e.stderr, "marple experiment: wrote %s\n", strings.Join(paths, ", "))
+	fmt.Fprintf(e.stderr, "marple-experiments: wrote %s\n", strings.Join(paths, ", "))
 	return nil
 }
 
@@ -125,7 +118,7 @@ type markdowner interface{ WriteMarkdown(io.Writer) error }
 // that made it, and each result's Markdown.
 func sections[R markdowner](title, name string, args []string, results []R) func(io.Writer) error {
 	return func(w io.Writer) error {
-		fmt.Fprintf(w, "## %s\n\nCommand: `marple experiment %s %s`\n\n", title, name, strings.Join(args, " "))
+		fmt.Fprintf(w, "## %s\n\nCommand: `marple-experiments %s %s`\n\n", title, name, strings.Join(args, " "))
 		for _, r := range results {
 			if err := r.WriteMarkdown(w); err != nil {
 				return err
@@ -134,13 +127,6 @@ func sections[R markdowner](title, name string, args []string, results []R) func
 		}
 		return nil
 	}
-}
-
-func firstArg(args []string) string {
-	if len(args) == 0 {
-		return ""
-	}
-	return args[0]
 }
 
 const curvesSynopsis = `curves [-data ../shared/data] [-out results] [-orders 3] [-seed 1]
@@ -153,7 +139,7 @@ topics and -orders example orders. Writes curves.md, curves-learning.svg and
 curves-noise.svg to -out.`
 
 func runCurvesExperiment(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "experiment", curvesSynopsis)
+	fs := newFlagSet(e, curvesSynopsis)
 	var (
 		data   = fs.String("data", datadir.Root(), "the data folder (holding citeseer/)")
 		out    = fs.String("out", "results", "folder for the table and charts")

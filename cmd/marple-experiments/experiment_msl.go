@@ -5,7 +5,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/marple-mln/marple/experiment"
+	"github.com/marple-mln/marple/cmd/marple-experiments/internal/experiment"
 	"github.com/marple-mln/marple/internal/testkit/datadir"
 	"github.com/marple-mln/marple/structure"
 )
@@ -25,7 +25,7 @@ clauses may repeat a predicate on its last training database held out
 validation included. Writes msl.md.`
 
 func runMSLExperiment(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "experiment", mslSynopsis)
+	fs := newFlagSet(e, mslSynopsis)
 	d := structure.DefaultSettings()
 	so := structure.DefaultScoring()
 	var (
