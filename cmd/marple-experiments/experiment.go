@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/cmd/marple-experiments/internal/experiment"
 	"github.com/marple-mln/marple/internal/testkit/datadir"
 )
@@ -72,24 +70,15 @@ func runCiteSeerExperiment(ctx context.Context, e *env, args []string) error {
 		NoAverage: *noAvg,
 		Progress:  e.stderr,
 	}
+	if err := checkOut(*out, "citeseer.md", "citeseer.svg"); err != nil {
+		return err
+	}
 	table, err := experiment.RunCiteSeer(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	if err := table.WriteMarkdown(e.stdout); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(*out, "citeseer.md"), table.WriteMarkdown); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(*out, "citeseer.svg"), func(w io.Writer) error { return table.WriteSVG(w) }); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "marple-experiments: wrote %s and %s\n", filepath.Join(*out, "citeseer.md"), filepath.Join(*out, "citeseer.svg"))
-	return nil
+	return writeResults(e, *out, table.WriteMarkdown, []outFile{
+		{"citeseer.md", table.WriteMarkdown}, {"citeseer.svg", func(w io.Writer) error { return table.WriteSVG(w) }}})
 }
 
 func runOSLExperiment(ctx context.Context, e *env, args []string) error {
@@ -113,6 +102,9 @@ func runOSLExperiment(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		modesText = string(b)
+	}
+	if err := checkOut(*out, "osl.md"); err != nil {
+		return err
 	}
 	table, err := experiment.RunOSL(ctx, experiment.OSLConfig{
 		Dir:      filepath.Join(*data, "citeseer"),

@@ -60,10 +60,17 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 	}
 	d.TimeLimit, d.MaxNumPredicates, d.MaxVars, d.BeamSize = *timeLimit, *maxPreds, *maxVars, *beamSize
 	so.Seed = *seed
-	results, err := experiment.RunMSL(ctx, experiment.MSLConfig{
+	cfg := experiment.MSLConfig{
 		Dir: *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Rows: splitList(*rows),
 		Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, ModelsDir: *models, Repeated: *repeated,
-	})
+	}
+	if err := cfg.Check(); err != nil {
+		return usagef("%v", err)
+	}
+	if err := checkOut(*out, "msl.md"); err != nil {
+		return err
+	}
+	results, err := experiment.RunMSL(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,13 @@ func runMaxMarginExperiment(ctx context.Context, e *env, args []string) error {
 	if *iters < 1 || *samples < 1 || *test < 1 || *rounds < 1 || *eps <= 0 {
 		return usagef("-maxIter, -numSamples, -testSamples, -maxRounds and -epsilon must be positive")
 	}
+	var names []string
+	for _, set := range splitList(*datasets) {
+		names = append(names, "maxmargin-"+set+".md", "maxmargin-C-"+set+".svg")
+	}
+	if err := checkOut(*out, names...); err != nil {
+		return err
+	}
 	table, err := experiment.RunMaxMargin(ctx, experiment.MaxMarginConfig{
 		Data: *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Cs: grid,
 		MaxRounds: *rounds, FoldWorkers: *workers, EpsilonPerAtom: *eps, PSCGIter: *iters, PSCGSamples: *samples, TestSamples: *test, Seed: *seed, Progress: e.stderr, Verbose: *verbose,
@@ -88,6 +95,28 @@ func positiveList(name, s string) ([]float64, error) {
 type outFile struct {
 	name  string
 	write func(io.Writer) error
+}
+
+// checkOut checks, before any work, that the results can be written: dir
+// is (or is made) a folder in which files can be created, and none of the
+// files named is a folder. The error names the flag -out.
+func checkOut(dir string, files ...string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("-out %s: cannot make the results folder: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".marple-experiments-check*")
+	if err != nil {
+		return fmt.Errorf("-out %s: cannot write in the results folder: %w", dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	for _, name := range files {
+		path := filepath.Join(dir, name)
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			return fmt.Errorf("-out %s: cannot write %s: is a directory", dir, path)
+		}
+	}
+	return nil
 }
 
 // writeResults makes dir, prints the table on stdout and writes the files
@@ -152,6 +181,9 @@ func runCurvesExperiment(ctx context.Context, e *env, args []string) error {
 	}
 	if *orders < 1 {
 		return usagef("-orders must be positive")
+	}
+	if err := checkOut(*out, "curves.md", "curves-learning.svg", "curves-noise.svg"); err != nil {
+		return err
 	}
 	res, err := experiment.RunCurves(ctx, experiment.CurvesConfig{
 		Dir: filepath.Join(*data, "citeseer"), Orders: *orders, Seed: *seed, FoldWorkers: *fw, Progress: e.stderr,

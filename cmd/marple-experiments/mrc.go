@@ -44,6 +44,9 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 		}
 		fl = append(fl, k)
 	}
+	if err := checkOut(*out, "mrc.md"); err != nil {
+		return err
+	}
 	table, err := experiment.RunMRC(ctx, experiment.MRCConfig{
 		Dir:      *data,
 		Sets:     splitList(*sets),

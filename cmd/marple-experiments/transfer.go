@@ -59,12 +59,19 @@ func runTransferExperiment(ctx context.Context, e *env, args []string) error {
 	}
 	d.TimeLimit = *timeLimit
 	so.Seed = *seed
-	results, err := experiment.RunTransfer(ctx, experiment.TransferConfig{
+	cfg := experiment.TransferConfig{
 		MSL: experiment.MSLConfig{Dir: *data, Datasets: splitList(*targets), Folds: splitList(*foldsF),
 			Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, Repeated: *repeated},
 		Sources: splitList(*sources), Modes: splitList(*modes), Top: *top, Templates: *templates,
 		Discover: transfer.Options{MaxOuter: *maxOuter, Seed: uint64(*seed)},
-	})
+	}
+	if err := cfg.Check(); err != nil {
+		return usagef("%v", err)
+	}
+	if err := checkOut(*out, "transfer.md"); err != nil {
+		return err
+	}
+	results, err := experiment.RunTransfer(ctx, cfg)
 	if err != nil {
 		return err
 	}

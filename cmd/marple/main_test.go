@@ -248,3 +248,18 @@ func TestInventThenInfer(t *testing.T) {
 		t.Errorf("missing -o: exit %d, want 2", code)
 	}
 }
+
+// TestExperimentMoved: marple has no experiment command; it says in one
+// line where the experiments are and exits 2.
+func TestExperimentMoved(t *testing.T) {
+	for _, args := range [][]string{{"experiment", "msl", "-datasets", "imdb"}, {"experiment"}, {"help", "experiment"}} {
+		code, stdout, stderr := marple(t, args...)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "marple-experiments") {
+			t.Errorf("marple %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+	_, stdout, _ := marple(t, "help")
+	if strings.Contains(stdout, "experiment") {
+		t.Errorf("marple help lists experiment:\n%s", stdout)
+	}
+}

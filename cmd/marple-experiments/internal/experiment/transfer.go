@@ -73,6 +73,26 @@ type TransferResult struct {
 // BaselineRow is the no-transfer row of the transfer tables.
 const BaselineRow = "MSL beam, from unit clauses (no transfer)"
 
+// Check refuses a selection that names something unknown: a target of
+// MSL.Datasets not in MSLDatasets, a test fold of MSL.Folds that is no
+// fold of the targets selected, or a source not in TransferSources. The
+// error names the flag: -targets, -folds or -sources.
+func (cfg TransferConfig) Check() error {
+	if err := (MSLConfig{Datasets: cfg.MSL.Datasets, Folds: cfg.MSL.Folds}).check("-targets"); err != nil {
+		return err
+	}
+	var sources []string
+	for _, src := range TransferSources {
+		sources = append(sources, src.Name)
+	}
+	for _, name := range cfg.Sources {
+		if !slices.Contains(sources, name) {
+			return fmt.Errorf("-sources: %q is not a data set (%s)", name, strings.Join(sources, ", "))
+		}
+	}
+	return nil
+}
+
 // RunTransfer runs the deep transfer experiment: for each target data
 // set and test fold, structure learning (beam search from unit clauses)
 // without transfer and with each source's best templates in each mode,
@@ -80,6 +100,9 @@ const BaselineRow = "MSL beam, from unit clauses (no transfer)"
 func RunTransfer(ctx context.Context, cfg TransferConfig) ([]*TransferResult, error) {
 	if cfg.Top <= 0 {
 		cfg.Top = 5
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, err
 	}
 	modes := cfg.Modes
 	if len(modes) == 0 {
