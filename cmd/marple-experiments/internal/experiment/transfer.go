@@ -210,7 +210,7 @@ func sourceTemplates(ctx context.Context, cfg TransferConfig, src TransferSource
 		if err := os.MkdirAll(cfg.Templates, 0o755); err != nil {
 			return nil, err
 		}
-		header := []string{fmt.Sprintf("source %s (%s), discovered by marple experiment transfer in %.1fs", src.Name, strings.Join(src.Data, ","), time.Since(t0).Seconds())}
+		header := []string{fmt.Sprintf("source %s (%s), discovered by marple-experiments transfer in %.1fs", src.Name, strings.Join(src.Data, ","), time.Since(t0).Seconds())}
 		if err := atomicfile.Write(path, func(w io.Writer) error { return transfer.Write(w, res, header) }); err != nil {
 			return nil, err
 		}
