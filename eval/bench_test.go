@@ -3,7 +3,7 @@ package eval
 import (
 	"bytes"
 	"fmt"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 	"testing"
 )
 

@@ -2,7 +2,7 @@ package ground_test
 
 import (
 	"context"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 	"math/rand/v2"
 	"os"
 	"path/filepath"

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/marple-mln/marple/ground"
-	"github.com/marple-mln/marple/internal/brute"
+	"github.com/marple-mln/marple/internal/testkit/brute"
 	"github.com/marple-mln/marple/mln"
 )
 

@@ -21,7 +21,7 @@ import (
 	"github.com/marple-mln/marple/infer/lp"
 	"github.com/marple-mln/marple/infer/mws"
 	"github.com/marple-mln/marple/internal/cputime"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 	"github.com/marple-mln/marple/mln"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/marple-mln/marple/internal/mrcgen"
+	"github.com/marple-mln/marple/internal/testkit/mrcgen"
 	"github.com/marple-mln/marple/mln"
 )
 

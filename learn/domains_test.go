@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/marple-mln/marple/ground"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
 )

@@ -1,7 +1,7 @@
 package mln
 
 import (
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 	"os"
 	"path/filepath"
 	"strings"

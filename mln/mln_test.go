@@ -3,7 +3,7 @@ package mln
 import (
 	"flag"
 	"fmt"
-	"github.com/marple-mln/marple/internal/golden"
+	"github.com/marple-mln/marple/internal/testkit/golden"
 	"os"
 	"path/filepath"
 	"strings"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/marple-mln/marple/internal/randmln"
+	"github.com/marple-mln/marple/internal/testkit/randmln"
 	"github.com/marple-mln/marple/mln"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/marple-mln/marple/internal/plant"
+	"github.com/marple-mln/marple/internal/testkit/plant"
 	"github.com/marple-mln/marple/mln"
 )
 

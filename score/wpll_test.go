@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/marple-mln/marple/ground"
-	"github.com/marple-mln/marple/internal/brute"
-	"github.com/marple-mln/marple/internal/randmln"
+	"github.com/marple-mln/marple/internal/testkit/brute"
+	"github.com/marple-mln/marple/internal/testkit/randmln"
 	"github.com/marple-mln/marple/mln"
 )
 

@@ -1,7 +1,7 @@
 package structure
 
 import (
-	"github.com/marple-mln/marple/internal/brute"
+	"github.com/marple-mln/marple/internal/testkit/brute"
 	"github.com/marple-mln/marple/mln"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/marple-mln/marple/internal/plant"
+	"github.com/marple-mln/marple/internal/testkit/plant"
 	"github.com/marple-mln/marple/structure"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/marple-mln/marple/internal/plant"
+	"github.com/marple-mln/marple/internal/testkit/plant"
 )
 
 // TestScreenedSearch runs both searches with the count scorer on data

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/marple-mln/marple/internal/plant"
+	"github.com/marple-mln/marple/internal/testkit/plant"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -168,7 +168,7 @@ func TestSearchStartAndInitialClauses(t *testing.T) {
 	}
 }
 
-// TestLearnBatchPlanted: on worlds sampled from a known MLN (internal/plant:
+// TestLearnBatchPlanted: on worlds sampled from a known MLN (internal/testkit/plant:
 // 2.5 !Smokes(x) v Cancer(x), 1.5 !Friends(x,y) v !Smokes(x) v Smokes(y)),
 // beam and shortest-first search with the counting scorer find both
 // planted clauses, up to the sign patterns the unit clauses make

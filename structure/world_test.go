@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/marple-mln/marple/internal/randmln"
+	"github.com/marple-mln/marple/internal/testkit/randmln"
 	"github.com/marple-mln/marple/mln"
 )
 

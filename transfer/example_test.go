@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/marple-mln/marple/internal/plantdb"
+	"github.com/marple-mln/marple/internal/testkit/plantdb"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/transfer"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/marple-mln/marple/internal/plantdb"
+	"github.com/marple-mln/marple/internal/testkit/plantdb"
 	"github.com/marple-mln/marple/mln"
 )
 

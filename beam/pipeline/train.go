@@ -8,7 +8,7 @@ import (
 	"os"
 	"sort"
 
-	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/atomicfile"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"

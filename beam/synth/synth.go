@@ -16,8 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/marple-mln/marple/internal/atomicfile"
-	"github.com/marple-mln/marple/internal/replicate"
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -202,7 +201,39 @@ func (g SRL) Write(dir string, perFile int) (model string, files []string, err e
 // Replicate returns the atoms of db written k times, the constants of type
 // t renamed in copy j by the suffix "_rj" (copy 0 keeps the names): a
 // data set k times larger with the same statistics, whose examples (one
-// per constant of t) stay distinct.
+// per constant of t) stay distinct. Atoms are written predicate by
+// predicate, in the database's order, "!" before a false atom and "?"
+// before an unknown one.
 func Replicate(m *mln.Model, db *mln.Database, t mln.TypeID, k int) string {
-	return replicate.Atoms(m, db, t, k)
+	var b strings.Builder
+	for j := 0; j < k; j++ {
+		suffix := ""
+		if j > 0 {
+			suffix = fmt.Sprintf("_r%d", j)
+		}
+		for p := range m.Preds {
+			pr := m.Preds[p]
+			db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
+				switch v {
+				case mln.False:
+					b.WriteByte('!')
+				case mln.Unknown:
+					b.WriteByte('?')
+				}
+				b.WriteString(pr.Name)
+				b.WriteByte('(')
+				for i, c := range args {
+					if i > 0 {
+						b.WriteByte(',')
+					}
+					b.WriteString(m.ConstName(c))
+					if pr.Args[i] == t {
+						b.WriteString(suffix)
+					}
+				}
+				b.WriteString(")\n")
+			})
+		}
+	}
+	return b.String()
 }

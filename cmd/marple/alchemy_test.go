@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 	"github.com/marple-mln/marple/mln"
 )
 

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/mln"
 )
 

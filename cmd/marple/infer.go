@@ -7,10 +7,10 @@ import (
 	"math"
 	"time"
 
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/engines"
-	"github.com/marple-mln/marple/internal/atomicfile"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/syntax"
 )

@@ -5,13 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"time"
 
-	"github.com/marple-mln/marple/experiment"
-	"github.com/marple-mln/marple/internal/atomicfile"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/invent"
 	"github.com/marple-mln/marple/mln"
 )
@@ -103,46 +99,6 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stderr, "marple invent: %d invented predicates, %d rules, log-posterior %.3f; wrote %s, %s.db, %s.report.txt\n",
 		len(inv), len(rules), model.LogPosterior(), *out, base, base)
 	return nil
-}
-
-func runMRCExperiment(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "experiment mrc", "[-data ../shared/data] [-out results] [-sets animals,...] [-folds 0,1,...] [-mslTimeLimit 1m] [-restarts N -seed N -lambda L -beta B]")
-	var (
-		data  = fs.String("data", datadir.Root(), "the data folder (holding animals/, kinship/, umls/, nations/)")
-		out   = fs.String("out", "results", "folder for mrc.md")
-		sets  = fs.String("sets", "", "data sets, comma-separated (default: animals,kinship,umls,nations)")
-		folds = fs.String("folds", "", "held-out folds, comma-separated (default: 0-7, the shared ones)")
-		msl   = fs.Duration("mslTimeLimit", time.Minute, "the MSL baseline's search per fold ends after this long, keeping its model (0: no MSL baseline)")
-		mrc   = addMRCFlags(fs)
-	)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	opt, grid, err := mrc()
-	if err != nil {
-		return err
-	}
-	var fl []int
-	for _, s := range splitList(*folds) {
-		k, err := strconv.Atoi(s)
-		if err != nil {
-			return usagef("-folds: %q is not a fold number", s)
-		}
-		fl = append(fl, k)
-	}
-	table, err := experiment.RunMRC(ctx, experiment.MRCConfig{
-		Dir:      *data,
-		Sets:     splitList(*sets),
-		Folds:    fl,
-		Opt:      opt,
-		Tune:     grid,
-		MSLTime:  *msl,
-		Progress: e.stderr,
-	})
-	if err != nil {
-		return err
-	}
-	return writeResults(e, *out, table.WriteMarkdown, []outFile{{"mrc.md", table.WriteMarkdown}})
 }
 
 // addMRCFlags registers MRC's parameters on fs; the returned function

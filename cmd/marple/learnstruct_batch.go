@@ -9,7 +9,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/structure"
 )

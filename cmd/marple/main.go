@@ -6,9 +6,10 @@
 //
 //	marple <command> [flags]
 //
-// The commands are infer, learn, learnstruct, invent, eval, check and experiment; "marple help <command>"
-// describes each. Flags follow Alchemy's single-dash names (-i, -e, -r,
-// -q, -t, -ne, -m, -ms, ...).
+// The commands are infer, learn, learnstruct, invent, transfer-templates,
+// eval and check; "marple help <command>" describes each. Flags follow
+// Alchemy's single-dash names (-i, -e, -r, -q, -t, -ne, -m, -ms, ...). The
+// papers' experiments are a separate command, marple-experiments.
 //
 // Exit status: 0 on success, 1 on bad input (syntax errors, unknown
 // predicates, missing files, groundings too large), 2 on bad usage.
@@ -26,7 +27,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/atomicfile"
 )
 
 // command is one subcommand of marple.
@@ -50,7 +51,6 @@ var commands = []command{
 	{"eval", "score predictions against the truth: P, R, F1, Hamming, CLL, AUC-PR", runEval},
 	{"check", "parse a model and evidence; print predicates, clauses and ground network size", runCheck},
 	{"transfer-templates", "deep transfer (DTM): rank second-order clique templates in a source domain", runTransferTemplates},
-	{"experiment", "reproduce the papers' experiments on their data (citeseer, osl, mrc, msl, transfer)", runExperiment},
 }
 
 // usageError is an error in how marple was called (exit status 2).
@@ -110,6 +110,9 @@ func run(ctx context.Context, e *env, args []string) int {
 		return 0
 	case "alchemy":
 		return runAlchemy(ctx, e, args[1:]) // alchemy.go
+	case "experiment":
+		fmt.Fprintln(e.stderr, "marple: the papers' experiments moved to their own command: marple-experiments <name> [flags] (go run ./cmd/marple-experiments)")
+		return 2
 	}
 	for _, c := range commands {
 		if c.name != name {

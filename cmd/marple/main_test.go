@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/marple-mln/marple/internal/mrcgen"
+	"github.com/marple-mln/marple/internal/testkit/mrcgen"
 )
 
 // marple runs the command in-process and returns its exit status, stdout
@@ -246,5 +246,20 @@ func TestInventThenInfer(t *testing.T) {
 	}
 	if code, _, _ := marple(t, "invent", "-i", decl, "-t", train); code != 2 {
 		t.Errorf("missing -o: exit %d, want 2", code)
+	}
+}
+
+// TestExperimentMoved: marple has no experiment command; it says in one
+// line where the experiments are and exits 2.
+func TestExperimentMoved(t *testing.T) {
+	for _, args := range [][]string{{"experiment", "msl", "-datasets", "imdb"}, {"experiment"}, {"help", "experiment"}} {
+		code, stdout, stderr := marple(t, args...)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "marple-experiments") {
+			t.Errorf("marple %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+	_, stdout, _ := marple(t, "help")
+	if strings.Contains(stdout, "experiment") {
+		t.Errorf("marple help lists experiment:\n%s", stdout)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 )
 
 // A docCommand is one command line of a documentation file's sh block.

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer/engines"
-	"github.com/marple-mln/marple/internal/atomicfile"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
 )

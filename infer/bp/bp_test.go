@@ -8,7 +8,7 @@ import (
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
-	"github.com/marple-mln/marple/internal/brute"
+	"github.com/marple-mln/marple/internal/testkit/brute"
 )
 
 // randomTree returns a network of n atoms whose factor graph is a tree:

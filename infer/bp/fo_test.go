@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/marple-mln/marple/ground"
-	"github.com/marple-mln/marple/internal/randmln"
+	"github.com/marple-mln/marple/internal/testkit/randmln"
 	"github.com/marple-mln/marple/mln"
 )
 

@@ -11,8 +11,8 @@ import (
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/cpi"
 	"github.com/marple-mln/marple/infer/exact"
-	"github.com/marple-mln/marple/internal/brute"
-	"github.com/marple-mln/marple/internal/randmln"
+	"github.com/marple-mln/marple/internal/testkit/brute"
+	"github.com/marple-mln/marple/internal/testkit/randmln"
 )
 
 var exactEngine = exact.Engine{Options: exact.Options{Workers: 1}}

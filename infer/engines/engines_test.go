@@ -12,8 +12,8 @@ import (
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/engines"
-	"github.com/marple-mln/marple/internal/brute"
-	"github.com/marple-mln/marple/internal/randmln"
+	"github.com/marple-mln/marple/internal/testkit/brute"
+	"github.com/marple-mln/marple/internal/testkit/randmln"
 )
 
 func TestEveryNameBuilds(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/marple-mln/marple/examples"
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/internal/cputime"
-	"github.com/marple-mln/marple/internal/replicate"
+	"github.com/marple-mln/marple/internal/testkit/replicate"
 	"github.com/marple-mln/marple/mln"
 )
 

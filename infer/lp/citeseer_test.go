@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/mln"

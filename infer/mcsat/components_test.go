@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/marple-mln/marple/ground"
-	"github.com/marple-mln/marple/internal/brute"
+	"github.com/marple-mln/marple/internal/testkit/brute"
 )
 
 // TestComponentsMatchesExact checks per-component sampling against exact

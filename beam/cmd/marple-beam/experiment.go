@@ -13,10 +13,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/beam/pipeline"
 	"github.com/marple-mln/marple/beam/synth"
 	"github.com/marple-mln/marple/eval"
-	"github.com/marple-mln/marple/internal/atomicfile"
 )
 
 // experiment runs the scale experiment of the README's "Running on a

@@ -33,10 +33,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/beam/pipeline"
 	"github.com/marple-mln/marple/beam/synth"
 	"github.com/marple-mln/marple/infer/engines"
-	"github.com/marple-mln/marple/internal/atomicfile"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
 )

@@ -1,7 +1,8 @@
 // Package replicate makes larger data sets from small ones by writing a
-// database several times with renamed constants (for scaling benchmarks
-// and Beam experiments), and builds the replicated CiteSeer evidence the
-// performance benchmarks use.
+// database several times with renamed constants, for scaling benchmarks,
+// and builds the replicated CiteSeer evidence the performance benchmarks
+// use. Atoms writes the same text as the Beam module's synth.Replicate
+// (marple-beam replicate); the tests of both pin that text.
 package replicate
 
 import (
@@ -11,14 +12,16 @@ import (
 	"testing"
 
 	"github.com/marple-mln/marple/examples"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 	"github.com/marple-mln/marple/mln"
 )
 
 // Atoms returns the atoms of db written k times, the constants of type
 // t renamed in copy j by the suffix "_rj" (copy 0 keeps the names): a
 // data set k times larger with the same statistics, whose examples (one
-// per constant of t) stay distinct.
+// per constant of t) stay distinct. Atoms are written predicate by
+// predicate, in the database's order, "!" before a false atom and "?"
+// before an unknown one.
 func Atoms(m *mln.Model, db *mln.Database, t mln.TypeID, k int) string {
 	var b strings.Builder
 	for j := 0; j < k; j++ {

@@ -1,6 +1,8 @@
 // Package datadir locates the real data sets (the shared/data folder that
 // sits beside a development checkout) for benchmarks and data tests, which
 // skip cleanly when it is absent: a user's checkout has no such folder.
+// The marple-experiments command takes Root as its default -data; the
+// marple command does not use this package.
 package datadir
 
 import (

@@ -9,17 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/marple-mln/marple/experiment"
-	"github.com/marple-mln/marple/internal/atomicfile"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/atomicfile"
+	"github.com/marple-mln/marple/cmd/marple-experiments/internal/experiment"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 )
-
-// paperExperiments are the experiments of issue 12, dispatched by name
-// from runExperiment.
-var paperExperiments = map[string]func(context.Context, *env, []string) error{
-	"maxmargin": runMaxMarginExperiment,
-	"curves":    runCurvesExperiment,
-}
 
 const maxMarginSynopsis = `maxmargin [-data ../shared/data] [-out results] [-datasets citeseer,webkb] [-folds face,dept1,...]
 
@@ -33,7 +26,7 @@ Writes maxmargin-<data set>.md and maxmargin-C-<data set>.svg (F1 against
 C) to -out.`
 
 func runMaxMarginExperiment(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "experiment", maxMarginSynopsis)
+	fs := newFlagSet(e, maxMarginSynopsis)
 	var (
 		data     = fs.String("data", datadir.Root(), "the data folder (holding citeseer/ and webkb/)")
 		out      = fs.String("out", "results", "folder for the table and charts")
@@ -58,6 +51,13 @@ func runMaxMarginExperiment(ctx context.Context, e *env, args []string) error {
 	}
 	if *iters < 1 || *samples < 1 || *test < 1 || *rounds < 1 || *eps <= 0 {
 		return usagef("-maxIter, -numSamples, -testSamples, -maxRounds and -epsilon must be positive")
+	}
+	var names []string
+	for _, set := range splitList(*datasets) {
+		names = append(names, "maxmargin-"+set+".md", "maxmargin-C-"+set+".svg")
+	}
+	if err := checkOut(*out, names...); err != nil {
+		return err
 	}
 	table, err := experiment.RunMaxMargin(ctx, experiment.MaxMarginConfig{
 		Data: *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Cs: grid,
@@ -97,6 +97,28 @@ type outFile struct {
 	write func(io.Writer) error
 }
 
+// checkOut checks, before any work, that the results can be written: dir
+// is (or is made) a folder in which files can be created, and none of the
+// files named is a folder. The error names the flag -out.
+func checkOut(dir string, files ...string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("-out %s: cannot make the results folder: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".marple-experiments-check*")
+	if err != nil {
+		return fmt.Errorf("-out %s: cannot write in the results folder: %w", dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	for _, name := range files {
+		path := filepath.Join(dir, name)
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			return fmt.Errorf("-out %s: cannot write %s: is a directory", dir, path)
+		}
+	}
+	return nil
+}
+
 // writeResults makes dir, prints the table on stdout and writes the files
 // into dir atomically, then names them on stderr.
 func writeResults(e *env, dir string, table func(io.Writer) error, files []outFile) error {
@@ -114,7 +136,7 @@ func writeResults(e *env, dir string, table func(io.Writer) error, files []outFi
 		}
 		paths = append(paths, path)
 	}
-	fmt.Fprintf(e.stderr, "marple experiment: wrote %s\n", strings.Join(paths, ", "))
+	fmt.Fprintf(e.stderr, "marple-experiments: wrote %s\n", strings.Join(paths, ", "))
 	return nil
 }
 
@@ -125,7 +147,7 @@ type markdowner interface{ WriteMarkdown(io.Writer) error }
 // that made it, and each result's Markdown.
 func sections[R markdowner](title, name string, args []string, results []R) func(io.Writer) error {
 	return func(w io.Writer) error {
-		fmt.Fprintf(w, "## %s\n\nCommand: `marple experiment %s %s`\n\n", title, name, strings.Join(args, " "))
+		fmt.Fprintf(w, "## %s\n\nCommand: `marple-experiments %s %s`\n\n", title, name, strings.Join(args, " "))
 		for _, r := range results {
 			if err := r.WriteMarkdown(w); err != nil {
 				return err
@@ -134,13 +156,6 @@ func sections[R markdowner](title, name string, args []string, results []R) func
 		}
 		return nil
 	}
-}
-
-func firstArg(args []string) string {
-	if len(args) == 0 {
-		return ""
-	}
-	return args[0]
 }
 
 const curvesSynopsis = `curves [-data ../shared/data] [-out results] [-orders 3] [-seed 1]
@@ -153,7 +168,7 @@ topics and -orders example orders. Writes curves.md, curves-learning.svg and
 curves-noise.svg to -out.`
 
 func runCurvesExperiment(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "experiment", curvesSynopsis)
+	fs := newFlagSet(e, curvesSynopsis)
 	var (
 		data   = fs.String("data", datadir.Root(), "the data folder (holding citeseer/)")
 		out    = fs.String("out", "results", "folder for the table and charts")
@@ -166,6 +181,9 @@ func runCurvesExperiment(ctx context.Context, e *env, args []string) error {
 	}
 	if *orders < 1 {
 		return usagef("-orders must be positive")
+	}
+	if err := checkOut(*out, "curves.md", "curves-learning.svg", "curves-noise.svg"); err != nil {
+		return err
 	}
 	res, err := experiment.RunCurves(ctx, experiment.CurvesConfig{
 		Dir: filepath.Join(*data, "citeseer"), Orders: *orders, Seed: *seed, FoldWorkers: *fw, Progress: e.stderr,

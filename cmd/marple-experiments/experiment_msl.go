@@ -5,8 +5,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/marple-mln/marple/experiment"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/cmd/marple-experiments/internal/experiment"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 	"github.com/marple-mln/marple/structure"
 )
 
@@ -25,7 +25,7 @@ clauses may repeat a predicate on its last training database held out
 validation included. Writes msl.md.`
 
 func runMSLExperiment(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "experiment", mslSynopsis)
+	fs := newFlagSet(e, mslSynopsis)
 	d := structure.DefaultSettings()
 	so := structure.DefaultScoring()
 	var (
@@ -34,7 +34,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		datasets  = fs.String("datasets", "", "data sets, comma-separated (default: uw-cse,imdb)")
 		folds     = fs.String("folds", "", "test folds, comma-separated file names or stems (default: all)")
 		rows      = fs.String("rows", "", "rows, comma-separated: weights-unit, weights-kb, beam-unit, sfs-unit, beam-kb (default: all)")
-		timeLimit = fs.Duration("timeLimit", 4*time.Minute, "end each search after this long, keeping the model so far (the issue's bound is 5 minutes per fold)")
+		timeLimit = fs.Duration("timeLimit", 4*time.Minute, "end each search after this long, keeping the model so far")
 		maxPreds  = fs.Int("maxNumPredicates", d.MaxNumPredicates, "maximum number of literals in a learned clause")
 		maxVars   = fs.Int("maxVars", d.MaxVars, "maximum number of variables in a learned clause")
 		beamSize  = fs.Int("beamSize", d.BeamSize, "size of the beam")
@@ -60,10 +60,17 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 	}
 	d.TimeLimit, d.MaxNumPredicates, d.MaxVars, d.BeamSize = *timeLimit, *maxPreds, *maxVars, *beamSize
 	so.Seed = *seed
-	results, err := experiment.RunMSL(ctx, experiment.MSLConfig{
+	cfg := experiment.MSLConfig{
 		Dir: *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Rows: splitList(*rows),
 		Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, ModelsDir: *models, Repeated: *repeated,
-	})
+	}
+	if err := cfg.Check(); err != nil {
+		return usagef("%v", err)
+	}
+	if err := checkOut(*out, "msl.md"); err != nil {
+		return err
+	}
+	results, err := experiment.RunMSL(ctx, cfg)
 	if err != nil {
 		return err
 	}

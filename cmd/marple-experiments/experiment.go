@@ -2,62 +2,31 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/marple-mln/marple/experiment"
-	"github.com/marple-mln/marple/internal/atomicfile"
-	"github.com/marple-mln/marple/internal/datadir"
+	"github.com/marple-mln/marple/cmd/marple-experiments/internal/experiment"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
 )
 
-const experimentSynopsis = `citeseer|osl|mrc|msl|transfer [-data ../shared/data] [-out results] [-methods CDA-ML-HM,...] [-topics face,...]
+const citeseerSynopsis = `citeseer [-data ../shared/data] [-out results] [-methods CDA-ML-HM,...] [-topics face,...] [flags]
 
-Reproduces the papers' experiments on their real data. "citeseer" is Huynh &
-Mooney's (SDM 2011) Table 1 and 2: the ISM model learned online on three
-CiteSeer topics and tested on the fourth, for each method, with F1 per topic
-and training time next to the paper's figures. Writes citeseer.md and
-citeseer.svg to -out. "osl" is Table 1 of Huynh & Mooney (ECML 2011): online
-structure learning (OSL-M1, OSL-M2) and AdaGrad-FB from the LC_0, ISM and
-empty models, with F1, training time and non-zero clauses. Writes osl.md.
-"mrc" is the MRC protocol (Kok & Domingos 2007) on animals, kinship, umls
-and nations: per shared fold, learn on the others, predict the fold's atoms;
-CLL and AUC-PR against a per-relation baseline and MSL from unit clauses
-(each search capped by -mslTimeLimit, 1m; see marple experiment mrc
--h). Writes mrc.md. "msl" is batch structure learning (Kok & Domingos 2005)
-on UW-CSE and IMDB: beam and shortest-first search against unit clauses and
-the hand-built KB, CLL and AUC-PR of each predicate given the others; see
-"marple experiment msl -h". Writes msl.md. "transfer" is deep transfer (DTM,
-Davis & Domingos 2009) between the relational data sets; see "marple
-experiment transfer -h". Writes transfer.md.`
+Huynh & Mooney's (SDM 2011) Tables 1 and 2: the ISM model learned online on
+three CiteSeer topics and tested on the fourth, for each method, with F1 per
+topic and training time next to the paper's figures. Writes citeseer.md and
+citeseer.svg to -out.`
 
-func runExperiment(ctx context.Context, e *env, args []string) error {
-	if run, ok := paperExperiments[firstArg(args)]; ok {
-		return run(ctx, e, args[1:])
-	}
-	if len(args) > 0 && args[0] == "mrc" {
-		return runMRCExperiment(ctx, e, args[1:])
-	}
-	if len(args) > 0 && args[0] == "transfer" {
-		return runTransferExperiment(ctx, e, args[1:]) // transfer.go
-	}
-	if len(args) == 0 || args[0] != "citeseer" && args[0] != "osl" && args[0] != "msl" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-			fmt.Fprintf(e.stdout, "usage: marple experiment %s\n", experimentSynopsis)
-			return nil
-		}
-		return usagef("name an experiment: citeseer, osl, maxmargin, curves, mrc, msl or transfer")
-	}
-	if args[0] == "msl" {
-		return runMSLExperiment(ctx, e, args[1:]) // experiment_msl.go
-	}
-	if args[0] == "osl" {
-		return runOSLExperiment(ctx, e, args[1:])
-	}
-	fs := newFlagSet(e, "experiment", experimentSynopsis)
+const oslSynopsis = `osl [-data ../shared/data] [-out results] [-methods OSL-M2-ISM,...] [-topics face,...] [flags]
+
+Table 1 of Huynh & Mooney (ECML 2011): online structure learning (OSL-M1,
+OSL-M2) and AdaGrad-FB from the LC_0, ISM and empty models, with F1,
+training time and non-zero clauses. Writes osl.md.`
+
+func runCiteSeerExperiment(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, citeseerSynopsis)
 	var (
 		data    = fs.String("data", datadir.Root(), "the data folder (holding citeseer/); default $MARPLE_DATA or ../shared/data beside the repository")
 		out     = fs.String("out", "results", "folder for the table (Markdown) and chart (SVG)")
@@ -70,7 +39,7 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 		noAvg   = fs.Bool("noAverage", false, "predict with the last weights instead of the average")
 		model   = fs.String("model", "", "model to learn instead of the ISM model (it must declare InField and Token as ISM does)")
 	)
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var grid []float64
@@ -101,28 +70,19 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 		NoAverage: *noAvg,
 		Progress:  e.stderr,
 	}
+	if err := checkOut(*out, "citeseer.md", "citeseer.svg"); err != nil {
+		return err
+	}
 	table, err := experiment.RunCiteSeer(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	if err := table.WriteMarkdown(e.stdout); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(*out, "citeseer.md"), table.WriteMarkdown); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(*out, "citeseer.svg"), func(w io.Writer) error { return table.WriteSVG(w) }); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "marple experiment: wrote %s and %s\n", filepath.Join(*out, "citeseer.md"), filepath.Join(*out, "citeseer.svg"))
-	return nil
+	return writeResults(e, *out, table.WriteMarkdown, []outFile{
+		{"citeseer.md", table.WriteMarkdown}, {"citeseer.svg", func(w io.Writer) error { return table.WriteSVG(w) }}})
 }
 
 func runOSLExperiment(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "experiment", experimentSynopsis)
+	fs := newFlagSet(e, oslSynopsis)
 	var (
 		data    = fs.String("data", datadir.Root(), "the data folder (holding citeseer/); default $MARPLE_DATA or ../shared/data beside the repository")
 		out     = fs.String("out", "results", "folder for the table (Markdown)")
@@ -142,6 +102,9 @@ func runOSLExperiment(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		modesText = string(b)
+	}
+	if err := checkOut(*out, "osl.md"); err != nil {
+		return err
 	}
 	table, err := experiment.RunOSL(ctx, experiment.OSLConfig{
 		Dir:      filepath.Join(*data, "citeseer"),

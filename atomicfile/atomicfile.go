@@ -7,6 +7,10 @@
 // replaced, the link stays. A destination that exists and is not a
 // regular file (a FIFO, a device such as /dev/null or /dev/stdout) cannot
 // be replaced: it is written directly.
+//
+// The marple command writes its results, models and checkpoints with
+// Write; a program using Marple as a library can do the same. A program
+// that exits at once on a signal calls RemoveTemps first.
 package atomicfile
 
 import (

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/structure"
 	"github.com/marple-mln/marple/transfer"
@@ -74,6 +74,26 @@ type TransferResult struct {
 // BaselineRow is the no-transfer row of the transfer tables.
 const BaselineRow = "MSL beam, from unit clauses (no transfer)"
 
+// Check refuses a selection that names something unknown: a target of
+// MSL.Datasets not in MSLDatasets, a test fold of MSL.Folds that is no
+// fold of the targets selected, or a source not in TransferSources. The
+// error names the flag: -targets, -folds or -sources.
+func (cfg TransferConfig) Check() error {
+	if err := (MSLConfig{Datasets: cfg.MSL.Datasets, Folds: cfg.MSL.Folds}).check("-targets"); err != nil {
+		return err
+	}
+	var sources []string
+	for _, src := range TransferSources {
+		sources = append(sources, src.Name)
+	}
+	for _, name := range cfg.Sources {
+		if !slices.Contains(sources, name) {
+			return fmt.Errorf("-sources: %q is not a data set (%s)", name, strings.Join(sources, ", "))
+		}
+	}
+	return nil
+}
+
 // RunTransfer runs the deep transfer experiment: for each target data
 // set and test fold, structure learning (beam search from unit clauses)
 // without transfer and with each source's best templates in each mode,
@@ -81,6 +101,9 @@ const BaselineRow = "MSL beam, from unit clauses (no transfer)"
 func RunTransfer(ctx context.Context, cfg TransferConfig) ([]*TransferResult, error) {
 	if cfg.Top <= 0 {
 		cfg.Top = 5
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, err
 	}
 	modes := cfg.Modes
 	if len(modes) == 0 {
@@ -188,7 +211,7 @@ func sourceTemplates(ctx context.Context, cfg TransferConfig, src TransferSource
 		if err := os.MkdirAll(cfg.Templates, 0o755); err != nil {
 			return nil, err
 		}
-		header := []string{fmt.Sprintf("source %s (%s), discovered by marple experiment transfer in %.1fs", src.Name, strings.Join(src.Data, ","), time.Since(t0).Seconds())}
+		header := []string{fmt.Sprintf("source %s (%s), discovered by marple-experiments transfer in %.1fs", src.Name, strings.Join(src.Data, ","), time.Since(t0).Seconds())}
 		if err := atomicfile.Write(path, func(w io.Writer) error { return transfer.Write(w, res, header) }); err != nil {
 			return nil, err
 		}

@@ -119,6 +119,9 @@ type MSLResult struct {
 // domain), then infer each query predicate in turn given all the others
 // with MC-SAT on the test fold and score CLL and AUC-PR.
 func RunMSL(ctx context.Context, cfg MSLConfig) ([]*MSLResult, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
 	var out []*MSLResult
 	for _, ds := range MSLDatasets {
 		if len(cfg.Datasets) > 0 && !slices.Contains(cfg.Datasets, ds.Name) {
@@ -159,6 +162,46 @@ func RunMSL(ctx context.Context, cfg MSLConfig) ([]*MSLResult, error) {
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// Check refuses a selection that names something unknown: a data set of
+// Datasets not in MSLDatasets, a fold of Folds that is no fold (file name
+// or stem) of the data sets selected, or a row of Rows not in MSLRows
+// (name or key). The error names the flag: -datasets, -folds or -rows.
+func (cfg MSLConfig) Check() error { return cfg.check("-datasets") }
+
+// check is Check with the data sets' flag named setsFlag.
+func (cfg MSLConfig) check(setsFlag string) error {
+	var sets, folds, rows []string
+	for _, ds := range MSLDatasets {
+		sets = append(sets, ds.Name)
+	}
+	for _, name := range cfg.Datasets {
+		if !slices.Contains(sets, name) {
+			return fmt.Errorf("%s: %q is not a data set (%s)", setsFlag, name, strings.Join(sets, ", "))
+		}
+	}
+	for _, ds := range MSLDatasets {
+		if len(cfg.Datasets) == 0 || slices.Contains(cfg.Datasets, ds.Name) {
+			for _, f := range ds.Folds {
+				folds = append(folds, strings.TrimSuffix(f, ".db"))
+			}
+		}
+	}
+	for _, f := range cfg.Folds {
+		if !slices.Contains(folds, strings.TrimSuffix(f, ".db")) {
+			return fmt.Errorf("-folds: %q is not a fold of the data sets selected (%s)", f, strings.Join(folds, ", "))
+		}
+	}
+	for _, r := range MSLRows {
+		rows = append(rows, rowKey(r))
+	}
+	for _, name := range cfg.Rows {
+		if !slices.Contains(rows, name) && !slices.ContainsFunc(MSLRows, func(r MSLRow) bool { return r.Name == name }) {
+			return fmt.Errorf("-rows: %q is not a row (%s)", name, strings.Join(rows, ", "))
+		}
+	}
+	return nil
 }
 
 // rowKey is a short name of a row for -rows: method-start.

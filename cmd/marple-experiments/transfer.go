@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"time"
+
+	"github.com/marple-mln/marple/cmd/marple-experiments/internal/experiment"
+	"github.com/marple-mln/marple/internal/testkit/datadir"
+	"github.com/marple-mln/marple/structure"
+	"github.com/marple-mln/marple/transfer"
+)
+
+const transferExperimentSynopsis = `transfer [-data ../shared/data] [-out results] [-targets imdb,uw-cse] [-sources kinship,...] [-modes seed,greedy,refine] [-folds imdb.5] [flags]
+
+Deep transfer (DTM, Davis & Domingos 2009) between the relational data sets:
+for each target (UW-CSE, IMDB) and test fold, batch structure learning (beam
+search from unit clauses) without transfer, and with the -top best clique
+templates of each source (uw-cse, imdb, kinship, umls, nations; not the
+target) in each mode. Each learned model infers every predicate in turn
+given the others (MC-SAT); CLL, AUC-PR, learning time and the templates
+transferred go to transfer.md. A source's templates are read from
+-templates/<source>.txt when present, else discovered and written there.`
+
+func runTransferExperiment(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, transferExperimentSynopsis)
+	d := structure.DefaultSettings()
+	so := structure.DefaultScoring()
+	var (
+		data      = fs.String("data", datadir.Root(), "the data folder; default $MARPLE_DATA or ../shared/data beside the repository")
+		out       = fs.String("out", "results", "folder for the table (Markdown)")
+		targets   = fs.String("targets", "", "target data sets, comma-separated (default: uw-cse,imdb)")
+		sources   = fs.String("sources", "", "source data sets, comma-separated (default: all but the target)")
+		modes     = fs.String("modes", "", "transfer modes, comma-separated (default: seed,greedy,refine)")
+		foldsF    = fs.String("folds", "", "test folds, comma-separated file names or stems (default: all)")
+		top       = fs.Int("top", defaultTransferTop, "best source templates instantiated in the target")
+		templates = fs.String("templates", "results/transfer-templates", "folder of <source>.txt templates files (read, or written when missing)")
+		maxOuter  = fs.Int("maxOuter", 2048, "template discovery: sample this many bindings of all but one object variable when there are more (0: exact)")
+		timeLimit = fs.Duration("timeLimit", 4*time.Minute, "end each search after this long, keeping the model so far")
+		samples   = fs.Int("samples", 1000, "MC-SAT samples per inference")
+		seed      = fs.Int64("seed", 1, "random seed")
+		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (the search without transfer chooses on its last training database held out, and the transfer searches of the fold follow it), true or false")
+	)
+	so.MaxGroundings = 1000000
+	registerScoring(fs, &so)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := so.Check(); err != nil {
+		return usagef("%v", err)
+	}
+	if *repeated != "auto" && *repeated != "true" && *repeated != "false" {
+		return usagef("-repeatedPredicates must be auto, true or false, not %q", *repeated)
+	}
+	var modeList []structure.TransferMode
+	for _, m := range splitList(*modes) {
+		mode, err := structure.ParseTransferMode(m)
+		if err != nil {
+			return usagef("-modes: %q is not seed, greedy or refine", m)
+		}
+		modeList = append(modeList, mode)
+	}
+	d.TimeLimit = *timeLimit
+	so.Seed = *seed
+	cfg := experiment.TransferConfig{
+		MSL: experiment.MSLConfig{Dir: *data, Datasets: splitList(*targets), Folds: splitList(*foldsF),
+			Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, Repeated: *repeated},
+		Sources: splitList(*sources), Modes: modeList, Top: *top, Templates: *templates,
+		Discover: transfer.Options{MaxOuter: *maxOuter, Seed: uint64(*seed)},
+	}
+	if err := cfg.Check(); err != nil {
+		return usagef("%v", err)
+	}
+	if err := checkOut(*out, "transfer.md"); err != nil {
+		return err
+	}
+	results, err := experiment.RunTransfer(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	write := sections("Deep transfer (DTM, Davis & Domingos 2009)", "transfer", args, results)
+	return writeResults(e, *out, write, []outFile{{"transfer.md", write}})
+}
+
+// defaultTransferTop is the number of best source templates transferred,
+// as marple learnstruct's -transferTop.
+const defaultTransferTop = 5
+
+// registerScoring adds the scorer's flags, as "marple learnstruct" names
+// them (Alchemy's learnstruct names).
+func registerScoring(fs *flag.FlagSet, so *structure.Scoring) {
+	fs.Float64Var(&so.PriorStdDev, "priorStdDev", so.PriorStdDev, "standard deviation of the Gaussian prior on the weights")
+	fs.BoolVar(&so.NoPrior, "noPrior", so.NoPrior, "no Gaussian prior on the weights")
+	fs.BoolVar(&so.NoWtPredsEqually, "noWtPredsEqually", so.NoWtPredsEqually, "weigh every atom 1 instead of 1/(atoms of its predicate)")
+	fs.IntVar(&so.TightMaxIter, "tightMaxIter", so.TightMaxIter, "L-BFGS iterations for the model kept")
+	fs.Float64Var(&so.TightConvThresh, "tightConvThresh", so.TightConvThresh, "relative change of the score at which L-BFGS stops, for the model kept")
+	fs.IntVar(&so.LooseMaxIter, "looseMaxIter", so.LooseMaxIter, "L-BFGS iterations when scoring a candidate")
+	fs.Float64Var(&so.LooseConvThresh, "looseConvThresh", so.LooseConvThresh, "relative change of the score at which L-BFGS stops, when scoring a candidate")
+	fs.BoolVar(&so.NoSampleAtoms, "noSampleAtoms", so.NoSampleAtoms, "score candidates on every atom, not a sample")
+	fs.Float64Var(&so.FractAtoms, "fractAtoms", so.FractAtoms, "fraction of each predicate's atoms sampled when scoring candidates")
+	fs.IntVar(&so.MinAtomSamples, "minAtomSamples", so.MinAtomSamples, "least atoms of a predicate sampled (-1: no minimum)")
+	fs.IntVar(&so.MaxAtomSamples, "maxAtomSamples", so.MaxAtomSamples, "most atoms of a predicate sampled (-1: no maximum)")
+	fs.Int64Var(&so.MaxGroundings, "maxGroundings", so.MaxGroundings, "skip a candidate whose counting examines more groundings than this per database (0: no bound)")
+	fs.BoolVar(&so.SharedDomains, "sharedDomains", so.SharedDomains, "score every training database over the union of all databases' constants (default: each over its own, as Alchemy's -multipleDatabases)")
+}
