@@ -56,7 +56,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if *out == "" {
 		return usagef("no output file: give -r out.result")
 	}
-	if err := firstErr(wf.check(), checkDuration("timeLimit", *timeLimit),
+	if err := firstErr(wf.check(), checkOutput("r", *out), checkDuration("timeLimit", *timeLimit),
 		atLeast(1, map[string]int{"numSamples": *samples, "mwsMaxSteps": *maxSteps, "tries": *tries}), atLeast(0, map[string]int{"burnIn": *burnIn})); err != nil {
 		return err
 	}
