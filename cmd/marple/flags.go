@@ -1,19 +1,16 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/marple-mln/marple/internal/atomicfile"
+	"github.com/marple-mln/marple/internal/flagcheck"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -63,89 +60,38 @@ func checkFinite(flags map[string]float64) error {
 }
 
 // checkFloatFlags returns a usage error for the first floating-point flag
-// of fs given a value that is not a finite number (NaN, ±Inf, or a value
-// such as 1e400 that overflows to ±Inf). parseFlags calls it for every
-// command.
+// of set given a value that is not a finite number (NaN, ±Inf). parseFlags
+// calls it for every command.
 func checkFloatFlags(set *flag.FlagSet) error {
-	var err error
-	set.Visit(func(f *flag.Flag) {
-		g, ok := f.Value.(flag.Getter)
-		if !ok || err != nil {
-			return
-		}
-		if v, ok := g.Get().(float64); ok && (math.IsNaN(v) || math.IsInf(v, 0)) {
-			err = usagef("-%s must be a finite number, not %v", f.Name, v)
-		}
-	})
-	return err
+	return usage(flagcheck.Floats(set))
 }
 
 // nonNegative returns a usage error unless v, the value of flag name, is a
 // finite number at least 0.
 func nonNegative(name string, v float64) error {
-	if err := checkFinite(map[string]float64{name: v}); err != nil {
-		return err
-	}
-	if v < 0 {
-		return usagef("-%s must not be negative, not %v", name, v)
-	}
-	return nil
+	return usage(flagcheck.NonNegative(name, v))
 }
 
 // positive returns a usage error unless v, the value of flag name, is a
 // finite number above 0.
 func positive(name string, v float64) error {
-	if err := checkFinite(map[string]float64{name: v}); err != nil {
-		return err
-	}
-	if v <= 0 {
-		return usagef("-%s must be positive, not %v", name, v)
-	}
-	return nil
+	return usage(flagcheck.Positive(name, v))
 }
 
 // checkOutput returns a usage error naming flag name unless path can be
 // written: its directory exists and takes new files, and path is not a
-// directory. A device or FIFO (/dev/null) is written directly and passes.
-// The commands check their outputs before any work.
+// directory (flagcheck.Output). The commands check their outputs before
+// any work.
 func checkOutput(name, path string) error {
-	if path == "" {
+	return usage(flagcheck.Output(name, path))
+}
+
+// usage turns a flag check's error into a usage error.
+func usage(err error) error {
+	if err == nil {
 		return nil
 	}
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		path = r
-	}
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && fi.IsDir():
-		return usagef("-%s: %s is a directory", name, path)
-	case err == nil && !fi.Mode().IsRegular():
-		return nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return usagef("-%s: %v", name, err)
-	}
-	dir := filepath.Dir(path)
-	di, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return usagef("-%s: cannot write %s: the directory %s does not exist", name, path, dir)
-	case err != nil:
-		return usagef("-%s: %v", name, err)
-	case !di.IsDir():
-		return usagef("-%s: cannot write %s: %s is not a directory", name, path, dir)
-	}
-	// The outputs are written to a temporary file in dir, then renamed.
-	f, err := os.CreateTemp(dir, ".marple-check-*")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return usagef("-%s: cannot write %s: %v", name, path, err)
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
+	return &usageError{err.Error()}
 }
 
 // needModel returns a usage error when no model file is given.
