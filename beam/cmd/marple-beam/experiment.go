@@ -32,7 +32,7 @@ func experiment(ctx context.Context, stdout, stderr io.Writer) error {
 	passes := fs.Int("passes", 1, "epochs")
 	out := fs.String("out", "results/beam.md", "write the tables here")
 	skipCiteSeer := fs.Bool("noCiteSeer", false, "skip the CiteSeer part")
-	if err := parseFlags(); err != nil {
+	if err := parseFlags("experiment"); err != nil {
 		return err
 	}
 	beam.Init()

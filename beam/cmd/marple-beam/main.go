@@ -116,9 +116,9 @@ func checkEndpoint(ctx context.Context) error {
 }
 
 // parseFlags parses the command's flags and Beam's (flag.CommandLine):
-// -h prints them and returns flag.ErrHelp; a bad flag is a usage error of
-// one line, without the list of flags.
-func parseFlags() error {
+// -h prints them once and returns flag.ErrHelp; a bad flag is a usage
+// error of one line, without the list of flags.
+func parseFlags(cmd string) error {
 	fs := flag.CommandLine
 	fs.Init(fs.Name(), flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -126,6 +126,7 @@ func parseFlags() error {
 	err := fs.Parse(os.Args[1:])
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintf(os.Stdout, "usage: marple-beam %s [flags] [Beam flags]\n\nflags:\n", cmd)
 		fs.SetOutput(os.Stdout)
 		fs.PrintDefaults()
 		return err
@@ -220,7 +221,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		mix := fs.String("mix", "uniform", "mixing: uniform or mistakes (weighted by each shard's mistakes)")
 		shuffle := fs.Bool("shuffle", false, "visit each shard's examples in an order drawn from -seed and the epoch")
 		noAvg := fs.Bool("noAverage", false, "output the last mixed weights instead of the average")
-		if err := parseFlags(); err != nil {
+		if err := parseFlags(cmd); err != nil {
 			return err
 		}
 		if *out == "" || *model == "" || *train == "" || *ne == "" {
@@ -283,7 +284,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		metrics := fs.String("metrics", "", "write the metrics as JSON here")
 		ms := fs.Bool("ms", false, "MC-SAT marginals instead of MAP")
 		samples := fs.Int("numSamples", 0, "MC-SAT samples per component (0: 1000)")
-		if err := parseFlags(); err != nil {
+		if err := parseFlags(cmd); err != nil {
 			return err
 		}
 		if *model == "" || *ev == "" || *q == "" || *res == "" {
@@ -339,7 +340,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		per := fs.Int("perFile", 1000, "examples per file")
 		vocab := fs.Int("vocab", 300, "distinct words")
 		noise := fs.Float64("noise", 0.03, "fraction of roles replaced at random")
-		if err := parseFlags(); err != nil {
+		if err := parseFlags(cmd); err != nil {
 			return err
 		}
 		if *out == "" || *n < 1 || *per < 1 {
@@ -369,7 +370,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		typ := fs.String("type", "", "the example type whose constants are renamed in each copy")
 		k := fs.Int("k", 2, "copies")
 		out := fs.String("o", "", "output database file")
-		if err := parseFlags(); err != nil {
+		if err := parseFlags(cmd); err != nil {
 			return err
 		}
 		if *model == "" || *train == "" || *typ == "" || *out == "" || *k < 1 {

@@ -97,6 +97,17 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestHelp: -h prints the usage once, on stdout, and exits 0.
+func TestHelp(t *testing.T) {
+	cmd, stderr := marpleBeam(t, "learn", "-h")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	code := exitCode(t, cmd.Run())
+	if n := strings.Count(stdout.String(), "usage: marple-beam learn"); code != 0 || n != 1 || !strings.Contains(stdout.String(), "-sigma") || stderr.Len() != 0 {
+		t.Errorf("exit %d, usage printed %d times, stderr %q", code, n, stderr)
+	}
+}
+
 // TestInterrupt: an interrupt while the runner waits for its job server
 // ends the run with "interrupted" (exit status 1), not the runner's
 // cancellation error.
