@@ -187,11 +187,14 @@ func (s *AtomSet) put(a Atom, v float64) {
 }
 
 // add records the atom just parsed by p (canonical key in p.buf).
-func (s *AtomSet) add(p *parser, v float64) {
+// add records the atom p has parsed with value v and returns its index,
+// whether the set held it already and its value then (now replaced).
+func (s *AtomSet) add(p *parser, v float64) (int32, bool, float64) {
 	s.init()
 	if i, ok := s.index[string(p.buf)]; ok { // no allocation
+		old := s.vals[i]
 		s.vals[i] = v
-		return
+		return i, true, old
 	}
 	key := string(p.buf)
 	a := Atom{Key: key, Pred: key[:p.predEnd]}
@@ -215,6 +218,7 @@ func (s *AtomSet) add(p *parser, v float64) {
 	s.atoms = append(s.atoms, a)
 	s.vals = append(s.vals, v)
 	s.pred = append(s.pred, pi)
+	return int32(len(s.atoms) - 1), false, v
 }
 
 // Write writes the set in result-file syntax, in insertion order. With

@@ -3,8 +3,9 @@ package eval
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
+
+	"github.com/marple-mln/marple/mln"
 )
 
 // ParseError is a syntax error in an atom file.
@@ -22,13 +23,14 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
 
-// LoadAtoms reads and merges atom files (later files win), as ReadAtoms.
+// LoadAtoms reads and merges atom files (later files win), as ReadAtoms;
+// a file that gives one atom two values is refused (ParseAtoms).
 // The result is Complete if every file is.
 func LoadAtoms(paths ...string) (*AtomSet, error) {
 	s := NewAtomSet()
 	s.Complete = len(paths) > 0
 	for _, path := range paths {
-		src, err := os.ReadFile(path)
+		src, err := mln.ReadInput(path)
 		if err != nil {
 			return nil, err
 		}
@@ -68,6 +70,9 @@ func ReadAtoms(r io.Reader, name string) (*AtomSet, error) {
 // leading UTF-8 byte-order mark are accepted. The set is marked Complete
 // when it has at least one entry and every entry carried a number.
 //
+// An atom may be listed again with the same value, not with another one
+// (true and false, two probabilities): that is an error naming both lines.
+//
 // The first error is returned as a *ParseError with its file:line:col.
 func ParseAtoms(name string, src []byte) (*AtomSet, error) {
 	s := NewAtomSet()
@@ -96,6 +101,11 @@ func parseInto(s *AtomSet, name string, src []byte) error {
 		p.lineStart = 3
 	}
 	entries, valued := 0, 0
+	// The line of each atom's entry in this file, to refuse an atom given
+	// two values here (a later file may change an earlier file's values).
+	first := int32(len(s.atoms))
+	lines := []int32(nil)          // atoms first read in this file, from index first
+	lineOf := map[int32]int32(nil) // atoms of earlier files met in this file
 	for {
 		if err := p.skipBlank(); err != nil {
 			return err
@@ -107,6 +117,7 @@ func parseInto(s *AtomSet, name string, src []byte) error {
 			p.newline()
 			continue
 		}
+		line, col := p.line, p.pos-p.lineStart+1
 		v, hasNum, err := p.entry()
 		if err != nil {
 			return err
@@ -114,7 +125,25 @@ func parseInto(s *AtomSet, name string, src []byte) error {
 		if err := p.endOfLine(); err != nil {
 			return err
 		}
-		s.add(&p, v)
+		i, existed, old := s.add(&p, v)
+		prev := int32(0)
+		switch {
+		case i >= first && !existed:
+			lines = append(lines, int32(line))
+		case i >= first:
+			prev = lines[i-first]
+		default:
+			if prev = lineOf[i]; prev == 0 {
+				if lineOf == nil {
+					lineOf = make(map[int32]int32)
+				}
+				lineOf[i] = int32(line)
+			}
+		}
+		if prev != 0 && old != v {
+			return &ParseError{File: name, Line: line, Col: col,
+				Msg: fmt.Sprintf("contradictory entries: %s is %s here but %s at %s:%d", s.atoms[i].Key, valueText(v), valueText(old), name, prev)}
+		}
 		entries++
 		if hasNum {
 			valued++
@@ -122,6 +151,19 @@ func parseInto(s *AtomSet, name string, src []byte) error {
 	}
 	s.Complete = entries > 0 && valued == entries
 	return nil
+}
+
+// valueText describes an atom's value for an error message.
+func valueText(v float64) string {
+	switch v {
+	case 1:
+		return "true"
+	case 0:
+		return "false"
+	case Unknown:
+		return "unknown"
+	}
+	return "given probability " + strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // parser scans one atom file. After entry or atomOnly, buf holds the

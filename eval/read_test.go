@@ -97,8 +97,8 @@ Smokes(Dan)0.5
 	if s.Complete {
 		t.Error("mixed file is Complete")
 	}
-	s = mustParse(t, "dup.db", "A(X) 0.3\nA( X ) 0.6\n")
-	if v, _ := s.Get("A(X)"); s.Len() != 1 || v != 0.6 {
+	s = mustParse(t, "dup.db", "A(X) 0.3\nA( X ) 0.3\n")
+	if v, _ := s.Get("A(X)"); s.Len() != 1 || v != 0.3 {
 		t.Errorf("duplicate: len %d value %v", s.Len(), v)
 	}
 	if s := mustParse(t, "empty", "// nothing\n\n"); s.Len() != 0 || s.Complete {
@@ -129,6 +129,9 @@ func TestParseErrors(t *testing.T) {
 		{"A\n!", "f.db:2:2: expected predicate name, found end of line"},
 		{"? // x\n", "f.db:1:7: expected predicate name, found end of line"},
 		{"A(X) B(Y)", `f.db:1:6: unexpected "B(Y)" after atom`},
+		{"A(X) 0.3\nA( X ) 0.6\n", "f.db:2:1: contradictory entries: A(X) is given probability 0.6 here but given probability 0.3 at f.db:1"},
+		{"A(X)\nB(Y)\n  !A(X)\n", "f.db:3:3: contradictory entries: A(X) is false here but true at f.db:1"},
+		{"?A(X)\nA(X)\n", "f.db:2:1: contradictory entries: A(X) is true here but unknown at f.db:1"},
 	}
 	for _, c := range cases {
 		_, err := ParseAtoms("f.db", []byte(c.src))

@@ -1,11 +1,6 @@
 package invent
 
 import (
-	"compress/gzip"
-	"io"
-	"os"
-	"strings"
-
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/syntax"
 )
@@ -35,22 +30,9 @@ func LoadDatabase(m *mln.Model, paths ...string) (*mln.Database, error) {
 	return db, errs.Err()
 }
 
+// readMaybeGzip reads a .db file, decompressed when the name ends in .gz
+// (or the file starts with gzip's magic bytes); binary data is refused
+// (mln.ReadInput).
 func readMaybeGzip(path string) ([]byte, error) {
-	if !strings.HasSuffix(path, ".gz") {
-		return os.ReadFile(path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, &os.PathError{Op: "gunzip", Path: path, Err: err}
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, &os.PathError{Op: "gunzip", Path: path, Err: err}
-	}
-	return b, nil
+	return mln.ReadInput(path)
 }

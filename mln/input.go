@@ -26,7 +26,8 @@ var MaxModelBytes int64 = 100 << 20
 // before reading the rest.
 const binaryPeek = 8 << 10
 
-// ReadInput reads a model or evidence file for the loaders: a file whose
+// ReadInput reads a text input file (a model, evidence, truth, result,
+// mode declarations or templates file) for the loaders: a file whose
 // name ends in ".gz", or that starts with gzip's magic bytes, is
 // decompressed; a file that is not text (a NUL or other control byte in
 // its first 8 KiB) is refused at once with the position of that byte;
@@ -94,7 +95,7 @@ func binaryError(path string, head []byte) error {
 			lineStart = i + 1
 		case c < 0x20 && c != '\t' && c != '\r' && c != '\f' && c != '\v', c == 0x7f:
 			return syntax.Errorf(syntax.Pos{File: path, Line: line, Col: i - lineStart + 1},
-				"binary data (byte %#02x at offset %d): not a text .mln or .db file", c, i)
+				"binary data (byte %#02x at offset %d): not a text file", c, i)
 		}
 	}
 	return nil

@@ -2,7 +2,6 @@ package structure
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"unicode"
@@ -58,7 +57,7 @@ func (ms *Modes) KeepConst(p mln.PredID, j int) bool {
 
 // LoadModes reads a mode declaration file for model m.
 func LoadModes(m *mln.Model, path string) (*Modes, error) {
-	src, err := os.ReadFile(path)
+	src, err := mln.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,22 @@ func TestNonFiniteWeights(t *testing.T) {
 	}
 }
 
+// TestHexWeights: a hexadecimal weight is refused at its position, not
+// read as a function declaration; a constant may still be spelled so.
+func TestHexWeights(t *testing.T) {
+	for _, w := range []string{"0x1p3", "0X10", "0x1p-2"} {
+		for _, f := range []string{"Smokes(x)", "!Smokes(x)"} {
+			_, err := ParseMLN("m.mln", []byte("Smokes(person)\n"+w+" "+f+"\n"))
+			if want := "m.mln:2:1: weight " + w + " is a hexadecimal number"; err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("%s %s: error %v, want %q", w, f, err, want)
+			}
+		}
+	}
+	if _, err := ParseMLN("m.mln", []byte("Smokes(person)\n1 Smokes(0x1F)\n")); err != nil {
+		t.Errorf("constant 0x1F: %v", err)
+	}
+}
+
 // TestLongChains: chains of a million connectives parse, print and walk
 // without deep recursion; longer ones are refused with a position.
 func TestLongChains(t *testing.T) {

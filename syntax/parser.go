@@ -232,7 +232,7 @@ func (p *parser) statement() (d Decl) {
 		d = p.include()
 	case t.kind == tIdent && p.peek(1).kind == tEq && p.peek(2).kind == tLbrace:
 		d = p.typeDecl()
-	case t.kind == tIdent && !isQuantifier(t.text) && !isNonFinite(t.text) && p.peek(1).kind == tIdent && p.peek(2).kind == tLparen:
+	case t.kind == tIdent && !isQuantifier(t.text) && !isNonFinite(t.text) && !isHexNumber(t.text) && p.peek(1).kind == tIdent && p.peek(2).kind == tLparen:
 		d = p.funcDecl()
 	case t.kind == tIdent && p.peek(1).kind == tLparen && p.isDecl(t.text, 2):
 		d = p.predDecl()
@@ -471,6 +471,9 @@ func (p *parser) formulaDecl() *FormulaDecl {
 	if t.kind == tIdent && isNonFinite(t.text) && p.startsFormula(p.peek(1)) {
 		p.errorAt(t, "weight %s is not a finite number", t.text)
 	}
+	if t.kind == tIdent && isHexNumber(t.text) && p.startsFormula(p.peek(1)) {
+		p.errorAt(t, "weight %s is a hexadecimal number: write weights in decimal, as Alchemy reads them", t.text)
+	}
 	if isNumber(t.kind) && !isCmp(p.peek(1).kind) {
 		w, err := strconv.ParseFloat(t.text, 64)
 		if err != nil || math.IsInf(w, 0) || math.IsNaN(w) {
@@ -488,6 +491,20 @@ func (p *parser) formulaDecl() *FormulaDecl {
 		d.Hard, d.Dot = true, p.posOf(t)
 	}
 	return d
+}
+
+// isHexNumber reports whether an identifier spells a hexadecimal number
+// (0x1F, 0x1p3): the scanner reads it as an identifier (a constant), and
+// it is refused as a weight.
+func isHexNumber(s string) bool {
+	if len(s) < 3 || s[0] != '0' || s[1] != 'x' && s[1] != 'X' {
+		return false
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return true
+	}
+	_, err := strconv.ParseUint(s[2:], 16, 64)
+	return err == nil
 }
 
 // isNonFinite reports whether an identifier spells a non-finite number

@@ -112,14 +112,25 @@ func writeTopDecl(b *strings.Builder, d Decl, known Known) {
 }
 
 // declLike reports whether an atom's arguments would read as a declaration
-// (plain identifiers).
+// (each one identifier token, as the parser's declArgNames sees them: a
+// constant such as 0A scans as an identifier too).
 func declLike(a *Atom) bool {
 	for _, t := range a.Args {
-		if t.Kind == FuncTerm || t.Plus || t.Name == "" || !isIdentStart(t.Name[0]) {
+		if t.Kind == FuncTerm || t.Plus || !scansAsIdent(t.Name) {
 			return false
 		}
 	}
 	return true
+}
+
+// scansAsIdent reports whether s scans as exactly one identifier token.
+func scansAsIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	var errs ErrorList
+	toks := newScanner("", []byte(s), &errs).scanAll()
+	return len(errs) == 0 && len(toks) == 2 && toks[0].kind == tIdent && toks[0].text == s && toks[1].kind == tEOF
 }
 
 func writeDecl(b *strings.Builder, d Decl) {

@@ -1,13 +1,8 @@
 package transfer
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"math/bits"
-	"os"
-	"strings"
 
 	"github.com/marple-mln/marple/mln"
 )
@@ -217,22 +212,10 @@ func transpose(b []uint64, n0, n1, w0, w1 int) []uint64 {
 }
 
 // readData returns a .db file's text, decompressed when the name ends in
-// .gz.
+// .gz (or the file starts with gzip's magic bytes); binary data is refused
+// (mln.ReadInput).
 func readData(p string) ([]byte, error) {
-	src, err := os.ReadFile(p)
-	if err != nil {
-		return nil, err
-	}
-	if strings.HasSuffix(p, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(src))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		if src, err = io.ReadAll(zr); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-	}
-	return src, nil
+	return mln.ReadInput(p)
 }
 
 // LoadSource reads a source domain: the predicate declarations of

@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -91,12 +90,45 @@ func queryPreds(m *mln.Model, names []string) ([]mln.PredID, error) {
 	return q, nil
 }
 
+// CheckFiles reads and parses every data file as the workers will, so that
+// a launcher can refuse bad input before a pipeline starts: an unreadable
+// or binary file, a syntax error or an unknown predicate is reported at its
+// position, and a file without any ground atom is refused.
+func (d Data) CheckFiles() error {
+	if len(d.Files) == 0 {
+		return errors.New("no data files")
+	}
+	for _, path := range d.Files {
+		m, err := mln.LoadModel(d.Model...)
+		if err != nil {
+			return err
+		}
+		src, err := mln.ReadInput(path)
+		if err != nil {
+			return err
+		}
+		db, err := mln.ParseDatabase(m, path, string(src))
+		if err != nil {
+			return err
+		}
+		n := 0
+		for p := range m.Preds {
+			n += db.Count(mln.PredID(p))
+		}
+		if n == 0 {
+			return fmt.Errorf("%s holds no ground atom", path)
+		}
+	}
+	return nil
+}
+
 // ReadFile reads file number fi of d and returns its examples, in order.
 // It parses the file against a fresh copy of the model, so that constants
-// of one file do not leak into the examples of another.
+// of one file do not leak into the examples of another. Binary data is
+// refused (mln.ReadInput).
 func (d Data) ReadFile(fi int) ([]Example, error) {
 	path := d.Files[fi]
-	src, err := os.ReadFile(path)
+	src, err := mln.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,9 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if *tokens && *evidence == "" {
 		return usagef("-tokens needs the evidence (-e evidence.db)")
 	}
+	if !(*threshold > 0 && *threshold <= 1) {
+		return usagef("-threshold must be above 0 and at most 1, not %v", *threshold)
+	}
 	pred, err := eval.LoadAtoms(splitList(*result)...)
 	if err != nil {
 		return err
@@ -42,6 +45,11 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	gold, err := eval.LoadAtoms(splitList(*truth)...)
 	if err != nil {
 		return err
+	}
+	for _, q := range splitList(*query) {
+		if pred.Count(q) == 0 && gold.Count(q) == 0 {
+			return usagef("-q: unknown predicate %q: no atom of it in the prediction (-r) or the truth (-t)", q)
+		}
 	}
 	opt := eval.Options{Query: splitList(*query), Threshold: *threshold}
 	if *tokens {

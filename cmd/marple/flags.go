@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/marple-mln/marple/atomicfile"
+	"github.com/marple-mln/marple/flagcheck"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -57,6 +59,41 @@ func checkFinite(flags map[string]float64) error {
 	return nil
 }
 
+// checkFloatFlags returns a usage error for the first floating-point flag
+// of set given a value that is not a finite number (NaN, ±Inf). parseFlags
+// calls it for every command.
+func checkFloatFlags(set *flag.FlagSet) error {
+	return usage(flagcheck.Floats(set))
+}
+
+// nonNegative returns a usage error unless v, the value of flag name, is a
+// finite number at least 0.
+func nonNegative(name string, v float64) error {
+	return usage(flagcheck.NonNegative(name, v))
+}
+
+// positive returns a usage error unless v, the value of flag name, is a
+// finite number above 0.
+func positive(name string, v float64) error {
+	return usage(flagcheck.Positive(name, v))
+}
+
+// checkOutput returns a usage error naming flag name unless path can be
+// written: its directory exists and takes new files, and path is not a
+// directory (flagcheck.Output). The commands check their outputs before
+// any work.
+func checkOutput(name, path string) error {
+	return usage(flagcheck.Output(name, path))
+}
+
+// usage turns a flag check's error into a usage error.
+func usage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &usageError{err.Error()}
+}
+
 // needModel returns a usage error when no model file is given.
 func needModel(files string) error {
 	if len(splitList(files)) == 0 {
@@ -75,7 +112,7 @@ func needPreds(name, list string) error {
 }
 
 // checkTraining refuses training databases without any atom (learning
-// from them would write all-zero weights).
+// from them would write all-zero weights, or a model without structure).
 func checkTraining(m *mln.Model, dbs []*mln.Database, names []string) error {
 	for i, db := range dbs {
 		n := 0

@@ -51,7 +51,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if *out == "" {
 		return usagef("no output file: give -r out.result")
 	}
-	if err := firstErr(wf.check(), ef.check()); err != nil {
+	if err := firstErr(wf.check(), ef.check(), checkOutput("r", *out)); err != nil {
 		return err
 	}
 	modes := 0

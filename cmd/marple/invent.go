@@ -51,6 +51,11 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	base := strings.TrimSuffix(*out, ".mln")
+	if err := firstErr(atLeast(0, map[string]int{"top": *top}), checkOutput("o", *out),
+		checkOutput("o", base+".db"), checkOutput("o", base+".report.txt")); err != nil {
+		return err
+	}
 	prog := newProgress(e.stderr, *verbose)
 	done := prog.stage("load")
 	m, err := mln.LoadModel(splitList(*input)...)
@@ -59,6 +64,9 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 	}
 	db, err := invent.LoadDatabase(m, splitList(*train)...)
 	if err != nil {
+		return err
+	}
+	if err := checkTraining(m, []*mln.Database{db}, splitList(*train)); err != nil {
 		return err
 	}
 	data, err := invent.FromDatabases(m, []*mln.Database{db}, *closed)
@@ -86,7 +94,6 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 	}
 	inv, rules := model.Rules(*prefix)
 	done("%d problems searched, %d invented predicates, %d rules", model.Stats.Problems, len(inv), len(rules))
-	base := strings.TrimSuffix(*out, ".mln")
 	if err := atomicfile.Write(*out, func(w io.Writer) error { return model.WriteMLN(w, *prefix) }); err != nil {
 		return err
 	}
@@ -114,8 +121,9 @@ func addMRCFlags(fs *flag.FlagSet) func() (invent.Options, *invent.TuneGrid, err
 		noLook   = fs.Bool("noLookahead", false, "cluster every set at every node (no predicates-first lookahead)")
 	)
 	return func() (invent.Options, *invent.TuneGrid, error) {
-		if *restarts < 1 || *lambda < 0 || *beta < 0 || *maxK < 2 {
-			return invent.Options{}, nil, usagef("-restarts must be positive, -lambda and -beta not negative, -maxClusters at least 2")
+		if err := firstErr(atLeast(1, map[string]int{"restarts": *restarts}), atLeast(2, map[string]int{"maxClusters": *maxK}),
+			nonNegative("lambda", *lambda), nonNegative("beta", *beta)); err != nil {
+			return invent.Options{}, nil, err
 		}
 		opt := invent.Options{Restarts: *restarts, Seed: *seed, Lambda: *lambda, Beta: *beta, MaxClusters: *maxK, NoLookahead: *noLook}
 		if *lambda > 0 && *beta > 0 {

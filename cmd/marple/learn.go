@@ -92,6 +92,9 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if err := checkFinite(map[string]float64{"sigma": sigma, "C": c, "epsilon": *epsilon, "priorStdDev": *priorSD}); err != nil {
 		return err
 	}
+	if err := firstErr(positive("sigma", sigma), nonNegative("C", c)); err != nil {
+		return err
+	}
 	if *holdout < 0 || *holdout >= 1 {
 		return usagef("-tuneHoldout must be in [0, 1)")
 	}

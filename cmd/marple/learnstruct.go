@@ -23,8 +23,12 @@ averaged weights. -method beam or sfs (the default without -modes) is batch
 structure learning: see "marple learnstruct -method beam -h".`
 
 func runLearnstruct(ctx context.Context, e *env, args []string) error {
-	if m := learnstructMethod(args); m == "beam" || m == "sfs" {
+	switch m := learnstructMethod(args); m {
+	case "beam", "sfs":
 		return runLearnstructBatch(ctx, e, args) // beam, sfs: learnstruct_batch.go
+	case "osl":
+	default:
+		return usagef("-method must be beam, sfs or osl, not %q", m)
 	}
 	fs, tf := newTrainFlags(e, "learnstruct", learnstructSynopsis,
 		"one example per constant of this type; auto: the query predicates' argument type with the most constants",
@@ -38,7 +42,10 @@ func runLearnstruct(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := firstErr(tf.check(), checkFinite(map[string]float64{"minCountDiff": *minDiff})); err != nil {
+	if *method != "osl" {
+		return usagef("-method must be beam, sfs or osl, not %q", *method)
+	}
+	if err := firstErr(tf.check(), positive("minCountDiff", *minDiff), atLeast(2, map[string]int{"maxLen": *maxLen})); err != nil {
 		return err
 	}
 	switch {
@@ -46,12 +53,6 @@ func runLearnstruct(ctx context.Context, e *env, args []string) error {
 		return usagef("no non-evidence predicates: give -ne Pred1,Pred2")
 	case *modesFile == "":
 		return usagef("no mode declarations: give -modes file.modes")
-	case *method != "osl":
-		return usagef("-method must be beam, sfs or osl, not %q", *method)
-	case *minDiff <= 0 || *maxLen < 2 || *tf.passes < 0:
-		return usagef("-minCountDiff must be positive, -maxLen at least 2, -passes not negative")
-	case !(*tf.lambda >= 0) || !(*tf.eta > 0) || !(*tf.delta >= 0):
-		return usagef("-lambda and -delta must not be negative, -eta must be positive")
 	case *tf.resume:
 		return usagef("-resume applies to marple learn's online methods only")
 	}

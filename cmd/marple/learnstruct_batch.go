@@ -109,12 +109,13 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		return usagef("no training data: give -t a.db,b.db")
 	case *beamSize <= 0 || *maxVars <= 0 || *maxPreds <= 0 || *unchanged <= 0 || *reEval <= 0 || *sfsK <= 0:
 		return usagef("-beamSize, -maxVars, -maxNumPredicates, -bestGainUnchangedLimit, -numClausesReEval and -sfsK must be positive")
-	case !(*minWt >= 0) || !(*penalty >= 0) || math.IsInf(*minWt, 0) || math.IsInf(*penalty, 0):
-		return usagef("-minWt and -penalty must not be negative")
-	case *maxSteps < 0 || *timeLimit < 0:
-		return usagef("-maxSteps and -timeLimit must not be negative")
 	case *repeated != "auto" && *repeated != "true" && *repeated != "false":
 		return usagef("-repeatedPredicates must be auto, true or false, not %q", *repeated)
+	}
+	if err := firstErr(nonNegative("minWt", *minWt), nonNegative("penalty", *penalty),
+		atLeast(0, map[string]int{"maxSteps": *maxSteps, "workers": *workers}), atLeast(-1, map[string]int{"refits": *refits}),
+		checkDuration("timeLimit", *timeLimit), checkOutput("o", *outFile)); err != nil {
+		return err
 	}
 	if err := so.Check(); err != nil {
 		return usagef("%v", err)
@@ -144,6 +145,9 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		dbs = []*mln.Database{db}
+	}
+	if err := checkTraining(m, dbs, splitList(*train)); err != nil {
+		return err
 	}
 	if err := m.Compile(); err != nil {
 		return err

@@ -12,7 +12,9 @@
 // papers' experiments are a separate command, marple-experiments.
 //
 // Exit status: 0 on success, 1 on bad input (syntax errors, unknown
-// predicates, missing files, groundings too large), 2 on bad usage.
+// predicates, missing files, groundings too large), 2 on bad usage (an
+// unknown flag, a flag value out of range, an output path that cannot be
+// written); a usage error is one line naming the flag.
 package main
 
 import (
@@ -46,7 +48,7 @@ type env struct {
 var commands = []command{
 	{"infer", "MAP or marginal inference (Alchemy's infer)", runInfer},
 	{"learn", "weight learning (Alchemy's learnwts; online max-margin learners)", runLearn},
-	{"learnstruct", "structure learning: OSL, online max-margin clause search (Alchemy's learnstruct)", runLearnstruct},
+	{"learnstruct", "structure learning (Alchemy's learnstruct): batch beam or shortest-first search, or OSL, online max-margin clause search", runLearnstruct},
 	{"invent", "statistical predicate invention: multiple relational clusterings (MRC)", runInvent},
 	{"eval", "score predictions against the truth: P, R, F1, Hamming, CLL, AUC-PR", runEval},
 	{"check", "parse a model and evidence; print predicates, clauses and ground network size", runCheck},
@@ -125,8 +127,7 @@ func run(ctx context.Context, e *env, args []string) int {
 		case errors.Is(err, flag.ErrHelp):
 			return 0
 		case isUsage(err):
-			fmt.Fprintf(e.stderr, "marple %s: %v\n", name, err)
-			fmt.Fprintf(e.stderr, "run 'marple help %s' for usage\n", name)
+			fmt.Fprintf(e.stderr, "marple %s: %v (see marple %s -h)\n", name, err, name)
 			return 2
 		case errors.Is(err, context.Canceled):
 			fmt.Fprintf(e.stderr, "marple %s: interrupted\n", name)
@@ -155,8 +156,12 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w)
 	cs := append([]command(nil), commands...)
 	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
+	width := 0
 	for _, c := range cs {
-		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+		width = max(width, len(c.name))
+	}
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'marple help <command>' for a command's flags.")
@@ -176,11 +181,17 @@ func newFlagSet(e *env, name, synopsis string) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args, turning flag errors into usage errors.
+// parseFlags parses args, turning flag errors into usage errors: -h
+// prints the help once; a bad flag is one line, without the help. Every
+// floating-point flag given must be a finite number (checkFloatFlags).
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	help := fs.Usage
+	fs.Usage = func() {} // the flag package calls it on -h and on every error
+	err := fs.Parse(args)
+	fs.Usage = help
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			help()
 			return err
 		}
 		return usagef("%v", err)
@@ -188,7 +199,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	return nil
+	return checkFloatFlags(fs)
 }
 
 // splitList splits Alchemy's comma-separated flag values ("a.db,b.db"),

@@ -124,6 +124,33 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	}
 }
 
+// TestHelpAndFlagErrors: "marple <cmd> -h" prints the usage once; a bad
+// flag is one line on stderr pointing to -h, without the usage; "marple -h"
+// lists every command with what it does.
+func TestHelpAndFlagErrors(t *testing.T) {
+	for _, c := range commands {
+		if c.name == "experiment" {
+			continue
+		}
+		code, out, stderr := marple(t, c.name, "-h")
+		if n := strings.Count(out, "usage: marple "+c.name); code != 0 || n != 1 || stderr != "" {
+			t.Errorf("%s -h: exit %d, usage printed %d times, stderr %q", c.name, code, n, stderr)
+		}
+		if c.name == "alchemy" {
+			continue // its first argument names an Alchemy program: alchemy_test.go
+		}
+		code, out, stderr = marple(t, c.name, "-foo")
+		want := "marple " + c.name + ": flag provided but not defined: -foo (see marple " + c.name + " -h)\n"
+		if code != 2 || out != "" || stderr != want {
+			t.Errorf("%s -foo: exit %d, stdout %q, stderr %q, want %q", c.name, code, out, stderr, want)
+		}
+	}
+	code, out, _ := marple(t, "-h")
+	if code != 0 || !strings.Contains(out, "learnstruct") || !strings.Contains(out, "beam") || !strings.Contains(out, "OSL") {
+		t.Errorf("marple -h: exit %d, output %q", code, out)
+	}
+}
+
 func TestCheck(t *testing.T) {
 	code, out, stderr := marple(t, "check", "-i", smokers+"smoking-weighted.mln", "-e", smokers+"smoking-test.db", "-q", "Smokes,Cancer")
 	if code != 0 {

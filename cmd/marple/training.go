@@ -65,7 +65,7 @@ func (f *trainFlags) register(fs *flag.FlagSet, exTypeHelp, checkpointHelp strin
 // check validates the shared flags after parsing.
 func (f *trainFlags) check() error {
 	if err := firstErr(needModel(*f.modelFiles), f.wf.check(), f.ef.check(), atLeast(1, map[string]int{"passes": *f.passes}),
-		checkFinite(map[string]float64{"lambda": *f.lambda, "eta": *f.eta, "delta": *f.delta})); err != nil {
+		nonNegative("lambda", *f.lambda), positive("eta", *f.eta), nonNegative("delta", *f.delta), checkOutput("o", *f.outFile)); err != nil {
 		return err
 	}
 	switch {

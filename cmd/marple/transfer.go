@@ -1,11 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -55,13 +55,15 @@ func runTransferTemplates(ctx context.Context, e *env, args []string) error {
 	case *train == "":
 		return usagef("no source data: give -t a.db,b.db")
 	case *k < 1:
-		return usagef("-k must be at least 1")
+		return usagef("-k must be at least 1, not %d", *k)
 	case *maxLiterals < 2 || *maxLiterals > 3:
-		return usagef("-maxLiterals must be 2 or 3")
+		return usagef("-maxLiterals must be 2 or 3, not %d", *maxLiterals)
 	case *maxVars < 2 || *maxVars > 4:
-		return usagef("-maxVars must be between 2 and 4")
-	case *alpha < 0 || *maxOuter < 0:
-		return usagef("-alpha and -maxOuter must not be negative")
+		return usagef("-maxVars must be between 2 and 4, not %d", *maxVars)
+	}
+	if err := firstErr(nonNegative("alpha", *alpha), atLeast(0, map[string]int{"maxOuter": *maxOuter, "workers": *workers}),
+		checkOutput("o", *outFile)); err != nil {
+		return err
 	}
 	a := *alpha
 	if a == 0 {
@@ -71,6 +73,9 @@ func runTransferTemplates(ctx context.Context, e *env, args []string) error {
 	done := p.stage("read source")
 	src, err := transfer.LoadSource(splitList(*modelFiles), splitList(*train), transfer.SourceOptions{ClosedWorld: *closed})
 	if err != nil {
+		return err
+	}
+	if err := checkSource(src, splitList(*train)); err != nil {
 		return err
 	}
 	done("%d usable predicates, %d skipped", len(src.Preds), len(src.Skipped))
@@ -119,6 +124,17 @@ func runTransferTemplates(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "marple transfer-templates: %d. %.4g  %s  (best: %s)\n", i+1, sc.Score, sc.Template, best)
 	}
 	return nil
+}
+
+// checkSource refuses a source domain without any true atom: its
+// templates would all score alike.
+func checkSource(src *transfer.Source, files []string) error {
+	for _, p := range src.Preds {
+		if p.NTrue > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s holds no true ground atom of a usable predicate: nothing to learn from", strings.Join(files, ","))
 }
 
 func modelFlag(s string) string {
@@ -184,12 +200,11 @@ func (tf *transferFlags) learn(ctx context.Context, e *env, method structure.Met
 	case tf.top < 1:
 		return nil, usagef("-transferTop must be at least 1")
 	}
-	f, err := os.Open(tf.file)
+	text, err := mln.ReadInput(tf.file)
 	if err != nil {
 		return nil, err
 	}
-	ranked, err := transfer.ReadTemplates(f, tf.file)
-	f.Close()
+	ranked, err := transfer.ReadTemplates(bytes.NewReader(text), tf.file)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,9 @@ func experiment(ctx context.Context, stdout, stderr io.Writer) error {
 	passes := fs.Int("passes", 1, "epochs")
 	out := fs.String("out", "results/beam.md", "write the tables here")
 	skipCiteSeer := fs.Bool("noCiteSeer", false, "skip the CiteSeer part")
-	flag.Parse()
+	if err := parseFlags("experiment"); err != nil {
+		return err
+	}
 	beam.Init()
 	var report strings.Builder
 	fmt.Fprintf(&report, "# Marple on Apache Beam (prism runner, in-process)\n\nCommand: `marple-beam experiment -data %s -n %d -shards %s -passes %d`\n\n", *data, *n, *shardList, *passes)

@@ -15,7 +15,16 @@
 // Data files are read by the workers: on a cluster, give paths every
 // worker can read (a shared file system).
 //
-// Exit status: 0 on success, 1 on bad input, 2 on bad usage.
+// Flag values and inputs are checked before a pipeline starts: a flag
+// value out of range (NaN, infinite, negative) or an output that cannot be
+// written is a usage error naming the flag; the data files are read and
+// parsed once (binary data, syntax errors and files without any atom are
+// refused at their position); a job server given by --endpoint must accept
+// a connection within 10 seconds. An interrupt (Ctrl-C) cancels the
+// pipeline and ends with "interrupted".
+//
+// Exit status: 0 on success, 1 on bad input (or an interrupt), 2 on bad
+// usage.
 package main
 
 import (
@@ -24,6 +33,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -36,6 +46,7 @@ import (
 	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/beam/pipeline"
 	"github.com/marple-mln/marple/beam/synth"
+	"github.com/marple-mln/marple/flagcheck"
 	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
@@ -61,6 +72,82 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
+// checkFlags returns the first error of the flag checks errs as a usage
+// error, after checking that every floating-point flag given is a finite
+// number.
+func checkFlags(errs ...error) error {
+	for _, err := range append([]error{flagcheck.Floats(flag.CommandLine)}, errs...) {
+		if err != nil {
+			return &usageError{err.Error()}
+		}
+	}
+	return nil
+}
+
+// endpointTimeout bounds the wait for a job server's connection.
+const endpointTimeout = 10 * time.Second
+
+// checkEndpoint fails fast, with one line, when the job server that
+// --endpoint names for a portable runner (universal, flink, spark, prism)
+// does not accept a TCP connection within endpointTimeout: the runner
+// itself would wait without end.
+func checkEndpoint(ctx context.Context) error {
+	ep, runner := flagValue("endpoint"), flagValue("runner")
+	switch runner {
+	case "", "universal", "portable", "flink", "spark", "prism":
+	default:
+		return nil
+	}
+	if ep == "" {
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(ep); err != nil {
+		return usagef("--endpoint %q is not host:port", ep)
+	}
+	ctx, cancel := context.WithTimeout(ctx, endpointTimeout)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", ep)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within %s", endpointTimeout)
+		}
+		return fmt.Errorf("cannot reach the job server at --endpoint %s: %v", ep, err)
+	}
+	return conn.Close()
+}
+
+// parseFlags parses the command's flags and Beam's (flag.CommandLine):
+// -h prints them once and returns flag.ErrHelp; a bad flag is a usage
+// error of one line, without the list of flags.
+func parseFlags(cmd string) error {
+	fs := flag.CommandLine
+	fs.Init(fs.Name(), flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(os.Args[1:])
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintf(os.Stdout, "usage: marple-beam %s [flags] [Beam flags]\n\nflags:\n", cmd)
+		fs.SetOutput(os.Stdout)
+		fs.PrintDefaults()
+		return err
+	case err != nil:
+		return usagef("%v", err)
+	case fs.NArg() > 0:
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// flagValue returns the value of the command-line flag name, or "".
+func flagValue(name string) string {
+	if f := flag.Lookup(name); f != nil {
+		return f.Value.String()
+	}
+	return ""
+}
+
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
@@ -80,13 +167,17 @@ func main() {
 	os.Args = append(os.Args[:1], os.Args[2:]...)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, cmd, os.Stdout, os.Stderr)
+	interrupted := ctx.Err() != nil
 	stop()
 	var ue *usageError
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, flag.ErrHelp):
 	case errors.As(err, &ue):
-		fmt.Fprintf(os.Stderr, "marple-beam %s: %v\n", cmd, err)
+		fmt.Fprintf(os.Stderr, "marple-beam %s: %v (see marple-beam %s -h)\n", cmd, err, cmd)
 		os.Exit(2)
+	case interrupted:
+		fmt.Fprintf(os.Stderr, "marple-beam %s: interrupted\n", cmd)
+		os.Exit(1)
 	default:
 		fmt.Fprintf(os.Stderr, "marple-beam %s: %v\n", cmd, err)
 		os.Exit(1)
@@ -133,12 +224,18 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		mix := fs.String("mix", "uniform", "mixing: uniform or mistakes (weighted by each shard's mistakes)")
 		shuffle := fs.Bool("shuffle", false, "visit each shard's examples in an order drawn from -seed and the epoch")
 		noAvg := fs.Bool("noAverage", false, "output the last mixed weights instead of the average")
-		flag.Parse()
+		if err := parseFlags(cmd); err != nil {
+			return err
+		}
 		if *out == "" || *model == "" || *train == "" || *ne == "" {
 			return usagef("give -i model.mln -t a.db -ne Pred -o learned.mln")
 		}
 		if *passes < 1 || *shards < 1 {
 			return usagef("-passes and -shards must be at least 1")
+		}
+		if err := checkFlags(flagcheck.Positive("sigma", *sigma), flagcheck.NonNegative("C", *c), flagcheck.NonNegative("lambda", *lambda),
+			flagcheck.Positive("eta", *eta), flagcheck.NonNegative("delta", *delta), flagcheck.Output("o", *out), flagcheck.Output("state", *state)); err != nil {
+			return err
 		}
 		cfg := pipeline.TrainConfig{
 			Data: pipeline.Data{Model: list(*model), Files: list(*train), Query: list(*ne), MultipleDatabases: *multi, ExampleType: *exTyp},
@@ -150,6 +247,12 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			return usagef("%v", err)
 		}
 		if _, err := cfg.Data.LoadModel(); err != nil {
+			return err
+		}
+		if err := cfg.Data.CheckFiles(); err != nil {
+			return err
+		}
+		if err := checkEndpoint(ctx); err != nil {
 			return err
 		}
 		beam.Init()
@@ -184,12 +287,17 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		metrics := fs.String("metrics", "", "write the metrics as JSON here")
 		ms := fs.Bool("ms", false, "MC-SAT marginals instead of MAP")
 		samples := fs.Int("numSamples", 0, "MC-SAT samples per component (0: 1000)")
-		flag.Parse()
+		if err := parseFlags(cmd); err != nil {
+			return err
+		}
 		if *model == "" || *ev == "" || *q == "" || *res == "" {
 			return usagef("give -i model.mln -e test.db -q Pred -r out.result")
 		}
 		if *samples < 0 {
-			return usagef("-numSamples must not be negative")
+			return usagef("-numSamples must not be negative, not %d", *samples)
+		}
+		if err := checkFlags(flagcheck.Output("r", *res), flagcheck.Output("metrics", *metrics)); err != nil {
+			return err
 		}
 		cfg := pipeline.InferConfig{
 			Data:      pipeline.Data{Model: list(*model), Files: list(*ev), Query: list(*q), MultipleDatabases: *multi, ExampleType: *exTyp},
@@ -197,6 +305,12 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			Marginals: *ms, Samples: *samples,
 		}
 		if _, err := cfg.Data.LoadModel(); err != nil {
+			return err
+		}
+		if err := cfg.Data.CheckFiles(); err != nil {
+			return err
+		}
+		if err := checkEndpoint(ctx); err != nil {
 			return err
 		}
 		beam.Init()
@@ -229,9 +343,20 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		per := fs.Int("perFile", 1000, "examples per file")
 		vocab := fs.Int("vocab", 300, "distinct words")
 		noise := fs.Float64("noise", 0.03, "fraction of roles replaced at random")
-		flag.Parse()
+		if err := parseFlags(cmd); err != nil {
+			return err
+		}
 		if *out == "" || *n < 1 || *per < 1 {
 			return usagef("give -o dir and positive -n and -perFile")
+		}
+		if *vocab < 1 {
+			return usagef("-vocab must be at least 1, not %d", *vocab)
+		}
+		if err := checkFlags(flagcheck.NonNegative("noise", *noise)); err != nil {
+			return err
+		}
+		if *noise > 1 {
+			return usagef("-noise must be at most 1, not %v", *noise)
 		}
 		if *noise == 0 {
 			*noise = -1
@@ -248,9 +373,14 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		typ := fs.String("type", "", "the example type whose constants are renamed in each copy")
 		k := fs.Int("k", 2, "copies")
 		out := fs.String("o", "", "output database file")
-		flag.Parse()
+		if err := parseFlags(cmd); err != nil {
+			return err
+		}
 		if *model == "" || *train == "" || *typ == "" || *out == "" || *k < 1 {
 			return usagef("give -i model.mln -t data.db -type T -k K -o out.db")
+		}
+		if err := checkFlags(flagcheck.Output("o", *out)); err != nil {
+			return err
 		}
 		m, err := mln.LoadModel(list(*model)...)
 		if err != nil {

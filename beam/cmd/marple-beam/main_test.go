@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestMain runs marple-beam's main instead of the tests when the tests
+// start the test binary as the command (see marpleBeam).
+func TestMain(m *testing.M) {
+	if os.Getenv("MARPLE_BEAM_TEST_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// marpleBeam returns the command running marple-beam with args in
+// testdata.
+func marpleBeam(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = "testdata"
+	cmd.Env = append(os.Environ(), "MARPLE_BEAM_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	return cmd, &stderr
+}
+
+// exitCode returns the exit status of a finished command.
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	t.Fatal(err)
+	return -1
+}
+
+// closedPort returns a local address nothing listens on.
+func closedPort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// TestBadInput: the launcher refuses bad flags and input before a pipeline
+// starts, with one line naming the cause and the usual exit status; no
+// output is written.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.mln")
+	learn := []string{"learn", "-i", "smokers.mln", "-ne", "Cancer", "-o", out}
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"sigma-nan", append(learn, "-t", "train.db", "-sigma", "NaN"), 2, "marple-beam learn: -sigma must be a finite number, not NaN (see marple-beam learn -h)"},
+		{"eta-0", append(learn, "-t", "train.db", "-method", "adagrad", "-eta", "0"), 2, "marple-beam learn: -eta must be positive, not 0"},
+		{"unknown-flag", append(learn, "-t", "train.db", "-foo"), 2, "marple-beam learn: flag provided but not defined: -foo (see marple-beam learn -h)"},
+		{"output-dir", []string{"learn", "-i", "smokers.mln", "-ne", "Cancer", "-t", "train.db", "-o", filepath.Join(dir, "no", "x.mln")}, 2,
+			"marple-beam learn: -o: cannot write " + filepath.Join(dir, "no", "x.mln") + ": the directory " + filepath.Join(dir, "no") + " does not exist"},
+		{"empty-db", append(learn, "-t", "empty.db"), 1, "marple-beam learn: empty.db holds no ground atom"},
+		{"binary-db", append(learn, "-t", "binary.db"), 1, "marple-beam learn: binary.db:2:1: binary data (byte 0x00 at offset 13)"},
+		{"binary-model", []string{"infer", "-i", "binary.db", "-e", "train.db", "-q", "Cancer", "-r", filepath.Join(dir, "out.result")}, 1, "marple-beam infer: binary.db:2:1: binary data"},
+		{"no-job-server", append(learn, "-t", "train.db", "--runner=universal", "--endpoint="+closedPort(t)), 1, "marple-beam learn: cannot reach the job server at --endpoint 127.0.0.1:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd, stderr := marpleBeam(t, c.args...)
+			code := exitCode(t, cmd.Run())
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			if code != c.code || len(lines) != 1 || !strings.HasPrefix(lines[0], c.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and one line starting %q", code, stderr, c.code, c.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("a failed run wrote %s", out)
+			}
+		})
+	}
+}
+
+// TestHelp: -h prints the usage once, on stdout, and exits 0.
+func TestHelp(t *testing.T) {
+	cmd, stderr := marpleBeam(t, "learn", "-h")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	code := exitCode(t, cmd.Run())
+	if n := strings.Count(stdout.String(), "usage: marple-beam learn"); code != 0 || n != 1 || !strings.Contains(stdout.String(), "-sigma") || stderr.Len() != 0 {
+		t.Errorf("exit %d, usage printed %d times, stderr %q", code, n, stderr)
+	}
+}
+
+// TestInterrupt: an interrupt while the runner waits for its job server
+// ends the run with "interrupted" (exit status 1), not the runner's
+// cancellation error.
+func TestInterrupt(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan struct{}, 16)
+	go func() {
+		var conns []net.Conn // held open, silent: a job server that never answers
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+			accepted <- struct{}{}
+		}
+	}()
+	cmd, stderr := marpleBeam(t, "learn", "-i", "smokers.mln", "-t", "train.db", "-ne", "Cancer", "-o", filepath.Join(t.TempDir(), "out.mln"),
+		"--runner=universal", "--endpoint="+l.Addr().String(), "--worker_binary="+os.Args[0])
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-accepted // the launcher's check of the endpoint
+	<-accepted // the runner's connection to the job service
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	code := exitCode(t, cmd.Wait())
+	if code != 1 || !strings.HasSuffix(strings.TrimSpace(stderr.String()), "marple-beam learn: interrupted") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
