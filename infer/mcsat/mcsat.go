@@ -64,8 +64,14 @@ type Options struct {
 	// DefaultBurnIn; negative means none).
 	BurnIn int
 	// Chains is the number of independent chains, each started from its
-	// own random world satisfying the hard clauses (default 1).
+	// own random world satisfying the hard clauses (default 1 for MCSAT
+	// and Gibbs, DefaultChains for Run and Sampling).
 	Chains int
+	// Replicas, for Run and Sampling, is the number of tempered replicas
+	// of each chain (parallel tempering; default 1: none), at weight
+	// scales geometric from 1 down to MinBeta (default DefaultMinBeta).
+	Replicas int
+	MinBeta  float64
 
 	// Flips is the number of SampleSAT moves per MC-SAT step (default:
 	// the number of unfixed atoms in selected clauses; the other unfixed
