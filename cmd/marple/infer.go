@@ -50,6 +50,8 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	)
 	var wf worldFlags
 	wf.register(true, fs)
+	var mf marginalFlags
+	mf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -57,7 +59,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return usagef("no output file: give -r out.result")
 	}
 	if err := firstErr(wf.check(), checkDuration("timeLimit", *timeLimit),
-		atLeast(1, map[string]int{"numSamples": *samples, "mwsMaxSteps": *maxSteps, "tries": *tries}), atLeast(0, map[string]int{"burnIn": *burnIn})); err != nil {
+		atLeast(1, map[string]int{"numSamples": *samples, "mwsMaxSteps": *maxSteps, "tries": *tries}), atLeast(0, map[string]int{"burnIn": *burnIn}), mf.check()); err != nil {
 		return err
 	}
 	if wf.query == "" {
@@ -106,34 +108,14 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	}
 
 	if *mcsatInf || *gibbsInf {
-		done := p.stage("sample")
 		opt := mcsat.Options{Samples: *samples, BurnIn: *burnIn}
 		opt.Seed = *seed
-		sampler := mcsat.MCSAT
+		method := mcsat.MethodMCSAT
 		if *gibbsInf {
-			sampler = mcsat.Gibbs
+			method = mcsat.MethodGibbs
 		}
-		// Independent components are sampled apart, in parallel.
-		probs, err := mcsat.Components(ctx, net, wf.workers, opt, sampler)
-		if err != nil {
-			return err
-		}
-		done("%d samples", *samples)
-		defer func() {
-			if err == nil {
-				fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples, %.2fs\n", net.NumAtoms(), net.NumClauses(), *samples, time.Since(start).Seconds())
-			}
-		}()
-		return atomicfile.Write(*out, func(w io.Writer) error {
-			for a := 0; a < net.NumAtoms(); a++ {
-				pr := net.AtomPred[a]
-				if !isQuery[pr] {
-					continue
-				}
-				fmt.Fprintf(w, "%s %s\n", atomString(m, pr, net.AtomArgs[a]), strconv.FormatFloat(probs[a], 'g', 6, 64))
-			}
-			return nil
-		})
+		// Independent components are sampled apart, their chains in parallel.
+		return inferMarginals(ctx, e, p, &mf, net, m, isQuery, opt, method, wf.workers, *out, start)
 	}
 
 	var bias []float64

@@ -72,6 +72,14 @@ type Options struct {
 	// scales geometric from 1 down to MinBeta (default DefaultMinBeta).
 	Replicas int
 	MinBeta  float64
+	// BlockWeight and MaxBlock, for Run and Sampling, set the block moves:
+	// after every step each chain resamples, jointly from their
+	// conditional distribution, the atoms of each block that clauses of
+	// weight at least BlockWeight in absolute value (default
+	// DefaultBlockWeight; negative: no block moves) tie together, blocks
+	// of at most MaxBlock atoms (default DefaultMaxBlock).
+	BlockWeight float64
+	MaxBlock    int
 
 	// Flips is the number of SampleSAT moves per MC-SAT step (default:
 	// the number of unfixed atoms in selected clauses; the other unfixed

@@ -64,7 +64,10 @@ type unit struct {
 	lad         *ladder
 	acc         *accum
 	vals        []float64 // Gibbs: the sweep's conditional probabilities
-	cost        int       // literals: a rough cost per step, for scheduling
+	blocks      [][]int32 // the blocks of the block moves
+	bscore      []float64 // scratch of the block moves
+	bhard       []int32
+	cost        int // literals: a rough cost per step, for scheduling
 }
 
 // NewSampling prepares a run on net: it splits net into its connected
@@ -82,11 +85,18 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 		opt.Chains = DefaultChains
 	}
 	if opt.Replicas <= 0 {
-		opt.Replicas = 1
+		opt.Replicas = DefaultReplicas
 	}
 	if opt.MinBeta <= 0 || opt.MinBeta >= 1 {
 		opt.MinBeta = DefaultMinBeta
 	}
+	if opt.BlockWeight == 0 {
+		opt.BlockWeight = DefaultBlockWeight
+	}
+	if opt.MaxBlock <= 0 {
+		opt.MaxBlock = DefaultMaxBlock
+	}
+	opt.MaxBlock = min(opt.MaxBlock, 20)
 	opt.defaults()
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -123,8 +133,9 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 			r.byComp[k] = append(r.byComp[k], u)
 		}
 	}
-	// Build each component's models once, shared by its chains.
+	// Build each component's models and blocks once, shared by its chains.
 	models := make([][]*model, len(r.comps))
+	blocks := make([][][]int32, len(r.comps))
 	bs := betas(opt.Replicas, opt.MinBeta)
 	err := r.parallel(ctx, len(r.comps), func(k int) error {
 		if len(r.byComp[k]) == 0 {
@@ -140,6 +151,9 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 			}
 		}
 		m := newModel(sub, bias)
+		if opt.BlockWeight > 0 {
+			blocks[k] = m.blocks(opt.BlockWeight, opt.MaxBlock)
+		}
 		models[k] = make([]*model, len(bs))
 		for i, b := range bs {
 			models[k][i] = m.scaled(b)
@@ -153,7 +167,11 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 		u := r.units[i]
 		ms := models[u.comp]
 		rng := rand.New(rand.NewPCG(splitmix(uint64(opt.Seed)^splitmix(uint64(u.comp)+0x9e3779b97f4a7c15)), splitmix(uint64(u.chain)+0x6a09e667f3bcc909)))
-		l := &ladder{base: ms[0], beta: bs, score: make([]float64, len(bs)), tried: make([]int, len(bs)), accepted: make([]int, len(bs))}
+		l := &ladder{beta: bs, tried: make([]int, len(bs)), accepted: make([]int, len(bs))}
+		var sw []float64
+		if len(bs) > 1 {
+			sw = ms[0].softWeights()
+		}
 		for j := range bs {
 			s, err := startChain(ms[j], &r.opt, rng)
 			if err != nil {
@@ -162,9 +180,21 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 			if method == MethodGibbs {
 				s.begin() // nothing active: flips need no clause lists
 			}
+			if sw != nil {
+				s.track(sw)
+			}
 			l.reps = append(l.reps, s)
 		}
 		u.lad = l
+		u.blocks = blocks[u.comp]
+		big := 0
+		for _, b := range u.blocks {
+			big = max(big, len(b))
+		}
+		if big > 0 {
+			u.bscore = make([]float64, 1<<big)
+			u.bhard = make([]int32, 1<<big)
+		}
 		u.acc = newAccum(len(u.atoms), method == MethodGibbs)
 		if method == MethodGibbs {
 			u.vals = make([]float64, len(u.atoms))
@@ -292,16 +322,19 @@ func (r *Sampling) step(u *unit, record bool) {
 	for j, s := range l.reps {
 		if r.method == MethodMCSAT {
 			s.mcsatStep(&r.opt)
-			continue
+		} else {
+			for a := range s.y {
+				p := s.conditional(int32(a), r.opt.HardWeight)
+				if j == 0 && record {
+					u.vals[a] = p
+				}
+				if v := s.rng.Float64() < p; v != s.y[a] {
+					s.flip(int32(a))
+				}
+			}
 		}
-		for a := range s.y {
-			p := s.conditional(int32(a), r.opt.HardWeight)
-			if j == 0 && record {
-				u.vals[a] = p
-			}
-			if v := s.rng.Float64() < p; v != s.y[a] {
-				s.flip(int32(a))
-			}
+		for _, b := range u.blocks {
+			s.blockMove(b, r.opt.HardWeight, u.bscore, u.bhard)
 		}
 	}
 	if record {

@@ -15,12 +15,16 @@ import (
 // and without tempering, against enumeration.
 func TestRunMatchesExact(t *testing.T) {
 	for _, method := range []Method{MethodMCSAT, MethodGibbs} {
-		for _, reps := range []int{1, 3} {
+		for _, set := range []struct {
+			reps   int
+			blockW float64
+		}{{1, -1}, {1, 0}, {3, 0}, {1, 1}} {
+			reps := set.reps
 			rng := rand.New(rand.NewPCG(3, 4))
 			worst := 0.0
 			for i := range 12 {
 				net, bias, exact := randomModel(rng, method == MethodGibbs)
-				opt := Options{Options: infer.Options{Bias: bias, Seed: int64(i)}, Samples: 10000, Replicas: reps, MinBeta: 0.3}
+				opt := Options{Options: infer.Options{Bias: bias, Seed: int64(i)}, Samples: 10000, Replicas: reps, MinBeta: 0.3, BlockWeight: set.blockW, MaxBlock: 4}
 				got, d, err := Run(context.Background(), net, 2, opt, method)
 				if err != nil {
 					t.Fatal(err)
@@ -28,13 +32,13 @@ func TestRunMatchesExact(t *testing.T) {
 				e, a := maxErr(got, exact)
 				worst = math.Max(worst, e)
 				if e > 0.03 {
-					t.Errorf("method %d replicas %d model %d: atom %d: %.4f, exact %.4f (R-hat %.3f)", method, reps, i, a, got[a], exact[a], d.Rhat[a])
+					t.Errorf("method %d %+v model %d: atom %d: %.4f, exact %.4f (R-hat %.3f)", method, set, i, a, got[a], exact[a], d.Rhat[a])
 				}
 				if d.Chains != DefaultChains || d.Samples != 10000 {
 					t.Errorf("diagnostics of %d chains of %d samples", d.Chains, d.Samples)
 				}
 			}
-			t.Logf("method %d replicas %d: worst error %.4f", method, reps, worst)
+			t.Logf("method %d %+v: worst error %.4f", method, set, worst)
 		}
 	}
 }
@@ -135,55 +139,65 @@ func plantedModes(k int, wx, wy, tie float64) *ground.Network {
 	return net
 }
 
-// TestTemperingCrossesModes plants two modes of known probability and
-// requires the estimate of the more probable mode's atoms within 0.05 of
-// brute force: one plain chain fails (it stays in one mode and the
-// diagnostics of several plain chains flag it), tempered chains pass.
-func TestTemperingCrossesModes(t *testing.T) {
-	net := plantedModes(6, 2.0, 1.8, 6)
+// TestMovesCrossModes plants two modes of known probability and requires
+// the estimate of every atom within 0.05 of brute force: one plain chain
+// fails (it stays in one mode, and the diagnostics of several plain chains
+// flag it); chains with block moves, or with tempering, pass.
+func TestMovesCrossModes(t *testing.T) {
+	net := plantedModes(5, 2.4, 2.16, 6)
 	exact := brute.Marginals(net)
-	want := exact[0]
-	if want < 0.6 || want > 0.9 {
-		t.Fatalf("planted mode probability %.3f", want)
+	if exact[0] < 0.6 || exact[0] > 0.9 {
+		t.Fatalf("planted mode probability %.3f", exact[0])
 	}
-	run := func(chains, reps int) ([]float64, *Diagnostics) {
-		opt := Options{Options: infer.Options{Seed: 1}, Samples: 4000, Chains: chains, Replicas: reps, MinBeta: 0.05}
-		p, d, err := Run(context.Background(), net, 2, opt, MethodMCSAT)
-		if err != nil {
-			t.Fatal(err)
+	for _, method := range []Method{MethodMCSAT, MethodGibbs} {
+		run := func(chains, reps int, blockW float64) ([]float64, *Diagnostics) {
+			opt := Options{Options: infer.Options{Seed: 1}, Samples: 4000, Chains: chains, Replicas: reps, MinBeta: 0.05, BlockWeight: blockW}
+			p, d, err := Run(context.Background(), net, 2, opt, method)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p, d
 		}
-		return p, d
-	}
-	p, _ := run(1, 1)
-	if e, _ := maxErr(p, exact); e <= 0.05 {
-		t.Errorf("one plain chain within %.3f of brute force: the test does not show stuck chains", e)
-	}
-	p, d := run(4, 1)
-	t.Logf("4 plain chains: x1 %.3f (exact %.3f), max R-hat %.3f", p[0], want, d.MaxRhat)
-	if d.MaxRhat <= RhatThreshold {
-		t.Errorf("4 plain chains: max R-hat %.3f does not flag the stuck chains", d.MaxRhat)
-	}
-	p, d = run(4, 8)
-	e, a := maxErr(p, exact)
-	t.Logf("4 tempered chains: x1 %.3f (exact %.3f), max R-hat %.3f, min ESS %.0f", p[0], want, d.MaxRhat, d.MinESS)
-	if e > 0.05 {
-		t.Errorf("tempered: atom %d: %.3f, exact %.3f", a, p[a], exact[a])
-	}
-	if d.MaxRhat > RhatThreshold {
-		t.Errorf("tempered: max R-hat %.3f", d.MaxRhat)
+		p, _ := run(1, 1, -1)
+		if e, _ := maxErr(p, exact); e <= 0.05 {
+			t.Errorf("method %d: one plain chain within %.3f of brute force: the test does not show stuck chains", method, e)
+		}
+		// Chains that all enter the same mode cannot tell; with 8 chains
+		// from random worlds some enter each (for this seed).
+		p, d := run(8, 1, -1)
+		t.Logf("method %d: 8 plain chains: x1 %.3f (exact %.3f), max R-hat %.3f", method, p[0], exact[0], d.MaxRhat)
+		if d.MaxRhat <= RhatThreshold {
+			t.Errorf("method %d: 8 plain chains: max R-hat %.3f does not flag the stuck chains", method, d.MaxRhat)
+		}
+		for _, set := range []struct {
+			name   string
+			reps   int
+			blockW float64
+		}{{"block moves", 1, 0}, {"tempering", 8, -1}} {
+			p, d = run(4, set.reps, set.blockW)
+			e, a := maxErr(p, exact)
+			t.Logf("method %d: 4 chains with %s: x1 %.3f (exact %.3f), max R-hat %.3f, min ESS %.0f", method, set.name, p[0], exact[0], d.MaxRhat, d.MinESS)
+			if e > 0.05 {
+				t.Errorf("method %d, %s: atom %d: %.3f, exact %.3f", method, set.name, a, p[a], exact[a])
+			}
+			if d.MaxRhat > RhatThreshold {
+				t.Errorf("method %d, %s: max R-hat %.3f", method, set.name, d.MaxRhat)
+			}
+		}
 	}
 }
 
 // TestRhatFlagsStuckGibbs: Gibbs sampling cannot flip atoms tied by a hard
 // equivalence, so chains started in different modes keep them: R-hat is
-// +Inf for those atoms.
+// +Inf for those atoms (without block moves, which would resample them
+// together).
 func TestRhatFlagsStuckGibbs(t *testing.T) {
 	net := ground.NewNetwork(3)
 	lit := ground.MakeLit
 	net.AddClause([]ground.Lit{lit(0, false), lit(1, true)}, math.Inf(1), -1, -1, 1)
 	net.AddClause([]ground.Lit{lit(0, true), lit(1, false)}, math.Inf(1), -1, -1, 1)
 	net.AddClause([]ground.Lit{lit(2, false)}, 0.5, -1, -1, 1)
-	opt := Options{Options: infer.Options{Seed: 1}, Samples: 200, Chains: 8}
+	opt := Options{Options: infer.Options{Seed: 1}, Samples: 200, Chains: 8, BlockWeight: -1}
 	p, d, err := Run(context.Background(), net, 2, opt, MethodGibbs)
 	if err != nil {
 		t.Fatal(err)
@@ -193,5 +207,14 @@ func TestRhatFlagsStuckGibbs(t *testing.T) {
 	}
 	if got := d.Above(nil, RhatThreshold); len(got) != 2 {
 		t.Errorf("Above: %v", got)
+	}
+	// Block moves resample the tied atoms together: the chains mix.
+	opt.BlockWeight = 0
+	p, d, err = Run(context.Background(), net, 2, opt, MethodGibbs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.MaxRhat > RhatThreshold || math.Abs(p[0]-0.5) > 0.1 || p[0] != p[1] {
+		t.Errorf("with block moves: R-hat %v, marginals %v", d.Rhat, p)
 	}
 }

@@ -4,6 +4,10 @@ import (
 	"math"
 )
 
+// DefaultReplicas is the number of tempered replicas per chain of Run and
+// Sampling when Options.Replicas is not set.
+const DefaultReplicas = 1
+
 // DefaultMinBeta is the lowest weight scale of the tempered replicas of a
 // chain when Options.Replicas > 1 and Options.MinBeta is not set.
 const DefaultMinBeta = 0.05
@@ -29,16 +33,26 @@ func (m *model) scaled(beta float64) *model {
 	return c
 }
 
-// softScore returns the sum of the weights of m's true soft clauses in
-// state s (the log-potential of its world up to a constant).
-func (m *model) softScore(s *state) float64 {
-	sc := 0.0
-	for c, w := range m.w {
-		if s.numTrue[c] > 0 && !math.IsInf(w, 0) {
-			sc += w
+// softWeights returns m's clause weights with the hard clauses at 0.
+func (m *model) softWeights() []float64 {
+	w := make([]float64, len(m.w))
+	for c, x := range m.w {
+		if !math.IsInf(x, 0) {
+			w[c] = x
 		}
 	}
-	return sc
+	return w
+}
+
+// track makes s keep the sum of w over its true clauses (see state.score).
+func (s *state) track(w []float64) {
+	s.scoreW = w
+	s.score = 0
+	for c, x := range w {
+		if s.numTrue[c] > 0 {
+			s.score += x
+		}
+	}
 }
 
 // betas returns the weight scales of r replicas: geometric from 1 down to
@@ -61,11 +75,9 @@ func betas(r int, minBeta float64) []float64 {
 // invariant. Hard clauses are hard at every scale, so every world a
 // replica holds satisfies them.
 type ladder struct {
-	base  *model
-	beta  []float64
-	reps  []*state
-	score []float64
-	step  int
+	beta []float64
+	reps []*state // each keeps its soft score at scale 1 (state.track)
+	step int
 	// Swap statistics per neighbouring pair.
 	tried, accepted []int
 }
@@ -76,20 +88,17 @@ func (l *ladder) exchange() {
 	if len(l.reps) < 2 {
 		return
 	}
-	for i, s := range l.reps {
-		l.score[i] = l.base.softScore(s)
-	}
 	rng := l.reps[0].rng
 	for i := l.step & 1; i+1 < len(l.reps); i += 2 {
 		j := i + 1
 		l.tried[i]++
-		la := (l.beta[i] - l.beta[j]) * (l.score[j] - l.score[i])
+		a, b := l.reps[i], l.reps[j]
+		la := (l.beta[i] - l.beta[j]) * (b.score - a.score)
 		if la >= 0 || rng.Float64() < math.Exp(la) {
 			l.accepted[i]++
-			a, b := l.reps[i], l.reps[j]
 			a.y, b.y = b.y, a.y
 			a.numTrue, b.numTrue = b.numTrue, a.numTrue
-			l.score[i], l.score[j] = l.score[j], l.score[i]
+			a.score, b.score = b.score, a.score
 		}
 	}
 	l.step++
