@@ -22,6 +22,8 @@ type marginalFlags struct {
 	chains     int
 	replicas   int
 	minBeta    float64
+	blockW     float64
+	maxBlock   int
 	diagFile   string
 	converge   float64
 	maxSeconds float64
@@ -31,14 +33,16 @@ func (f *marginalFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.chains, "numChains", mcsat.DefaultChains, "MC-SAT/Gibbs: number of chains, run in parallel and pooled (a fixed default, so that results do not depend on the machine)")
 	fs.IntVar(&f.replicas, "replicas", mcsat.DefaultReplicas, "MC-SAT/Gibbs: tempered replicas per chain (parallel tempering; 1: none)")
 	fs.Float64Var(&f.minBeta, "minBeta", mcsat.DefaultMinBeta, "MC-SAT/Gibbs: weight scale of the hottest tempered replica, in (0, 1)")
+	fs.Float64Var(&f.blockW, "blockWeight", mcsat.DefaultBlockWeight, "MC-SAT/Gibbs: after each step, resample jointly the atoms that clauses of at least this absolute weight tie (block moves; negative: none)")
+	fs.IntVar(&f.maxBlock, "maxBlock", mcsat.DefaultMaxBlock, "MC-SAT/Gibbs: most atoms in a block of the block moves (at most 20)")
 	fs.StringVar(&f.diagFile, "diagnostics", "", "MC-SAT/Gibbs: write each query atom's probability, R-hat and effective sample size to this file")
 	fs.Float64Var(&f.converge, "converge", 0, "MC-SAT/Gibbs: sample in rounds until every query atom's R-hat is below this threshold (e.g. 1.05) or -maxSeconds runs out (0: one round of -numSamples)")
 	fs.Float64Var(&f.maxSeconds, "maxSeconds", 600, "MC-SAT/Gibbs with -converge: time limit of the sampling rounds, in seconds")
 }
 
 func (f *marginalFlags) check() error {
-	if err := firstErr(checkFinite(map[string]float64{"minBeta": f.minBeta, "converge": f.converge, "maxSeconds": f.maxSeconds}),
-		atLeast(1, map[string]int{"numChains": f.chains, "replicas": f.replicas})); err != nil {
+	if err := firstErr(checkFinite(map[string]float64{"minBeta": f.minBeta, "blockWeight": f.blockW, "converge": f.converge, "maxSeconds": f.maxSeconds}),
+		atLeast(1, map[string]int{"numChains": f.chains, "replicas": f.replicas, "maxBlock": f.maxBlock})); err != nil {
 		return err
 	}
 	switch {
@@ -48,6 +52,10 @@ func (f *marginalFlags) check() error {
 		return usagef("-minBeta must be in (0, 1), not %g", f.minBeta)
 	case f.converge != 0 && f.converge <= 1:
 		return usagef("-converge must be above 1 (an R-hat threshold such as 1.05), not %g", f.converge)
+	case f.maxBlock > 20:
+		return usagef("-maxBlock must be at most 20, not %d", f.maxBlock)
+	case f.blockW == 0:
+		return usagef("-blockWeight must be positive, or negative for no block moves, not 0")
 	case f.maxSeconds <= 0:
 		return usagef("-maxSeconds must be positive, not %g", f.maxSeconds)
 	}
@@ -61,6 +69,7 @@ func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, 
 	opt mcsat.Options, method mcsat.Method, workers int, out string, start time.Time) error {
 	done := p.stage("sample")
 	opt.Chains, opt.Replicas, opt.MinBeta = f.chains, f.replicas, f.minBeta
+	opt.BlockWeight, opt.MaxBlock = f.blockW, f.maxBlock
 	s, err := mcsat.NewSampling(ctx, net, workers, opt, method)
 	if err != nil {
 		return err
