@@ -88,8 +88,10 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	}
 	warnUnweighted(e.stderr, m)
 	switch {
-	case *mcsatInf || *gibbsInf:
-		wf.engine = mcsat.Memory
+	case *mcsatInf:
+		wf.engine = mcsat.RunMemory(mf.chains, mf.replicas, mcsat.MethodMCSAT)
+	case *gibbsInf:
+		wf.engine = mcsat.RunMemory(mf.chains, mf.replicas, mcsat.MethodGibbs)
 	case *solver == "lp":
 		wf.engine = lp.Memory
 	case *solver == "mws":

@@ -18,6 +18,16 @@
 // Each chain starts from a random world satisfying the hard clauses, found
 // by WalkSAT. Bias terms (infer.Options.Bias) are unit clauses with weight
 // Bias[a]. The network is only read, so concurrent calls may share it.
+//
+// One chain can stay for ever in one mode of a distribution whose large
+// weights tie blocks of atoms: leaving it takes every heavy clause holding
+// there to go unselected at once. Run (and Sampling, for rounds) runs
+// several chains per connected component in parallel, pools them, and
+// returns Diagnostics (split R-hat and effective sample size per atom)
+// that flag chains which disagree; its chains also make block moves
+// (resampling jointly the atoms that heavy clauses tie) and, optionally,
+// replica exchange between tempered copies, both of which cross such
+// modes.
 package mcsat
 
 import (

@@ -435,3 +435,28 @@ func Run(ctx context.Context, net *ground.Network, workers int, opt Options, met
 	}
 	return r.Marginals(), r.Diagnostics(), nil
 }
+
+// RunMemory is what Run and Sampling take on top of the network with the
+// given numbers of chains and of replicas per chain (0: the defaults):
+// Memory for the model and one world, every further world's counts, and
+// each chain's batch sums (twice as many for Gibbs, which also keeps sums
+// of squares). The per-atom figures of the worlds and the batch sums are
+// from the sizes of the arrays, not measured.
+func RunMemory(chains, replicas int, method Method) ground.EngineCost {
+	if chains <= 0 {
+		chains = DefaultChains
+	}
+	if replicas <= 0 {
+		replicas = DefaultReplicas
+	}
+	worlds := float64(chains*replicas - 1)
+	batch := float64(8 * (maxBatches + 2))
+	if method == MethodGibbs {
+		batch = 2*batch + 8
+	}
+	return ground.EngineCost{
+		PerAtom:   Memory.PerAtom + worlds*9 + float64(chains)*batch,
+		PerClause: Memory.PerClause + worlds*16,
+		PerLit:    Memory.PerLit,
+	}
+}
