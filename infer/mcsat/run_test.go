@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/marple-mln/marple/ground"
@@ -216,5 +217,64 @@ func TestRhatFlagsStuckGibbs(t *testing.T) {
 	}
 	if d.MaxRhat > RhatThreshold || math.Abs(p[0]-0.5) > 0.1 || p[0] != p[1] {
 		t.Errorf("with block moves: R-hat %v, marginals %v", d.Rhat, p)
+	}
+}
+
+// TestBlocks checks that heavy clauses tie their atoms into blocks, the
+// heaviest first, without exceeding the size limit.
+func TestBlocks(t *testing.T) {
+	net := ground.NewNetwork(7)
+	lit := ground.MakeLit
+	net.AddClause([]ground.Lit{lit(0, false), lit(1, false)}, 9, -1, -1, 1)
+	net.AddClause([]ground.Lit{lit(1, true), lit(2, false)}, -7, -1, -1, 1)
+	net.AddClause([]ground.Lit{lit(2, false), lit(3, false)}, 6, -1, -1, 1) // would make 4 atoms
+	net.AddClause([]ground.Lit{lit(4, false), lit(5, true)}, math.Inf(1), -1, -1, 1)
+	net.AddClause([]ground.Lit{lit(5, false), lit(6, false)}, 1, -1, -1, 1) // too light
+	got := newModel(net, nil).blocks(5, 3)
+	want := [][]int32{{0, 1, 2}, {4, 5}}
+	if len(got) != len(want) {
+		t.Fatalf("blocks %v, want %v", got, want)
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Fatalf("blocks %v, want %v", got, want)
+		}
+	}
+}
+
+// TestBlockMoveAlone checks that block moves alone (every atom in one
+// block) sample the exact distribution, hard clauses included.
+func TestBlockMoveAlone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range 10 {
+		net, bias, exact := randomModel(rng, false)
+		m := newModel(net, bias)
+		s, err := startChain(m, &Options{InitSteps: DefaultInitSteps, Noise: DefaultNoise}, rand.New(rand.NewPCG(uint64(i), 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.begin()
+		all := make([]int32, m.n)
+		for a := range all {
+			all[a] = int32(a)
+		}
+		score := make([]float64, 1<<m.n)
+		hard := make([]int32, 1<<m.n)
+		got := make([]float64, m.n)
+		const n = 20000
+		for range n {
+			s.blockMove(all, 0, score, hard)
+			for a, v := range s.y {
+				if v {
+					got[a]++
+				}
+			}
+		}
+		for a := range got {
+			got[a] /= n
+		}
+		if e, a := maxErr(got, exact); e > 0.02 {
+			t.Errorf("model %d: atom %d: %.4f, exact %.4f", i, a, got[a], exact[a])
+		}
 	}
 }
