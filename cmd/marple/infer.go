@@ -40,7 +40,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		seed       = fs.Int64("seed", 1, "random seed")
 		maxSteps   = fs.Int("mwsMaxSteps", 1000000, "MaxWalkSAT: maximum flips per try")
 		tries      = fs.Int("tries", 1, "MaxWalkSAT: number of tries (restarts)")
-		samples    = fs.Int("numSamples", 1000, "MC-SAT/Gibbs: number of samples")
+		samples    = fs.Int("numSamples", 1000, "MC-SAT/Gibbs: number of samples per chain (of the first round with -converge)")
 		burnIn     = fs.Int("burnIn", 100, "MC-SAT/Gibbs: burn-in steps")
 		timeLimit  = fs.Duration("timeLimit", 60*time.Second, "exact/lp: stop after this long with the best answer so far and its lower bound (0: no limit)")
 		lossAug    = fs.String("lossAugment", "", "truth database: solve the Hamming-loss-augmented MAP problem")
