@@ -174,6 +174,11 @@ func (d *Diagnostics) Above(keep []bool, threshold float64) []int {
 	return out
 }
 
+// varEps is the variance below which samples count as constant: a
+// standard deviation of 1e-6, far below what matters for a probability and
+// far above the rounding of the sums the variances come from.
+const varEps = 1e-12
+
 // splitRhat returns the split R-hat of m sequences of length l each (l >=
 // 2) with means mu and (unbiased) variances v.
 func splitRhat(mu, v []float64, l int) float64 {
@@ -190,11 +195,13 @@ func splitRhat(mu, v []float64, l int) float64 {
 		bn += (x - mean) * (x - mean)
 	}
 	bn /= m - 1
-	// Float noise: means equal to the last bits count as equal.
-	if bn <= 1e-24 {
+	// Variances below varEps are float noise (the within-sequence ones are
+	// differences of sums): such sequences count as constant, such means
+	// as equal.
+	if bn <= varEps {
 		bn = 0
 	}
-	if w <= 1e-24 {
+	if w <= varEps {
 		if bn == 0 {
 			return 1
 		}
@@ -253,7 +260,7 @@ func diagnose(chains []*accum, atoms []int32, rhat, ess []float64) {
 		}
 		sig *= float64(bsize) / float64(len(means)-1)
 		switch {
-		case sig <= 1e-24:
+		case sig <= varEps || s2 <= varEps:
 			ess[a] = nTot
 		default:
 			ess[a] = min(nTot, nTot*s2/sig)
