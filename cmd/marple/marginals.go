@@ -37,7 +37,7 @@ func (f *marginalFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxBlock, "maxBlock", mcsat.DefaultMaxBlock, "MC-SAT/Gibbs: most atoms in a block of the block moves (at most 20)")
 	fs.StringVar(&f.diagFile, "diagnostics", "", "MC-SAT/Gibbs: write each query atom's probability, R-hat and effective sample size to this file")
 	fs.Float64Var(&f.converge, "converge", 0, "MC-SAT/Gibbs: sample in rounds until every query atom's R-hat is below this threshold (e.g. 1.05) or -maxSeconds runs out (0: one round of -numSamples)")
-	fs.Float64Var(&f.maxSeconds, "maxSeconds", 600, "MC-SAT/Gibbs with -converge: time limit of the sampling rounds, in seconds")
+	fs.Float64Var(&f.maxSeconds, "maxSeconds", 600, "MC-SAT/Gibbs with -converge: start no sampling round that would end after this many seconds from the start of the command (the first round always runs)")
 }
 
 func (f *marginalFlags) check() error {
