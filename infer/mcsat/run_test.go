@@ -58,7 +58,7 @@ func TestRunDeterministic(t *testing.T) {
 		var first []float64
 		var firstD *Diagnostics
 		for _, workers := range []int{1, 2} {
-			opt := Options{Options: infer.Options{Seed: 11}, Samples: 300, Chains: 3, Replicas: 2}
+			opt := Options{Options: infer.Options{Seed: 11}, Samples: 300, Chains: 3, Replicas: 2, BlockWeight: 1}
 			p, d, err := Run(context.Background(), net, workers, opt, method)
 			if err != nil {
 				t.Fatal(err)
