@@ -37,6 +37,11 @@ const DefaultChains = 4
 // clauses. Successive calls of Sample continue the chains, so sampling can
 // go on in rounds until the diagnostics are good enough.
 //
+// After every step each chain makes block moves (see Options.BlockWeight):
+// it resamples jointly, from their conditional distribution, the atoms
+// that heavy clauses tie together, which moves a tied block between its
+// modes in one step.
+//
 // With Options.Replicas > 1 every chain is a ladder of tempered replicas
 // (parallel tempering): replica i runs at weights beta_i*w (hard clauses
 // stay hard), the betas geometric from 1 down to Options.MinBeta, and
