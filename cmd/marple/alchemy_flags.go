@@ -247,7 +247,8 @@ var alchemyFlags = []alchemyFlag{
 	refused("lateSa", alInferLearn, valNone, "Marple's SampleSAT mixes annealing and WalkSAT moves from the start (the mix is -saRatio)"),
 
 	// Gibbs sampling.
-	refused("numChains", alInferLearn, valInt, "Marple's Gibbs sampler runs one chain per independent component of the network"),
+	mapped("numChains", alInfer, valInt, "numChains", "chains of MC-SAT or Gibbs sampling, run in parallel and pooled; the summary line gives their R-hat"),
+	refused("numChains", alLearnwts, valInt, "discriminative learning samples with one persistent MC-SAT chain per network"),
 	refused("delta", alInferLearn, valFloat, whyGibbsCv),
 	refused("epsilonError", alInferLearn, valFloat, whyGibbsCv),
 	refused("fracConverged", alInferLearn, valFloat, whyGibbsCv),

@@ -11,6 +11,7 @@ import (
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/engines"
+	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/syntax"
 )
@@ -42,8 +43,13 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	wf.register(true, fs)
 	var ax inferExtras // -a, -f, -bp, partial -q atoms...: infer_query.go
 	ax.register(fs)
+	var mf marginalFlags // -numChains, -converge, diagnostics: marginals.go
+	mf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if mf.converge == 0 {
+		ax.maxSeconds = mf.maxSeconds // MC-SAT stopped by time; with -converge it bounds the rounds
 	}
 	if err := ax.setup(&wf, ef.samples, *mcsatInf || *gibbsInf || ax.bp, *gibbsInf); err != nil {
 		return err
@@ -51,7 +57,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if *out == "" {
 		return usagef("no output file: give -r out.result")
 	}
-	if err := firstErr(wf.check(), ef.check(), checkOutput("r", *out)); err != nil {
+	if err := firstErr(wf.check(), ef.check(), checkOutput("r", *out), mf.check()); err != nil {
 		return err
 	}
 	modes := 0
@@ -80,8 +86,17 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if ax.bp {
 		engineName = "bp"
 	}
-	if wf.engine, err = engines.Memory(engineName); err != nil {
-		return err
+	switch {
+	case (*mcsatInf || *gibbsInf) && ax.maxSeconds == 0:
+		method := mcsat.MethodMCSAT
+		if *gibbsInf {
+			method = mcsat.MethodGibbs
+		}
+		wf.engine = mcsat.RunMemory(mf.chains, mf.replicas, method)
+	default:
+		if wf.engine, err = engines.Memory(engineName); err != nil {
+			return err
+		}
 	}
 	net, gopt, err := groundProblem(ctx, p, e, &wf, m, db)
 	if err != nil {
@@ -97,6 +112,21 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return atomicfile.Write(*out, func(w io.Writer) error { return writeNetwork(w, m, net) })
 	}
 
+	if (*mcsatInf || *gibbsInf) && ax.maxSeconds == 0 {
+		burnIn := *ef.burnIn
+		if burnIn == 0 {
+			burnIn = -1 // mcsat: none
+		}
+		opt := mcsat.Options{Samples: *ef.samples, BurnIn: burnIn}
+		ax.samplerOptions(&opt)
+		opt.Seed = *seed
+		method := mcsat.MethodMCSAT
+		if *gibbsInf {
+			method = mcsat.MethodGibbs
+		}
+		// Independent components are sampled apart, their chains in parallel.
+		return inferMarginals(ctx, e, p, &mf, &ax, net, m, isQuery, opt, method, wf.workers, *out, start)
+	}
 	if *mcsatInf || *gibbsInf || ax.bp {
 		done := p.stage("sample")
 		// Independent components are sampled apart, in parallel.

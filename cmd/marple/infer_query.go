@@ -63,7 +63,6 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.BoolVar(&x.lifted, "lifted", false, "with -bp: lifted belief propagation (BP on the clusters of atoms and clauses that exchange identical messages; the same marginals)")
 	fs.Float64Var(&x.convThresh, "convThresh", 1e-4, "BP: converged when no marginal changes by more than this in an iteration")
 	fs.IntVar(&x.maxSteps, "maxSteps", 0, "MC-SAT/Gibbs: number of samples (overrides -numSamples); BP: maximum iterations (0: "+strconv.Itoa(bp.DefaultMaxIterations)+")")
-	fs.Float64Var(&x.maxSeconds, "maxSeconds", 0, "MC-SAT: stop sampling after this many seconds, with the samples drawn so far (0: no limit)")
 	fs.Float64Var(&x.walkProb, "walkProb", mcsat.DefaultWalkProb, "MC-SAT: probability that a SampleSAT move is a WalkSAT move rather than an annealing move")
 	fs.Float64Var(&x.saTemp, "saTemp", 0, "MC-SAT: SampleSAT's temperature (0: the default)")
 	fs.Float64Var(&x.smooth, "smooth", 0, "MC-SAT/Gibbs: write (p·n + 1/2)/(n + 1) for an estimate p, so that no probability is 0 or 1 (Alchemy's infer smooths with n = 10000; 0: no smoothing)")
@@ -339,6 +338,17 @@ func (x *inferExtras) applyQueryEvidence(m *mln.Model, db *mln.Database, wf *wor
 func (x *inferExtras) markQuery(isQuery []bool) {
 	for _, p := range x.qevPreds {
 		isQuery[p] = true
+	}
+}
+
+// samplerOptions sets the SampleSAT settings of -walkProb and -saTemp.
+func (x *inferExtras) samplerOptions(opt *mcsat.Options) {
+	opt.WalkProb = x.walkProb
+	if x.walkProb == 0 {
+		opt.WalkProb = -1 // mcsat: negative means none
+	}
+	if x.saTemp > 0 {
+		opt.Temp = x.saTemp
 	}
 }
 

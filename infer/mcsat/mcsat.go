@@ -18,6 +18,16 @@
 // Each chain starts from a random world satisfying the hard clauses, found
 // by WalkSAT. Bias terms (infer.Options.Bias) are unit clauses with weight
 // Bias[a]. The network is only read, so concurrent calls may share it.
+//
+// One chain can stay for ever in one mode of a distribution whose large
+// weights tie blocks of atoms: leaving it takes every heavy clause holding
+// there to go unselected at once. Run (and Sampling, for rounds) runs
+// several chains per connected component in parallel, pools them, and
+// returns Diagnostics (split R-hat and effective sample size per atom)
+// that flag chains which disagree; its chains also make block moves
+// (resampling jointly the atoms that heavy clauses tie) and, optionally,
+// replica exchange between tempered copies, both of which cross such
+// modes.
 package mcsat
 
 import (
@@ -64,8 +74,22 @@ type Options struct {
 	// DefaultBurnIn; negative means none).
 	BurnIn int
 	// Chains is the number of independent chains, each started from its
-	// own random world satisfying the hard clauses (default 1).
+	// own random world satisfying the hard clauses (default 1 for MCSAT
+	// and Gibbs, DefaultChains for Run and Sampling).
 	Chains int
+	// Replicas, for Run and Sampling, is the number of tempered replicas
+	// of each chain (parallel tempering; default 1: none), at weight
+	// scales geometric from 1 down to MinBeta (default DefaultMinBeta).
+	Replicas int
+	MinBeta  float64
+	// BlockWeight and MaxBlock, for Run and Sampling, set the block moves:
+	// after every step each chain resamples, jointly from their
+	// conditional distribution, the atoms of each block that clauses of
+	// weight at least BlockWeight in absolute value (default
+	// DefaultBlockWeight; negative: no block moves) tie together, blocks
+	// of at most MaxBlock atoms (default DefaultMaxBlock).
+	BlockWeight float64
+	MaxBlock    int
 
 	// Flips is the number of SampleSAT moves per MC-SAT step (default:
 	// the number of unfixed atoms in selected clauses; the other unfixed

@@ -30,6 +30,12 @@ type state struct {
 	log      []int32
 	bits     uint64
 
+	// scoreW, when set (tempered replicas), is the weight at scale 1 of
+	// each soft clause (0 for hard ones), and score the sum of scoreW over
+	// the true clauses, kept up to date by flip.
+	scoreW []float64
+	score  float64
+
 	lambda float64
 	expTab [2*expMid + 1]float64 // exp(-lambda*(i-expMid))
 }
@@ -135,6 +141,9 @@ func (s *state) flip(a int32) {
 		c := o >> 1
 		if ya != (o&1 == 1) {
 			s.numTrue[c]++
+			if s.numTrue[c] == 1 && s.scoreW != nil {
+				s.score += s.scoreW[c]
+			}
 			if s.numTrue[c] == 1 && s.activeAt[c] == s.epoch {
 				i := s.unsatPos[c]
 				last := s.unsat[len(s.unsat)-1]
@@ -144,6 +153,9 @@ func (s *state) flip(a int32) {
 			}
 		} else {
 			s.numTrue[c]--
+			if s.numTrue[c] == 0 && s.scoreW != nil {
+				s.score -= s.scoreW[c]
+			}
 			if s.numTrue[c] == 0 && s.activeAt[c] == s.epoch {
 				s.unsatPos[c] = int32(len(s.unsat))
 				s.unsat = append(s.unsat, c)

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/marple-mln/marple/atomicfile"
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer/mcsat"
+	"github.com/marple-mln/marple/mln"
+)
+
+// marginalFlags are the flags of marginal inference (-ms, -p) about its
+// chains and their convergence.
+type marginalFlags struct {
+	chains     int
+	replicas   int
+	minBeta    float64
+	blockW     float64
+	maxBlock   int
+	diagFile   string
+	converge   float64
+	maxSeconds float64
+}
+
+func (f *marginalFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.chains, "numChains", mcsat.DefaultChains, "MC-SAT/Gibbs: number of chains, run in parallel and pooled (a fixed default, so that results do not depend on the machine)")
+	fs.IntVar(&f.replicas, "replicas", mcsat.DefaultReplicas, "MC-SAT/Gibbs: tempered replicas per chain (parallel tempering; 1: none)")
+	fs.Float64Var(&f.minBeta, "minBeta", mcsat.DefaultMinBeta, "MC-SAT/Gibbs: weight scale of the hottest tempered replica, in (0, 1)")
+	fs.Float64Var(&f.blockW, "blockWeight", mcsat.DefaultBlockWeight, "MC-SAT/Gibbs: after each step, resample jointly the atoms that clauses of at least this absolute weight tie (block moves; negative: none)")
+	fs.IntVar(&f.maxBlock, "maxBlock", mcsat.DefaultMaxBlock, "MC-SAT/Gibbs: most atoms in a block of the block moves (at most 20)")
+	fs.StringVar(&f.diagFile, "diagnostics", "", "MC-SAT/Gibbs: write each query atom's probability, R-hat and effective sample size to this file")
+	fs.Float64Var(&f.converge, "converge", 0, "MC-SAT/Gibbs: sample in rounds until every query atom's R-hat is below this threshold (e.g. 1.05) or -maxSeconds runs out (0: one round of -numSamples)")
+	fs.Float64Var(&f.maxSeconds, "maxSeconds", 0, "MC-SAT/Gibbs with -converge: start no sampling round that would end after this many seconds from the start of the command (the first round always runs; 0: "+strconv.Itoa(defaultConvergeSeconds)+"); MC-SAT without -converge: stop sampling after this many seconds, with the samples drawn so far by one chain (0: no limit)")
+}
+
+// defaultConvergeSeconds bounds -converge when -maxSeconds is not given.
+const defaultConvergeSeconds = 600
+
+func (f *marginalFlags) check() error {
+	if err := firstErr(checkFinite(map[string]float64{"minBeta": f.minBeta, "blockWeight": f.blockW, "converge": f.converge, "maxSeconds": f.maxSeconds}),
+		atLeast(1, map[string]int{"numChains": f.chains, "replicas": f.replicas, "maxBlock": f.maxBlock})); err != nil {
+		return err
+	}
+	switch {
+	case f.chains < 2 && f.converge > 0:
+		return usagef("-converge needs -numChains of at least 2, not %d", f.chains)
+	case f.minBeta <= 0 || f.minBeta >= 1:
+		return usagef("-minBeta must be in (0, 1), not %g", f.minBeta)
+	case f.converge != 0 && f.converge <= 1:
+		return usagef("-converge must be above 1 (an R-hat threshold such as 1.05), not %g", f.converge)
+	case f.maxBlock > 20:
+		return usagef("-maxBlock must be at most 20, not %d", f.maxBlock)
+	case f.blockW == 0:
+		return usagef("-blockWeight must be positive, or negative for no block moves, not 0")
+	case f.maxSeconds < 0:
+		return usagef("-maxSeconds must not be negative, not %g", f.maxSeconds)
+	}
+	return nil
+}
+
+// inferMarginals samples net's marginals with several chains, reports
+// their convergence and writes every unknown query atom with its
+// probability to out.
+func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, ax *inferExtras, net *ground.Network, m *mln.Model, isQuery []bool,
+	opt mcsat.Options, method mcsat.Method, workers int, out string, start time.Time) error {
+	done := p.stage("sample")
+	opt.Chains, opt.Replicas, opt.MinBeta = f.chains, f.replicas, f.minBeta
+	opt.BlockWeight, opt.MaxBlock = f.blockW, f.maxBlock
+	s, err := mcsat.NewSampling(ctx, net, workers, opt, method)
+	if err != nil {
+		return err
+	}
+	query := make([]bool, net.NumAtoms())
+	for a := range query {
+		query[a] = isQuery[net.AtomPred[a]]
+	}
+	threshold := mcsat.RhatThreshold
+	if f.converge > 0 {
+		threshold = f.converge
+	}
+	round := opt.Samples
+	total := 0
+	var d *mcsat.Diagnostics
+	var verdict string
+	for {
+		t0 := time.Now()
+		if err := s.Sample(ctx, round); err != nil {
+			return err
+		}
+		total += round
+		d = s.Diagnostics()
+		d.Summarize(query, threshold)
+		p.logf("%d samples per chain: max R-hat %s, min ESS %s", total, fmtRhat(d.MaxRhat), fmtESS(d.MinESS))
+		if rates := s.SwapRates(); rates != nil {
+			p.logf("replica exchange acceptance between neighbouring scales: %.3f", rates)
+		}
+		if f.converge == 0 {
+			break
+		}
+		if d.NumAbove == 0 && !math.IsNaN(d.MaxRhat) {
+			verdict = fmt.Sprintf("marple infer: converged: every query atom's R-hat is at most %g after %d samples per chain", threshold, total)
+			break
+		}
+		// The next round doubles the samples, within the time left.
+		limit := f.maxSeconds
+		if limit == 0 {
+			limit = defaultConvergeSeconds
+		}
+		left := limit - time.Since(start).Seconds()
+		perSample := time.Since(t0).Seconds() / float64(round)
+		next := total
+		if perSample > 0 {
+			next = min(next, int(left/perSample))
+		}
+		if next < 1 {
+			verdict = fmt.Sprintf("marple infer: not converged within -maxSeconds %g: %d query atoms have R-hat above %g after %d samples per chain", limit, d.NumAbove, threshold, total)
+			break
+		}
+		round = next
+	}
+	done("%d samples x %d chains", total, f.chains)
+	if verdict != "" {
+		fmt.Fprintln(e.stderr, verdict)
+	}
+	if above := d.Above(query, threshold); len(above) > 0 && f.converge == 0 {
+		names := make([]string, 0, 10)
+		for _, a := range above[:min(10, len(above))] {
+			names = append(names, fmt.Sprintf("%s (R-hat %s)", atomString(m, net.AtomPred[a], net.AtomArgs[a]), fmtRhat(d.Rhat[a])))
+		}
+		more := ""
+		if len(above) > 10 {
+			more = fmt.Sprintf(", and %d more", len(above)-10)
+		}
+		fmt.Fprintf(e.stderr, "marple infer: warning: not converged: %d query atoms have R-hat above %g, their chains disagree (sample longer, add -replicas, or use -converge): %s%s\n",
+			len(above), threshold, strings.Join(names, ", "), more)
+	}
+	probs := s.Marginals()
+	if f.diagFile != "" {
+		if err := atomicfile.Write(f.diagFile, func(w io.Writer) error {
+			fmt.Fprintf(w, "# atom probability R-hat ESS (%d chains x %d samples)\n", f.chains, total)
+			for a := 0; a < net.NumAtoms(); a++ {
+				if query[a] {
+					fmt.Fprintf(w, "%s %s %s %s\n", atomString(m, net.AtomPred[a], net.AtomArgs[a]), strconv.FormatFloat(probs[a], 'g', 6, 64), fmtRhat(d.Rhat[a]), fmtESS(d.ESS[a]))
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	if err := atomicfile.Write(out, func(w io.Writer) error {
+		return ax.writeMarginals(w, m, net, probs, isQuery)
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples x %d chains, max R-hat %s, %d query atoms above %g, min ESS %s, %.2fs\n",
+		net.NumAtoms(), net.NumClauses(), total, f.chains, fmtRhat(d.MaxRhat), d.NumAbove, threshold, fmtESS(d.MinESS), time.Since(start).Seconds())
+	return nil
+}
+
+func fmtRhat(r float64) string {
+	switch {
+	case math.IsInf(r, 1):
+		return "inf"
+	case math.IsNaN(r):
+		return "n/a"
+	}
+	return strconv.FormatFloat(r, 'f', 3, 64)
+}
+
+func fmtESS(x float64) string {
+	if math.IsInf(x, 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(x, 'f', 0, 64)
+}
