@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/marple-mln/marple/ground"
-	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -67,7 +66,7 @@ func (w *worldFlags) register(fsQuery bool, fs interface {
 	fs.StringVar(&w.openWorld, "ow", "", "predicates to treat as open world, comma-separated")
 	fs.StringVar(&w.closedWorld, "cw", "", "predicates to treat as closed world, comma-separated")
 	fs.Int64Var(&w.maxMem, "maxMem", 8<<10, "refuse groundings estimated above this many MiB")
-	fs.IntVar(&w.workers, "workers", engines.DefaultSettings().Workers, "worker goroutines for grounding and inference")
+	fs.IntVar(&w.workers, "workers", 0, "worker goroutines for grounding and inference (0: every core)")
 }
 
 // preds resolves a comma-separated list of predicate names.

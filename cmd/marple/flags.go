@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/marple-mln/marple/infer/engines"
 	"io"
 	"maps"
 	"math"
@@ -23,8 +24,11 @@ func (w *worldFlags) check() error {
 	if w.maxMem <= 0 {
 		return usagef("-maxMem must be positive (MiB), not %d", w.maxMem)
 	}
-	if w.workers < 1 {
-		return usagef("-workers must be at least 1, not %d", w.workers)
+	if w.workers < 0 {
+		return usagef("-workers must not be negative, not %d", w.workers)
+	}
+	if w.workers == 0 {
+		w.workers = engines.DefaultSettings().Workers // every core
 	}
 	return nil
 }
