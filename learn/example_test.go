@@ -5,46 +5,9 @@ import (
 	"fmt"
 
 	"github.com/marple-mln/marple/ground"
-	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
 )
-
-// solverFunc is a MAP engine made of a function of the network and the
-// linear terms.
-type solverFunc func(ctx context.Context, net *ground.Network, bias []float64) ([]bool, error)
-
-func (solverFunc) Name() string { return "test" }
-
-func (f solverFunc) Solve(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
-	y, err := f(ctx, net, opt.Bias)
-	if err != nil {
-		return nil, err
-	}
-	cost, hard := infer.BiasedCost(net, opt.Bias, y)
-	return &infer.Result{Assign: y, Cost: cost, HardViolated: hard, Bound: infer.NoBound}, nil
-}
-
-// solveUnits is a stand-in MAP engine for networks of unit clauses: each
-// atom is true when the weights of its positive unit clauses plus its bias
-// are positive.
-func solveUnits(_ context.Context, net *ground.Network, bias []float64) ([]bool, error) {
-	score := make([]float64, net.NumAtoms())
-	copy(score, bias)
-	for c := 0; c < net.NumClauses(); c++ {
-		l := net.Clause(c)[0]
-		if l.Neg() {
-			score[l.Atom()] -= net.Weight(c)
-		} else {
-			score[l.Atom()] += net.Weight(c)
-		}
-	}
-	y := make([]bool, len(score))
-	for a, s := range score {
-		y[a] = s > 0
-	}
-	return y, nil
-}
 
 // Learn two weights: parameter 0 says "a word that is capitalised starts
 // an author field", parameter 1 "a lower-case word does". Each example is
@@ -69,10 +32,9 @@ func Example() {
 		}
 		exs = append(exs, &learn.Example{Net: net, Truth: truth})
 	}
-	st, err := learn.Online(context.Background(), model, exs, learn.DefaultCDA(), learn.Settings{
-		Solver: solverFunc(solveUnits),
-		Passes: 2,
-	})
+	// No Solver: learning predicts with the default MAP engine
+	// (engines.Default).
+	st, err := learn.Online(context.Background(), model, exs, learn.DefaultCDA(), learn.Settings{Passes: 2})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -142,7 +104,7 @@ InField(B2, Ftitle, P3)
 		ex, _ := src.Example(ctx, i)
 		fmt.Printf("example %s: %d query atoms\n", ex.Name, ex.Net.NumAtoms())
 	}
-	st, err := learn.Online(ctx, m, src, &learn.CDA{Sigma: 0.1, Inference: learn.Prediction}, learn.Settings{Solver: exactSolver, Passes: 4})
+	st, err := learn.Online(ctx, m, src, &learn.CDA{Sigma: 0.1, Inference: learn.Prediction}, learn.Settings{Passes: 4})
 	if err != nil {
 		fmt.Println(err)
 		return

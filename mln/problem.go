@@ -29,6 +29,33 @@ func Load(ctx context.Context, modelFiles, evidenceFiles []string) (*Model, *Dat
 	return m, db, nil
 }
 
+// LoadMultiple is Load with one database per evidence file instead of one
+// for all (Alchemy's -multipleDatabases): each file is its own world, as
+// structure learning (package structure) and learning with
+// learn.ExampleOptions.MultipleDatabases take them. The model is compiled
+// after every file was read, so its domains hold the constants of all.
+func LoadMultiple(ctx context.Context, modelFiles, evidenceFiles []string) (*Model, []*Database, error) {
+	if len(modelFiles) == 0 {
+		return nil, nil, fmt.Errorf("mln: no model file")
+	}
+	m, err := LoadModel(modelFiles...)
+	if err != nil {
+		return nil, nil, err
+	}
+	dbs := make([]*Database, 0, len(evidenceFiles))
+	for _, f := range evidenceFiles {
+		db, err := LoadDatabase(m, f)
+		if err != nil {
+			return nil, nil, err
+		}
+		dbs = append(dbs, db)
+	}
+	if err := m.CompileContext(ctx); err != nil {
+		return nil, nil, err
+	}
+	return m, dbs, nil
+}
+
 // AtomString returns the ground atom p(args) as a .db file or a result
 // file writes it: Smokes(Anna), Friends(Anna,Bob).
 func (m *Model) AtomString(p PredID, args []ConstID) string { return m.atomString(p, args) }

@@ -4,17 +4,17 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/marple-mln/marple/internal/testkit/plant"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/score"
 )
 
 // Scoring candidate clauses against unit clauses by the weighted
-// pseudo-log-likelihood of data sampled from a model with two planted
-// clauses.
+// pseudo-log-likelihood of three worlds sampled from a model with two
+// planted clauses (testdata/planted/planted.mln).
 func ExampleScorer() {
 	ctx := context.Background()
-	m, dbs, planted, err := plant.Planted(ctx, 7, 30, 3)
+	m, dbs, err := mln.LoadMultiple(ctx, []string{"testdata/planted/planted.mln"},
+		[]string{"testdata/planted/world1.db", "testdata/planted/world2.db", "testdata/planted/world3.db"})
 	if err != nil {
 		panic(err)
 	}
@@ -22,10 +22,12 @@ func ExampleScorer() {
 	if err != nil {
 		panic(err)
 	}
-	var units []*mln.Clause
+	var units, planted []*mln.Clause
 	for _, c := range m.Clauses {
 		if len(c.Lits) == 1 {
 			units = append(units, c)
+		} else {
+			planted = append(planted, c)
 		}
 	}
 	base, err := data.NewScorer(units)

@@ -4,15 +4,16 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/marple-mln/marple/internal/testkit/plant"
+	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/structure"
 )
 
-// Beam search on three worlds of 30 people sampled from a small MLN with
-// planted clauses 2.5 !Smokes(x) v Cancer(x) and
+// Beam search on three worlds of 30 people (testdata/planted) sampled
+// from a small MLN with planted clauses 2.5 !Smokes(x) v Cancer(x) and
 // 1.5 !Friends(x,y) v !Smokes(x) v Smokes(y).
 func ExampleLearnBatch() {
-	m, dbs, _, err := plant.Planted(context.Background(), 7, 30, 3)
+	m, dbs, err := mln.LoadMultiple(context.Background(), []string{"testdata/planted/smokers.mln"},
+		[]string{"testdata/planted/world1.db", "testdata/planted/world2.db", "testdata/planted/world3.db"})
 	if err != nil {
 		panic(err)
 	}
@@ -42,10 +43,12 @@ func ExampleLearnBatch() {
 }
 
 // LearnValidated chooses Settings.RepeatedPredicates on the last database
-// held out: here four worlds of the same planted MLN, whose
+// held out: here four worlds of the same planted MLN (testdata/planted),
+// whose
 // !Friends(x,y) v !Smokes(x) v Smokes(y) repeats Smokes.
 func ExampleLearnValidated() {
-	m, dbs, _, err := plant.Planted(context.Background(), 7, 30, 4)
+	m, dbs, err := mln.LoadMultiple(context.Background(), []string{"testdata/planted/smokers.mln"},
+		[]string{"testdata/planted/world1.db", "testdata/planted/world2.db", "testdata/planted/world3.db", "testdata/planted/world4.db"})
 	if err != nil {
 		panic(err)
 	}

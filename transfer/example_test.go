@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/marple-mln/marple/internal/testkit/plantdb"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/transfer"
 )
@@ -33,18 +32,9 @@ func ExampleInstantiate() {
 }
 
 // Discover ranks the clique templates of a source domain; here one with
-// a planted symmetric relation.
+// a planted symmetric relation (testdata/planted.mln).
 func ExampleDiscover() {
-	decl, atoms := plantdb.Generate(plantdb.Config{N: 20, Density: 0.15, Noise2: 2, Seed: 1})
-	m, err := mln.ParseModel("source.mln", decl)
-	if err != nil {
-		panic(err)
-	}
-	db, err := mln.ParseDatabase(m, "source.db", atoms)
-	if err != nil {
-		panic(err)
-	}
-	src, err := transfer.NewSource(m, db, transfer.SourceOptions{})
+	src, err := transfer.LoadSource([]string{"testdata/planted.mln"}, []string{"testdata/planted.db"}, transfer.SourceOptions{})
 	if err != nil {
 		panic(err)
 	}
