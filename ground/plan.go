@@ -37,8 +37,8 @@ type plan struct {
 	// clauses: those with at least one literal over an unknown atom (the
 	// others are decided by the evidence and only counted).
 	materialised float64
-	allFalse    bool    // an existential variable has an empty domain
-	estLits     float64 // expected literals per surviving grounding
+	allFalse     bool    // an existential variable has an empty domain
+	estLits      float64 // expected literals per surviving grounding
 }
 
 // litInfo is a literal prepared for evaluation.
