@@ -25,7 +25,7 @@ import (
 	"github.com/marple-mln/marple/mln"
 )
 
-// The dense cases of issue 15: models on which the default (exact)
+// The dense cases: models on which the default (exact)
 // engine once lost to its own fallbacks.
 //
 //   - dense-w1: person = {1,...,58}, W(person), -1 W(y), 0.6 W(x) v !W(z);
