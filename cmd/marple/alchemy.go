@@ -257,9 +257,16 @@ func (c *alchemyCall) finish() error {
 	case alInfer:
 		var modes []string
 		for _, m := range []string{"m", "a", "p", "ms", "bp"} {
-			if given(m) || m == "bp" && (given("efbp") || given("lifted")) && !given("bp") {
+			if given(m) || m == "bp" && (given("efbp") || given("lifted")) && !given("bp") ||
+				m == "ms" && given("simtp") && !given("ms") {
 				modes = append(modes, m)
 			}
+		}
+		if given("simtp") {
+			c.set("replicas", itoa(max(2, intOf("numSwap", 10))))
+			c.set("numChains", itoa(max(2, intOf("numRuns", 3))))
+		} else if given("numSwap") || given("numRuns") {
+			return usagef("-numSwap and -numRuns go with -simtp")
 		}
 		if given("lifted") {
 			c.set("lifted", "true")

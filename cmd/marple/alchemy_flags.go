@@ -98,7 +98,7 @@ func refusedBut(name string, progs alchemyProgs, v alchemyValue, accept, note st
 const (
 	whyLazy    = "Marple grounds eagerly, refusing groundings above -maxMem (MiB); lazy inference is not implemented"
 	whyHybrid  = "hybrid MLNs (continuous variables, HMWS, SA) are not implemented; Marple's atoms are Boolean"
-	whySimtp   = "simulated tempering is not implemented: use -ms (MC-SAT) or -p (Gibbs sampling)"
+	whySimtp   = "discriminative learning samples with MC-SAT; tempering is for inference (infer -simtp)"
 	whyLifted  = "hypercube settings of Alchemy's lifted network construction: Marple finds the clusters by colour passing, with nothing to set"
 	whyGibbsCv = "Marple's Gibbs sampler draws -maxSteps samples after -burnMaxSteps steps, with no convergence test"
 	whyDclMWS  = "Marple's discriminative learner (-d) computes expectations with MC-SAT and runs no MaxWalkSAT"
@@ -138,7 +138,8 @@ var alchemyFlags = []alchemyFlag{
 	mapped("ms", alLearnwts, valNone, "", "MC-SAT is what Marple's discriminative learner samples with"),
 	custom("efbp", alInfer, valNone, []string{"bp"}, "expanding frontier BP gives BP's marginals; one inference runs BP (-bp); the library's bp.Frontier updates them after evidence changes", later),
 	refused("decision", alInfer, valNone, "decision inference (utilities, action atoms) is not implemented"),
-	refused("simtp", alInferLearn, valNone, whySimtp),
+	custom("simtp", alInfer, valNone, []string{"ms", "replicas", "numChains"}, "tempering by replica exchange: MC-SAT chains (-numRuns of them) each with -numSwap replicas at scaled weights that swap states; the weight-1 replicas are recorded", later),
+	refused("simtp", alLearnwts, valNone, whySimtp),
 	mapped("outputNetwork", alInfer, valNone, "outputNetwork", "writes the ground network to -r as Alchemy's factor graph (\"variables:\" atoms, \"factors:\" one line per ground clause: atoms// log-factor table)"),
 	refused("counts", alInfer, valNone, "clause counts are not written; -outputNetwork writes the ground clauses"),
 	mapped("seed", alInferLearn, valInt, "seed", "random seed"),
@@ -205,9 +206,12 @@ var alchemyFlags = []alchemyFlag{
 	refusedBut("maxSeconds", alLearnwts, valInt, "-1", "Marple's discriminative learner takes -maxSteps MC-SAT steps per iteration; -dMaxSec bounds learning time"),
 
 	// Simulated tempering.
-	refused("subInterval", alInferLearn, valInt, whySimtp),
-	refused("numRuns", alInferLearn, valInt, whySimtp),
-	refused("numSwap", alInferLearn, valInt, whySimtp),
+	refusedBut("subInterval", alInfer, valInt, "2", "Marple's replicas attempt swaps between neighbouring weight scales after every step; only Alchemy's default 2 is accepted"),
+	refused("subInterval", alLearnwts, valInt, whySimtp),
+	custom("numRuns", alInfer, valInt, []string{"numChains"}, "with -simtp: the number of tempered chains (default 3)", later),
+	refused("numRuns", alLearnwts, valInt, whySimtp),
+	custom("numSwap", alInfer, valInt, []string{"replicas"}, "with -simtp: replicas per chain (default 10)", later),
+	refused("numSwap", alLearnwts, valInt, whySimtp),
 
 	// BP.
 	custom("lifted", alInfer, valNone, []string{"lifted"}, "lifted belief propagation on the ground network's clusters (with -bp; Alchemy's -lifted implies BP)", later),
