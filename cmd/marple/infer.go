@@ -83,6 +83,11 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	warnUnweighted(e.stderr, m)
+	if ax.bp && ax.lifted {
+		if done, err := inferLiftedModel(ctx, e, p, &ax, &wf, m, db, *out, start); done || err != nil {
+			return err
+		}
+	}
 	if ax.bp {
 		engineName = "bp"
 	}
