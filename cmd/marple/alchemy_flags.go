@@ -179,10 +179,10 @@ var alchemyFlags = []alchemyFlag{
 	refused("mwsMaxSteps", alLearnwts, valInt, whyDclMWS),
 	refused("tries", alLearnwts, valInt, whyDclMWS),
 	refused("targetWt", alInferLearn, valInt, "Marple's MaxWalkSAT runs -mwsMaxSteps steps per try or until every clause is in its preferred state; the exact solver (without -mwsMaxSteps) finds the optimum"),
-	refused("breakHardClauses", alInfer, valNone, "Marple's MaxWalkSAT spares satisfied hard clauses; its exact and LP solvers never break them"),
+	mapped("breakHardClauses", alInfer, valNone, "breakHardClauses", "MaxWalkSAT's original moves, which may break a satisfied hard clause (by default Marple's walk spares them; the exact and LP solvers never break them)"),
 	refusedBut("hard", alLearnwts, valBool, "false", whyDclMWS),
 	refusedBut("heuristic", alInferLearn, valInt, "2", "Marple's MaxWalkSAT is tabu search (Alchemy's heuristic 2) that takes improving flips first; -heuristic 2 is accepted"),
-	refusedBut("tabuLength", alInferLearn, valInt, "10", "Marple's MaxWalkSAT uses tabu length 10; -tabuLength 10 is accepted"),
+	mapped("tabuLength", alInferLearn, valInt, "tabuLength", "MaxWalkSAT's tabu length"),
 	mapped("lazyLowState", alInferLearn, valBool, "", "how the best state is saved: no effect on the result; Marple keeps it its own way"),
 
 	// MCMC.

@@ -18,6 +18,8 @@ type engineFlags struct {
 	timeLimit       *time.Duration
 	maxSteps, tries *int
 	prove, cpi      *bool
+	tabu            *int
+	breakHard       *bool
 	samples, burnIn *int
 }
 
@@ -31,6 +33,8 @@ func (f *engineFlags) registerMAP(fs *flag.FlagSet, what string) {
 	f.tries = fs.Int("tries", d.Tries, "MaxWalkSAT: number of tries (restarts)")
 	f.prove = fs.Bool("prove", d.Prove, "exact: search every component until it is proved optimal or -timeLimit expires (by default a large component gets the LP relaxation and a short search only)")
 	f.cpi = fs.Bool("cpi", d.CPI, "cutting-plane inference around the MAP engine: solve with only the clauses the current state violates")
+	f.tabu = fs.Int("tabuLength", d.Tabu, "MaxWalkSAT: steps during which a flipped atom may not be flipped back unless that beats the try's best cost (-1: no tabu)")
+	f.breakHard = fs.Bool("breakHardClauses", d.BreakHard, "MaxWalkSAT: the original moves, which may break a satisfied hard clause to satisfy a soft one (by default the walk spares hard clauses)")
 }
 
 // registerSampling declares the samplers' flags on fs.
@@ -49,7 +53,7 @@ func (f *engineFlags) check() error {
 	if f.samples != nil {
 		counts["numSamples"] = *f.samples
 	}
-	if err := firstErr(checkDuration("timeLimit", *f.timeLimit), atLeast(1, counts)); err != nil {
+	if err := firstErr(checkDuration("timeLimit", *f.timeLimit), atLeast(1, counts), atLeast(-1, map[string]int{"tabuLength": *f.tabu})); err != nil {
 		return err
 	}
 	if f.burnIn != nil {
@@ -66,6 +70,7 @@ func (f *engineFlags) settings(workers int, report io.Writer) engines.Settings {
 	s.TimeLimit = *f.timeLimit
 	s.MaxSteps, s.Tries = *f.maxSteps, *f.tries
 	s.Prove, s.CPI = *f.prove, *f.cpi
+	s.Tabu, s.BreakHard = *f.tabu, *f.breakHard
 	if f.samples != nil {
 		s.Samples, s.BurnIn = *f.samples, *f.burnIn
 	}

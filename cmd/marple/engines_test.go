@@ -38,9 +38,9 @@ func TestEngineFlagsSettings(t *testing.T) {
 	if got := parse().settings(3, nil); !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults: %+v, want %+v", got, want)
 	}
-	ef := parse("-solver", "lp", "-timeLimit", "7s", "-mwsMaxSteps", "1234", "-tries", "3", "-prove", "-cpi", "-numSamples", "50", "-burnIn", "0")
+	ef := parse("-solver", "lp", "-timeLimit", "7s", "-mwsMaxSteps", "1234", "-tries", "3", "-tabuLength", "5", "-breakHardClauses", "-prove", "-cpi", "-numSamples", "50", "-burnIn", "0")
 	got := ef.settings(2, nil)
-	want = engines.Settings{Workers: 2, TimeLimit: 7 * time.Second, MaxSteps: 1234, Tries: 3, Prove: true, CPI: true, Samples: 50, BurnIn: 0}
+	want = engines.Settings{Workers: 2, TimeLimit: 7 * time.Second, MaxSteps: 1234, Tries: 3, Tabu: 5, BreakHard: true, Prove: true, CPI: true, Samples: 50, BurnIn: 0}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("flags: %+v, want %+v", got, want)
 	}

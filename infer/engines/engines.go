@@ -55,6 +55,11 @@ type Settings struct {
 	MaxSteps int
 	// Tries is MaxWalkSAT's number of tries (mws).
 	Tries int
+	// Tabu is MaxWalkSAT's tabu length (mws; -1: none).
+	Tabu int
+	// BreakHard gives MaxWalkSAT the original moves, which may break a
+	// satisfied hard clause (mws; mws.Options.BreakHard).
+	BreakHard bool
 	// Prove lets exact MPE search a large component until it is proved
 	// optimal or TimeLimit expires (exact).
 	Prove bool
@@ -94,6 +99,7 @@ func DefaultSettings() Settings {
 		TimeLimit: time.Minute,
 		MaxSteps:  mws.DefaultMaxSteps,
 		Tries:     mws.DefaultTries,
+		Tabu:      mws.DefaultTabu,
 		Samples:   mcsat.DefaultSamples,
 		BurnIn:    mcsat.DefaultBurnIn,
 	}
@@ -106,7 +112,7 @@ func (s Settings) check() error {
 		return fmt.Errorf("engines: Workers is %d", s.Workers)
 	case s.TimeLimit < 0:
 		return fmt.Errorf("engines: TimeLimit is %v", s.TimeLimit)
-	case s.MaxSteps < 0 || s.Tries < 0:
+	case s.MaxSteps < 0 || s.Tries < 0 || s.Tabu < -1:
 		return fmt.Errorf("engines: MaxSteps %d, Tries %d", s.MaxSteps, s.Tries)
 	case s.Samples < 0 || s.BurnIn < 0:
 		return fmt.Errorf("engines: Samples %d, BurnIn %d", s.Samples, s.BurnIn)
@@ -154,7 +160,7 @@ var mapEngines = []mapEngine{
 		name: "mws", doc: "MaxWalkSAT",
 		memory: mws.Memory,
 		build: func(s Settings) infer.MAP {
-			return limited{mws.Engine{Options: mws.Options{MaxSteps: s.MaxSteps, Tries: s.Tries}}, s.TimeLimit}
+			return limited{mws.Engine{Options: mws.Options{MaxSteps: s.MaxSteps, Tries: s.Tries, Tabu: s.Tabu, BreakHard: s.BreakHard}}, s.TimeLimit}
 		},
 	},
 }
