@@ -16,12 +16,15 @@ import (
 	"github.com/marple-mln/marple/syntax"
 )
 
-const inferSynopsis = `-i model.mln -e a.db,b.db -r out.result -q Pred1,Pred2 [-m | -ms | -p]
+const inferSynopsis = `-i model.mln -e a.db,b.db -r out.result -q Pred1,Pred2 [-m | -a | -ms | -p | -bp]
 
 Grounds the model against the evidence and writes, for MAP inference (-m,
 the default), the true query atoms of the most probable state, one per
-line; for marginal inference (-ms MC-SAT, -p Gibbs), every unknown query
-atom with its probability ("atom probability" per line).`
+line (-a: every query atom with 0 or 1); for marginal inference (-ms
+MC-SAT, -p Gibbs sampling, both with several chains and their R-hat; -bp
+belief propagation, -bp -lifted lifted), every unknown query atom with its
+probability ("atom probability" per line). -q also takes partly ground
+atoms: Friends(Anna,x).`
 
 func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	fs := newFlagSet(e, "infer", inferSynopsis)
