@@ -190,40 +190,51 @@ func (g *graph) sums() float64 {
 // Each clause reads only its own messages and the totals, so clauses are
 // updated in place, in parallel.
 func (g *graph) update(damping float64) {
-	nc := len(g.w)
-	g.parallel(nc, func(lo, hi int) float64 {
+	g.parallel(len(g.w), func(lo, hi int) float64 {
 		var logq []float64
 		for c := lo; c < hi; c++ {
-			s, e := g.start[c], g.start[c+1]
-			logq = logq[:0]
-			sum, zeros := 0.0, 0
-			for k := s; k < e; k++ {
-				l := g.lits[k]
-				// The atom's belief without this clause's message.
-				v := g.tot[l.Atom()] - g.msg[k]
-				if l.Neg() {
-					v = -v
-				}
-				// log P(literal false) = log sigmoid(-v).
-				lq := logSigmoid(-v)
-				logq = append(logq, lq)
-				if math.IsInf(lq, -1) {
-					zeros++
-				} else {
-					sum += lq
-				}
-			}
-			em := math.Expm1(-g.w[c]) // e^-w - 1
-			for i, k := 0, s; k < e; i, k = i+1, k+1 {
-				m := clauseMessage(logq, i, sum, zeros, em, g.lits[k].Neg())
-				if damping > 0 {
-					m = (1-damping)*m + damping*g.msg[k]
-				}
-				g.msg[k] = m
-			}
+			logq = g.updateClause(c, damping, logq, nil)
 		}
 		return 0
 	})
+}
+
+// updateClause recomputes clause c's messages from the atoms' totals
+// (mixed with the old ones by damping). When changed is not nil it is
+// called with each literal position whose message moved. logq is scratch
+// space, returned for reuse.
+func (g *graph) updateClause(c int, damping float64, logq []float64, changed func(k int32, old, new float64)) []float64 {
+	s, e := g.start[c], g.start[c+1]
+	logq = logq[:0]
+	sum, zeros := 0.0, 0
+	for k := s; k < e; k++ {
+		l := g.lits[k]
+		// The atom's belief without this clause's message.
+		v := g.tot[l.Atom()] - g.msg[k]
+		if l.Neg() {
+			v = -v
+		}
+		// log P(literal false) = log sigmoid(-v).
+		lq := logSigmoid(-v)
+		logq = append(logq, lq)
+		if math.IsInf(lq, -1) {
+			zeros++
+		} else {
+			sum += lq
+		}
+	}
+	em := math.Expm1(-g.w[c]) // e^-w - 1
+	for i, k := 0, s; k < e; i, k = i+1, k+1 {
+		m := clauseMessage(logq, i, sum, zeros, em, g.lits[k].Neg())
+		if damping > 0 {
+			m = (1-damping)*m + damping*g.msg[k]
+		}
+		if changed != nil {
+			changed(k, g.msg[k], m)
+		}
+		g.msg[k] = m
+	}
+	return logq
 }
 
 // Marginals returns the probability of each atom of net being true

@@ -419,18 +419,8 @@ func LiftModel(ctx context.Context, m *mln.Model, db *mln.Database, query []mln.
 	lg.tot = make([]float64, len(atomSize))
 	lg.marginal = make([]float64, len(atomSize))
 	st := &LiftedStats{AtomClusters: len(atomSize), FactorClusters: len(lg.w), Rounds: 0}
-	lg.sums()
-	for st.Iterations < opt.MaxIterations {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		lg.update()
-		st.Iterations++
-		st.MaxChange = lg.sums()
-		if st.MaxChange <= opt.Tolerance {
-			st.Converged = true
-			break
-		}
+	if err := lg.run(ctx, opt, &st.Stats); err != nil {
+		return nil, nil, err
 	}
 	mm.prob = lg.marginal
 	return mm, st, nil

@@ -166,31 +166,11 @@ func (f *Frontier) propagate(ctx context.Context, dirty map[int32]bool) error {
 		clear(dirty)
 		for _, c := range clauses {
 			f.Updated++
-			s, e := g.start[c], g.start[c+1]
-			logq = logq[:0]
-			sum, zeros := 0.0, 0
-			for k := s; k < e; k++ {
-				l := g.lits[k]
-				v := g.tot[l.Atom()] - g.msg[k]
-				if l.Neg() {
-					v = -v
-				}
-				lq := logSigmoid(-v)
-				logq = append(logq, lq)
-				if math.IsInf(lq, -1) {
-					zeros++
-				} else {
-					sum += lq
-				}
-			}
-			em := math.Expm1(-g.w[c])
-			for i, k := 0, s; k < e; i, k = i+1, k+1 {
-				m := clauseMessage(logq, i, sum, zeros, em, g.lits[k].Neg())
-				if math.Abs(m-g.msg[k]) > f.tol {
+			logq = g.updateClause(int(c), 0, logq, func(k int32, old, m float64) {
+				if math.Abs(m-old) > f.tol {
 					dirty[g.lits[k].Atom()] = true
 				}
-				g.msg[k] = m
-			}
+			})
 		}
 		f.Stats.MaxChange = change
 	}

@@ -58,18 +58,8 @@ func Lifted(ctx context.Context, net *ground.Network, opt Options) ([]float64, *
 	}
 	lg := g.lift(atomColor, factorColor)
 	st := &LiftedStats{AtomClusters: len(lg.atomRep), FactorClusters: len(lg.factorRep), Rounds: rounds}
-	lg.sums()
-	for st.Iterations < opt.MaxIterations {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		lg.update()
-		st.Iterations++
-		st.MaxChange = lg.sums()
-		if st.MaxChange <= opt.Tolerance {
-			st.Converged = true
-			break
-		}
+	if err := lg.run(ctx, opt, &st.Stats); err != nil {
+		return nil, nil, err
 	}
 	marg := make([]float64, g.nAtoms)
 	for a := range marg {
@@ -257,6 +247,25 @@ func (g *graph) lift(atomColor, factorColor []int32) *liftedGraph {
 	lg.tot = make([]float64, len(lg.atomRep))
 	lg.marginal = make([]float64, len(lg.atomRep))
 	return lg
+}
+
+// run iterates BP on the clusters until the marginals change by at most
+// the tolerance or the iteration limit is reached.
+func (lg *liftedGraph) run(ctx context.Context, opt Options, st *Stats) error {
+	lg.sums()
+	for st.Iterations < opt.MaxIterations {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		lg.update()
+		st.Iterations++
+		st.MaxChange = lg.sums()
+		if st.MaxChange <= opt.Tolerance {
+			st.Converged = true
+			break
+		}
+	}
+	return nil
 }
 
 func (lg *liftedGraph) sums() float64 {
