@@ -895,10 +895,8 @@ func (sr *searcher) beam(ctx context.Context) error {
 		iter0 = it
 	}
 	for iter := iter0; ; iter++ {
-		if iter > 0 {
-			if err := sr.saveState("beam", iter, nil); err != nil {
-				return err
-			}
+		if err := sr.saveState("beam", iter, nil); err != nil {
+			return err
 		}
 		if sr.outOfTime() {
 			return nil
