@@ -140,6 +140,13 @@ type Settings struct {
 	// Progress, when set, is called about once a second during scoring
 	// and after each step.
 	Progress func(Progress)
+	// Checkpoint, when set, receives the search's state after each
+	// beam-search iteration and at the start of each shortest-first
+	// round; an error from it ends the search.
+	Checkpoint func(*SearchState) error
+	// Resume, when set, continues the search from a state Checkpoint
+	// received (with the same settings and data) instead of starting it.
+	Resume *SearchState
 }
 
 // DefaultSettings returns Alchemy's learnstruct defaults.
@@ -879,7 +886,18 @@ func BeamSearch(ctx context.Context, s Settings) (*Result, error) {
 
 func (sr *searcher) beam(ctx context.Context) error {
 	s := sr.s
-	for iter := 0; ; iter++ {
+	iter0 := 0
+	if s.Resume != nil {
+		it, _, err := sr.restore("beam")
+		if err != nil {
+			return err
+		}
+		iter0 = it
+	}
+	for iter := iter0; ; iter++ {
+		if err := sr.saveState("beam", iter, nil); err != nil {
+			return err
+		}
 		if sr.outOfTime() {
 			return nil
 		}
@@ -1073,8 +1091,19 @@ func ShortestFirst(ctx context.Context, s Settings) (*Result, error) {
 func (sr *searcher) sfs(ctx context.Context) error {
 	s := sr.s
 	pool := map[int][]*mln.Clause{} // best scored clauses by length
-	for L := 1; L <= s.MaxNumPredicates; L++ {
+	L0 := 1
+	if s.Resume != nil {
+		l, p, err := sr.restore("sfs")
+		if err != nil {
+			return err
+		}
+		L0, pool = l, p
+	}
+	for L := L0; L <= s.MaxNumPredicates; L++ {
 		for {
+			if err := sr.saveState("sfs", L, pool); err != nil {
+				return err
+			}
 			if sr.outOfTime() {
 				return nil
 			}

@@ -28,6 +28,14 @@ type Validation struct {
 	Seed int64
 	// Log, when set, receives a line per validation search and the choice.
 	Log io.Writer
+	// Checkpoint, when set, receives the state of the run at each
+	// checkpoint of its searches (Settings.Checkpoint) and after each
+	// validation search; an error from it ends the run.
+	Checkpoint func(*ValidatedState) error
+	// Resume, when set, continues the run from a state Checkpoint received
+	// (with the same settings and data): the validation searches done are
+	// not run again.
+	Resume *ValidatedState
 }
 
 // Choice is the setting LearnValidated chose and the held-out scores
@@ -85,8 +93,37 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 	}
 	ch.HeldOut = len(dbs) - 1
 	train, held := dbs[:ch.HeldOut], dbs[ch.HeldOut]
+	phase := 0
+	if v.Resume != nil {
+		if v.Resume.Phase < 0 || v.Resume.Phase > 2 {
+			return nil, nil, fmt.Errorf("structure: the saved state's phase %d is not one of a validated search", v.Resume.Phase)
+		}
+		phase = v.Resume.Phase
+		for i := 0; i < phase; i++ {
+			ch.CLL[i], ch.Stopped[i] = v.Resume.CLL[i], v.Resume.Stopped[i]
+		}
+	}
+	// withPhase sets the checkpoint and resume of the search of phase i.
+	withPhase := func(vs Settings, i int) Settings {
+		vs.Checkpoint, vs.Resume = nil, nil
+		if v.Checkpoint != nil {
+			vs.Checkpoint = func(ss *SearchState) error {
+				return v.Checkpoint(&ValidatedState{Phase: i, CLL: ch.CLL, Stopped: ch.Stopped, Search: ss})
+			}
+		}
+		if v.Resume != nil && v.Resume.Phase == i {
+			vs.Resume = v.Resume.Search
+		}
+		return vs
+	}
 	for i, rep := range []bool{false, true} {
-		vs := s
+		if i < phase {
+			if v.Log != nil {
+				fmt.Fprintf(v.Log, "marple: validation: repeated predicates %v: held-out CLL %.4f (saved)\n", rep, ch.CLL[i])
+			}
+			continue
+		}
+		vs := withPhase(s, i)
 		vs.RepeatedPredicates = rep
 		if s.TimeLimit > 0 {
 			vs.TimeLimit = s.TimeLimit / 4
@@ -116,6 +153,11 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 			}
 			fmt.Fprintf(v.Log, "marple: validation: repeated predicates %v: %d clauses learned without database %d%s, held-out CLL %.4f\n", rep, len(r.Clauses), ch.HeldOut+1, stopped, ch.CLL[i])
 		}
+		if v.Checkpoint != nil {
+			if err := v.Checkpoint(&ValidatedState{Phase: i + 1, CLL: ch.CLL, Stopped: ch.Stopped}); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	ch.RepeatedPredicates = ch.CLL[1] > ch.CLL[0]
 	ch.Seconds = time.Since(t0).Seconds()
@@ -127,7 +169,7 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 	if s.TimeLimit > 0 {
 		s.TimeLimit = max(s.TimeLimit-time.Since(t0), s.TimeLimit/4)
 	}
-	r, err := LearnBatch(ctx, method, dbs, s, sc)
+	r, err := LearnBatch(ctx, method, dbs, withPhase(s, 2), sc)
 	return r, ch, err
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"time"
 
 	"github.com/marple-mln/marple/atomicfile"
@@ -33,7 +34,11 @@ literals until none improves the score, then go to L+1. Both start from a
 unit clause per non-evidence predicate plus the input model's clauses (with
 -startFromEmptyMLN those are only candidates of the first step). Candidates
 are scored on every core; the same input gives the same model. With
--checkpoint, Ctrl-C (or -timeLimit) still writes the best model so far.
+-checkpoint, Ctrl-C (or -timeLimit) still writes the best model so far,
+and the search's state is saved to OUT.checkpoint (atomically) after each
+clause added (beam) or round (sfs), and after each validation search; after
+a crash or kill, the same command with -resume continues from it to the
+model the uninterrupted run writes.
 
 -method osl (the default when -modes is given) is OSL; see
 "marple learnstruct -method osl -h".`
@@ -88,7 +93,8 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		maxSteps   = fs.Int("maxSteps", 0, "stop after this many clauses added or changed (0: no limit)")
 		timeLimit  = fs.Duration("timeLimit", 0, "stop the search after this long, keeping the model so far (0: no limit)")
 		workers    = fs.Int("workers", 0, "candidates scored at once (0: all cores)")
-		checkpoint = fs.Bool("checkpoint", false, "on Ctrl-C, still write the best model so far")
+		checkpoint = fs.Bool("checkpoint", false, "save the search's state after each step (OUT.checkpoint, for -resume); on Ctrl-C, still write the best model so far")
+		resume     = fs.Bool("resume", false, "continue the run whose -checkpoint state is saved beside -o (OUT.checkpoint)")
 		seed       = fs.Int64("seed", 1, "random seed of the atom and clause samplers")
 		verbose    = fs.Bool("v", false, "report every stage on stderr")
 	)
@@ -189,11 +195,52 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "marple: learnstruct %s: %s %d, %d clauses added, %d in the model (score %.4f), %d candidates scored (%.1f/s), best gain %s%s, %s elapsed\n",
 			*method, what, pr.Length, pr.Step, pr.Clauses, pr.Score, pr.Scored, pr.Rate, gain, round, pr.Elapsed.Round(time.Second))
 	}
+	validated := *repeated == "auto" && tf.file == "" && len(dbs) > 1
+	v := structure.Validation{Seed: *seed, Log: e.stderr}
+	ckPath := *outFile + ".checkpoint"
+	if *resume && tf.file != "" {
+		return usagef("-resume does not apply to -transfer")
+	}
+	if (*checkpoint || *resume) && tf.file == "" {
+		flags, in, err := structFingerprint(fs, append(splitList(*modelFiles), splitList(*train)...))
+		if err != nil {
+			return err
+		}
+		ck := &structCheckpoint{Flags: flags, Inputs: in, Validated: validated}
+		if *resume {
+			c, err := readStructCheckpoint(ckPath, flags, in, validated)
+			if err != nil {
+				return err
+			}
+			ck.State = c.State
+			steps := 0
+			if c.State.Search != nil {
+				steps = c.State.Search.Steps
+			}
+			fmt.Fprintf(e.stderr, "marple learnstruct: resuming from %s (phase %d, %d steps)\n", ckPath, c.State.Phase, steps)
+			if validated {
+				v.Resume = &ck.State
+			} else {
+				s.Resume = ck.State.Search
+			}
+		}
+		if *checkpoint {
+			v.Checkpoint = func(st *structure.ValidatedState) error {
+				ck.State = *st
+				return writeStructCheckpoint(ckPath, ck)
+			}
+			if !validated {
+				s.Checkpoint = func(ss *structure.SearchState) error {
+					return v.Checkpoint(&structure.ValidatedState{Search: ss})
+				}
+			}
+		}
+	}
 	done = p.stage("learnstruct " + *method)
 	var r *structure.Result
-	if *repeated == "auto" && tf.file == "" && len(dbs) > 1 {
+	if validated {
 		fmt.Fprintf(e.stderr, "marple learnstruct: -repeatedPredicates auto: searching with and without repeated predicates, %s held out\n", splitList(*train)[len(dbs)-1])
-		r, _, err = structure.LearnValidated(ctx, search, dbs, s, so, structure.Validation{Seed: *seed, Log: e.stderr})
+		r, _, err = structure.LearnValidated(ctx, search, dbs, s, so, v)
 	} else {
 		r, err = tf.learn(ctx, e, search, dbs, s, so)
 	}
@@ -220,7 +267,13 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "marple learnstruct: %d clauses, score %.4f, %d candidates scored in %s (%.1f/s)%s\n",
 		len(r.Clauses), r.Score, r.Scored, r.Elapsed.Round(time.Millisecond), float64(r.Scored)/r.Elapsed.Seconds(), stop)
-	return write()
+	if err := write(); err != nil {
+		return err
+	}
+	if *checkpoint || *resume {
+		os.Remove(ckPath) // done: nothing to resume
+	}
+	return nil
 }
 
 // registerScoring adds the scorer's flags (Alchemy's learnstruct names).

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+
+	"github.com/marple-mln/marple/atomicfile"
+	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/structure"
+)
+
+// structCheckpoint is the state file of learnstruct -checkpoint
+// (OUT.checkpoint): the flags and input files of the run, and the state of
+// its search (of its validation phases, when Validated).
+type structCheckpoint struct {
+	Flags     map[string]string
+	Inputs    []structInput
+	Validated bool
+	State     structure.ValidatedState
+}
+
+// structInput is an input file of a run and the SHA-256 of its contents.
+type structInput struct {
+	Path, Sum string
+}
+
+// structFingerprint returns the flags that shape the result (all but
+// -checkpoint, -resume, -v and -workers) and the input files' digests.
+func structFingerprint(fset *flag.FlagSet, files []string) (map[string]string, []structInput, error) {
+	flags := map[string]string{}
+	fset.VisitAll(func(f *flag.Flag) {
+		switch f.Name {
+		case "checkpoint", "resume", "v", "workers":
+			return
+		}
+		flags[f.Name] = f.Value.String()
+	})
+	var in []structInput
+	for _, f := range files {
+		text, err := mln.ReadInput(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		sum := sha256.Sum256(text)
+		in = append(in, structInput{Path: f, Sum: hex.EncodeToString(sum[:])})
+	}
+	return flags, in, nil
+}
+
+// writeStructCheckpoint writes c to path atomically.
+func writeStructCheckpoint(path string, c *structCheckpoint) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return structure.WriteState(w, c) })
+}
+
+// readStructCheckpoint reads the state file at path and checks that it is
+// one of a run with these flags and inputs.
+func readStructCheckpoint(path string, flags map[string]string, in []structInput, validated bool) (*structCheckpoint, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("-resume: no checkpoint %s to resume from", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	c := &structCheckpoint{}
+	if err := structure.ReadState(f, c); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	var names []string
+	for k := range flags {
+		names = append(names, k)
+	}
+	for k := range c.Flags {
+		if _, ok := flags[k]; !ok {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if flags[k] != c.Flags[k] {
+			return nil, fmt.Errorf("%s: saved by a run with -%s %q, not %q: give the same flags to resume", path, k, c.Flags[k], flags[k])
+		}
+	}
+	if len(in) != len(c.Inputs) {
+		return nil, fmt.Errorf("%s: saved by a run with %d input files, not %d", path, len(c.Inputs), len(in))
+	}
+	for i := range in {
+		if in[i] != c.Inputs[i] {
+			return nil, fmt.Errorf("%s: input file %s differs from the one of the saved run (%s)", path, in[i].Path, c.Inputs[i].Path)
+		}
+	}
+	if c.Validated != validated {
+		return nil, fmt.Errorf("%s: not a checkpoint of this kind of run", path)
+	}
+	return c, nil
+}

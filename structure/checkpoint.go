@@ -1,0 +1,118 @@
+package structure
+
+import (
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/marple-mln/marple/mln"
+)
+
+// SearchState is the state of a beam or shortest-first search between two
+// of its steps: enough to continue it (Settings.Resume) to the model the
+// uninterrupted search learns. Settings.Checkpoint receives one after each
+// beam-search iteration (a clause added, changed or removed) and at the
+// start of each shortest-first round.
+type SearchState struct {
+	// Method is the search's name (beam or sfs).
+	Method string
+	// Iter is the number of beam-search iterations done, or the clause
+	// length shortest-first search is at.
+	Iter int
+	// The current model: its clauses, their keys, which are fixed or kept
+	// unit clauses, their weights and its score.
+	Clauses []*mln.Clause
+	Keys    []string
+	Fixed   []bool
+	Unit    []bool
+	Weights []float64
+	Score   float64
+	// Steps counts the clauses added or changed, Scored the candidates
+	// scored.
+	Steps, Scored int
+	// Pool holds shortest-first search's best scored clauses by length.
+	Pool map[int][]*mln.Clause
+}
+
+// ValidatedState is the state of LearnValidated: the phase under way (0
+// and 1: the validation searches without and with repeated predicates, 2:
+// the final search), the held-out scores of the validation searches done,
+// and the state of the search of the phase under way (nil: none saved
+// yet).
+type ValidatedState struct {
+	Phase   int
+	CLL     [2]float64
+	Stopped [2]string
+	Search  *SearchState
+}
+
+// checkpointVersion tags the gob stream of WriteState.
+const checkpointVersion = "marple-structure-checkpoint-1"
+
+// WriteState writes v (gob) to w, after a version tag.
+func WriteState(w io.Writer, v any) error {
+	enc := gob.NewEncoder(w)
+	if err := enc.Encode(checkpointVersion); err != nil {
+		return err
+	}
+	return enc.Encode(v)
+}
+
+// ReadState reads into v a state written by WriteState.
+func ReadState(r io.Reader, v any) error {
+	dec := gob.NewDecoder(r)
+	var tag string
+	if err := dec.Decode(&tag); err != nil || tag != checkpointVersion {
+		return errors.New("not a marple structure-learning checkpoint")
+	}
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("reading a structure-learning checkpoint: %v", err)
+	}
+	return nil
+}
+
+// saveState passes the search's state to Settings.Checkpoint, if set.
+func (sr *searcher) saveState(method string, iter int, pool map[int][]*mln.Clause) error {
+	if sr.s.Checkpoint == nil {
+		return nil
+	}
+	st := sr.cur
+	ss := &SearchState{Method: method, Iter: iter, Clauses: slices.Clone(st.clauses), Keys: slices.Clone(st.keys),
+		Fixed: slices.Clone(st.fixed), Unit: slices.Clone(st.unit), Weights: slices.Clone(st.w), Score: st.score,
+		Steps: sr.steps, Scored: int(sr.scored.Load())}
+	if pool != nil {
+		ss.Pool = map[int][]*mln.Clause{}
+		for l, cs := range pool {
+			ss.Pool[l] = slices.Clone(cs)
+		}
+	}
+	return sr.s.Checkpoint(ss)
+}
+
+// restore makes Settings.Resume the search's state, checking that it is
+// one of method's. It returns the iteration (or length) to continue at.
+func (sr *searcher) restore(method string) (int, map[int][]*mln.Clause, error) {
+	ss := sr.s.Resume
+	n := len(ss.Clauses)
+	if ss.Method != method || len(ss.Keys) != n || len(ss.Fixed) != n || len(ss.Unit) != n || len(ss.Weights) != n {
+		return 0, nil, fmt.Errorf("structure: the saved state is not one of a %s search", method)
+	}
+	for _, c := range ss.Clauses {
+		for _, l := range c.Lits {
+			if int(l.Pred) >= len(sr.s.Model.Preds) {
+				return 0, nil, errors.New("structure: the saved state's clauses do not fit the model")
+			}
+		}
+	}
+	sr.cur = &state{clauses: slices.Clone(ss.Clauses), keys: slices.Clone(ss.Keys), fixed: slices.Clone(ss.Fixed),
+		unit: slices.Clone(ss.Unit), w: slices.Clone(ss.Weights), score: ss.Score}
+	sr.steps = ss.Steps
+	sr.scored.Store(int64(ss.Scored))
+	pool := map[int][]*mln.Clause{}
+	for l, cs := range ss.Pool {
+		pool[l] = slices.Clone(cs)
+	}
+	return ss.Iter, pool, nil
+}
