@@ -153,8 +153,7 @@ func runTransferTemplates(ctx context.Context, e *env, args []string) error {
 		}
 		return err
 	}
-	elapsed := time.Since(t0)
-	done("%d templates, %d cliques in %.1fs", res.Enumerated, res.Cliques, elapsed.Seconds())
+	done("%d templates, %d cliques", res.Enumerated, res.Cliques)
 	header := []string{
 		"marple transfer-templates -t " + *train + modelFlag(*modelFiles),
 		fmt.Sprintf("source: %d predicates used%s", len(src.Preds), skippedNote(src.Skipped)),
