@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // DefaultK is the number of best cliques whose scores a template's score
@@ -40,7 +41,20 @@ type Options struct {
 	// Progress, when set, is called now and then with the cliques scored
 	// so far and their total, by one goroutine at a time.
 	Progress func(done, total int)
+	// Checkpoint, when set, receives the work done so far (see
+	// Checkpoint) at most every CheckpointEvery (after every chunk of
+	// cliques when 0), and once more when ctx is canceled; it is called
+	// by one goroutine at a time and must not keep the Checkpoint.
+	Checkpoint      func(*Checkpoint) error
+	CheckpointEvery time.Duration
+	// Resume continues the run that saved it: its chunks of cliques are
+	// not scored again. A checkpoint of a run with other options or
+	// another source is refused.
+	Resume *Checkpoint
 }
+
+// chunkSize is the number of cliques per unit of work.
+const chunkSize = 256
 
 // Clique is a template instantiated with source predicates, and its score.
 type Clique struct {
@@ -245,18 +259,42 @@ func Discover(ctx context.Context, s *Source, o Options) (*Result, error) {
 	type job struct{ t, lo, hi int }
 	cliques := make([][]int32, len(temps)) // flat, NumPreds per clique
 	scores := make([][]float32, len(temps))
-	var jobs []job
+	counts := make([]int, len(temps))
 	total := 0
 	for i, t := range temps {
 		cliques[i] = s.cliqueList(t)
 		n := len(cliques[i]) / t.NumPreds
 		scores[i] = make([]float32, n)
-		for lo := 0; lo < n; lo += 256 {
-			jobs = append(jobs, job{i, lo, min(lo+256, n)})
-		}
+		counts[i] = n
 		total += n
 	}
 	res.Cliques = total
+	cp := &checkpointer{o: o, c: newCheckpoint(o, temps, counts), last: time.Now()}
+	finished := map[[2]int]bool{}
+	var nDone, nSampledBefore int64
+	if o.Resume != nil {
+		if err := cp.c.matches(o.Resume); err != nil {
+			return nil, err
+		}
+		for _, ch := range o.Resume.Chunks {
+			if finished[[2]int{ch.Template, ch.Lo}] {
+				continue
+			}
+			finished[[2]int{ch.Template, ch.Lo}] = true
+			copy(scores[ch.Template][ch.Lo:], ch.Scores)
+			cp.c.Chunks = append(cp.c.Chunks, ch)
+			nDone += int64(len(ch.Scores))
+			nSampledBefore += int64(ch.Sampled)
+		}
+	}
+	var jobs []job
+	for i, n := range counts {
+		for lo := 0; lo < n; lo += chunkSize {
+			if !finished[[2]int{i, lo}] {
+				jobs = append(jobs, job{i, lo, min(lo+chunkSize, n)})
+			}
+		}
+	}
 	score := func(ti, ci int) (Clique, bool, error) {
 		t := temps[ti]
 		preds := make([]*SourcePred, t.NumPreds)
@@ -275,8 +313,10 @@ func Discover(ctx context.Context, s *Source, o Options) (*Result, error) {
 		return c, sampled, nil
 	}
 	var next, done, nSampled atomic.Int64
+	done.Store(nDone)
+	nSampled.Store(nSampledBefore)
 	var wg sync.WaitGroup
-	var progressMu sync.Mutex // Progress is called by one worker at a time
+	var progressMu sync.Mutex // Progress and Checkpoint are called by one worker at a time
 	var firstErr error
 	var errOnce sync.Once
 	for w := 0; w < workers; w++ {
@@ -289,28 +329,44 @@ func Discover(ctx context.Context, s *Source, o Options) (*Result, error) {
 					return
 				}
 				jb := jobs[j]
+				ch := CheckpointChunk{Template: jb.t, Lo: jb.lo}
 				for ci := jb.lo; ci < jb.hi; ci++ {
+					if ctx.Err() != nil {
+						return
+					}
 					c, sampled, err := score(jb.t, ci)
 					if err != nil {
 						errOnce.Do(func() { firstErr = err })
 						return
 					}
 					if sampled {
-						nSampled.Add(1)
+						ch.Sampled++
 					}
 					scores[jb.t][ci] = float32(c.Score)
 				}
+				ch.Scores = scores[jb.t][jb.lo:jb.hi]
+				nSampled.Add(int64(ch.Sampled))
 				d := done.Add(int64(jb.hi - jb.lo))
+				progressMu.Lock()
+				err := cp.add(ch)
 				if o.Progress != nil {
-					progressMu.Lock()
 					o.Progress(int(d), total)
-					progressMu.Unlock()
+				}
+				progressMu.Unlock()
+				if err != nil {
+					errOnce.Do(func() { firstErr = err })
+					return
 				}
 			}
 		}()
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
+		if firstErr == nil {
+			if cerr := cp.save(); cerr != nil {
+				return nil, cerr
+			}
+		}
 		return nil, err
 	}
 	if firstErr != nil {

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -28,7 +31,12 @@ the data leave unknown drop the groundings that touch them; a predicate whose
 data list false atoms is open world). A clique scores the least KL divergence
 between that distribution and the product of the marginals of any
 decomposition into sub-cliques; a template the mean of its -k best cliques.
-Writes the ranked templates with their best cliques to -o.`
+Writes the ranked templates with their best cliques to -o.
+
+With -checkpoint the cliques scored so far are saved to OUT.checkpoint
+(atomically, every -checkpointEvery and on Ctrl-C); after a crash or kill,
+the same command with -resume scores only the rest and writes the same file
+as an uninterrupted run (each clique samples from its own stream of -seed).`
 
 func runTransferTemplates(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "transfer-templates", transferTemplatesSynopsis)
@@ -45,6 +53,9 @@ func runTransferTemplates(ctx context.Context, e *env, args []string) error {
 		seed        = fs.Uint64("seed", 1, "random seed for -maxOuter sampling")
 		workers     = fs.Int("workers", 0, "worker goroutines (default: all cores)")
 		verbose     = fs.Bool("v", false, "report every stage on stderr")
+		checkpoint  = fs.Bool("checkpoint", false, "save the cliques scored so far to OUT.checkpoint (for -resume) every -checkpointEvery and on Ctrl-C")
+		every       = fs.Duration("checkpointEvery", 30*time.Second, "with -checkpoint: save at most this often (0: after every chunk of 256 cliques)")
+		resume      = fs.Bool("resume", false, "continue the run whose -checkpoint state is saved beside -o (OUT.checkpoint)")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -65,6 +76,34 @@ func runTransferTemplates(ctx context.Context, e *env, args []string) error {
 		checkOutput("o", *outFile)); err != nil {
 		return err
 	}
+	if *every < 0 {
+		return usagef("-checkpointEvery must not be negative, not %s", *every)
+	}
+	ckptPath := *outFile + ".checkpoint"
+	var run []string
+	var resumed *transfer.Checkpoint
+	if *checkpoint || *resume {
+		run = []string{"-i: " + *modelFiles, "-t: " + *train, fmt.Sprintf("-k: %d", *k),
+			fmt.Sprintf("-maxLiterals: %d", *maxLiterals), fmt.Sprintf("-maxVars: %d", *maxVars),
+			fmt.Sprintf("-closedWorld: %t", *closed), fmt.Sprintf("-alpha: %g", *alpha),
+			fmt.Sprintf("-maxOuter: %d", *maxOuter), fmt.Sprintf("-seed: %d", *seed)}
+		fp, err := fileDigests(append(splitList(*modelFiles), splitList(*train)...))
+		if err != nil {
+			return err
+		}
+		run = append(run, fp...)
+	}
+	if *resume {
+		c, err := transfer.ReadCheckpointFile(ckptPath)
+		if err != nil {
+			return err
+		}
+		if err := c.CheckRun(run); err != nil {
+			return fmt.Errorf("%s: %w", ckptPath, err)
+		}
+		resumed = c
+		fmt.Fprintf(e.stderr, "marple: transfer-templates: resuming after %d of %d cliques from %s\n", c.Scored(), c.Total(), ckptPath)
+	}
 	a := *alpha
 	if a == 0 {
 		a = -1 // Options: negative means no pseudo-count
@@ -82,13 +121,14 @@ func runTransferTemplates(ctx context.Context, e *env, args []string) error {
 	done = p.stage("score cliques")
 	last := time.Now()
 	t0 := time.Now()
-	res, err := transfer.Discover(ctx, src, transfer.Options{
+	opt := transfer.Options{
 		Enum:     transfer.EnumOptions{MaxLiterals: *maxLiterals, MaxVars: *maxVars},
 		K:        *k,
 		Alpha:    a,
 		MaxOuter: *maxOuter,
 		Seed:     *seed,
 		Workers:  *workers,
+		Resume:   resumed,
 		Progress: func(d, total int) {
 			if time.Since(last) < 2*time.Second && d != total {
 				return
@@ -98,20 +138,33 @@ func runTransferTemplates(ctx context.Context, e *env, args []string) error {
 			eta := time.Duration(float64(el) / float64(d) * float64(total-d))
 			fmt.Fprintf(e.stderr, "marple: transfer-templates: %d/%d cliques, ETA %s\n", d, total, eta.Round(time.Second))
 		},
-	})
+	}
+	if *checkpoint {
+		opt.CheckpointEvery = *every
+		opt.Checkpoint = func(c *transfer.Checkpoint) error {
+			c.Run = run
+			return atomicfile.Write(ckptPath, func(w io.Writer) error { return c.Write(w) })
+		}
+	}
+	res, err := transfer.Discover(ctx, src, opt)
 	if err != nil {
+		if *checkpoint && errors.Is(err, context.Canceled) {
+			fmt.Fprintf(e.stderr, "marple: transfer-templates: interrupted; the cliques scored so far are in %s (continue with -resume)\n", ckptPath)
+		}
 		return err
 	}
-	elapsed := time.Since(t0)
 	done("%d templates, %d cliques", res.Enumerated, res.Cliques)
 	header := []string{
 		"marple transfer-templates -t " + *train + modelFlag(*modelFiles),
 		fmt.Sprintf("source: %d predicates used%s", len(src.Preds), skippedNote(src.Skipped)),
 		worldNote(src.OpenWorld),
-		countNote(res, *maxOuter, *seed, elapsed),
+		countNote(res, *maxOuter, *seed),
 	}
 	if err := atomicfile.Write(*outFile, func(w io.Writer) error { return transfer.Write(w, res, header) }); err != nil {
 		return err
+	}
+	if *checkpoint || *resume {
+		os.Remove(ckptPath) // done: nothing to resume
 	}
 	for i, sc := range res.Templates {
 		if i == 5 {
@@ -161,12 +214,32 @@ func worldNote(open []string) string {
 	return fmt.Sprintf("world: %d predicates list their false atoms and are open world (unlisted atoms unknown: the groundings touching them are not counted); the rest closed", len(open))
 }
 
-func countNote(r *transfer.Result, maxOuter int, seed uint64, el time.Duration) string {
+func countNote(r *transfer.Result, maxOuter int, seed uint64) string {
 	how := "exact, every grounding by distinct constants (no sampling)"
 	if r.Sampled > 0 {
 		how = fmt.Sprintf("SAMPLED for %d of %d cliques (-maxOuter %d -seed %d: that many bindings of all but one object variable, the last counted in full); the rest exact", r.Sampled, r.Cliques, maxOuter, seed)
 	}
-	return fmt.Sprintf("counting: %s; pseudo-count %g per truth assignment; %d cliques in %.1fs", how, r.Alpha, r.Cliques, el.Seconds())
+	return fmt.Sprintf("counting: %s; pseudo-count %g per truth assignment; %d cliques", how, r.Alpha, r.Cliques)
+}
+
+// fileDigests returns a line "name: sha256 hex" per file, to tell a
+// checkpoint's data from other data.
+func fileDigests(files []string) ([]string, error) {
+	var out []string
+	for _, f := range files {
+		h := sha256.New()
+		r, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		_, err = io.Copy(h, r)
+		r.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
+		out = append(out, fmt.Sprintf("%s: sha256 %x", f, h.Sum(nil)))
+	}
+	return out, nil
 }
 
 // transferFlags are learnstruct's deep transfer flags.
