@@ -107,6 +107,9 @@ func Learn(ctx context.Context, d *Data, opt Options) (*Model, error) {
 	pr := rootProblem(d, opt)
 	m := &Model{Data: d, Opt: opt}
 	sv := &solver{ctx: ctx, d: d, opt: opt, stats: &m.Stats}
+	if opt.Journal != nil {
+		opt.Journal.beginLearn()
+	}
 
 	root, err := sv.solve(pr, nil)
 	if err != nil {

@@ -36,6 +36,9 @@ type Options struct {
 	// predicates (leaving the constants to be clustered, differently, in
 	// each combination), by the gain of the node plus its combinations'.
 	NoLookahead bool
+	// Journal, if set, records the search's completed steps and replays
+	// those of an interrupted run (see Journal).
+	Journal *Journal
 }
 
 // WithDefaults returns o with its zero fields set to the defaults.

@@ -513,6 +513,7 @@ func (p *prep) best(ctx context.Context, frozen []bool, bisect bool) ([][]int32,
 	if workers > R {
 		workers = R
 	}
+	j := p.opt.Journal
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < workers; w++ {
@@ -522,10 +523,19 @@ func (p *prep) best(ctx context.Context, frozen []bool, bisect bool) ([][]int32,
 			for r := range next {
 				a, sc, err := p.restart(ctx, r, frozen, bisect)
 				out[r] = res{a, sc, err}
+				if j != nil && err == nil {
+					j.addRestart(r, a, sc)
+				}
 			}
 		}()
 	}
 	for r := 0; r < R; r++ {
+		if j != nil {
+			if rec, ok := j.restart(r); ok {
+				out[r] = res{rec.Assign, rec.Score, nil}
+				continue
+			}
+		}
 		next <- r
 	}
 	close(next)
@@ -563,6 +573,26 @@ func (p *prep) bottom(ctx context.Context, frozen []bool, force bool) (refinemen
 	if !splittable || p.opt.MaxDepth > 0 && p.pr.depth >= p.opt.MaxDepth {
 		return refinement{}, nil
 	}
+	j := p.opt.Journal
+	if j != nil {
+		if r, ok := j.replay(); ok {
+			return r, nil
+		}
+	}
+	r, err := p.search(ctx, frozen, force)
+	if err != nil {
+		return refinement{}, err
+	}
+	if j != nil {
+		if err := j.addStep(r); err != nil {
+			return refinement{}, err
+		}
+	}
+	return r, nil
+}
+
+// search is bottom's search of a splittable problem.
+func (p *prep) search(ctx context.Context, frozen []bool, force bool) (refinement, error) {
 	a, err := p.best(ctx, frozen, force)
 	if err != nil {
 		return refinement{}, err

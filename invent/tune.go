@@ -44,15 +44,27 @@ func Tune(ctx context.Context, d *Data, opt Options, g TuneGrid) (Options, []Tun
 	train, held := d.split(g.Holdout, uint64(opt.Seed))
 	var res []TuneResult
 	best := -1
+	j := opt.Journal
 	for _, l := range g.Lambdas {
 		for _, b := range g.Betas {
-			o := opt
-			o.Lambda, o.Beta = l, b
-			m, err := Learn(ctx, train, o)
-			if err != nil {
-				return opt, nil, err
+			r, ok := TuneResult{}, false
+			if j != nil {
+				r, ok = j.tuned(len(res))
 			}
-			r := TuneResult{Lambda: l, Beta: b, CLL: m.heldOutCLL(held)}
+			if !ok {
+				o := opt
+				o.Lambda, o.Beta = l, b
+				m, err := Learn(ctx, train, o)
+				if err != nil {
+					return opt, nil, err
+				}
+				r = TuneResult{Lambda: l, Beta: b, CLL: m.heldOutCLL(held)}
+				if j != nil {
+					j.addTuned(r)
+				}
+			} else if r.Lambda != l || r.Beta != b {
+				return opt, nil, fmt.Errorf("invent: the journal's tuning point %d is λ %g β %g, not λ %g β %g", len(res), r.Lambda, r.Beta, l, b)
+			}
 			res = append(res, r)
 			if best < 0 || r.CLL > res[best].CLL {
 				best = len(res) - 1

@@ -2,10 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/invent"
@@ -27,7 +33,13 @@ unary predicate per invented cluster and the weighted atom prediction rules
 evidence, clusters.db beside it; and a readable report, clusters.report.txt.
 Training atoms: every ground atom, false unless listed true (-closed, the
 default); with -closed=false only the listed true and false atoms. Files
-ending in .gz are decompressed.`
+ending in .gz are decompressed.
+
+With -checkpoint the search's completed steps (the tuning's scores, each
+bottom-level search's clusters and each restart's) are saved to
+OUT.checkpoint (atomically) at most every -checkpointEvery; after a crash
+or kill, the same command with -resume continues to output byte-identical
+to an uninterrupted run's.`
 
 func runInvent(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "invent", inventSynopsis)
@@ -40,6 +52,9 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 		prefix  = fs.String("prefix", "Cluster", "name prefix of the invented predicates")
 		top     = fs.Int("top", 20, "strongest combinations listed in the report")
 		verbose = fs.Bool("v", false, "report every stage")
+		ckpt    = fs.Bool("checkpoint", false, "save the search's completed steps to OUT.checkpoint (for -resume)")
+		every   = fs.Duration("checkpointEvery", 2*time.Second, "with -checkpoint: save at most this often (0: after every step and restart)")
+		resume  = fs.Bool("resume", false, "continue the run whose -checkpoint state is saved beside -o (OUT.checkpoint); implies -checkpoint")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -54,6 +69,45 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 	base := strings.TrimSuffix(*out, ".mln")
 	if err := firstErr(atLeast(0, map[string]int{"top": *top}), checkOutput("o", *out),
 		checkOutput("o", base+".db"), checkOutput("o", base+".report.txt")); err != nil {
+		return err
+	}
+	if *every < 0 {
+		return usagef("-checkpointEvery must not be negative")
+	}
+	ckptPath := *out + ".checkpoint"
+	var header []inventSetting
+	if *ckpt || *resume {
+		if header, err = inventSettings(fs, splitList(*input), splitList(*train)); err != nil {
+			return err
+		}
+		var st *invent.JournalState
+		if *resume {
+			if st, err = readInventCheckpoint(ckptPath, header); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "marple invent: resuming after %d tuning points and %d steps from %s\n", len(st.Tuned), len(st.Steps), ckptPath)
+		}
+		opt.Journal = invent.NewJournal(st, func(s *invent.JournalState) error {
+			return atomicfile.Write(ckptPath, func(w io.Writer) error {
+				enc := gob.NewEncoder(w)
+				if err := enc.Encode(inventCheckpointVersion); err != nil {
+					return err
+				}
+				if err := enc.Encode(header); err != nil {
+					return err
+				}
+				return enc.Encode(s)
+			})
+		}, *every)
+	}
+	// interrupted saves the search so far when err is an interrupt.
+	interrupted := func(err error) error {
+		if opt.Journal != nil && errors.Is(err, context.Canceled) {
+			if serr := opt.Journal.Save(); serr != nil {
+				return serr
+			}
+			fmt.Fprintf(e.stderr, "marple invent: interrupted; the search so far is saved in %s (continue with -resume)\n", ckptPath)
+		}
 		return err
 	}
 	prog := newProgress(e.stderr, *verbose)
@@ -82,7 +136,7 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 		done = prog.stage("tune")
 		var tried []invent.TuneResult
 		if opt, tried, err = invent.Tune(ctx, data, opt, *grid); err != nil {
-			return err
+			return interrupted(err)
 		}
 		done("held-out log-likelihood per atom: %s", invent.TuneText(tried))
 		fmt.Fprintf(e.stderr, "marple invent: chose lambda %g beta %g on a held-out %g of the training atoms\n", opt.Lambda, opt.Beta, grid.Holdout)
@@ -90,7 +144,7 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 	done = prog.stage("invent")
 	model, err := invent.Learn(ctx, data, opt)
 	if err != nil {
-		return err
+		return interrupted(err)
 	}
 	inv, rules := model.Rules(*prefix)
 	done("%d problems searched, %d invented predicates, %d rules", model.Stats.Problems, len(inv), len(rules))
@@ -102,6 +156,9 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 	}
 	if err := atomicfile.Write(base+".report.txt", func(w io.Writer) error { return model.WriteReport(w, *top) }); err != nil {
 		return err
+	}
+	if opt.Journal != nil {
+		os.Remove(ckptPath) // done: nothing to resume
 	}
 	fmt.Fprintf(e.stderr, "marple invent: %d invented predicates, %d rules, log-posterior %.3f; wrote %s, %s.db, %s.report.txt\n",
 		len(inv), len(rules), model.LogPosterior(), *out, base, base)
@@ -138,4 +195,71 @@ func addMRCFlags(fs *flag.FlagSet) func() (invent.Options, *invent.TuneGrid, err
 		}
 		return opt, &grid, nil
 	}
+}
+
+// inventCheckpointVersion tags invent's checkpoint files.
+const inventCheckpointVersion = "marple-invent-checkpoint-1"
+
+// inventSetting is one thing a resumed run must share with the run that
+// saved the checkpoint: a flag's value, or a digest of an input file.
+type inventSetting struct {
+	Name, Value string
+}
+
+// inventSettings lists the flags the search depends on and digests of the
+// model and training files.
+func inventSettings(fs *flag.FlagSet, inputs, trains []string) ([]inventSetting, error) {
+	var out []inventSetting
+	for _, name := range []string{"restarts", "seed", "lambda", "beta", "maxClusters", "noLookahead", "closed"} {
+		out = append(out, inventSetting{"-" + name, fs.Lookup(name).Value.String()})
+	}
+	for _, files := range []struct {
+		flag  string
+		paths []string
+	}{{"-i", inputs}, {"-t", trains}} {
+		h := sha256.New()
+		for _, p := range files.paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(h, "%d:", len(b))
+			h.Write(b)
+		}
+		out = append(out, inventSetting{files.flag + " files' contents", hex.EncodeToString(h.Sum(nil))[:16]})
+	}
+	return out, nil
+}
+
+// readInventCheckpoint reads the state saved in path, refusing one saved by
+// a run with other settings.
+func readInventCheckpoint(path string, want []inventSetting) (*invent.JournalState, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("-resume: %w", err)
+	}
+	defer f.Close()
+	dec := gob.NewDecoder(f)
+	var v string
+	if err := dec.Decode(&v); err != nil || v != inventCheckpointVersion {
+		return nil, fmt.Errorf("%s: not a marple invent checkpoint", path)
+	}
+	var got []inventSetting
+	st := &invent.JournalState{}
+	if err := dec.Decode(&got); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := dec.Decode(st); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	have := map[string]string{}
+	for _, s := range got {
+		have[s.Name] = s.Value
+	}
+	for _, s := range want {
+		if have[s.Name] != s.Value {
+			return nil, fmt.Errorf("%s: saved by a run with %s %s, not %s", path, s.Name, have[s.Name], s.Value)
+		}
+	}
+	return st, nil
 }
