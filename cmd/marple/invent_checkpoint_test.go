@@ -21,15 +21,8 @@ func TestInventCheckpointKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs invent several times")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool to build marple")
-	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "marple")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := marpleBinary(t)
 	g := mrcgen.Generate(mrcgen.Config{Friends: 4, Teams: 3, PerCell: 3, Hobbies: 3, Skills: 3, Noise: 0.05, Seed: 7})
 	decls, train := filepath.Join(dir, "decls.mln"), filepath.Join(dir, "train.db")
 	if err := os.WriteFile(decls, []byte(g.MLN), 0o644); err != nil {

@@ -20,10 +20,7 @@ func TestLearnstructCheckpointKill(t *testing.T) {
 		t.Skip("builds marple and runs structure learning many times")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "marple")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := marpleBinary(t)
 	run := func(args []string) (*exec.Cmd, *bytes.Buffer) {
 		cmd := exec.Command(bin, args...)
 		var stderr bytes.Buffer

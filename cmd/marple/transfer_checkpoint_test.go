@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,14 +23,7 @@ func TestTransferTemplatesKillResume(t *testing.T) {
 		t.Skip("builds marple and runs transfer-templates many times")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "marple")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Skipf("cannot build marple: %v\n%s", err, out)
-	}
+	bin := marpleBinary(t)
 	decl, atoms := plantdb.Generate(plantdb.Config{N: 16, Density: 0.15, Noise2: 10, Seed: 3})
 	mlnFile, dbFile := filepath.Join(dir, "src.mln"), filepath.Join(dir, "src.db")
 	if err := os.WriteFile(mlnFile, []byte(decl), 0o644); err != nil {
