@@ -9,13 +9,11 @@ import (
 	"testing"
 )
 
-// TestMain removes the binary marpleBinary built.
-func TestMain(m *testing.M) {
-	code := m.Run()
+// removeBinary removes the binary marpleBinary built (TestMain calls it).
+func removeBinary() {
 	if binaryPath != "" {
 		os.RemoveAll(filepath.Dir(binaryPath))
 	}
-	os.Exit(code)
 }
 
 var (

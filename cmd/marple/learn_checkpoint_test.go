@@ -12,12 +12,14 @@ import (
 )
 
 // TestMain runs marple itself when the test binary is started as a child
-// by TestLearnCheckpointKill.
+// by TestLearnCheckpointKill, and removes the binary marpleBinary built.
 func TestMain(m *testing.M) {
 	if os.Getenv("MARPLE_TEST_MAIN") == "1" {
 		main()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBinary()
+	os.Exit(code)
 }
 
 // TestLearnCheckpointKill kills learn -checkpoint with SIGKILL in the middle
