@@ -16,6 +16,7 @@ type likelihoodFlags struct {
 	multi, generative, noPrior, newton, noEqualWt bool
 	priorSD                                       float64
 	maxIter, numSamples                           int
+	vp                                            bool         // the voted perceptron
 	extras                                        *learnExtras // learn_alchemy.go
 }
 
@@ -63,6 +64,9 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			return err
 		}
 		done("%d examples", src.Len())
+		if f.vp {
+			return learnVP(ctx, e, p, tf, m, src, f)
+		}
 		lastReport := time.Now()
 		set := learn.DiscriminativeSettings{
 			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter, Samples: f.numSamples,
@@ -92,4 +96,36 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		}
 	}
 	return tf.finish(e, "learn", m, lerr, learned, "iteration")
+}
+
+// learnVP runs learn -method vp, the voted perceptron, on the examples of
+// -method dcll and writes the learned model.
+func learnVP(ctx context.Context, e *env, p *progress, tf *trainFlags, m *mln.Model, src learn.ExampleSource, f likelihoodFlags) error {
+	solver, err := tf.ef.mapEngine(1, nil)
+	if err != nil {
+		return err
+	}
+	x := f.extras
+	lastReport := time.Now()
+	set := learn.VPSettings{
+		LearningRate: x.vpRate, Momentum: x.vpMomentum, NoPerWeight: x.vpNoPW, MaxIter: f.maxIter,
+		PriorStdDev: f.priorSD, NoPrior: f.noPrior, Solver: solver, Seed: *tf.seed, Workers: tf.wf.workers,
+		Progress: func(pr learn.VPProgress) {
+			if (time.Since(lastReport) < time.Second || pr.Elapsed < time.Second) && !*tf.verbose {
+				return
+			}
+			lastReport = time.Now()
+			fmt.Fprintf(e.stderr, "marple: learn: iteration %d, largest count difference %.4g\n", pr.Iter, pr.Diff)
+		},
+	}
+	done := p.stage("learn VP (" + solver.Name() + ")")
+	st, err := learn.VotedPerceptron(ctx, m, src, set)
+	learned := 0
+	if st != nil {
+		learned = st.Iterations
+	}
+	if err == nil {
+		done("%d iterations, last count difference %.4g, %d examples, %d parameters", st.Iterations, st.Diff, st.Examples, st.Params)
+	}
+	return tf.finish(e, "learn", m, err, learned, "iteration")
 }
