@@ -277,7 +277,7 @@ var alchemyFlags = []alchemyFlag{
 	mapped("ne", alLearn, valString, "ne", "non-evidence predicates"),
 	custom("noAddUnitClauses", alLearnwts, valNone, []string{"addUnitClauses"}, "by default a unit clause of weight 0 is added for every predicate without one (-addUnitClauses), learned and written, as in Alchemy; this flag leaves the model's clauses as they are", later),
 	mapped("multipleDatabases", alLearn, valNone, "multipleDatabases", "each .db file is a database with its own constants"),
-	refused("withEM", alLearnwts, valNone, "missing truth values are false: EM is not implemented"),
+	mapped("withEM", alLearnwts, valNone, "withEM", "EM over the query atoms the training databases list as unknown (\"?\"); unlisted query atoms are false"),
 	custom("dNumIter", alLearnwts, valInt, []string{"maxIter"}, "iterations of discriminative learning", later),
 	custom("dMaxSec", alLearnwts, valFloat, []string{"learnTimeLimit"}, "discriminative learning stops after this long, with the weights of the last iteration (-dMaxSec, -dMaxMin, -dMaxHour add up)", later),
 	custom("dMaxMin", alLearnwts, valFloat, []string{"learnTimeLimit"}, "as -dMaxSec, in minutes", later),

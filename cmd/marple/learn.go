@@ -57,7 +57,13 @@ the MAP state of the -ne atoms with the -solver engine and moves the weights
 by -dLearningRate times the difference between the counts of the training
 world and of the MAP state (each weight's rate divided by its count in the
 training world unless -dNoPW; -dMomentum; the dcll prior's gradient); the
-result is the average of the weights over the -maxIter iterations.`
+result is the average of the weights over the -maxIter iterations.
+
+With -d -withEM (Alchemy's learnwts -withEM) the -ne atoms a training
+database lists as unknown ("?Smokes(Anna)") are hidden, and the weights are
+learned by EM: -emIter rounds of MC-SAT marginals of the hidden atoms given
+the rest, then dcll on completions drawn from them. Unlisted -ne atoms are
+false, as without -withEM.`
 
 func runLearn(ctx context.Context, e *env, args []string) error {
 	fs, tf := newTrainFlags(e, "learn", learnSynopsis,

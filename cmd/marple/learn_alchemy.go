@@ -26,6 +26,8 @@ type learnExtras struct {
 	timeLimit             time.Duration
 	vpRate, vpMomentum    float64 // vp: -dLearningRate, -dMomentum
 	vpNoPW                bool    // vp: -dNoPW
+	withEM                bool    // dcll: EM over the "?" atoms
+	emIter                int     // -emIter
 }
 
 // register declares the flags; -addUnitClauses sets tf's.
@@ -39,6 +41,8 @@ func (x *learnExtras) register(fs *flag.FlagSet, tf *trainFlags) {
 	fs.Float64Var(&x.vpRate, "dLearningRate", 0, fmt.Sprintf("vp: learning rate η (0: %g)", float64(learn.DefaultVPLearningRate)))
 	fs.Float64Var(&x.vpMomentum, "dMomentum", 0, "vp: momentum, the fraction of the last update added to each update")
 	fs.BoolVar(&x.vpNoPW, "dNoPW", false, "vp: one learning rate for every weight, not η divided by the weight's count in the training world")
+	fs.BoolVar(&x.withEM, "withEM", false, "dcll: the -ne atoms a training database lists as unknown (\"?\") are hidden: learn by EM, alternating MC-SAT marginals of the hidden atoms with dcll on completions drawn from them (unlisted -ne atoms stay false)")
+	fs.IntVar(&x.emIter, "emIter", 0, fmt.Sprintf("-withEM: EM rounds (0: %d)", learn.DefaultEMIter))
 	fs.BoolVar(&tf.addUnits, "addUnitClauses", false, "add a unit clause P(a1,...,an) of weight 0 for every predicate without one (Alchemy's learnwts does unless -noAddUnitClauses); they are learned and written")
 }
 
@@ -54,6 +58,10 @@ func (x *learnExtras) check(method string) error {
 		return usagef("-cgLambda and -cgMaxLambda must not be negative")
 	case x.vpRate < 0 || x.vpMomentum < 0:
 		return usagef("-dLearningRate and -dMomentum must not be negative")
+	case x.withEM && method != "dcll":
+		return usagef("-withEM applies to -method dcll (-d) only")
+	case x.emIter < 0:
+		return usagef("-emIter must not be negative")
 	case x.timeLimit < 0:
 		return usagef("-learnTimeLimit must not be negative, not %v", x.timeLimit)
 	case x.timeLimit > 0 && method != "dcll":

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/score"
@@ -81,6 +82,9 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			},
 		}
 		f.extras.apply(&set)
+		if f.extras.withEM {
+			return learnEM(ctx, e, p, tf, m, dbs, src, set, f.extras.emIter)
+		}
 		done = p.stage("learn CLL (" + map[bool]string{true: "DN", false: "PSCG"}[f.newton] + ")")
 		lctx, cancel := f.extras.limit(ctx)
 		st, err := learn.Discriminative(lctx, m, src, set)
@@ -128,4 +132,55 @@ func learnVP(ctx context.Context, e *env, p *progress, tf *trainFlags, m *mln.Mo
 		done("%d iterations, last count difference %.4g, %d examples, %d parameters", st.Iterations, st.Diff, st.Examples, st.Params)
 	}
 	return tf.finish(e, "learn", m, err, learned, "iteration")
+}
+
+// learnEM runs learn -d -withEM: the -ne atoms that a training database
+// lists as unknown ("?") are hidden, and the weights are learned by
+// learn.EM with MC-SAT marginals (the -solver flags' sample counts) and
+// the dcll settings set.
+func learnEM(ctx context.Context, e *env, p *progress, tf *trainFlags, m *mln.Model, dbs []*mln.Database, src learn.ExampleSource, set learn.DiscriminativeSettings, emIter int) error {
+	exs, err := learn.Collect(ctx, src)
+	if err != nil {
+		return err
+	}
+	hidden := make([][]bool, len(exs))
+	nh := 0
+	for i, ex := range exs {
+		h := make([]bool, ex.Net.NumAtoms())
+		for a := range h {
+			if a >= len(ex.Net.AtomPred) || ex.Net.AtomPred[a] < 0 {
+				continue
+			}
+			for _, db := range dbs {
+				if v, ok := db.Get(ex.Net.AtomPred[a], ex.Net.AtomArgs[a]); ok && v == mln.Unknown {
+					h[a] = true
+					nh++
+					break
+				}
+			}
+		}
+		hidden[i] = h
+	}
+	marg, err := engines.NewMarginal("mcsat", tf.ef.settings(1, nil))
+	if err != nil {
+		return err
+	}
+	done := p.stage(fmt.Sprintf("learn CLL by EM (%d hidden atoms)", nh))
+	st, err := learn.EM(ctx, m, exs, hidden, learn.EMSettings{
+		Iterations: emIter, Marginal: marg, Learn: set, Seed: *tf.seed,
+		Progress: func(pr learn.EMProgress) {
+			if !*tf.verbose {
+				return
+			}
+			fmt.Fprintf(e.stderr, "marple: learn: EM round %d, weights moved %.4g\n", pr.Round, pr.Change)
+		},
+	})
+	learned := 0
+	if st != nil {
+		learned = st.Rounds
+	}
+	if err == nil {
+		done("%d rounds, last change %.4g, %d examples", st.Rounds, st.Change, len(exs))
+	}
+	return tf.finish(e, "learn", m, err, learned, "EM round")
 }
