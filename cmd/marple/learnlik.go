@@ -146,12 +146,16 @@ func learnEM(ctx context.Context, e *env, p *progress, tf *trainFlags, m *mln.Mo
 	hidden := make([][]bool, len(exs))
 	nh := 0
 	for i, ex := range exs {
+		own := dbs
+		if len(exs) == len(dbs) {
+			own = dbs[i : i+1] // -multipleDatabases: example i is database i
+		}
 		h := make([]bool, ex.Net.NumAtoms())
 		for a := range h {
 			if a >= len(ex.Net.AtomPred) || ex.Net.AtomPred[a] < 0 {
 				continue
 			}
-			for _, db := range dbs {
+			for _, db := range own {
 				if v, ok := db.Get(ex.Net.AtomPred[a], ex.Net.AtomArgs[a]); ok && v == mln.Unknown {
 					h[a] = true
 					nh++
