@@ -63,6 +63,12 @@ type EMStats struct {
 	Elapsed        time.Duration
 }
 
+// set0 returns the settings of EM's initial M-step.
+func set0(s DiscriminativeSettings) DiscriminativeSettings {
+	s.Workers = 1
+	return s
+}
+
 // EM learns the weights of model from examples whose truth is partly
 // unknown (Alchemy's learnwts -withEM): hidden[i] marks the atoms of
 // examples[i] whose truth value is missing (nil: none; their Truth entries
@@ -75,8 +81,9 @@ type EMStats struct {
 // √Completions), maximising the expected conditional log-likelihood
 // Σ_e E_q[log P_w(y_e, H_e | x_e)] with the expectation over q estimated
 // by the completions. The first E-step uses the model's weights if
-// s.Learn.KeepInitial, else zero weights (every hidden atom ½); later
-// M-steps start from the last round's weights.
+// s.Learn.KeepInitial, else the weights Discriminative learns with every
+// hidden atom set to its Truth entry; every M-step starts from the last
+// weights.
 //
 // The examples' networks must not be shared with other goroutines; the
 // M-step runs its samplers one at a time (the completions of an example
@@ -120,6 +127,14 @@ func EM(ctx context.Context, model *mln.Model, examples []*Example, hidden [][]b
 	w := make([]float64, len(model.Weights))
 	if s.Learn.KeepInitial {
 		copy(w, model.Weights)
+	} else {
+		// Start from the weights learned with every hidden atom at its
+		// Truth entry (false when read from a database): with sparse
+		// predicates, zero weights would make every hidden atom ½.
+		if _, err := Discriminative(ctx, model, Examples(examples), set0(s.Learn)); err != nil {
+			return st, err
+		}
+		w = append(w[:0], model.Weights...)
 	}
 	rng := rand.New(rand.NewPCG(uint64(s.Seed), 0x9e3779b97f4a7c15))
 	sigma := s.Learn.PriorStdDev
