@@ -323,6 +323,9 @@ func (c *alchemyCall) finish() error {
 			}
 		default:
 			c.set("d", "true") // Alchemy's default: discriminative
+			if given("dVP") {
+				c.set("method", "vp")
+			}
 			if v, ok := c.seen["dNumIter"]; ok {
 				c.set("maxIter", v)
 			}

@@ -106,7 +106,6 @@ const (
 	whyDclSS   = "Marple's discriminative learner (-d) runs MC-SAT with its default SampleSAT settings"
 	whyExact   = "Marple counts every clause's true groundings exactly (as -noSampleClauses): there is no sample to size"
 	whyPrior   = "Marple's Gaussian prior has mean 0 for every weight (Alchemy: the .mln weight, else -priorMean); -priorMean 0 is accepted"
-	whyVP      = "voted perceptron is not in learnwts mode: Marple's online learners are 'marple learn -method subgradient|mira|cda-pl|cda-ml|adagrad'"
 )
 
 // alchemyFlags is the table: every flag of the ARGS tables of Alchemy
@@ -278,15 +277,15 @@ var alchemyFlags = []alchemyFlag{
 	mapped("ne", alLearn, valString, "ne", "non-evidence predicates"),
 	custom("noAddUnitClauses", alLearnwts, valNone, []string{"addUnitClauses"}, "by default a unit clause of weight 0 is added for every predicate without one (-addUnitClauses), learned and written, as in Alchemy; this flag leaves the model's clauses as they are", later),
 	mapped("multipleDatabases", alLearn, valNone, "multipleDatabases", "each .db file is a database with its own constants"),
-	refused("withEM", alLearnwts, valNone, "missing truth values are false: EM is not implemented"),
+	mapped("withEM", alLearnwts, valNone, "withEM", "EM over the query atoms the training databases list as unknown (\"?\"); unlisted query atoms are false"),
 	custom("dNumIter", alLearnwts, valInt, []string{"maxIter"}, "iterations of discriminative learning", later),
 	custom("dMaxSec", alLearnwts, valFloat, []string{"learnTimeLimit"}, "discriminative learning stops after this long, with the weights of the last iteration (-dMaxSec, -dMaxMin, -dMaxHour add up)", later),
 	custom("dMaxMin", alLearnwts, valFloat, []string{"learnTimeLimit"}, "as -dMaxSec, in minutes", later),
 	custom("dMaxHour", alLearnwts, valFloat, []string{"learnTimeLimit"}, "as -dMaxSec, in hours", later),
-	mapped("dLearningRate", alLearnwts, valFloat, "", "used by Alchemy with -dVP only; conjugate gradient and Newton (Marple's) choose their own step"),
-	mapped("dMomentum", alLearnwts, valFloat, "", "used by Alchemy with -dVP only"),
-	mapped("dNoPW", alLearnwts, valNone, "", "used by Alchemy with -dVP only"),
-	refused("dVP", alLearnwts, valNone, whyVP),
+	mapped("dLearningRate", alLearnwts, valFloat, "dLearningRate", "learning rate of the voted perceptron (-dVP); conjugate gradient and Newton choose their own step"),
+	mapped("dMomentum", alLearnwts, valFloat, "dMomentum", "momentum of the voted perceptron (-dVP)"),
+	mapped("dNoPW", alLearnwts, valNone, "dNoPW", "one learning rate for every weight in the voted perceptron (-dVP)"),
+	custom("dVP", alLearnwts, valNone, []string{"method"}, "voted perceptron: -method vp", later),
 	mapped("dNewton", alLearnwts, valNone, "dNewton", "diagonal Newton instead of conjugate gradient"),
 	mapped("dCG", alLearnwts, valNone, "", "preconditioned scaled conjugate gradient: the default"),
 	mapped("cgLambda", alLearnwts, valFloat, "cgLambda", "initial trust-region parameter"),

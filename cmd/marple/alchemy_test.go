@@ -402,7 +402,7 @@ func TestAlchemyLinkedBinary(t *testing.T) {
 		code int
 	}{
 		{[]string{"infer", "-i", smokers + "smoking-weighted.mln", "-e", smokers + "smoking-test.db", "-r", res, "-q", "Smokes", "-a"}, 0},
-		{[]string{"learnwts", "-i", smokers + "smoking.mln", "-o", filepath.Join(dir, "out.mln"), "-t", smokers + "smoking-train.db", "-ne", "Smokes", "-withEM"}, 2},
+		{[]string{"learnwts", "-i", smokers + "smoking.mln", "-o", filepath.Join(dir, "out.mln"), "-t", smokers + "smoking-train.db", "-ne", "Smokes", "-dInitWithLogOdds"}, 2},
 	} {
 		cmd := exec.Command(filepath.Join(dir, tc.args[0]), tc.args[1:]...)
 		cmd.Env = append(os.Environ(), "MARPLE_TEST_MAIN=1")
@@ -418,8 +418,8 @@ func TestAlchemyLinkedBinary(t *testing.T) {
 		if code != tc.code {
 			t.Errorf("%v: exit %d, want %d: %s", tc.args, code, tc.code, se.String())
 		}
-		if tc.code == 2 && (strings.Count(se.String(), "\n") != 1 || !strings.HasPrefix(se.String(), "learnwts: -withEM ")) {
-			t.Errorf("%v: stderr %q, want one line on -withEM", tc.args, se.String())
+		if tc.code == 2 && (strings.Count(se.String(), "\n") != 1 || !strings.HasPrefix(se.String(), "learnwts: -dInitWithLogOdds ")) {
+			t.Errorf("%v: stderr %q, want one line on -dInitWithLogOdds", tc.args, se.String())
 		}
 	}
 	b, err := os.ReadFile(res)

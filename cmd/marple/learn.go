@@ -50,7 +50,20 @@ log-likelihood of the -ne predicates given the rest, with expectations from
 MC-SAT (-numSamples steps per iteration, persistent chains) and preconditioned
 scaled conjugate gradient (-dNewton: diagonal Newton; -maxIter iterations).
 Both put a Gaussian prior N(0, σ²) on the weights (-priorStdDev, Alchemy's
-defaults 100 for pll and 2 for dcll; -noPrior drops it).`
+defaults 100 for pll and 2 for dcll; -noPrior drops it).
+
+vp is Alchemy's voted perceptron (learnwts -d -dVP): every iteration finds
+the MAP state of the -ne atoms with the -solver engine and moves the weights
+by -dLearningRate times the difference between the counts of the training
+world and of the MAP state (each weight's rate divided by its count in the
+training world unless -dNoPW; -dMomentum; the dcll prior's gradient); the
+result is the average of the weights over the -maxIter iterations.
+
+With -d -withEM (Alchemy's learnwts -withEM) the -ne atoms a training
+database lists as unknown ("?Smokes(Anna)") are hidden, and the weights are
+learned by EM: -emIter rounds of MC-SAT marginals of the hidden atoms given
+the rest, then dcll on completions drawn from them. Unlisted -ne atoms are
+false, as without -withEM.`
 
 func runLearn(ctx context.Context, e *env, args []string) error {
 	fs, tf := newTrainFlags(e, "learn", learnSynopsis,
@@ -105,12 +118,15 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		return usagef("-g and -d exclude each other")
 	case *gen || *disc:
 		want := map[bool]string{true: "pll", false: "dcll"}[*gen]
+		if *disc && *method == "vp" {
+			break // the voted perceptron is discriminative too (Alchemy's -d -dVP)
+		}
 		if methodSet && *method != want {
 			return usagef("-%s means -method %s, not %s", map[bool]string{true: "g", false: "d"}[*gen], want, *method)
 		}
 		*method = want
 	}
-	likelihood, batch := *method == "pll" || *method == "dcll", *method == "mm"
+	likelihood, batch := *method == "pll" || *method == "dcll" || *method == "vp", *method == "mm"
 	if err := lx.check(*method); err != nil {
 		return err
 	}
@@ -152,7 +168,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if likelihood {
 		return learnLikelihood(ctx, e, p, tf, m, dbs, gopt, likelihoodFlags{
 			multi: *multi, generative: *method == "pll", priorSD: *priorSD, noPrior: *noPrior, maxIter: *maxIter,
-			numSamples: *numSamples, newton: *dNewton, noEqualWt: *noEqualWt, extras: &lx,
+			numSamples: *numSamples, newton: *dNewton, noEqualWt: *noEqualWt, extras: &lx, vp: *method == "vp",
 		})
 	}
 	eopt, err := tf.exampleOptions(e, p, m, gopt)
@@ -243,7 +259,7 @@ func autoFloat(name, v string, def float64) (float64, bool, error) {
 // learnMethodNames lists -method's values: the online update rules, then
 // the batch learners.
 func learnMethodNames() string {
-	return engines.List(append(learn.MethodNames(), "mm", "pll", "dcll"))
+	return engines.List(append(learn.MethodNames(), "mm", "pll", "dcll", "vp"))
 }
 
 // learnMethod builds the online update rule named by -method with the

@@ -24,6 +24,10 @@ type learnExtras struct {
 	cgMinLLChange         float64
 	cgNoPrecond           bool
 	timeLimit             time.Duration
+	vpRate, vpMomentum    float64 // vp: -dLearningRate, -dMomentum
+	vpNoPW                bool    // vp: -dNoPW
+	withEM                bool    // dcll: EM over the "?" atoms
+	emIter                int     // -emIter
 }
 
 // register declares the flags; -addUnitClauses sets tf's.
@@ -34,12 +38,17 @@ func (x *learnExtras) register(fs *flag.FlagSet, tf *trainFlags) {
 	fs.Float64Var(&x.cgMinLLChange, "cgMinLLChange", 0, fmt.Sprintf("dcll: stop when a step's predicted gain in conditional log-likelihood is below this (0: %g)", float64(learn.DefaultCLLMinLLChange)))
 	fs.BoolVar(&x.cgNoPrecond, "cgNoPrecond", false, "dcll: no diagonal preconditioner in PSCG")
 	fs.DurationVar(&x.timeLimit, "learnTimeLimit", 0, "dcll: stop learning after this long, keeping the weights of the last iteration (0: no limit)")
+	fs.Float64Var(&x.vpRate, "dLearningRate", 0, fmt.Sprintf("vp: learning rate η (0: %g)", float64(learn.DefaultVPLearningRate)))
+	fs.Float64Var(&x.vpMomentum, "dMomentum", 0, "vp: momentum, the fraction of the last update added to each update")
+	fs.BoolVar(&x.vpNoPW, "dNoPW", false, "vp: one learning rate for every weight, not η divided by the weight's count in the training world")
+	fs.BoolVar(&x.withEM, "withEM", false, "dcll: the -ne atoms a training database lists as unknown (\"?\") are hidden: learn by EM, alternating MC-SAT marginals of the hidden atoms with dcll on completions drawn from them (unlisted -ne atoms stay false)")
+	fs.IntVar(&x.emIter, "emIter", 0, fmt.Sprintf("-withEM: EM rounds (0: %d)", learn.DefaultEMIter))
 	fs.BoolVar(&tf.addUnits, "addUnitClauses", false, "add a unit clause P(a1,...,an) of weight 0 for every predicate without one (Alchemy's learnwts does unless -noAddUnitClauses); they are learned and written")
 }
 
 // check validates the flags for method.
 func (x *learnExtras) check(method string) error {
-	if err := checkFinite(map[string]float64{"gConvThresh": x.gConvThresh, "cgLambda": x.cgLambda, "cgMaxLambda": x.cgMaxLambda, "cgMinLLChange": x.cgMinLLChange}); err != nil {
+	if err := checkFinite(map[string]float64{"dLearningRate": x.vpRate, "dMomentum": x.vpMomentum, "gConvThresh": x.gConvThresh, "cgLambda": x.cgLambda, "cgMaxLambda": x.cgMaxLambda, "cgMinLLChange": x.cgMinLLChange}); err != nil {
 		return err
 	}
 	switch {
@@ -47,6 +56,12 @@ func (x *learnExtras) check(method string) error {
 		return usagef("-gConvThresh must be in [0, 1), not %v", x.gConvThresh)
 	case x.cgLambda < 0 || x.cgMaxLambda < 0:
 		return usagef("-cgLambda and -cgMaxLambda must not be negative")
+	case x.vpRate < 0 || x.vpMomentum < 0:
+		return usagef("-dLearningRate and -dMomentum must not be negative")
+	case x.withEM && method != "dcll":
+		return usagef("-withEM applies to -method dcll (-d) only")
+	case x.emIter < 0:
+		return usagef("-emIter must not be negative")
 	case x.timeLimit < 0:
 		return usagef("-learnTimeLimit must not be negative, not %v", x.timeLimit)
 	case x.timeLimit > 0 && method != "dcll":

@@ -77,6 +77,8 @@ func TestLearnLikelihood(t *testing.T) {
 		{"g-noprior", []string{"-g", "-noPrior", "-maxIter", "50"}},
 		{"d", []string{"-d", "-ne", "Smokes,Cancer", "-numSamples", "200", "-maxIter", "15", "-seed", "3"}},
 		{"dcll-dn", []string{"-method", "dcll", "-dNewton", "-ne", "Cancer", "-numSamples", "200", "-maxIter", "15", "-noPrior"}},
+		{"vp", []string{"-method", "vp", "-ne", "Smokes,Cancer", "-maxIter", "20", "-dLearningRate", "0.1", "-dMomentum", "0.5"}},
+		{"d-vp", []string{"-d", "-method", "vp", "-ne", "Cancer", "-maxIter", "10", "-dNoPW", "-noPrior", "-solver", "exact"}},
 	}
 	for _, r := range runs {
 		out := filepath.Join(dir, r.name+".mln")

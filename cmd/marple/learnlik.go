@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/score"
@@ -16,6 +17,7 @@ type likelihoodFlags struct {
 	multi, generative, noPrior, newton, noEqualWt bool
 	priorSD                                       float64
 	maxIter, numSamples                           int
+	vp                                            bool         // the voted perceptron
 	extras                                        *learnExtras // learn_alchemy.go
 }
 
@@ -63,6 +65,9 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			return err
 		}
 		done("%d examples", src.Len())
+		if f.vp {
+			return learnVP(ctx, e, p, tf, m, src, f)
+		}
 		lastReport := time.Now()
 		set := learn.DiscriminativeSettings{
 			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter, Samples: f.numSamples,
@@ -77,6 +82,9 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			},
 		}
 		f.extras.apply(&set)
+		if f.extras.withEM {
+			return learnEM(ctx, e, p, tf, m, dbs, src, set, f.extras.emIter)
+		}
 		done = p.stage("learn CLL (" + map[bool]string{true: "DN", false: "PSCG"}[f.newton] + ")")
 		lctx, cancel := f.extras.limit(ctx)
 		st, err := learn.Discriminative(lctx, m, src, set)
@@ -92,4 +100,91 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		}
 	}
 	return tf.finish(e, "learn", m, lerr, learned, "iteration")
+}
+
+// learnVP runs learn -method vp, the voted perceptron, on the examples of
+// -method dcll and writes the learned model.
+func learnVP(ctx context.Context, e *env, p *progress, tf *trainFlags, m *mln.Model, src learn.ExampleSource, f likelihoodFlags) error {
+	solver, err := tf.ef.mapEngine(1, nil)
+	if err != nil {
+		return err
+	}
+	x := f.extras
+	lastReport := time.Now()
+	set := learn.VPSettings{
+		LearningRate: x.vpRate, Momentum: x.vpMomentum, NoPerWeight: x.vpNoPW, MaxIter: f.maxIter,
+		PriorStdDev: f.priorSD, NoPrior: f.noPrior, Solver: solver, Seed: *tf.seed, Workers: tf.wf.workers,
+		Progress: func(pr learn.VPProgress) {
+			if (time.Since(lastReport) < time.Second || pr.Elapsed < time.Second) && !*tf.verbose {
+				return
+			}
+			lastReport = time.Now()
+			fmt.Fprintf(e.stderr, "marple: learn: iteration %d, largest count difference %.4g\n", pr.Iter, pr.Diff)
+		},
+	}
+	done := p.stage("learn VP (" + solver.Name() + ")")
+	st, err := learn.VotedPerceptron(ctx, m, src, set)
+	learned := 0
+	if st != nil {
+		learned = st.Iterations
+	}
+	if err == nil {
+		done("%d iterations, last count difference %.4g, %d examples, %d parameters", st.Iterations, st.Diff, st.Examples, st.Params)
+	}
+	return tf.finish(e, "learn", m, err, learned, "iteration")
+}
+
+// learnEM runs learn -d -withEM: the -ne atoms that a training database
+// lists as unknown ("?") are hidden, and the weights are learned by
+// learn.EM with MC-SAT marginals (the -solver flags' sample counts) and
+// the dcll settings set.
+func learnEM(ctx context.Context, e *env, p *progress, tf *trainFlags, m *mln.Model, dbs []*mln.Database, src learn.ExampleSource, set learn.DiscriminativeSettings, emIter int) error {
+	exs, err := learn.Collect(ctx, src)
+	if err != nil {
+		return err
+	}
+	hidden := make([][]bool, len(exs))
+	nh := 0
+	for i, ex := range exs {
+		own := dbs
+		if len(exs) == len(dbs) {
+			own = dbs[i : i+1] // -multipleDatabases: example i is database i
+		}
+		h := make([]bool, ex.Net.NumAtoms())
+		for a := range h {
+			if a >= len(ex.Net.AtomPred) || ex.Net.AtomPred[a] < 0 {
+				continue
+			}
+			for _, db := range own {
+				if v, ok := db.Get(ex.Net.AtomPred[a], ex.Net.AtomArgs[a]); ok && v == mln.Unknown {
+					h[a] = true
+					nh++
+					break
+				}
+			}
+		}
+		hidden[i] = h
+	}
+	marg, err := engines.NewMarginal("mcsat", tf.ef.settings(1, nil))
+	if err != nil {
+		return err
+	}
+	done := p.stage(fmt.Sprintf("learn CLL by EM (%d hidden atoms)", nh))
+	st, err := learn.EM(ctx, m, exs, hidden, learn.EMSettings{
+		Iterations: emIter, Marginal: marg, Learn: set, Seed: *tf.seed,
+		Progress: func(pr learn.EMProgress) {
+			if !*tf.verbose {
+				return
+			}
+			fmt.Fprintf(e.stderr, "marple: learn: EM round %d, weights moved %.4g\n", pr.Round, pr.Change)
+		},
+	})
+	learned := 0
+	if st != nil {
+		learned = st.Rounds
+	}
+	if err == nil {
+		done("%d rounds, last change %.4g, %d examples", st.Rounds, st.Change, len(exs))
+	}
+	return tf.finish(e, "learn", m, err, learned, "EM round")
 }

@@ -1,0 +1,206 @@
+package learn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/mln"
+)
+
+// Defaults of the voted perceptron (Alchemy's learnwts -d -dVP).
+const (
+	// DefaultVPLearningRate is η (Alchemy's -dLearningRate default).
+	DefaultVPLearningRate = 0.001
+	// DefaultVPMaxIter is the number of iterations (Alchemy's -dNumIter).
+	DefaultVPMaxIter = 100
+)
+
+// VPSettings configure VotedPerceptron.
+type VPSettings struct {
+	// LearningRate is η (0 means DefaultVPLearningRate).
+	LearningRate float64
+	// Momentum adds Momentum times the last update to each update
+	// (Alchemy's -dMomentum; 0: none).
+	Momentum float64
+	// NoPerWeight uses η for every weight (Alchemy's -dNoPW); by default
+	// weight i's rate is η divided by its count in the training worlds,
+	// max(1, Σ_e |n_i(x_e, y_e)|), as Alchemy does.
+	NoPerWeight bool
+	// MaxIter is the number of iterations (0 means DefaultVPMaxIter).
+	MaxIter int
+	// PriorStdDev is σ of the Gaussian prior on the weights, whose
+	// gradient −w/σ² is added to every update (0 means
+	// DefaultCLLPriorStdDev); NoPrior drops it.
+	PriorStdDev float64
+	NoPrior     bool
+	// Solver computes the MAP states (nil: engines.Default()).
+	Solver infer.MAP
+	// Seed is passed to the solver (example i gets Seed+i).
+	Seed int64
+	// Workers is the number of examples solved concurrently (0 means
+	// GOMAXPROCS); examples must then not share a network.
+	Workers int
+	// KeepInitial starts from the model's weights instead of 0.
+	KeepInitial bool
+	// Progress, when set, is called after every iteration.
+	Progress func(VPProgress)
+}
+
+// VPProgress reports an iteration of VotedPerceptron.
+type VPProgress struct {
+	Iter int
+	// Diff is the largest |n_i(truth) − n_i(MAP)| summed over examples.
+	Diff    float64
+	Elapsed time.Duration
+}
+
+// VPStats summarise a run of VotedPerceptron.
+type VPStats struct {
+	Iterations       int
+	Examples, Params int
+	// Diff is the largest count difference of the last iteration.
+	Diff    float64
+	Elapsed time.Duration
+}
+
+// mapSampler draws a single world, the MAP state of its network under the
+// current weights.
+type mapSampler struct {
+	solver infer.MAP
+	net    *ground.Network
+	seed   int64
+}
+
+func (s *mapSampler) Sample(ctx context.Context, fn func(y []bool, p float64)) error {
+	y, err := solveMAP(ctx, s.solver, s.net, nil, s.seed)
+	if err != nil {
+		return err
+	}
+	fn(y, 1)
+	return nil
+}
+
+// MAPSamplers returns a SamplerFactory whose samplers draw one world, the
+// MAP state computed by solver (nil: engines.Default()), example i's solver
+// seeded with seed+i. With it, Discriminative's "expected" counts are the
+// counts of the MAP state.
+func MAPSamplers(solver infer.MAP, seed int64) SamplerFactory {
+	solver = engine(solver)
+	return func(i int, net *ground.Network) (WorldSampler, error) {
+		return &mapSampler{solver: solver, net: net, seed: seed + int64(i)}, nil
+	}
+}
+
+// VotedPerceptron learns the weights of model with the voted perceptron of
+// Collins (2002) as adapted to Markov logic by Singla & Domingos (2005;
+// Alchemy's `learnwts -d -dVP`): each iteration computes, for every
+// example, the MAP state ŷ of its query atoms given the evidence under the
+// current weights w (with s.Solver), and updates
+//
+//	Δw_i = η_i·(Σ_e n_i(x_e, y_e) − n_i(x_e, ŷ_e) − w_i/σ²) + Momentum·Δw_i(prev)
+//
+// where η_i is η, divided by weight i's count in the training worlds
+// unless NoPerWeight. The weights written into model.Weights are the
+// average of the weights after each iteration (the "voted" part). As in
+// Discriminative, every atom of an example's network is a query atom, the
+// hard clauses constrain the MAP states, and the examples are ground once.
+//
+// If ctx is cancelled, the average so far is written and ctx's error
+// returned with the stats.
+func VotedPerceptron(ctx context.Context, model *mln.Model, examples ExampleSource, s VPSettings) (*VPStats, error) {
+	start := time.Now()
+	if model == nil || examples == nil {
+		return nil, errors.New("learn: VotedPerceptron needs a model and examples")
+	}
+	eta, sigma, maxIter := s.LearningRate, s.PriorStdDev, s.MaxIter
+	bad := func(x float64) bool { return x < 0 || math.IsNaN(x) || math.IsInf(x, 0) }
+	if bad(eta) || bad(sigma) || bad(s.Momentum) || maxIter < 0 || s.Workers < 0 {
+		return nil, fmt.Errorf("learn: VotedPerceptron: bad settings %+v", s)
+	}
+	if eta == 0 {
+		eta = DefaultVPLearningRate
+	}
+	if sigma == 0 {
+		sigma = DefaultCLLPriorStdDev
+	}
+	if maxIter == 0 {
+		maxIter = DefaultVPMaxIter
+	}
+	workers := s.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	prec := 0.0
+	if !s.NoPrior {
+		prec = 1 / (sigma * sigma)
+	}
+	pb, err := newCLLProblem(ctx, model, examples, MAPSamplers(s.Solver, s.Seed), workers, prec)
+	if err != nil {
+		return nil, err
+	}
+	np := pb.np
+	st := &VPStats{Examples: len(pb.exs), Params: np}
+	w, sum := make([]float64, np), make([]float64, np)
+	if s.KeepInitial {
+		copy(w, model.Weights)
+	}
+	rate := make([]float64, np)
+	for p := range rate {
+		rate[p] = eta
+	}
+	if !s.NoPerWeight {
+		cnt := make([]float64, np)
+		for _, e := range pb.exs {
+			for k, p := range e.params {
+				cnt[p] += math.Abs(e.truth[k])
+			}
+		}
+		for p := range rate {
+			rate[p] = eta / max(1, cnt[p])
+		}
+	}
+	finish := func() {
+		if st.Iterations > 0 {
+			for p := range w {
+				model.Weights[p] = sum[p] / float64(st.Iterations)
+			}
+		} else {
+			copy(model.Weights, w)
+		}
+		st.Elapsed = time.Since(start)
+	}
+	g, prev := make([]float64, np), make([]float64, np)
+	for st.Iterations < maxIter {
+		if err := pb.sample(ctx, w, false); err != nil {
+			finish()
+			return st, err
+		}
+		// g is the gradient of −CLL + prior with the MAP state's counts
+		// for the expectation: n(MAP) − n(truth) + w/σ².
+		pb.gradient(w, g, nil)
+		st.Diff = 0
+		for p := range w {
+			d := -rate[p]*g[p] + s.Momentum*prev[p]
+			st.Diff = max(st.Diff, math.Abs(g[p]-prec*w[p]))
+			w[p] += d
+			prev[p] = d
+			sum[p] += w[p]
+		}
+		st.Iterations++
+		if s.Progress != nil {
+			s.Progress(VPProgress{Iter: st.Iterations, Diff: st.Diff, Elapsed: time.Since(start)})
+		}
+		if err := ctx.Err(); err != nil {
+			finish()
+			return st, err
+		}
+	}
+	finish()
+	return st, nil
+}
