@@ -170,32 +170,7 @@ func prepare(net *ground.Network, opt *Options) (*model, error) {
 // newChain returns a state for chain k seeded from opt.Seed, in a random
 // world satisfying the hard clauses.
 func newChain(m *model, opt *Options, k int) (*state, error) {
-	rng := rand.New(rand.NewPCG(uint64(opt.Seed), 0x6a09e667f3bcc909+uint64(k)))
-	s := newState(m, rng)
-	for a := range s.y {
-		s.y[a] = rng.Uint64()&1 == 1
-	}
-	s.recount()
-	s.begin()
-	for c := range m.w {
-		if math.IsInf(m.w[c], -1) {
-			s.fixFalse(c)
-		}
-	}
-	for c := range m.w {
-		if math.IsInf(m.w[c], 1) {
-			s.activate(c)
-		}
-	}
-	for c := range m.w {
-		if math.IsInf(m.w[c], -1) && s.numTrue[c] != 0 {
-			return nil, ErrHard // two must-be-false clauses disagree
-		}
-	}
-	if !s.walkSAT(opt.InitSteps, opt.Noise) {
-		return nil, ErrHard
-	}
-	return s, nil
+	return startChain(m, opt, rand.New(rand.NewPCG(uint64(opt.Seed), 0x6a09e667f3bcc909+uint64(k))))
 }
 
 // MCSAT returns the marginal probability of each atom of net being true,
