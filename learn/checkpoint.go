@@ -1,9 +1,9 @@
 package learn
 
 import (
-	"encoding/gob"
 	"errors"
 	"fmt"
+	"github.com/marple-mln/marple/internal/gobfile"
 	"io"
 	"os"
 	"slices"
@@ -102,22 +102,16 @@ const checkpointVersion = "marple-learn-checkpoint-1"
 
 // Write writes c to w.
 func (c *Checkpoint) Write(w io.Writer) error {
-	enc := gob.NewEncoder(w)
-	if err := enc.Encode(checkpointVersion); err != nil {
-		return err
-	}
-	return enc.Encode(c)
+	return gobfile.Write(w, checkpointVersion, c)
 }
 
 // ReadCheckpoint reads a checkpoint written by Write.
 func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
-	dec := gob.NewDecoder(r)
-	var v string
-	if err := dec.Decode(&v); err != nil || v != checkpointVersion {
-		return nil, errors.New("not a marple learning checkpoint")
-	}
 	c := &Checkpoint{}
-	if err := dec.Decode(c); err != nil {
+	switch err := gobfile.Read(r, checkpointVersion, c); {
+	case errors.Is(err, gobfile.ErrVersion):
+		return nil, errors.New("not a marple learning checkpoint")
+	case err != nil:
 		return nil, fmt.Errorf("damaged learning checkpoint: %w", err)
 	}
 	return c, nil

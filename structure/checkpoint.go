@@ -1,9 +1,9 @@
 package structure
 
 import (
-	"encoding/gob"
 	"errors"
 	"fmt"
+	"github.com/marple-mln/marple/internal/gobfile"
 	"io"
 	"slices"
 
@@ -53,21 +53,15 @@ const checkpointVersion = "marple-structure-checkpoint-1"
 
 // WriteState writes v (gob) to w, after a version tag.
 func WriteState(w io.Writer, v any) error {
-	enc := gob.NewEncoder(w)
-	if err := enc.Encode(checkpointVersion); err != nil {
-		return err
-	}
-	return enc.Encode(v)
+	return gobfile.Write(w, checkpointVersion, v)
 }
 
 // ReadState reads into v a state written by WriteState.
 func ReadState(r io.Reader, v any) error {
-	dec := gob.NewDecoder(r)
-	var tag string
-	if err := dec.Decode(&tag); err != nil || tag != checkpointVersion {
+	switch err := gobfile.Read(r, checkpointVersion, v); {
+	case errors.Is(err, gobfile.ErrVersion):
 		return errors.New("not a marple structure-learning checkpoint")
-	}
-	if err := dec.Decode(v); err != nil {
+	case err != nil:
 		return fmt.Errorf("reading a structure-learning checkpoint: %v", err)
 	}
 	return nil

@@ -1,9 +1,9 @@
 package transfer
 
 import (
-	"encoding/gob"
 	"errors"
 	"fmt"
+	"github.com/marple-mln/marple/internal/gobfile"
 	"io"
 	"os"
 	"sort"
@@ -67,22 +67,16 @@ const checkpointVersion = "marple-transfer-checkpoint-1"
 
 // Write writes c to w.
 func (c *Checkpoint) Write(w io.Writer) error {
-	enc := gob.NewEncoder(w)
-	if err := enc.Encode(checkpointVersion); err != nil {
-		return err
-	}
-	return enc.Encode(c)
+	return gobfile.Write(w, checkpointVersion, c)
 }
 
 // ReadCheckpoint reads a checkpoint written by Write.
 func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
-	dec := gob.NewDecoder(r)
-	var v string
-	if err := dec.Decode(&v); err != nil || v != checkpointVersion {
-		return nil, errors.New("not a marple transfer-templates checkpoint")
-	}
 	c := &Checkpoint{}
-	if err := dec.Decode(c); err != nil {
+	switch err := gobfile.Read(r, checkpointVersion, c); {
+	case errors.Is(err, gobfile.ErrVersion):
+		return nil, errors.New("not a marple transfer-templates checkpoint")
+	case err != nil:
 		return nil, fmt.Errorf("damaged transfer-templates checkpoint: %w", err)
 	}
 	return c, nil

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/marple-mln/marple/internal/gobfile"
 	"io"
 	"os"
 	"strings"
@@ -89,14 +89,7 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 		}
 		opt.Journal = invent.NewJournal(st, func(s *invent.JournalState) error {
 			return atomicfile.Write(ckptPath, func(w io.Writer) error {
-				enc := gob.NewEncoder(w)
-				if err := enc.Encode(inventCheckpointVersion); err != nil {
-					return err
-				}
-				if err := enc.Encode(header); err != nil {
-					return err
-				}
-				return enc.Encode(s)
+				return gobfile.Write(w, inventCheckpointVersion, header, s)
 			})
 		}, *every)
 	}
@@ -239,17 +232,12 @@ func readInventCheckpoint(path string, want []inventSetting) (*invent.JournalSta
 		return nil, fmt.Errorf("-resume: %w", err)
 	}
 	defer f.Close()
-	dec := gob.NewDecoder(f)
-	var v string
-	if err := dec.Decode(&v); err != nil || v != inventCheckpointVersion {
-		return nil, fmt.Errorf("%s: not a marple invent checkpoint", path)
-	}
 	var got []inventSetting
 	st := &invent.JournalState{}
-	if err := dec.Decode(&got); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := dec.Decode(st); err != nil {
+	switch err := gobfile.Read(f, inventCheckpointVersion, &got, st); {
+	case errors.Is(err, gobfile.ErrVersion):
+		return nil, fmt.Errorf("%s: not a marple invent checkpoint", path)
+	case err != nil:
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	have := map[string]string{}
