@@ -63,6 +63,15 @@ func Positive(name string, v float64) error {
 	return nil
 }
 
+// AtLeast returns an error unless v, the value of integer flag name, is at
+// least min.
+func AtLeast(name string, v, min int) error {
+	if v < min {
+		return fmt.Errorf("-%s must be at least %d, not %d", name, min, v)
+	}
+	return nil
+}
+
 // Output returns an error naming flag name unless path can be written:
 // its directory exists and takes new files (outputs are written to a
 // temporary file there, then renamed), and path is not a directory. A

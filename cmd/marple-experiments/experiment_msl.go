@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/marple-mln/marple/internal/cmdflags"
 	"os"
 	"time"
 
@@ -43,7 +44,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		models    = fs.String("models", "", "folder that receives every learned model (optional)")
 		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (each search chooses on its last training database held out), true or false")
 	)
-	registerScoring(fs, &so)
+	cmdflags.Scoring(fs, &so)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/marple-mln/marple/internal/cmdflags"
 	"io"
 	"os"
 	"os/signal"
@@ -142,30 +143,16 @@ func printUsage(w io.Writer) {
 // newFlagSet returns a flag set that reports errors as usage errors and
 // prints its help on e.stdout; synopsis starts with the experiment's name.
 func newFlagSet(e *env, synopsis string) *flag.FlagSet {
-	fs := flag.NewFlagSet("marple-experiments", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
-		fs.SetOutput(e.stdout)
-		fmt.Fprintf(e.stdout, "usage: marple-experiments %s\n\nflags:\n", synopsis)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	return fs
+	return cmdflags.NewFlagSet("marple-experiments", "marple-experiments "+synopsis, e.stdout)
 }
 
 // parseFlags parses args, turning flag errors into usage errors.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
-			return err
-		}
-		return usagef("%v", err)
+	err := cmdflags.Parse(fs, args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	return nil
+	return usagef("%v", err)
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

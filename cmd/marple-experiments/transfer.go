@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"flag"
+	"github.com/marple-mln/marple/internal/cmdflags"
 	"time"
 
 	"github.com/marple-mln/marple/cmd/marple-experiments/internal/experiment"
@@ -42,7 +42,7 @@ func runTransferExperiment(ctx context.Context, e *env, args []string) error {
 		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (the search without transfer chooses on its last training database held out, and the transfer searches of the fold follow it), true or false")
 	)
 	so.MaxGroundings = 1000000
-	registerScoring(fs, &so)
+	cmdflags.Scoring(fs, &so)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -85,21 +85,3 @@ func runTransferExperiment(ctx context.Context, e *env, args []string) error {
 // defaultTransferTop is the number of best source templates transferred,
 // as marple learnstruct's -transferTop.
 const defaultTransferTop = 5
-
-// registerScoring adds the scorer's flags, as "marple learnstruct" names
-// them (Alchemy's learnstruct names).
-func registerScoring(fs *flag.FlagSet, so *structure.Scoring) {
-	fs.Float64Var(&so.PriorStdDev, "priorStdDev", so.PriorStdDev, "standard deviation of the Gaussian prior on the weights")
-	fs.BoolVar(&so.NoPrior, "noPrior", so.NoPrior, "no Gaussian prior on the weights")
-	fs.BoolVar(&so.NoWtPredsEqually, "noWtPredsEqually", so.NoWtPredsEqually, "weigh every atom 1 instead of 1/(atoms of its predicate)")
-	fs.IntVar(&so.TightMaxIter, "tightMaxIter", so.TightMaxIter, "L-BFGS iterations for the model kept")
-	fs.Float64Var(&so.TightConvThresh, "tightConvThresh", so.TightConvThresh, "relative change of the score at which L-BFGS stops, for the model kept")
-	fs.IntVar(&so.LooseMaxIter, "looseMaxIter", so.LooseMaxIter, "L-BFGS iterations when scoring a candidate")
-	fs.Float64Var(&so.LooseConvThresh, "looseConvThresh", so.LooseConvThresh, "relative change of the score at which L-BFGS stops, when scoring a candidate")
-	fs.BoolVar(&so.NoSampleAtoms, "noSampleAtoms", so.NoSampleAtoms, "score candidates on every atom, not a sample")
-	fs.Float64Var(&so.FractAtoms, "fractAtoms", so.FractAtoms, "fraction of each predicate's atoms sampled when scoring candidates")
-	fs.IntVar(&so.MinAtomSamples, "minAtomSamples", so.MinAtomSamples, "least atoms of a predicate sampled (-1: no minimum)")
-	fs.IntVar(&so.MaxAtomSamples, "maxAtomSamples", so.MaxAtomSamples, "most atoms of a predicate sampled (-1: no maximum)")
-	fs.Int64Var(&so.MaxGroundings, "maxGroundings", so.MaxGroundings, "skip a candidate whose counting examines more groundings than this per database (0: no bound)")
-	fs.BoolVar(&so.SharedDomains, "sharedDomains", so.SharedDomains, "score every training database over the union of all databases' constants (default: each over its own, as Alchemy's -multipleDatabases)")
-}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"github.com/marple-mln/marple/infer/engines"
 	"io"
@@ -61,13 +60,6 @@ func checkFinite(flags map[string]float64) error {
 		}
 	}
 	return nil
-}
-
-// checkFloatFlags returns a usage error for the first floating-point flag
-// of set given a value that is not a finite number (NaN, ±Inf). parseFlags
-// calls it for every command.
-func checkFloatFlags(set *flag.FlagSet) error {
-	return usage(flagcheck.Floats(set))
 }
 
 // nonNegative returns a usage error unless v, the value of flag name, is a

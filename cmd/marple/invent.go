@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/marple-mln/marple/internal/cmdflags"
 	"github.com/marple-mln/marple/internal/gobfile"
 	"io"
 	"os"
@@ -47,7 +48,7 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 		input   = fs.String("i", "", "model files declaring the predicates, comma-separated")
 		train   = fs.String("t", "", "training databases, comma-separated")
 		out     = fs.String("o", "", "output MLN (the .db and .report.txt go beside it)")
-		mrc     = addMRCFlags(fs)
+		mrc     = cmdflags.MRC(fs)
 		closed  = fs.Bool("closed", true, "closed world: unlisted atoms are false training atoms")
 		prefix  = fs.String("prefix", "Cluster", "name prefix of the invented predicates")
 		top     = fs.Int("top", 20, "strongest combinations listed in the report")
@@ -64,7 +65,7 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 	}
 	opt, grid, err := mrc()
 	if err != nil {
-		return err
+		return usage(err)
 	}
 	base := strings.TrimSuffix(*out, ".mln")
 	if err := firstErr(atLeast(0, map[string]int{"top": *top}), checkOutput("o", *out),
@@ -156,38 +157,6 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stderr, "marple invent: %d invented predicates, %d rules, log-posterior %.3f; wrote %s, %s.db, %s.report.txt\n",
 		len(inv), len(rules), model.LogPosterior(), *out, base, base)
 	return nil
-}
-
-// addMRCFlags registers MRC's parameters on fs; the returned function
-// checks them and gives the options and, unless -lambda and -beta are both
-// given, the grid to tune the others over (a given one is fixed).
-func addMRCFlags(fs *flag.FlagSet) func() (invent.Options, *invent.TuneGrid, error) {
-	var (
-		restarts = fs.Int("restarts", 10, "greedy restarts per refinement")
-		seed     = fs.Int64("seed", 1, "random seed")
-		lambda   = fs.Float64("lambda", 0, fmt.Sprintf("prior: log-posterior cost of each cluster (default: chosen among %v on a held-out slice of the training atoms)", invent.DefaultTuneGrid.Lambdas))
-		beta     = fs.Float64("beta", 0, fmt.Sprintf("smoothing of the rule weights (default: chosen among %v, as -lambda)", invent.DefaultTuneGrid.Betas))
-		maxK     = fs.Int("maxClusters", invent.DefaultMaxClusters, "clusters per set and node (2: bisection)")
-		noLook   = fs.Bool("noLookahead", false, "cluster every set at every node (no predicates-first lookahead)")
-	)
-	return func() (invent.Options, *invent.TuneGrid, error) {
-		if err := firstErr(atLeast(1, map[string]int{"restarts": *restarts}), atLeast(2, map[string]int{"maxClusters": *maxK}),
-			nonNegative("lambda", *lambda), nonNegative("beta", *beta)); err != nil {
-			return invent.Options{}, nil, err
-		}
-		opt := invent.Options{Restarts: *restarts, Seed: *seed, Lambda: *lambda, Beta: *beta, MaxClusters: *maxK, NoLookahead: *noLook}
-		if *lambda > 0 && *beta > 0 {
-			return opt, nil, nil
-		}
-		grid := invent.DefaultTuneGrid
-		if *lambda > 0 {
-			grid.Lambdas = []float64{*lambda}
-		}
-		if *beta > 0 {
-			grid.Betas = []float64{*beta}
-		}
-		return opt, &grid, nil
-	}
 }
 
 // inventCheckpointVersion tags invent's checkpoint files.

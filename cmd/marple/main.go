@@ -22,6 +22,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/marple-mln/marple/internal/cmdflags"
 	"io"
 	"os"
 	"os/signal"
@@ -170,36 +171,17 @@ func printUsage(w io.Writer) {
 // newFlagSet returns a flag set that reports errors as usage errors and
 // prints its help on e.stdout.
 func newFlagSet(e *env, name, synopsis string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
-		fs.SetOutput(e.stdout)
-		fmt.Fprintf(e.stdout, "usage: marple %s %s\n\nflags:\n", name, synopsis)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	return fs
+	return cmdflags.NewFlagSet(name, "marple "+name+" "+synopsis, e.stdout)
 }
 
 // parseFlags parses args, turning flag errors into usage errors: -h
 // prints the help once; a bad flag is one line, without the help. Every
-// floating-point flag given must be a finite number (checkFloatFlags).
+// floating-point flag given must be a finite number (cmdflags.Parse).
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	help := fs.Usage
-	fs.Usage = func() {} // the flag package calls it on -h and on every error
-	err := fs.Parse(args)
-	fs.Usage = help
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			help()
-			return err
-		}
-		return usagef("%v", err)
+	if err := cmdflags.Parse(fs, args); !errors.Is(err, flag.ErrHelp) {
+		return usage(err)
 	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	return checkFloatFlags(fs)
+	return flag.ErrHelp
 }
 
 // splitList splits Alchemy's comma-separated flag values ("a.db,b.db"),
