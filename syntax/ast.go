@@ -70,6 +70,7 @@ type FormulaDecl struct {
 	StartPos  Pos // start of the statement (the weight, if any)
 	Weight    float64
 	HasWeight bool
+	Utility   *Utility // ":u" after the weight, if any (decision networks)
 	Hard      bool
 	Dot       Pos // position of the trailing "." when Hard
 	F         Formula

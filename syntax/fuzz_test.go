@@ -21,6 +21,7 @@ func addSeeds(f *testing.F, pattern string) {
 func FuzzParseMLN(f *testing.F) {
 	addSeeds(f, "testdata/*.mln")
 	f.Add([]byte("P(t)\n1.5 EXIST x,y P(x) => !(x = y) v *P(+y).\n"))
+	f.Add([]byte("P(t)\n2:-1.5 P(x) v P(A)\n:3 !P(x)\n-1 :0.5e2 (P(x))\n"))
 	f.Add([]byte("t = {1,...,3}\nt f(t)\n#include \"x.mln\"\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := ParseMLN("fuzz.mln", src)

@@ -485,6 +485,7 @@ func (p *parser) formulaDecl() *FormulaDecl {
 			p.errorAt(p.cur(), "expected a formula after the weight")
 		}
 	}
+	p.utility(d) // ":u", utility.go
 	d.F = p.formula()
 	if t := p.cur(); t.kind == tDot {
 		p.advance()
@@ -521,7 +522,7 @@ func isNonFinite(s string) bool {
 // name before it was meant as a weight).
 func (p *parser) startsFormula(t token) bool {
 	switch t.kind {
-	case tIdent, tNot, tStar:
+	case tIdent, tNot, tStar, tColon:
 		return true
 	}
 	return false

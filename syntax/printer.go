@@ -83,7 +83,7 @@ func writeTopDecl(b *strings.Builder, d Decl, known Known) {
 			}
 		}
 	case *FormulaDecl:
-		if a, ok := d.F.(*Atom); ok && !d.HasWeight && !d.Hard && declLike(a) {
+		if a, ok := d.F.(*Atom); ok && !d.HasWeight && d.Utility == nil && !d.Hard && declLike(a) {
 			old, isKnown := known[a.Pred]
 			same := len(old) == len(a.Args)
 			for i := 0; same && i < len(old); i++ {
@@ -164,6 +164,7 @@ func writeDecl(b *strings.Builder, d Decl) {
 			b.WriteString(FormatWeight(d.Weight))
 			b.WriteByte(' ')
 		}
+		writeUtility(b, d)
 		writeFormula(b, d.F)
 		if d.Hard {
 			b.WriteByte('.')

@@ -186,6 +186,8 @@ func (s *scanner) scanToken() (token, bool) {
 		return s.tok(tStar, start, ""), true
 	case '?':
 		return s.tok(tQuestion, start, ""), true
+	case ':':
+		return s.tok(tColon, start, ""), true
 	case '-':
 		return s.tok(tMinus, start, ""), true
 	case '/':

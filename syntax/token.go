@@ -31,6 +31,7 @@ const (
 	tPlus             // +
 	tStar             // *
 	tQuestion         // ?
+	tColon            // : (before a utility)
 	tInclude          // #include
 	tMinus            // - (infix, in integer terms)
 	tSlash            // / (infix, in integer terms)
@@ -65,6 +66,7 @@ var tokNames = [...]string{
 	tPlus:     "'+'",
 	tStar:     "'*'",
 	tQuestion: "'?'",
+	tColon:    "':'",
 	tInclude:  "'#include'",
 	tMinus:    "'-'",
 	tSlash:    "'/'",
