@@ -181,6 +181,7 @@ func (m *Model) newFormulas(d *syntax.FormulaDecl) ([]*Formula, syntax.ErrorList
 	if d.Hard && d.HasWeight {
 		errs.Add(d.Dot, "weight on a hard formula (a formula has either a weight or a trailing '.')")
 	}
+	checkUtility(d, &errs) // utility.go
 	if F, ferrs := m.compileFunctions(d.F); len(ferrs) > 0 {
 		return nil, ferrs
 	} else if F != d.F {
@@ -217,6 +218,7 @@ func (m *Model) newFormulas(d *syntax.FormulaDecl) ([]*Formula, syntax.ErrorList
 			PlusVars:  an.plusVars(),
 		})
 	}
+	setUtility(out, d)
 	return out, nil
 }
 

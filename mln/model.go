@@ -185,11 +185,13 @@ type Clause struct {
 // Formula is a weighted first-order formula as written in a .mln file (after
 // "*" expansion: each sign combination is its own Formula).
 type Formula struct {
-	Pos       syntax.Pos
-	AST       syntax.Formula // the formula, after "*" sign expansion
-	Weight    float64        // the weight written (0 when none)
-	HasWeight bool           // a weight was written
-	Hard      bool           // written with a trailing "."
+	Pos        syntax.Pos
+	AST        syntax.Formula // the formula, after "*" sign expansion
+	Weight     float64        // the weight written (0 when none)
+	HasWeight  bool           // a weight was written
+	Utility    float64        // the utility written (decision networks; 0 when none)
+	HasUtility bool           // a utility was written
+	Hard       bool           // written with a trailing "."
 	// PlusVars names the "+" variables, in the order used by parameter
 	// bindings.
 	PlusVars []string

@@ -102,6 +102,7 @@ func WriteModel(w io.Writer, m *Model) error {
 				b.WriteString(syntax.FormatWeight(f.Weight))
 				b.WriteByte(' ')
 			}
+			writeUtility(&b, f)
 			text := syntax.FormulaString(f.AST)
 			if _, atom := f.AST.(*syntax.Atom); atom && b.Len() == 0 && !f.Hard {
 				// An unweighted unit formula: parenthesized so that it
@@ -133,6 +134,7 @@ func WriteModel(w io.Writer, m *Model) error {
 				b.WriteString(syntax.FormatWeight(m.Weights[p]))
 				b.WriteByte(' ')
 			}
+			writeUtility(&b, f)
 			b.WriteString(syntax.FormulaString(substPlus(f.AST, sub)))
 			if f.Hard {
 				b.WriteByte('.')
