@@ -126,10 +126,10 @@ func withUtilities(r *rand.Rand, src string) string {
 // utility formulas evaluated on their syntax trees.
 type oracle struct {
 	bp      *brute.Problem
-	actions []int                // indices into bp.Atoms of the action atoms
-	eu      map[string]float64   // by action assignment; missing: infeasible
-	key     func([]bool) string  // assignment -> map key
-	atomOf  map[string]int       // action atom name -> index into actions
+	actions []int               // indices into bp.Atoms of the action atoms
+	eu      map[string]float64  // by action assignment; missing: infeasible
+	key     func([]bool) string // assignment -> map key
+	atomOf  map[string]int      // action atom name -> index into actions
 	m       *mln.Model
 	util    []*mln.Formula
 	types   map[string]mln.TypeID
