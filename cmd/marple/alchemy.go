@@ -262,6 +262,9 @@ func (c *alchemyCall) finish() error {
 				modes = append(modes, m)
 			}
 		}
+		if given("decision") && len(modes) == 0 {
+			modes = []string{"bp"} // Alchemy's -decision runs (expanding frontier) BP
+		}
 		if given("simtp") {
 			c.set("replicas", itoa(max(2, intOf("numSwap", 10))))
 			c.set("numChains", itoa(max(2, intOf("numRuns", 3))))

@@ -48,6 +48,8 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	ax.register(fs)
 	var mf marginalFlags // -numChains, -converge, diagnostics: marginals.go
 	mf.register(fs)
+	var df decisionFlags // -decision: decision.go
+	df.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -72,6 +74,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if modes > 1 {
 		return usagef("-m, -ms, -p and -bp exclude each other")
 	}
+	if err := df.check(&ax, *mapInf, *lossAug); err != nil {
+		return err
+	}
 	engineName := *ef.solver
 	if *mcsatInf {
 		engineName = "mcsat"
@@ -81,6 +86,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 
 	start := time.Now()
 	p := newProgress(e.stderr, *verbose)
+	if df.on {
+		return runDecision(ctx, e, p, &df, &ax, &wf, &ef, splitList(*modelFiles), splitList(*evidence), *out, decisionEngine(*mcsatInf, *gibbsInf, ax.bp), *seed, start)
+	}
 	m, db, err := ax.load(ctx, p, &wf, splitList(*modelFiles), splitList(*evidence))
 	if err != nil {
 		return err
@@ -219,7 +227,7 @@ func fmtCost(x, ref float64) string { return infer.FormatCost(x, ref) }
 func warnUnweighted(w io.Writer, m *mln.Model) {
 	var names []string
 	for _, f := range m.Formulas {
-		if !f.HasWeight && !f.Hard && !f.Synthetic {
+		if !f.HasWeight && !f.Hard && !f.Synthetic && !f.HasUtility {
 			names = append(names, fmt.Sprintf("%s: %s", f.Pos, syntax.FormulaString(f.AST)))
 		}
 	}

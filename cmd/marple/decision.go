@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/marple-mln/marple/atomicfile"
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/decision"
+	"github.com/marple-mln/marple/infer/engines"
+	"github.com/marple-mln/marple/mln"
+)
+
+// decisionFlags are the flags of marple infer -decision: maximum expected
+// utility in a Markov logic decision network (package infer/decision).
+type decisionFlags struct {
+	on                 bool
+	maxExact, restarts int
+}
+
+func (d *decisionFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&d.on, "decision", false, "decision inference: choose the values of the -q action atoms that maximise the expected utility of the formulas' utilities (w:u formula); writes \"Max. Utility: u\" and each action atom with 0 or 1")
+	fs.IntVar(&d.maxExact, "decisionExact", decision.DefaultMaxExact, "-decision: evaluate every assignment of up to this many action atoms; more are searched by greedy flips")
+	fs.IntVar(&d.restarts, "decisionRestarts", decision.DefaultRestarts, "-decision: greedy searches beyond -decisionExact action atoms (the first from no action, the others from random assignments)")
+}
+
+// check refuses the flags that do not go with -decision.
+func (d *decisionFlags) check(ax *inferExtras, mapInf bool, lossAug string) error {
+	if !d.on {
+		return nil
+	}
+	switch {
+	case d.maxExact < 0 || d.maxExact > 30:
+		return usagef("-decisionExact must be in 0..30, not %d", d.maxExact)
+	case d.restarts < 1:
+		return usagef("-decisionRestarts must be at least 1, not %d", d.restarts)
+	case mapInf || ax.all:
+		return usagef("-decision excludes -m and -a: it sets the action atoms itself")
+	case lossAug != "":
+		return usagef("-decision excludes -lossAugment")
+	case ax.lifted || ax.outputNetwork || ax.queryEvidence || ax.queryFile != "":
+		return usagef("-decision excludes -lifted, -outputNetwork, -queryEvidence and -f")
+	case ax.maxSeconds > 0:
+		return usagef("-decision excludes -maxSeconds: bound the sampler by -maxSteps")
+	}
+	for _, a := range ax.atoms {
+		if a.args != nil {
+			return usagef("-q: with -decision, name whole action predicates, not atoms (%s)", a.text)
+		}
+	}
+	return nil
+}
+
+// runDecision runs decision inference: engine is the marginal engine asked
+// for ("" picks BP, or MC-SAT when the network has hard clauses).
+func runDecision(ctx context.Context, e *env, p *progress, d *decisionFlags, ax *inferExtras, wf *worldFlags, ef *engineFlags,
+	modelFiles, evidenceFiles []string, out, engine string, seed int64, start time.Time) error {
+	m, db, err := loadProblem(ctx, p, modelFiles, evidenceFiles)
+	if err != nil {
+		return err
+	}
+	gopt, err := wf.groundOptions(m, e.stderr)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	actions := gopt.Query
+	if len(actions) == 0 {
+		return usagef("no action predicates: give -q Action1,Action2")
+	}
+	if !m.HasUtilities() {
+		return fmt.Errorf("-decision: no formula of the model has a utility (write \"w:u formula\" or \":u formula\")")
+	}
+	gopt.Query = nil
+	done := p.stage("ground")
+	prob, err := decision.NewProblem(ctx, m, db, actions, decision.Options{Ground: gopt})
+	if errors.Is(err, ground.ErrTooLarge) {
+		return fmt.Errorf("%v; -maxMem (MiB) raises the limit if the machine has the memory", err)
+	}
+	if err != nil {
+		return err
+	}
+	done("%d atoms, %d clauses, %d action atoms", prob.Net.NumAtoms(), prob.Net.NumClauses(), len(prob.Actions))
+	s := ef.settings(wf.workers, nil)
+	s.WalkProb = ax.walkProb
+	if ax.walkProb == 0 {
+		s.WalkProb = -1 // mcsat: none
+	}
+	if ax.saTemp > 0 {
+		s.Temp = ax.saTemp
+	}
+	s.MaxIterations, s.Tolerance = ax.maxSteps, ax.convThresh
+	var eng infer.Marginal
+	if engine == "" {
+		eng, err = prob.AutoEngine(s)
+	} else {
+		eng, err = engines.NewMarginal(engine, s)
+	}
+	if err != nil {
+		return err
+	}
+	done = p.stage("decide (" + eng.Name() + ")")
+	maxExact := d.maxExact
+	if maxExact == 0 {
+		maxExact = -1 // decision: never enumerate
+	}
+	res, err := prob.Solve(ctx, decision.SolveOptions{Engine: eng, MaxExact: maxExact, Restarts: d.restarts, Seed: seed})
+	if err != nil {
+		return err
+	}
+	search := "exhaustive search"
+	if !res.Exact {
+		search = fmt.Sprintf("greedy search, %d restarts", d.restarts)
+	}
+	done("expected utility %s, %d evaluations, %s", strconv.FormatFloat(res.Utility, 'g', 6, 64), res.Evaluations, search)
+	if err := atomicfile.Write(out, func(w io.Writer) error { return writeDecision(w, m, prob, res) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d action atoms, expected utility %s (%s, %s, %d evaluations), %.2fs\n",
+		prob.Net.NumAtoms(), prob.Net.NumClauses(), len(prob.Actions), strconv.FormatFloat(res.Utility, 'g', 6, 64), eng.Name(), search, res.Evaluations, time.Since(start).Seconds())
+	return nil
+}
+
+// writeDecision writes the decision as Alchemy's infer -decision does: the
+// line "Max. Utility: u", then each action atom with 1 (act) or 0.
+func writeDecision(w io.Writer, m *mln.Model, prob *decision.Problem, res *decision.Result) error {
+	if _, err := fmt.Fprintf(w, "Max. Utility: %s\n", strconv.FormatFloat(res.Utility, 'g', -1, 64)); err != nil {
+		return err
+	}
+	for i, a := range prob.Actions {
+		if _, err := fmt.Fprintf(w, "%s %d\n", atomString(m, prob.Net.AtomPred[a], prob.Net.AtomArgs[a]), b2i(res.Actions[i])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decisionEngine names the marginal engine the -ms, -p and -bp flags ask
+// for ("" when none: decision inference picks).
+func decisionEngine(mcsatInf, gibbsInf, bpInf bool) string {
+	switch {
+	case mcsatInf:
+		return "mcsat"
+	case gibbsInf:
+		return "gibbs"
+	case bpInf:
+		return "bp"
+	}
+	return ""
+}
