@@ -118,6 +118,9 @@ func runDecision(ctx context.Context, e *env, p *progress, d *decisionFlags, ax 
 		search = fmt.Sprintf("greedy search, %d restarts", d.restarts)
 	}
 	done("expected utility %s, %d evaluations, %s", strconv.FormatFloat(res.Utility, 'g', 6, 64), res.Evaluations, search)
+	if res.Unconverged > 0 {
+		fmt.Fprintf(e.stderr, "marple infer: warning: belief propagation did not converge in %d of %d evaluations (-maxSteps raises its iterations; -ms samples instead)\n", res.Unconverged, res.Evaluations)
+	}
 	if err := atomicfile.Write(out, func(w io.Writer) error { return writeDecision(w, m, prob, res) }); err != nil {
 		return err
 	}

@@ -557,6 +557,10 @@ type Result struct {
 	Exact bool
 	// Evaluations counts the expected utilities computed.
 	Evaluations int
+	// Unconverged counts the evaluations after which the BP frontier had
+	// not converged (within its iteration limit): their utilities are
+	// approximate beyond BP's own approximation.
+	Unconverged int
 }
 
 // Solve searches for the assignment of the action atoms of largest
@@ -605,7 +609,7 @@ func (p *Problem) Solve(ctx context.Context, opt SolveOptions) (*Result, error) 
 			}
 			consider(u)
 		}
-		best.Evaluations = ev.n
+		best.Evaluations, best.Unconverged = ev.n, ev.unconverged
 		return best, nil
 	}
 	r := rand.New(rand.NewPCG(uint64(opt.Seed), 0x6d6575))
@@ -645,7 +649,7 @@ func (p *Problem) Solve(ctx context.Context, opt SolveOptions) (*Result, error) 
 			consider(u)
 		}
 	}
-	best.Evaluations = ev.n
+	best.Evaluations, best.Unconverged = ev.n, ev.unconverged
 	if best.Actions == nil {
 		best.Actions = make([]bool, n) // every assignment is infeasible
 	}
@@ -661,6 +665,8 @@ type evaluator struct {
 	front  *bp.Frontier
 	state  []bool // the actions the frontier holds
 	n      int
+	// unconverged counts the evaluations whose frontier did not converge.
+	unconverged int
 }
 
 func (p *Problem) newEvaluator(ctx context.Context, engine infer.Marginal, seed int64) (*evaluator, error) {
@@ -689,6 +695,9 @@ func (ev *evaluator) eval(actions []bool) (float64, error) {
 	}
 	if err := ev.restore(actions); err != nil {
 		return 0, err
+	}
+	if !ev.front.Stats.Converged {
+		ev.unconverged++
 	}
 	return p.Utility(ev.front.Marginals(), actions), nil
 }
