@@ -84,8 +84,10 @@ type Options struct {
 // The action predicates are open world: their atoms not listed in the
 // evidence are the action atoms (a listed atom is a decision already
 // made). Like Alchemy, every predicate of which the evidence lists no atom
-// is open world too, as are opt.Ground.Query and OpenWorld, unless named in
-// opt.Ground.ClosedWorld; the others are closed world.
+// is open world too (unless declared closed world, as Tuffy's "*Pred" and
+// the auxiliary predicates of functions are), as are opt.Ground.Query and
+// OpenWorld, unless named in opt.Ground.ClosedWorld; the others are closed
+// world.
 //
 // NewProblem adds the auxiliary predicates and hard formulas of non-literal
 // utility formulas to m.
@@ -118,7 +120,7 @@ func NewProblem(ctx context.Context, m *mln.Model, db *mln.Database, actions []m
 		open[p] = true
 	}
 	for p := range m.Preds {
-		if !closed[p] && !isAction[p] && db.Count(mln.PredID(p)) == 0 {
+		if !closed[p] && !isAction[p] && !m.Preds[p].Closed && db.Count(mln.PredID(p)) == 0 {
 			open[p] = true
 		}
 	}
