@@ -185,13 +185,11 @@ type Clause struct {
 // Formula is a weighted first-order formula as written in a .mln file (after
 // "*" expansion: each sign combination is its own Formula).
 type Formula struct {
-	Pos        syntax.Pos
-	AST        syntax.Formula // the formula, after "*" sign expansion
-	Weight     float64        // the weight written (0 when none)
-	HasWeight  bool           // a weight was written
-	Utility    float64        // the utility written (decision networks; 0 when none)
-	HasUtility bool           // a utility was written
-	Hard       bool           // written with a trailing "."
+	Pos       syntax.Pos
+	AST       syntax.Formula // the formula, after "*" sign expansion
+	Weight    float64        // the weight written (0 when none)
+	HasWeight bool           // a weight was written
+	Hard      bool           // written with a trailing "."
 	// PlusVars names the "+" variables, in the order used by parameter
 	// bindings.
 	PlusVars []string
@@ -200,6 +198,11 @@ type Formula struct {
 	// order, encoded by BindingKey) to an index into Model.Weights. A
 	// formula without "+" variables has one parameter, under key "".
 	Params map[string]int
+	// Utility is the utility written (decision networks: each true
+	// grounding adds it to a world's utility); HasUtility is set when one
+	// was written.
+	Utility    float64
+	HasUtility bool
 	// Synthetic marks a formula that Compile adds itself rather than one
 	// written in a file: the hard "exactly one value" constraint of a
 	// predicate argument declared with "!" (Alchemy's mutual exclusion).
