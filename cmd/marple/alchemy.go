@@ -262,9 +262,6 @@ func (c *alchemyCall) finish() error {
 				modes = append(modes, m)
 			}
 		}
-		if given("decision") && len(modes) == 0 {
-			modes = []string{"bp"} // Alchemy's -decision runs (expanding frontier) BP
-		}
 		if given("simtp") {
 			c.set("replicas", itoa(max(2, intOf("numSwap", 10))))
 			c.set("numChains", itoa(max(2, intOf("numRuns", 3))))
@@ -276,6 +273,12 @@ func (c *alchemyCall) finish() error {
 		}
 		switch len(modes) {
 		case 0:
+			if given("decision") {
+				// Marple's decision inference picks BP, or MC-SAT when the
+				// network has hard clauses.
+				modes = []string{"decision"}
+				break
+			}
 			c.set("ms", "true") // Alchemy's default: MC-SAT
 			modes = []string{"ms"}
 		case 1:

@@ -136,7 +136,7 @@ var alchemyFlags = []alchemyFlag{
 	refused("p", alLearnwts, valNone, whyDclInf),
 	mapped("ms", alLearnwts, valNone, "", "MC-SAT is what Marple's discriminative learner samples with"),
 	custom("efbp", alInfer, valNone, []string{"bp"}, "expanding frontier BP gives BP's marginals; one inference runs BP (-bp); the library's bp.Frontier updates them after evidence changes", later),
-	custom("decision", alInfer, valNone, []string{"decision"}, "decision inference: the -q predicates are the actions; maximum expected utility by exhaustive search (up to 12 action atoms) or greedy flips, with BP (expanding frontier) unless -ms or -p; results as Alchemy's (\"Max. Utility: u\", then each action atom with 0 or 1)", nil),
+	custom("decision", alInfer, valNone, []string{"decision"}, "decision inference: the -q predicates are the actions; maximum expected utility by exhaustive search (up to 12 action atoms) or greedy flips, with BP (expanding frontier) when the network has no hard clause, else MC-SAT (Alchemy: always BP), or the engine -bp, -ms or -p names; results as Alchemy's (\"Max. Utility: u\", then each action atom with 0 or 1)", nil),
 	custom("simtp", alInfer, valNone, []string{"ms", "replicas", "numChains"}, "tempering by replica exchange: MC-SAT chains (-numRuns of them) each with -numSwap replicas at scaled weights that swap states; the weight-1 replicas are recorded", later),
 	refused("simtp", alLearnwts, valNone, whySimtp),
 	mapped("outputNetwork", alInfer, valNone, "outputNetwork", "writes the ground network to -r as Alchemy's factor graph (\"variables:\" atoms, \"factors:\" one line per ground clause: atoms// log-factor table)"),

@@ -104,6 +104,9 @@ func runDecision(ctx context.Context, e *env, p *progress, d *decisionFlags, ax 
 	if err != nil {
 		return err
 	}
+	if eng.Name() == "bp" && hasHard(prob) {
+		fmt.Fprintln(e.stderr, "marple infer: warning: belief propagation on a network with hard clauses (the model's, or the definitions of utility formulas that are not single literals) can settle on wrong marginals; -ms samples instead")
+	}
 	done = p.stage("decide (" + eng.Name() + ")")
 	maxExact := d.maxExact
 	if maxExact == 0 {
@@ -155,4 +158,14 @@ func decisionEngine(mcsatInf, gibbsInf, bpInf bool) string {
 		return "bp"
 	}
 	return ""
+}
+
+// hasHard reports whether the problem's network has a hard clause.
+func hasHard(prob *decision.Problem) bool {
+	for c := range prob.Net.NumClauses() {
+		if prob.Net.IsHard(c) {
+			return true
+		}
+	}
+	return false
 }

@@ -520,8 +520,11 @@ func (p *Problem) ExpectedUtility(ctx context.Context, engine infer.Marginal, ac
 }
 
 // AutoEngine returns the marginal engine for the problem: belief
-// propagation when the network has no hard clause, MC-SAT otherwise (BP's
-// messages handle determinism poorly), built by package engines with s.
+// propagation when the network has no hard clause, MC-SAT otherwise, built
+// by package engines with s. Loopy BP handles determinism poorly: the hard
+// definition U(x) <=> f(x) of a non-literal utility formula makes short
+// cycles of hard clauses through which BP counts an atom's own evidence
+// again and again, and it can settle on marginals near 0 or 1.
 func (p *Problem) AutoEngine(s engines.Settings) (infer.Marginal, error) {
 	name := "bp"
 	for c := range p.Net.NumClauses() {
