@@ -9,7 +9,11 @@ import (
 
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/syntax"
+	"gonum.org/v1/gonum/mat"
 )
+
+// MaxStep bounds the change of one weight in one step of Learn.
+const MaxStep = 5.0
 
 // LearnOptions configures Learn.
 type LearnOptions struct {
@@ -33,10 +37,11 @@ type LearnOptions struct {
 // with a Gaussian prior. The feature value of a grounding is its formula's
 // indicator times its numeric term; the gradient for a weight is the
 // feature's count in the data minus its expected count, estimated by
-// hybrid MC-SAT chains that continue from step to step; each step is a
-// damped diagonal Newton step, the curvature being the counts' sample
-// variance plus the prior's, and no step moves a feature's term by more
-// than two of its standard deviations. It returns the weights.
+// hybrid MC-SAT chains that continue from step to step. Each step is a
+// Newton step, the Hessian being the sample covariance of the counts plus
+// the prior's (and a ridge of 1e-4 times the sum of the squared terms of
+// each feature's groundings), shortened to at most 2 in the Hessian's norm
+// and MaxStep in each weight. It returns the weights.
 func Learn(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt LearnOptions) ([]float64, error) {
 	if opt.Iterations <= 0 {
 		opt.Iterations = 100
@@ -56,6 +61,7 @@ func Learn(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt LearnOpti
 	type example struct {
 		p     *Problem
 		data  []float64
+		scale []float64
 		state State
 	}
 	var exs []example
@@ -76,7 +82,7 @@ func Learn(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt LearnOpti
 			}
 			s.Reals[i] = v
 		}
-		exs = append(exs, example{p: p, data: p.Counts(s.Bools, s.Reals), state: s})
+		exs = append(exs, example{p: p, data: p.Counts(s.Bools, s.Reals), scale: p.squares(s.Reals), state: s})
 	}
 	feats := exs[0].p.Features
 	w := append([]float64(nil), exs[0].p.Weights...)
@@ -86,25 +92,32 @@ func Learn(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt LearnOpti
 		}
 	}
 	k := len(w)
+	scale := make([]float64, k)
+	for _, ex := range exs {
+		for i, v := range ex.scale {
+			scale[i] += v
+		}
+	}
 	for it := 0; it < opt.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		grad := make([]float64, k)
-		curv := make([]float64, k)
+		hess := mat.NewSymDense(k, nil) // the counts' covariance: the CLL's negative Hessian
 		for e := range exs {
 			ex := &exs[e]
 			copy(ex.p.Weights, w)
 			sum := make([]float64, k)
-			sum2 := make([]float64, k)
+			sum2 := mat.NewSymDense(k, nil)
 			n := 0
 			res, err := ex.p.Sample(ctx, SampleOptions{
 				Seed: opt.Seed + uint64(it*len(exs)+e), Burn: opt.Burn, Samples: opt.Samples, Start: &ex.state,
 				Each: func(s *State) {
-					for i, c := range ex.p.Counts(s.Bools, s.Reals) {
-						sum[i] += c
-						sum2[i] += c * c
+					c := ex.p.Counts(s.Bools, s.Reals)
+					for i := range k {
+						sum[i] += c[i]
 					}
+					sum2.SymRankOne(sum2, 1, mat.NewVecDense(k, c))
 					copy(ex.state.Bools, s.Bools)
 					copy(ex.state.Reals, s.Reals)
 					n++
@@ -115,23 +128,65 @@ func Learn(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt LearnOpti
 			}
 			for i := range k {
 				grad[i] += ex.data[i] - res.Counts[i]
-				mean := sum[i] / float64(n)
-				curv[i] += max(0, sum2[i]/float64(n)-mean*mean)
+				for j := i; j < k; j++ {
+					cov := sum2.At(i, j)/float64(n) - sum[i]*sum[j]/float64(n*n)
+					hess.SetSym(i, j, hess.At(i, j)+cov)
+				}
+			}
+		}
+		// A Newton step on the free weights, with the prior and a small
+		// ridge (relative to each feature's scale) keeping the system
+		// positive definite; the step is shortened to at most 2 in the
+		// norm of the Hessian and MaxStep in each weight.
+		var free []int
+		for i := range k {
+			if !feats[i].Hard {
+				free = append(free, i)
+			}
+		}
+		nf := len(free)
+		h := mat.NewSymDense(max(nf, 1), nil)
+		g := mat.NewVecDense(max(nf, 1), nil)
+		for a, i := range free {
+			g.SetVec(a, grad[i]-w[i]/(opt.Sigma*opt.Sigma))
+			for b := a; b < nf; b++ {
+				v := hess.At(i, free[b])
+				if a == b {
+					v += 1/(opt.Sigma*opt.Sigma) + 1e-4*scale[i]
+				}
+				h.SetSym(a, b, v)
+			}
+		}
+		d := make([]float64, nf)
+		var chol mat.Cholesky
+		if nf > 0 && chol.Factorize(h) {
+			var dv mat.VecDense
+			if err := chol.SolveVecTo(&dv, g); err == nil {
+				for a := range d {
+					d[a] = dv.AtVec(a)
+				}
+			}
+		} else {
+			for a := range d {
+				d[a] = g.AtVec(a) / h.At(a, a)
+			}
+		}
+		var hd mat.VecDense
+		dv := mat.NewVecDense(max(nf, 1), append(d, make([]float64, max(nf, 1)-nf)...))
+		hd.MulVec(h, dv)
+		shrink := 1.0
+		if q := math.Sqrt(max(0, mat.Dot(dv, &hd))); q > 2 {
+			shrink = 2 / q
+		}
+		for a := range d {
+			if math.Abs(d[a]*shrink) > MaxStep {
+				shrink = MaxStep / math.Abs(d[a])
 			}
 		}
 		maxChange := 0.0
-		for i := range k {
-			if feats[i].Hard {
-				continue
-			}
-			g := grad[i] - w[i]/(opt.Sigma*opt.Sigma)
-			h := curv[i] + 1/(opt.Sigma*opt.Sigma)
-			d := 0.5 * g / h
-			if lim := 2 / math.Sqrt(h); math.Abs(d) > lim {
-				d = math.Copysign(lim, d)
-			}
-			w[i] += d
-			maxChange = max(maxChange, math.Abs(d))
+		for a, i := range free {
+			w[i] += shrink * d[a]
+			maxChange = max(maxChange, math.Abs(shrink*d[a]))
 		}
 		if opt.Log != nil {
 			opt.Log(it+1, maxChange)
@@ -178,4 +233,20 @@ func WriteModel(out io.Writer, m *mln.Model, weights []float64) error {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// squares returns, for each template, the sum over its ground features of
+// the square of the numeric term (1 for a Boolean feature) with the
+// continuous variables at x.
+func (p *Problem) squares(x []float64) []float64 {
+	out := make([]float64, len(p.Features))
+	for i := range p.ground {
+		gf := &p.ground[i]
+		t := 1.0
+		if gf.term != nil {
+			t = gf.term.eval(x)
+		}
+		out[gf.tmpl] += t * t
+	}
+	return out
 }
