@@ -178,7 +178,7 @@ func (p *Problem) sliceConditional(v int32, b []bool, x []float64, w float64, rn
 }
 
 // maxStepOut bounds the stepping-out of a slice-sampling step (in widths).
-const maxStepOut = 1 << 10
+const maxStepOut = 64
 
 // slice moves continuous variable v uniformly within the slice (the values
 // where its features are above their levels), by stepping-out and

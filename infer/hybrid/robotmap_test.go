@@ -27,7 +27,7 @@ func testCLL(t *testing.T, model, evidence string) float64 {
 		t.Fatal(err)
 	}
 	q, _ := m.PredIDs("Wall,Door")
-	w, err := Learn(ctx, m, []*mln.Database{train}, LearnOptions{Query: q, Iterations: 60, Samples: 30, Seed: 1})
+	w, err := Learn(ctx, m, []*mln.Database{train}, LearnOptions{Query: q, Iterations: 40, Samples: 20, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func testCLL(t *testing.T, model, evidence string) float64 {
 		t.Fatal(err)
 	}
 	copy(p.Weights, w)
-	res, err := p.Sample(ctx, SampleOptions{Seed: 1, Samples: 500})
+	res, err := p.Sample(ctx, SampleOptions{Seed: 1, Samples: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
