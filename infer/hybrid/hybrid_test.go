@@ -2,7 +2,9 @@ package hybrid
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/marple-mln/marple/mln"
@@ -198,5 +200,33 @@ func TestMixed(t *testing.T) {
 	}
 	if se := math.Sqrt(pc * (1 - pc) / 10000); math.Abs(res.True[0]-pc) > 8*se {
 		t.Errorf("P(C | R=2.5) = %v, want %v ± %v", res.True[0], pc, 8*se)
+	}
+}
+
+// MAP on small random Boolean models finds the maximum that enumerating
+// every state finds.
+func TestMAPBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 20 {
+		w := func() float64 { return math.Round((rng.Float64()*6-3)*100) / 100 }
+		model := fmt.Sprintf("o = {A, B}\nP(o)\nQ(o)\nR(o, o)\n%g P(x)\n%g P(x) ^ R(x, y) => Q(y)\n%g Q(x) v !P(x)\n%g R(x, y) ^ R(y, x)\n%g !Q(x) ^ P(x)\n",
+			w(), w(), w(), w(), w())
+		p := problem(t, model, "", "P", "Q", "R")
+		n := len(p.Bools)
+		best := math.Inf(-1)
+		b := make([]bool, n)
+		for s := 0; s < 1<<n; s++ {
+			for i := range b {
+				b[i] = s>>i&1 == 1
+			}
+			best = max(best, p.LogWeight(b, nil))
+		}
+		_, got, err := p.MAP(context.Background(), MAPOptions{Seed: uint64(trial), Tries: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-best) > 1e-9 {
+			t.Errorf("trial %d: MAP log-weight %v, brute force %v\n%s", trial, got, best, model)
+		}
 	}
 }

@@ -31,8 +31,10 @@ type MAPOptions struct {
 // weighted term would add to the score by becoming true, or is negative
 // while true) and flips one of its Boolean atoms, at random with
 // probability Noise and otherwise the best, re-optimising the continuous
-// variables of the features it touches. It fails if the continuous part is
-// unbounded (no maximum).
+// variables of the features it touches; it ends by flipping, from the best
+// state of the try, every Boolean variable whose flip raises the
+// log-weight until none does. It fails if the continuous part is unbounded
+// (no maximum).
 func (p *Problem) MAP(ctx context.Context, opt MAPOptions) (State, float64, error) {
 	if opt.Tries <= 0 {
 		opt.Tries = 1
@@ -56,7 +58,7 @@ func (p *Problem) MAP(ctx context.Context, opt MAPOptions) (State, float64, erro
 		if err := p.optimizeReals(b, x); err != nil {
 			return best, 0, err
 		}
-		w := p.logWeight(b, x)
+		w := p.logWeight(b, x) // the current state's, kept up to date
 		if w > bestW {
 			bestW = w
 			copy(best.Bools, b)
@@ -66,11 +68,10 @@ func (p *Problem) MAP(ctx context.Context, opt MAPOptions) (State, float64, erro
 			if flip%256 == 0 && ctx.Err() != nil {
 				return best, bestW, ctx.Err()
 			}
-			cands := p.improvable(b, x)
-			if len(cands) == 0 {
+			f, ok := p.pickImprovable(b, x, rng)
+			if !ok {
 				break
 			}
-			f := cands[rng.IntN(len(cands))]
 			vars := p.ground[f].cond.vars(nil)
 			var v int32
 			if rng.Float64() < opt.Noise {
@@ -84,20 +85,96 @@ func (p *Problem) MAP(ctx context.Context, opt MAPOptions) (State, float64, erro
 					}
 				}
 			}
-			b[v] = !b[v]
 			if p.touchesReals(v) {
+				b[v] = !b[v]
 				if err := p.optimizeReals(b, x); err != nil {
 					return best, 0, err
 				}
+				w = p.logWeight(b, x)
+			} else {
+				w += p.flipDelta(v, b, x)
+				b[v] = !b[v]
 			}
-			if w := p.logWeight(b, x); w > bestW+1e-12 {
+			if w > bestW+1e-12 {
 				bestW = w
 				copy(best.Bools, b)
 				copy(best.Reals, x)
 			}
 		}
+		// Finish at a local maximum: flip every Boolean variable that
+		// raises the log-weight, sweeping until none does.
+		copy(b, best.Bools)
+		copy(x, best.Reals)
+		if err := p.ascend(ctx, b, x); err != nil {
+			return best, bestW, err
+		}
+		if w := p.logWeight(b, x); w > bestW+1e-12 {
+			bestW = w
+			copy(best.Bools, b)
+			copy(best.Reals, x)
+		}
 	}
-	return best, bestW, nil
+	return best, p.logWeight(best.Bools, best.Reals), nil
+}
+
+// ascend flips Boolean variables that raise the log-weight (re-optimising
+// the continuous variables they touch) until none does.
+func (p *Problem) ascend(ctx context.Context, b []bool, x []float64) error {
+	for sweep := 0; sweep < 1000; sweep++ {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		improved := false
+		for v := range b {
+			if p.flipDelta(int32(v), b, x) <= 1e-12 {
+				continue
+			}
+			b[v] = !b[v]
+			improved = true
+			if p.touchesReals(int32(v)) {
+				if err := p.optimizeReals(b, x); err != nil {
+					return err
+				}
+			}
+		}
+		if !improved {
+			return nil
+		}
+	}
+	return nil
+}
+
+// pickImprovable returns a ground feature that a flip could improve, at
+// random: among up to 64 random draws, else among all.
+func (p *Problem) pickImprovable(b []bool, x []float64, rng *rand.Rand) (int32, bool) {
+	for range 64 {
+		i := int32(rng.IntN(len(p.ground)))
+		if p.isImprovable(i, b, x) {
+			return i, true
+		}
+	}
+	cands := p.improvable(b, x)
+	if len(cands) == 0 {
+		return 0, false
+	}
+	return cands[rng.IntN(len(cands))], true
+}
+
+// isImprovable reports whether a flip could raise ground feature i.
+func (p *Problem) isImprovable(i int32, b []bool, x []float64) bool {
+	gf := &p.ground[i]
+	if gf.cond == nil {
+		return false
+	}
+	t := 1.0
+	if gf.term != nil {
+		t = gf.term.eval(x)
+	}
+	wt := p.Weights[gf.tmpl] * t
+	if gf.cond.eval(b) {
+		return wt < 0
+	}
+	return wt > 0
 }
 
 // improvable returns the ground features with Boolean atoms whose value a
@@ -105,20 +182,7 @@ func (p *Problem) MAP(ctx context.Context, opt MAPOptions) (State, float64, erro
 func (p *Problem) improvable(b []bool, x []float64) []int32 {
 	var out []int32
 	for i := range p.ground {
-		gf := &p.ground[i]
-		if gf.cond == nil {
-			continue
-		}
-		w := p.Weights[gf.tmpl]
-		t := 1.0
-		if gf.term != nil {
-			t = gf.term.eval(x)
-		}
-		if gf.cond.eval(b) {
-			if w*t < 0 {
-				out = append(out, int32(i))
-			}
-		} else if w*t > 0 {
+		if p.isImprovable(int32(i), b, x) {
 			out = append(out, int32(i))
 		}
 	}
