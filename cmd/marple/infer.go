@@ -69,8 +69,11 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		if *gibbsInf || ax.bp {
 			return usagef("-hybrid runs -m or -ms")
 		}
+		if wf.closedWorld != "" {
+			return usagef("-cw does not apply with -hybrid: the predicates other than -q and -ow are closed world")
+		}
 		return runInferHybrid(ctx, e, hybridRun{models: splitList(*modelFiles), evidence: splitList(*evidence), out: *out,
-			query: wf.query, marginal: *mcsatInf, seed: uint64(*seed), samples: *ef.samples, burnIn: *ef.burnIn,
+			query: wf.query, openWorld: wf.openWorld, marginal: *mcsatInf, seed: uint64(*seed), samples: *ef.samples, burnIn: *ef.burnIn,
 			contSamples: *contSample, verbose: *verbose})
 	}
 	if *contSample != "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 type hybridRun struct {
 	models, evidence []string
 	out, query       string
+	openWorld        string
 	marginal         bool
 	seed             uint64
 	samples, burnIn  int
@@ -27,7 +29,9 @@ type hybridRun struct {
 }
 
 // runInferHybrid runs inference in a hybrid model: hybrid MaxWalkSAT for
-// MAP (-m), hybrid MC-SAT for marginals (-ms).
+// MAP (-m), hybrid MC-SAT for marginals (-ms). The -q and -ow predicates
+// are open world, the others closed world; every real-valued atom without
+// a value is a variable.
 func runInferHybrid(ctx context.Context, e *env, r hybridRun) error {
 	start := time.Now()
 	p := newProgress(e.stderr, r.verbose)
@@ -46,8 +50,12 @@ func runInferHybrid(ctx context.Context, e *env, r hybridRun) error {
 	if err != nil {
 		return usagef("-q: %v", err)
 	}
+	open, err := m.PredIDs(r.openWorld)
+	if err != nil {
+		return usagef("-ow: %v", err)
+	}
 	done := p.stage("ground")
-	prob, err := hybrid.Ground(m, db, hybrid.Options{Query: query})
+	prob, err := hybrid.Ground(m, db, hybrid.Options{Query: append(slices.Clone(query), open...)})
 	if err != nil {
 		return err
 	}
