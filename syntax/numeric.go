@@ -10,7 +10,7 @@ import (
 // Alchemy's syntax):
 //
 //	w  Formula * NumericTerm
-//	w  * NumericTerm          no formula: the term alone (it must not start with an atom)
+//	w  * NumericTerm          no formula: the term alone
 //	w  Pred(x) = 3.5          Gaussian shorthand: -(Pred(x) - 3.5)^2
 //
 // The feature of a grounding is the formula's indicator (1 when F is nil)
@@ -126,9 +126,9 @@ func (p *parser) formulaOrHybrid() Decl {
 	if t := p.cur(); isNumber(t.kind) && !isCmp(p.peek(1).kind) {
 		k = 1
 	}
-	// "w * term": a numeric part alone (a term that does not start with
-	// an atom, which would read as a "*" atom).
-	if n := p.peek(k + 1).kind; p.peek(k).kind == tStar && (n == tLparen || n == tMinus || isNumber(n)) {
+	// "w * term": a numeric part alone (a term that starts with an atom
+	// is one when what follows the atom cannot follow a "*" atom).
+	if n := p.peek(k + 1).kind; p.peek(k).kind == tStar && (n == tLparen || n == tMinus || isNumber(n) || p.numericAfterAtom(k+1)) {
 		d := &HybridDecl{}
 		p.hybridWeight(d, k)
 		d.Star = p.posOf(p.advance())
@@ -160,6 +160,40 @@ func (p *parser) formulaOrHybrid() Decl {
 	d.Term = p.numTerm()
 	p.hybridEnd(d)
 	return d
+}
+
+// numericAfterAtom reports whether the tokens from k on are an atom
+// "Name(...)" followed by what continues a numeric term but cannot
+// continue a formula: "+", "-", "*", a negative number, "^ integer" or
+// "= number".
+func (p *parser) numericAfterAtom(k int) bool {
+	if p.peek(k).kind != tIdent || p.peek(k+1).kind != tLparen {
+		return false
+	}
+	depth := 0
+	for j := k + 1; ; j++ {
+		switch t := p.peek(j); t.kind {
+		case tLparen:
+			depth++
+		case tRparen:
+			depth--
+			if depth > 0 {
+				continue
+			}
+			n, nn := p.peek(j+1), p.peek(j+2)
+			switch {
+			case n.kind == tPlus || n.kind == tMinus || n.kind == tStar:
+				return true
+			case isNumber(n.kind) && strings.HasPrefix(n.text, "-"):
+				return true
+			case n.kind == tAnd && nn.kind == tInt, n.kind == tEq && isNumber(nn.kind):
+				return true
+			}
+			return false
+		case tNewline, tEOF:
+			return false
+		}
+	}
 }
 
 // gaussianAhead reports whether the tokens from k on are "( ... ) =

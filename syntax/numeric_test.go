@@ -89,3 +89,25 @@ func TestRealValuesInDB(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A term alone after "*" may start with an atom when what follows the
+// atom cannot follow a "*" atom; otherwise it is Alchemy's "*" atom.
+func TestHybridTermStartingWithAtom(t *testing.T) {
+	for src, hybrid := range map[string]bool{
+		"X(a)\n1 * X(A)^2\n":      true,
+		"X(a)\n1 * X(A) - 2\n":    true,
+		"X(a)\n1 * X(A) * X(B)\n": true,
+		"X(a)\n1 * X(A) = 2\n":    true,
+		"X(a)\n1 *X(A)\n":         false,
+		"X(a)\n1 *X(A) ^ X(B)\n":  false,
+		"X(a)\n1 *X(A) v !X(B)\n": false,
+	} {
+		f, err := ParseMLN("t.mln", []byte(src))
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		if _, ok := f.Decls[1].(*HybridDecl); ok != hybrid {
+			t.Errorf("%q: hybrid %v, want %v", src, ok, hybrid)
+		}
+	}
+}

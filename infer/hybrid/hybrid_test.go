@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/marple-mln/marple/mln"
@@ -227,6 +228,16 @@ func TestMAPBruteForce(t *testing.T) {
 		}
 		if math.Abs(got-best) > 1e-9 {
 			t.Errorf("trial %d: MAP log-weight %v, brute force %v\n%s", trial, got, best, model)
+		}
+	}
+}
+
+// A log-weight without maximum in a continuous variable is an error.
+func TestMAPUnbounded(t *testing.T) {
+	for _, model := range []string{"o = {A}\nX(o)\n1 * X(A)^2\n", "o = {A}\nX(o)\n1 * (X(A))\n"} {
+		p := problem(t, model, "")
+		if _, _, err := p.MAP(context.Background(), MAPOptions{}); err == nil || !strings.Contains(err.Error(), "no maximum") {
+			t.Errorf("%q: got %v", model, err)
 		}
 	}
 }

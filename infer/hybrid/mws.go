@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/optimize"
 )
@@ -240,12 +241,40 @@ func (p *Problem) optimizeReals(b []bool, x []float64) error {
 			p.ground[i].term.grad(y, -p.Weights[p.ground[i].tmpl], g)
 		}
 	}
-	res, err := optimize.Minimize(optimize.Problem{Func: f, Grad: grad}, x, &optimize.Settings{
-		GradientThreshold: 1e-10,
-		MajorIterations:   10000,
-	}, &optimize.LBFGS{})
+	settings := &optimize.Settings{GradientThreshold: 1e-10, MajorIterations: 10000}
+	res, err := optimize.Minimize(optimize.Problem{Func: f, Grad: grad}, x, settings, &optimize.LBFGS{})
 	if res == nil {
 		return fmt.Errorf("hybrid: optimising the continuous variables: %v", err)
+	}
+	// A stationary point that is not a maximum (a flat start, a saddle):
+	// start again from a nearby better point.
+	for try := 0; ; try++ {
+		y, better, bi := slices.Clone(res.X), false, 0
+		for i := range y {
+			bi = i
+			for _, s := range []float64{1, -1} {
+				old := y[i]
+				y[i] = old + s*1e-3*(1+math.Abs(old))
+				if f(y) < res.F-1e-12 {
+					better = true
+					break
+				}
+				y[i] = old
+			}
+			if better {
+				break
+			}
+		}
+		if !better {
+			break
+		}
+		if try == 3 {
+			return fmt.Errorf("hybrid: the log-weight has no maximum in the continuous variables (it keeps growing from %s = %g)",
+				p.Model.AtomString(p.Reals[bi].Pred, p.Reals[bi].Args), y[bi])
+		}
+		if res, err = optimize.Minimize(optimize.Problem{Func: f, Grad: grad}, y, settings, &optimize.LBFGS{}); res == nil {
+			return fmt.Errorf("hybrid: optimising the continuous variables: %v", err)
+		}
 	}
 	for i, v := range res.X {
 		if math.IsNaN(v) || math.Abs(v) > 1e12 || math.IsInf(res.F, -1) || res.F < -1e200 {
