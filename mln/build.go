@@ -25,6 +25,7 @@ func Build(files ...*syntax.File) (*Model, error) {
 	for _, f := range files {
 		m.addFormulas(f, &errs)
 	}
+	m.checkRealUses(files, &errs)
 	for _, t := range m.Types {
 		t.Declared = len(t.Consts)
 	}
@@ -169,6 +170,8 @@ func (m *Model) addFormulas(f *syntax.File, errs *syntax.ErrorList) {
 				continue
 			}
 			m.Formulas = append(m.Formulas, fs...)
+		case *syntax.HybridDecl:
+			m.addHybrid(d, errs)
 		}
 	}
 }

@@ -46,6 +46,8 @@ type Database struct {
 	// a constant the model declares with one type used as an argument of
 	// another type (the loaders add it to that type too).
 	Warnings syntax.ErrorList
+
+	reals map[PredID]*realAtoms // values of real-valued atoms (hybrid.go)
 }
 
 type dbPred struct {
@@ -142,6 +144,7 @@ func (db *Database) Merge(other *Database) {
 			db.Set(PredID(p), a, d.truth[i])
 		}
 	}
+	db.copyReals(other, nil)
 }
 
 // Without returns a new database with db's atoms except those of the
@@ -158,5 +161,6 @@ func (db *Database) Without(drop ...PredID) *Database {
 			out.Set(PredID(p), a, d.truth[i])
 		}
 	}
+	out.copyReals(db, drop)
 	return out
 }

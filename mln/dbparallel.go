@@ -245,7 +245,7 @@ func (db *Database) scanPart(name string, src []byte, start int, stops []int) *d
 			}
 			pred, lastPred = m.Preds[id], a.Pred
 		}
-		if len(a.Args) != len(pred.Args) {
+		if len(a.Args) != len(pred.Args) || a.HasReal || m.IsReal(pred.ID) {
 			p.bad = true
 			return
 		}

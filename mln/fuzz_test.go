@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer/hybrid"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/syntax"
 )
@@ -35,6 +36,7 @@ func FuzzLoadCompileGround(f *testing.F) {
 	f.Add([]byte("t = {A, B}\nP(t)\nQ(t,t)\n1 EXIST y (P(x) ^ Q(x,y)) <=> P(x)\n"), []byte("P(A)\n!Q(A,B)\n"))
 	f.Add([]byte("P(t)\n1 P(x) <=> P(x) <=> P(x) <=> P(x)\n"), []byte("P(A)\n!P(A)\n"))
 	f.Add([]byte("t = {1,...,3}\nP(t,t!)\n-2 P(x,+y) ^ x < y\n"), []byte("P(1,2)\n"))
+	f.Add([]byte("t = {A, B}\nP(t)\nL(t)\n1 P(x) * -(L(x) - 2)^2\n0.5 L(x) = 1\n-1 * (L(A) - L(B))^2\n"), []byte("L(A) 1.5\nP(B)\n"))
 	f.Fuzz(func(t *testing.T, model, evidence []byte) {
 		if bytes.Contains(model, []byte("#include")) || len(model)+len(evidence) > 64<<10 {
 			return // includes read other files; big inputs are the bad corpus's job
@@ -77,6 +79,9 @@ func FuzzLoadCompileGround(f *testing.F) {
 			}
 		}
 		ground.Ground(ctx, m, db, ground.Options{Query: query, MaxBytes: 64 << 20, Workers: 1})
+		if m.IsHybrid() {
+			hybrid.Ground(m, db, hybrid.Options{Query: query})
+		}
 	})
 }
 

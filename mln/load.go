@@ -250,6 +250,9 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 			t.add(c)
 			args = append(args, c)
 		}
+		if db.readReal(p, args, a, &errs) {
+			return
+		}
 		v := truthOf(a.Value)
 		pos := atomPos{file: file, line: int32(a.Pos.Line), col: int32(a.Pos.Col)}
 		if ok, old, oldPos := db.setAt(p.ID, args, v, pos); !ok && len(errs) < maxLoadErrors {

@@ -242,6 +242,8 @@ type Model struct {
 	constIndex map[string]ConstID
 	typeIndex  map[string]TypeID
 	predIndex  map[string]PredID
+
+	hybrid *hybridInfo // formulas with numeric terms (hybrid.go)
 }
 
 // NumConsts returns the number of constants.

@@ -260,6 +260,10 @@ type GroundAtom struct {
 	Value   Value
 	Pred    Ident
 	Args    []Ident // constants (quoted strings keep their quotes)
+	// Real is the value of a real-valued atom ("Dist(A, B) 3.2"), when
+	// HasReal.
+	Real    float64
+	HasReal bool
 }
 
 // Pos returns the position of the atom.

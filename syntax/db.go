@@ -1,5 +1,11 @@
 package syntax
 
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
 // RawAtom is a ground atom as read by ScanDB. Its byte slices point into
 // the source (or into buffers reused between calls): they are valid only
 // during the callback.
@@ -13,6 +19,12 @@ type RawAtom struct {
 	// syntax): Pred is the function and Args[0] the value.
 	Func   bool
 	argPos []Pos
+	// Real is the value written after the atom ("Dist(A, B) 3.2"), for a
+	// real-valued predicate of a hybrid model; HasReal tells whether there
+	// was one and RealCol gives its column.
+	Real    float64
+	HasReal bool
+	RealCol int
 }
 
 // ArgPos returns the position of argument i.
@@ -77,6 +89,7 @@ func ParseDB(filename string, src []byte) (*DBFile, error) {
 		for i, b := range a.Args {
 			g.Args[i] = Ident{NamePos: a.ArgPos(i), Name: string(b)}
 		}
+		g.Real, g.HasReal = a.Real, a.HasReal
 		f.Atoms = append(f.Atoms, g)
 	})
 	return f, err
@@ -329,9 +342,32 @@ func (d *dbScanner) parseAtom() bool {
 		return false
 	}
 	d.skipSpace(false)
-	if d.i < len(src) && src[d.i] != '\n' {
+	a.HasReal = false
+	if d.i < len(src) && src[d.i] != '\n' && !d.realValue() {
 		d.errorf(d.i, "unexpected %s after ground atom", d.describe(d.i))
 		return false
 	}
+	return true
+}
+
+// realValue scans a real value after an atom ("Dist(A, B) 3.2") up to
+// the end of the line, and reports whether it found one.
+func (d *dbScanner) realValue() bool {
+	src := d.src
+	start := d.i
+	for d.i < len(src) && (isDigit(src[d.i]) || strings.IndexByte("+-.eE", src[d.i]) >= 0) {
+		d.i++
+	}
+	v, err := strconv.ParseFloat(string(src[start:d.i]), 64)
+	if start == d.i || err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		d.i = start
+		return false
+	}
+	d.skipSpace(false)
+	if d.i < len(src) && src[d.i] != '\n' {
+		d.i = start
+		return false
+	}
+	d.atom.Real, d.atom.HasReal, d.atom.RealCol = v, true, start-d.lineStart+1
 	return true
 }

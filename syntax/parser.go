@@ -239,7 +239,7 @@ func (p *parser) statement() (d Decl) {
 	case t.kind == tStar && p.peek(1).kind == tIdent && p.peek(2).kind == tLparen && p.isDecl(p.peek(1).text, 3):
 		d = p.predDecl()
 	default:
-		d = p.formulaDecl()
+		d = p.formulaOrHybrid()
 	}
 	p.endStatement()
 	return d

@@ -107,6 +107,8 @@ func writeTopDecl(b *strings.Builder, d Decl, known Known) {
 			}
 			return true
 		})
+	case *HybridDecl:
+		knowHybrid(d, known)
 	}
 	writeDecl(b, d)
 }
@@ -169,6 +171,8 @@ func writeDecl(b *strings.Builder, d Decl) {
 		if d.Hard {
 			b.WriteByte('.')
 		}
+	case *HybridDecl:
+		writeHybrid(b, d)
 	case *Include:
 		b.WriteString("#include ")
 		b.WriteString(strconv.Quote(d.Path))
@@ -205,6 +209,10 @@ func writeGroundAtom(b *strings.Builder, a *GroundAtom) {
 		b.WriteString(c.Name)
 	}
 	b.WriteByte(')')
+	if a.HasReal {
+		b.WriteByte(' ')
+		b.WriteString(FormatWeight(a.Real))
+	}
 }
 
 func writeTerm(b *strings.Builder, t Term) {

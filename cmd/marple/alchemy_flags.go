@@ -97,7 +97,7 @@ func refusedBut(name string, progs alchemyProgs, v alchemyValue, accept, note st
 // Reasons shared by several flags.
 const (
 	whyLazy    = "Marple grounds eagerly, refusing groundings above -maxMem (MiB); lazy inference is not implemented"
-	whyHybrid  = "hybrid MLNs (continuous variables, HMWS, SA) are not implemented; Marple's atoms are Boolean"
+	whyHybrid  = "simulated annealing in hybrid inference is not implemented: -hybrid runs hybrid MaxWalkSAT (-m) or hybrid MC-SAT (-ms)"
 	whySimtp   = "discriminative learning samples with MC-SAT; tempering is for inference (infer -simtp)"
 	whyLifted  = "hypercube settings of Alchemy's lifted network construction: Marple finds the clusters by colour passing, with nothing to set"
 	whyGibbsCv = "Marple's Gibbs sampler draws -maxSteps samples after -burnMaxSteps steps, with no convergence test"
@@ -160,9 +160,14 @@ var alchemyFlags = []alchemyFlag{
 	refused("MaxSeconds", alInfer, valInt, whyHybrid+" (-maxSeconds bounds MC-SAT)"),
 	refused("SATempDownRatio", alInfer, valFloat, whyHybrid),
 	refusedBut("SA", alInfer, valBool, "false", whyHybrid),
-	refusedBut("hybrid", alInfer, valBool, "false", whyHybrid),
-	refused("propstdev", alInfer, valFloat, whyHybrid),
-	refused("contSamples", alInfer, valString, whyHybrid),
+	custom("hybrid", alInfer, valBool, []string{"hybrid"}, "hybrid MLN: MAP by hybrid MaxWalkSAT, marginals (-ms) by hybrid MC-SAT", func(c *alchemyCall, v string) error {
+		if v == "true" {
+			c.set("hybrid", "true")
+		}
+		return nil
+	}),
+	refused("propstdev", alInfer, valFloat, "Marple's hybrid MC-SAT moves the continuous atoms by slice sampling, with no proposal to size"),
+	mapped("contSamples", alInfer, valString, "contSamples", "file for the samples of the continuous atoms (-hybrid -ms)"),
 
 	// MaxWalkSAT.
 	custom("mwsMaxSteps", alInfer, valInt, []string{"mwsMaxSteps", "solver"}, "MaxWalkSAT steps per try; with -m or -a selects MaxWalkSAT (-solver mws)", func(c *alchemyCall, v string) error {

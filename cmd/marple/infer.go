@@ -38,6 +38,8 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		seed       = fs.Int64("seed", 1, "random seed")
 		lossAug    = fs.String("lossAugment", "", "truth database: solve the Hamming-loss-augmented MAP problem")
 		verbose    = fs.Bool("v", false, "report every stage on stderr")
+		hybridInf  = fs.Bool("hybrid", false, "hybrid MLN (numeric terms, real-valued atoms): -m by hybrid MaxWalkSAT, -ms by hybrid MC-SAT")
+		contSample = fs.String("contSamples", "", "with -hybrid -ms: write every sample of the continuous atoms to this file")
 	)
 	var ef engineFlags
 	ef.registerMAP(fs, "MAP engine")
@@ -64,6 +66,20 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	}
 	if err := firstErr(wf.check(), ef.check(), checkOutput("r", *out), mf.check()); err != nil {
 		return err
+	}
+	if *hybridInf {
+		if *gibbsInf || ax.bp {
+			return usagef("-hybrid runs -m or -ms")
+		}
+		if wf.closedWorld != "" {
+			return usagef("-cw does not apply with -hybrid: the predicates other than -q and -ow are closed world")
+		}
+		return runInferHybrid(ctx, e, hybridRun{models: splitList(*modelFiles), evidence: splitList(*evidence), out: *out,
+			query: wf.query, openWorld: wf.openWorld, marginal: *mcsatInf, seed: uint64(*seed), samples: *ef.samples, burnIn: *ef.burnIn,
+			contSamples: *contSample, verbose: *verbose})
+	}
+	if *contSample != "" {
+		return usagef("-contSamples needs -hybrid")
 	}
 	modes := 0
 	for _, b := range []bool{*mapInf, *mcsatInf, *gibbsInf, ax.bp} {
@@ -92,6 +108,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	m, db, err := ax.load(ctx, p, &wf, splitList(*modelFiles), splitList(*evidence))
 	if err != nil {
 		return err
+	}
+	if m.IsHybrid() {
+		return usagef("the model has numeric terms (a hybrid MLN): give -hybrid")
 	}
 	warnUnweighted(e.stderr, m)
 	if ax.bp && ax.lifted {

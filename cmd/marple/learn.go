@@ -85,6 +85,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		holdout    = fs.Float64("tuneHoldout", learn.DefaultTuneHoldout, "-sigma auto, -C auto: score each value on this fraction of the examples held out from its training (0: on the training examples)")
 		epsilon    = fs.Float64("epsilon", 0, fmt.Sprintf("mm: stop when the most violated constraint is violated by at most ε, in Hamming loss per example (0: the default, %g)", learn.DefaultMaxMarginEpsilon))
 		maxIter    = fs.Int("maxIter", 0, fmt.Sprintf("mm: maximum cutting-plane rounds (0: the default, %d); pll: maximum L-BFGS iterations (0: %d); dcll: iterations (0: %d)", learn.DefaultMaxMarginIter, score.DefaultPLLMaxIter, learn.DefaultCLLMaxIter))
+		hybridL    = fs.Bool("hybrid", false, "hybrid MLN (numeric terms): learn the conditional log-likelihood of the -ne atoms with hybrid MC-SAT expectations (-maxIter steps, 0: 100; -numSamples per step, 0: 50; -priorStdDev, 0: 10)")
 	)
 	var lx learnExtras // -gConvThresh, -cg*, -timeLimit, -addUnitClauses: learn_alchemy.go
 	lx.register(fs, tf)
@@ -93,6 +94,9 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	}
 	if err := tf.check(); err != nil {
 		return err
+	}
+	if *hybridL {
+		return runLearnHybrid(ctx, e, tf, *multi, *maxIter, *numSamples, *priorSD)
 	}
 	sigma, sigmaAuto, err := autoFloat("sigma", *sigmaFlag, learn.DefaultSigma)
 	if err != nil {
@@ -162,6 +166,9 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 
 	p := newProgress(e.stderr, *tf.verbose)
 	m, dbs, gopt, err := tf.load(ctx, e, p, *multi)
+	if err == nil && m.IsHybrid() {
+		return usagef("the model has numeric terms (a hybrid MLN): give -hybrid")
+	}
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,252 @@
+package hybrid
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/syntax"
+	"gonum.org/v1/gonum/mat"
+)
+
+// MaxStep bounds the change of one weight in one step of Learn.
+const MaxStep = 5.0
+
+// LearnOptions configures Learn.
+type LearnOptions struct {
+	// Query lists the predicates to predict (Boolean or real-valued): the
+	// conditional log-likelihood is of their atoms given the rest of each
+	// database.
+	Query      []mln.PredID
+	Iterations int     // gradient steps (default 100)
+	Burn       int     // MC-SAT iterations discarded per step (default 10)
+	Samples    int     // MC-SAT iterations per step (default 50)
+	Sigma      float64 // standard deviation of the Gaussian prior on the weights, centred on 0 (default 10)
+	Seed       uint64
+	// Log, if set, is called after each step with the step number and the
+	// largest weight change.
+	Log func(iter int, maxChange float64)
+}
+
+// Learn fits the weights of the model's features (Problem.Features order;
+// hard formulas keep HardWeight) to the databases, maximising the
+// conditional log-likelihood of the query atoms given the other atoms,
+// with a Gaussian prior. The feature value of a grounding is its formula's
+// indicator times its numeric term; the gradient for a weight is the
+// feature's count in the data minus its expected count, estimated by
+// hybrid MC-SAT chains that continue from step to step. Each step is a
+// Newton step, the Hessian being the sample covariance of the counts plus
+// the prior's (and a ridge of 1e-4 times the sum of the squared terms of
+// each feature's groundings), shortened to at most 2 in the Hessian's norm
+// and MaxStep in each weight. It returns the weights.
+func Learn(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt LearnOptions) ([]float64, error) {
+	if opt.Iterations <= 0 {
+		opt.Iterations = 100
+	}
+	if opt.Burn <= 0 {
+		opt.Burn = 10
+	}
+	if opt.Samples <= 0 {
+		opt.Samples = 50
+	}
+	if opt.Sigma <= 0 {
+		opt.Sigma = 10
+	}
+	if len(dbs) == 0 {
+		return nil, fmt.Errorf("hybrid: no training database")
+	}
+	type example struct {
+		p     *Problem
+		data  []float64
+		scale []float64
+		state State
+	}
+	var exs []example
+	for _, db := range dbs {
+		p, err := Ground(m, db.Without(opt.Query...), Options{Query: opt.Query})
+		if err != nil {
+			return nil, err
+		}
+		s := State{Bools: make([]bool, len(p.Bools)), Reals: make([]float64, len(p.Reals))}
+		for i, a := range p.Bools {
+			v, _ := db.Get(a.Pred, a.Args)
+			s.Bools[i] = v == mln.True
+		}
+		for i, a := range p.Reals {
+			v, ok := db.Real(a.Pred, a.Args)
+			if !ok {
+				return nil, fmt.Errorf("hybrid: the training data gives no value for %s", m.AtomString(a.Pred, a.Args))
+			}
+			s.Reals[i] = v
+		}
+		exs = append(exs, example{p: p, data: p.Counts(s.Bools, s.Reals), scale: p.squares(s.Reals), state: s})
+	}
+	feats := exs[0].p.Features
+	w := append([]float64(nil), exs[0].p.Weights...)
+	for i, f := range feats {
+		if !f.Hard {
+			w[i] = 0
+		}
+	}
+	k := len(w)
+	scale := make([]float64, k)
+	for _, ex := range exs {
+		for i, v := range ex.scale {
+			scale[i] += v
+		}
+	}
+	for it := 0; it < opt.Iterations; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		grad := make([]float64, k)
+		hess := mat.NewSymDense(k, nil) // the counts' covariance: the CLL's negative Hessian
+		for e := range exs {
+			ex := &exs[e]
+			copy(ex.p.Weights, w)
+			sum := make([]float64, k)
+			sum2 := mat.NewSymDense(k, nil)
+			n := 0
+			res, err := ex.p.Sample(ctx, SampleOptions{
+				Seed: opt.Seed + uint64(it*len(exs)+e), Burn: opt.Burn, Samples: opt.Samples, Start: &ex.state,
+				Each: func(s *State) {
+					c := ex.p.Counts(s.Bools, s.Reals)
+					for i := range k {
+						sum[i] += c[i]
+					}
+					sum2.SymRankOne(sum2, 1, mat.NewVecDense(k, c))
+					copy(ex.state.Bools, s.Bools)
+					copy(ex.state.Reals, s.Reals)
+					n++
+				},
+			})
+			if err != nil {
+				return nil, err
+			}
+			for i := range k {
+				grad[i] += ex.data[i] - res.Counts[i]
+				for j := i; j < k; j++ {
+					cov := sum2.At(i, j)/float64(n) - sum[i]*sum[j]/float64(n*n)
+					hess.SetSym(i, j, hess.At(i, j)+cov)
+				}
+			}
+		}
+		// A Newton step on the free weights, with the prior and a small
+		// ridge (relative to each feature's scale) keeping the system
+		// positive definite; the step is shortened to at most 2 in the
+		// norm of the Hessian and MaxStep in each weight.
+		var free []int
+		for i := range k {
+			if !feats[i].Hard {
+				free = append(free, i)
+			}
+		}
+		nf := len(free)
+		h := mat.NewSymDense(max(nf, 1), nil)
+		g := mat.NewVecDense(max(nf, 1), nil)
+		for a, i := range free {
+			g.SetVec(a, grad[i]-w[i]/(opt.Sigma*opt.Sigma))
+			for b := a; b < nf; b++ {
+				v := hess.At(i, free[b])
+				if a == b {
+					v += 1/(opt.Sigma*opt.Sigma) + 1e-4*scale[i]
+				}
+				h.SetSym(a, b, v)
+			}
+		}
+		d := make([]float64, nf)
+		var chol mat.Cholesky
+		if nf > 0 && chol.Factorize(h) {
+			var dv mat.VecDense
+			if err := chol.SolveVecTo(&dv, g); err == nil {
+				for a := range d {
+					d[a] = dv.AtVec(a)
+				}
+			}
+		} else {
+			for a := range d {
+				d[a] = g.AtVec(a) / h.At(a, a)
+			}
+		}
+		var hd mat.VecDense
+		dv := mat.NewVecDense(max(nf, 1), append(d, make([]float64, max(nf, 1)-nf)...))
+		hd.MulVec(h, dv)
+		shrink := 1.0
+		if q := math.Sqrt(max(0, mat.Dot(dv, &hd))); q > 2 {
+			shrink = 2 / q
+		}
+		for a := range d {
+			if math.Abs(d[a]*shrink) > MaxStep {
+				shrink = MaxStep / math.Abs(d[a])
+			}
+		}
+		maxChange := 0.0
+		for a, i := range free {
+			w[i] += shrink * d[a]
+			maxChange = max(maxChange, math.Abs(shrink*d[a]))
+		}
+		if opt.Log != nil {
+			opt.Log(it+1, maxChange)
+		}
+	}
+	return w, nil
+}
+
+// WriteModel writes the model in Alchemy syntax with the given weights
+// (one per feature of m.Features, in order): its declarations and Boolean
+// formulas as mln.WriteModel writes them, then its hybrid formulas. It sets
+// the weights of m's Boolean formulas.
+func WriteModel(out io.Writer, m *mln.Model, weights []float64) error {
+	fs, err := m.Features()
+	if err != nil {
+		return err
+	}
+	if len(fs) != len(weights) {
+		return fmt.Errorf("hybrid: %d weights for %d features", len(weights), len(fs))
+	}
+	for i, f := range fs {
+		if f.Decl != nil || f.Hard {
+			continue
+		}
+		fm := m.Formulas[f.Formula]
+		fm.Weight, fm.HasWeight = weights[i], true
+		if p, ok := fm.Params[""]; ok {
+			m.Weights[p] = weights[i]
+		}
+	}
+	if err := mln.WriteModel(out, m); err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(out)
+	for i, f := range fs {
+		if f.Decl == nil {
+			continue
+		}
+		d := *f.Decl
+		d.Weight, d.HasWeight = weights[i], true
+		if err := syntax.Fprint(bw, &d); err != nil {
+			return err
+		}
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// squares returns, for each template, the sum over its ground features of
+// the square of the numeric term (1 for a Boolean feature) with the
+// continuous variables at x.
+func (p *Problem) squares(x []float64) []float64 {
+	out := make([]float64, len(p.Features))
+	for i := range p.ground {
+		gf := &p.ground[i]
+		t := 1.0
+		if gf.term != nil {
+			t = gf.term.eval(x)
+		}
+		out[gf.tmpl] += t * t
+	}
+	return out
+}
