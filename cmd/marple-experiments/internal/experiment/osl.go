@@ -59,6 +59,9 @@ type OSLConfig struct {
 	Seed int64
 	// Progress receives a line per finished run (optional).
 	Progress io.Writer
+	// Journal, when set, records each completed cell (a row on a test
+	// topic) and gives back the cells a killed run completed.
+	Journal *Journal
 }
 
 // OSLCell is the result of one row on one test topic.
@@ -124,7 +127,9 @@ func RunOSL(ctx context.Context, cfg OSLConfig) (*OSLTable, error) {
 	}
 	for _, topic := range topics {
 		for _, row := range table.Rows {
-			cell, err := runOSLCell(ctx, cfg, row.Method, modes, topic)
+			cell, err := unit(cfg.Journal, "osl/"+topic+"/"+row.Method.Name, func() (*OSLCell, error) {
+				return runOSLCell(ctx, cfg, row.Method, modes, topic)
+			})
 			if err != nil {
 				return nil, fmt.Errorf("%s on %s: %w", row.Method.Name, topic, err)
 			}
