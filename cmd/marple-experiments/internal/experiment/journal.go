@@ -2,13 +2,16 @@ package experiment
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/marple-mln/marple/atomicfile"
@@ -38,11 +41,15 @@ const journalVersion = "marple-experiment-journal-1"
 // (its name and the flags that shape its results) in the state file path.
 // With resume it reads the file, which must exist and have been written
 // by a run with the same meta (the error names what differs); otherwise
-// it starts an empty journal, replacing any file at path once the first
-// unit completes.
+// it writes an empty journal at path, replacing any file there and the
+// state files of Within of an earlier run.
 func OpenJournal(path string, meta map[string]string, resume bool) (*Journal, error) {
 	j := &Journal{path: path, meta: meta, cells: map[string][]byte{}}
 	if !resume {
+		j.removeWithin() // of an earlier run
+		if err := j.save(); err != nil {
+			return nil, err
+		}
 		return j, nil
 	}
 	f, err := os.Open(path)
@@ -102,11 +109,22 @@ func (j *Journal) Reused() int {
 	return j.done
 }
 
-// Remove removes the state file (the experiment is done).
+// Within returns the path of the state file of the work inside unit key
+// (e.g. a learner's checkpoint), beside the journal's: a unit that was
+// under way when the run was killed continues from it rather than from
+// its beginning. Remove removes it with the journal.
+func (j *Journal) Within(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return fmt.Sprintf("%s.%x", j.path, sum[:6])
+}
+
+// Remove removes the state file and those of Within (the experiment is
+// done).
 func (j *Journal) Remove() error {
 	if j == nil {
 		return nil
 	}
+	j.removeWithin()
 	err := os.Remove(j.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -145,9 +163,30 @@ func unit[T any](j *Journal, key string, run func() (T, error)) (T, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.cells[key] = buf.Bytes()
-	err = atomicfile.Write(j.path, func(w io.Writer) error { return gobfile.Write(w, journalVersion, j.meta, j.cells) })
-	if err != nil {
-		return v, fmt.Errorf("checkpoint: %w", err)
+	if err := j.save(); err != nil {
+		return v, err
 	}
 	return v, nil
+}
+
+// save writes the journal atomically (j.mu held, or before any unit).
+func (j *Journal) save() error {
+	err := atomicfile.Write(j.path, func(w io.Writer) error { return gobfile.Write(w, journalVersion, j.meta, j.cells) })
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}
+
+// removeWithin removes the state files of Within.
+func (j *Journal) removeWithin() {
+	within, err := filepath.Glob(j.path + ".*")
+	if err != nil {
+		return
+	}
+	for _, p := range within {
+		if strings.HasPrefix(filepath.Ext(p), ".") && len(filepath.Ext(p)) == 13 {
+			os.Remove(p)
+		}
+	}
 }

@@ -3,12 +3,16 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/examples"
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/learn"
@@ -177,6 +181,25 @@ func runOSLCell(ctx context.Context, cfg OSLConfig, method OSLMethod, modes, top
 	settings := learn.Settings{Solver: exactMAP(1), Loss: learn.Hamming, Seed: cfg.Seed}
 	cell := &OSLCell{}
 	t0 := time.Now()
+	// With a journal, the learner's state is saved every 25 examples
+	// beside it, and a cell killed under way continues from there (its
+	// learning time adding the time saved with the state).
+	var within string
+	before := 0.0
+	if cfg.Journal != nil {
+		within = cfg.Journal.Within("osl/" + topic + "/" + method.Name)
+		if c, err := learn.ReadCheckpointFile(within); err == nil {
+			settings.Resume = c
+			before, _ = strconv.ParseFloat(c.Meta["seconds"], 64)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		settings.CheckpointEvery = 25
+		settings.Checkpoint = func(c *learn.Checkpoint) error {
+			c.Meta = map[string]string{"seconds": strconv.FormatFloat(before+time.Since(t0).Seconds(), 'g', -1, 64)}
+			return atomicfile.Write(within, func(w io.Writer) error { return c.Write(w) })
+		}
+	}
 	if method.MinCountDiff == 0 {
 		if _, err := learn.Online(ctx, m, src, learn.DefaultAdaGradFB(), settings); err != nil {
 			return nil, err
@@ -193,7 +216,7 @@ func runOSLCell(ctx context.Context, cfg OSLConfig, method OSLMethod, modes, top
 		}
 		cell.Added, cell.Candidates = st.Added, st.Candidates
 	}
-	cell.LearnSeconds = time.Since(t0).Seconds()
+	cell.LearnSeconds = before + time.Since(t0).Seconds()
 	for _, w := range m.Weights {
 		if w != 0 {
 			cell.NonZero++
