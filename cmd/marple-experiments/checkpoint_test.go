@@ -94,7 +94,7 @@ func TestExperimentCheckpointKill(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(7, 8))
 	reused := 0
-	for point := 0; point < 3; point++ {
+	for point := 0; point < 2; point++ {
 		out := filepath.Join(dir, "killed")
 		os.RemoveAll(out)
 		ckpt := filepath.Join(out, "msl.checkpoint")

@@ -86,7 +86,7 @@ func TestLearnstructOSLCheckpointKill(t *testing.T) {
 	out := filepath.Join(dir, "killed.mln")
 	ckpt := out + ".checkpoint"
 	resumed := 0
-	for point := 0; point < 3; point++ {
+	for point := 0; point < 2; point++ {
 		os.Remove(out)
 		os.Remove(ckpt)
 		for try := 0; ; try++ {
