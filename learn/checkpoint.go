@@ -35,6 +35,35 @@ type Checkpoint struct {
 	Params []CheckpointParam
 	// State is the learner's state.
 	State LearnerState
+	// Revision is the state of the reviser (Settings.Revise) of a run that
+	// adds clauses to the model, nil for a run that does not.
+	Revision *Revision
+	// Meta describes the run for the caller (e.g. its flags and the
+	// digests of its input files) so that a resuming caller can refuse a
+	// checkpoint of another run. Online carries it and does not read it.
+	Meta map[string]string
+}
+
+// Revision is the state of a reviser (Settings.Revise, Settings.ReviseState):
+// the clauses it added to the model, in order, each as the formula
+// &mln.Formula{AST: m.ClauseFormula(c)} (mln.Model.AddFormula), and its own
+// counters. Resume adds the clauses back to the model in their places
+// among the parameters.
+type Revision struct {
+	Clauses []*mln.Clause
+	Counts  map[string]int
+}
+
+// clone returns a copy of r (the clauses are shared: they are not changed).
+func (r *Revision) clone() *Revision {
+	if r == nil {
+		return nil
+	}
+	out := &Revision{Clauses: slices.Clone(r.Clauses), Counts: make(map[string]int, len(r.Counts))}
+	for k, v := range r.Counts {
+		out.Counts[k] = v
+	}
+	return out
 }
 
 // CheckpointParam names a parameter: its formula and "+" binding.
@@ -143,9 +172,33 @@ func checkpointParams(m *mln.Model) []CheckpointParam {
 	return out
 }
 
-// allocate gives m the checkpoint's parameters, in order.
+// allocate gives m the checkpoint's parameters, in order, adding the
+// revised run's clauses as formulas where their parameters come.
 func (c *Checkpoint) allocate(m *mln.Model) error {
+	var added []*mln.Clause
+	if c.Revision != nil {
+		added = c.Revision.Clauses
+	}
+	next := 0
+	add := func() error {
+		cl := added[next]
+		next++
+		for _, l := range cl.Lits {
+			if l.Pred >= mln.PredID(len(m.Preds)) {
+				return fmt.Errorf("learn: checkpoint clause %d does not fit the model: not this model", next)
+			}
+		}
+		if _, err := m.AddFormula(&mln.Formula{AST: m.ClauseFormula(cl)}); err != nil {
+			return fmt.Errorf("learn: checkpoint clause %d: %w", next, err)
+		}
+		return nil
+	}
 	for p, cp := range c.Params {
+		for cp.Formula >= len(m.Formulas) && next < len(added) {
+			if err := add(); err != nil {
+				return err
+			}
+		}
 		if cp.Formula < 0 || cp.Formula >= len(m.Formulas) {
 			return fmt.Errorf("learn: checkpoint parameter %d: formula %d out of range: not this model", p, cp.Formula)
 		}
@@ -160,6 +213,14 @@ func (c *Checkpoint) allocate(m *mln.Model) error {
 		if got := m.Param(cp.Formula, ids); got != p {
 			return fmt.Errorf("learn: checkpoint parameter %d is parameter %d of the model: not this model", p, got)
 		}
+	}
+	for next < len(added) {
+		if err := add(); err != nil {
+			return err
+		}
+	}
+	if len(m.Weights) != len(c.Params) {
+		return fmt.Errorf("learn: the checkpoint has %d parameters, the model %d: not this model", len(c.Params), len(m.Weights))
 	}
 	return nil
 }

@@ -34,7 +34,8 @@ type EMSettings struct {
 	// DefaultEMCompletions).
 	Completions int
 	// Marginal is the E-step's engine (nil: MC-SAT from the engine
-	// registry with engines.DefaultSettings).
+	// registry with engines.DefaultSettings().SplitSamples(): its chains
+	// share one chain's budget of samples).
 	Marginal infer.Marginal
 	// Learn is the M-step's settings. Its PriorStdDev is σ for the
 	// examples as given (EM scales it for the completions), KeepInitial
@@ -106,7 +107,8 @@ func EM(ctx context.Context, model *mln.Model, examples []*Example, hidden [][]b
 	marg := s.Marginal
 	if marg == nil {
 		var err error
-		if marg, err = engines.NewMarginal("mcsat", engines.DefaultSettings()); err != nil {
+		// The default chains share the default budget of samples.
+		if marg, err = engines.NewMarginal("mcsat", engines.DefaultSettings().SplitSamples()); err != nil {
 			return nil, err
 		}
 	}

@@ -61,6 +61,12 @@ type Settings struct {
 	// learner adding clauses) and returns their count differences
 	// n(x,y) − n(x,ŷ), which join the update; new parameters start at 0.
 	Revise func(ctx context.Context, i int, ex *Example, yhat []bool) (Sparse, error)
+	// ReviseState, with Revise, returns the reviser's state for each
+	// Checkpoint: a run that revises the model can be checkpointed and
+	// resumed only with it. Revise must add its clauses to the model as
+	// the Revision documents; on Resume, Online adds them back and the
+	// reviser continues from Resume.Revision.Counts.
+	ReviseState func() Revision
 	// Checkpoint, when set, receives the run's state every CheckpointEvery
 	// examples (0 means 100), e.g. to save it atomically: a run killed at
 	// any point continues from the last one (Resume).
@@ -71,7 +77,9 @@ type Settings struct {
 	// Shuffle and Seed the same. The parameters are allocated in the
 	// checkpoint's order, the learner's state restored, and learning goes
 	// on from the checkpoint's position to the uninterrupted run's final
-	// weights. Not with Revise.
+	// weights. With Revise, the checkpoint's Revision clauses are added
+	// back to the model (the reviser restores its own state from
+	// Resume.Revision first).
 	Resume *Checkpoint
 }
 
@@ -166,8 +174,11 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 	n := examples.Len()
 	res := settings.Resume
 	if res != nil {
-		if settings.Revise != nil {
-			return nil, errors.New("learn: Settings.Resume cannot continue a run that revises the model")
+		switch {
+		case settings.Revise != nil && (res.Revision == nil || settings.ReviseState == nil):
+			return nil, errors.New("learn: Settings.Resume continues a run that revises the model only from a checkpoint with its Revision and with Settings.ReviseState")
+		case settings.Revise == nil && res.Revision != nil:
+			return nil, errors.New("learn: the checkpoint is of a run that revised the model")
 		}
 		if err := res.check(method.Name(), n, passes, settings); err != nil {
 			return nil, err
@@ -194,6 +205,9 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 	sf, canSave := learner.(stateful)
 	if (res != nil || settings.Checkpoint != nil || settings.Continue != nil) && !canSave {
 		return nil, fmt.Errorf("learn: %s cannot be checkpointed or continued", method.Name())
+	}
+	if settings.Checkpoint != nil && settings.Revise != nil && settings.ReviseState == nil {
+		return nil, errors.New("learn: a run that revises the model is checkpointed only with Settings.ReviseState")
 	}
 	if c := settings.Continue; c != nil {
 		if res != nil {
@@ -340,6 +354,10 @@ func Online(ctx context.Context, model *mln.Model, examples ExampleSource, metho
 				c := &Checkpoint{Method: method.Name(), Examples: n, Passes: passes, Shuffle: settings.Shuffle, Seed: settings.Seed,
 					Steps: st.Steps, Hinge: st.Hinge, PassLoss: slices.Clone(st.PassLoss), PassMistakes: slices.Clone(st.PassMistakes),
 					Params: checkpointParams(model), State: sf.state()}
+				if settings.Revise != nil {
+					r := settings.ReviseState()
+					c.Revision = r.clone()
+				}
 				if err := settings.Checkpoint(c); err != nil {
 					finish()
 					return st, fmt.Errorf("learn: checkpoint: %w", err)

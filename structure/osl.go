@@ -3,6 +3,7 @@ package structure
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
@@ -51,8 +52,11 @@ type OSLStats struct {
 // Learn runs OSL over the examples of src, adding the clauses it finds to
 // src.Model (as formulas without a written weight) and writing the learned
 // weights into Model.Weights. Settings are those of learn.Online (Solver,
-// Loss, Passes, Shuffle, Seed, NoAverage, KeepInitial, Progress); OSL is
-// learn.Online with AdaGrad-FB and a Settings.Revise that searches clauses.
+// Loss, Passes, Shuffle, Seed, NoAverage, KeepInitial, Progress,
+// Checkpoint, Resume); OSL is learn.Online with AdaGrad-FB and a
+// Settings.Revise that searches clauses. Its checkpoints carry the clauses
+// added so far (learn.Revision), so that Settings.Resume, given the model
+// the run started from, continues to the uninterrupted run's model.
 //
 // If ctx is cancelled it stops between examples, keeping the clauses added
 // so far and the weights learned so far, and returns ctx's error.
@@ -88,8 +92,22 @@ func (o *OSL) Learn(ctx context.Context, src *learn.PartitionSource, settings le
 	}
 	st := &OSLStats{}
 	r := &oslRun{o: o, m: m, src: src, maxLen: maxLen, minDiff: minDiff, known: known, st: st}
+	if res := settings.Resume; res != nil {
+		if res.Revision == nil {
+			return nil, errors.New("structure: the checkpoint is not one of OSL")
+		}
+		// learn.Online adds the clauses back to the model.
+		for _, c := range res.Revision.Clauses {
+			r.known[CanonicalKey(c)] = true
+		}
+		r.added = slices.Clone(res.Revision.Clauses)
+		st.Candidates, st.Added = res.Revision.Counts["candidates"], len(r.added)
+	}
 	settings.Revise = func(_ context.Context, i int, ex *learn.Example, yhat []bool) (learn.Sparse, error) {
 		return r.revise(i, ex, yhat)
+	}
+	settings.ReviseState = func() learn.Revision {
+		return learn.Revision{Clauses: r.added, Counts: map[string]int{"candidates": st.Candidates}}
 	}
 	ls, err := learn.Online(ctx, m, src, method, settings)
 	if ls != nil {
@@ -114,6 +132,7 @@ type oslRun struct {
 	known   map[string]bool // canonical keys of the model's clauses
 	st      *OSLStats
 	counter Counter
+	added   []*mln.Clause // the clauses added, in order
 }
 
 // revise finds the new clauses of example i (lines 6–20 and 28–35 of
@@ -201,6 +220,7 @@ func (r *oslRun) revise(i int, ex *learn.Example, yhat []bool) (learn.Sparse, er
 			return
 		}
 		r.known[key] = true
+		r.added = append(r.added, c)
 		r.st.Added++
 		out.Idx = append(out.Idx, int32(f.Params[""]))
 		out.Val = append(out.Val, dn)

@@ -231,3 +231,63 @@ func TestOSLCountDiff(t *testing.T) {
 		}
 	}
 }
+
+// TestOSLResume: a run resumed from any of its checkpoints (through
+// Write and ReadCheckpoint) on a fresh model learns the uninterrupted
+// run's model, clauses and weights, and counts the same candidates.
+func TestOSLResume(t *testing.T) {
+	ctx := context.Background()
+	settings := func() learn.Settings {
+		return learn.Settings{Solver: exactMAP, Loss: learn.Hamming, Passes: 2, Seed: 3, Shuffle: true, CheckpointEvery: 7}
+	}
+	m, src, ms := seqSource(t, seqMLN, 4, 20)
+	var saved [][]byte
+	s := settings()
+	s.Checkpoint = func(c *learn.Checkpoint) error {
+		var b bytes.Buffer
+		if err := c.Write(&b); err != nil {
+			return err
+		}
+		saved = append(saved, b.Bytes())
+		return nil
+	}
+	st, err := (&OSL{Modes: ms}).Learn(ctx, src, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	mln.WriteModel(&want, m)
+	if len(saved) < 3 || st.Added == 0 {
+		t.Fatalf("%d checkpoints, %d clauses added", len(saved), st.Added)
+	}
+	for k, b := range saved {
+		c, err := learn.ReadCheckpoint(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m2, src2, ms2 := seqSource(t, seqMLN, 4, 20)
+		s := settings()
+		s.Resume = c
+		st2, err := (&OSL{Modes: ms2}).Learn(ctx, src2, s)
+		if err != nil {
+			t.Fatalf("checkpoint %d: %v", k, err)
+		}
+		var got bytes.Buffer
+		mln.WriteModel(&got, m2)
+		if got.String() != want.String() {
+			t.Fatalf("resumed from checkpoint %d (step %d): the model differs:\n%s\n---\n%s", k, c.Steps, got.String(), want.String())
+		}
+		if st2.Candidates != st.Candidates || st2.Added != st.Added || st2.Steps != st.Steps {
+			t.Errorf("checkpoint %d: stats %d/%d/%d, uninterrupted %d/%d/%d", k, st2.Candidates, st2.Added, st2.Steps, st.Candidates, st.Added, st.Steps)
+		}
+	}
+	// A checkpoint of a run without Revise is refused by OSL, and OSL's is
+	// refused by a plain learn.Online run.
+	c, _ := learn.ReadCheckpoint(bytes.NewReader(saved[0]))
+	m3, src3, _ := seqSource(t, seqMLN, 4, 20)
+	s = settings()
+	s.Resume = c
+	if _, err := learn.Online(ctx, m3, src3, learn.DefaultAdaGradFB(), s); err == nil {
+		t.Error("learn.Online resumed OSL's checkpoint")
+	}
+}

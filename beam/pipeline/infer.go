@@ -34,7 +34,8 @@ type InferConfig struct {
 	Data Data
 	// Solver and Seed choose the MAP engine (Learner.Solver, Learner.Seed).
 	Solver Learner
-	// Marginals computes MC-SAT marginals (Samples per component, default
+	// Marginals computes MC-SAT marginals (the chains of marple infer -ms,
+	// Samples per chain of each component, default
 	// engines.DefaultSettings') instead of MAP.
 	Marginals bool
 	Samples   int

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -38,6 +40,7 @@ func runCiteSeerExperiment(ctx context.Context, e *env, args []string) error {
 		shuffle = fs.Bool("shuffle", false, "visit the training examples in a random order drawn from -seed")
 		noAvg   = fs.Bool("noAverage", false, "predict with the last weights instead of the average")
 		model   = fs.String("model", "", "model to learn instead of the ISM model (it must declare InField and Token as ISM does)")
+		rf      = addResumeFlags(fs)
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -73,12 +76,20 @@ func runCiteSeerExperiment(ctx context.Context, e *env, args []string) error {
 	if err := checkOut(*out, "citeseer.md", "citeseer.svg"); err != nil {
 		return err
 	}
+	j, err := rf.journal(fs, "citeseer", *out)
+	if err != nil {
+		return err
+	}
+	cfg.Journal = j
 	table, err := experiment.RunCiteSeer(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	return writeResults(e, *out, table.WriteMarkdown, []outFile{
-		{"citeseer.md", table.WriteMarkdown}, {"citeseer.svg", func(w io.Writer) error { return table.WriteSVG(w) }}})
+	if err := writeResults(e, *out, table.WriteMarkdown, []outFile{
+		{"citeseer.md", table.WriteMarkdown}, {"citeseer.svg", func(w io.Writer) error { return table.WriteSVG(w) }}}); err != nil {
+		return err
+	}
+	return rf.done(e, j, "citeseer")
 }
 
 func runOSLExperiment(ctx context.Context, e *env, args []string) error {
@@ -91,6 +102,7 @@ func runOSLExperiment(ctx context.Context, e *env, args []string) error {
 		modes   = fs.String("modes", "", "mode declarations file (default: examples/citeseer/citeseer.modes)")
 		maxLen  = fs.Int("maxLen", 4, "maximum number of atoms in a path")
 		seed    = fs.Int64("seed", 1, "random seed")
+		rf      = addResumeFlags(fs)
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -106,7 +118,12 @@ func runOSLExperiment(ctx context.Context, e *env, args []string) error {
 	if err := checkOut(*out, "osl.md"); err != nil {
 		return err
 	}
+	j, err := rf.journal(fs, "osl", *out)
+	if err != nil {
+		return err
+	}
 	table, err := experiment.RunOSL(ctx, experiment.OSLConfig{
+		Journal:  j,
 		Dir:      filepath.Join(*data, "citeseer"),
 		Methods:  splitList(*methods),
 		Topics:   splitList(*topics),
@@ -118,7 +135,10 @@ func runOSLExperiment(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return writeResults(e, *out, table.WriteMarkdown, []outFile{{"osl.md", table.WriteMarkdown}})
+	if err := writeResults(e, *out, table.WriteMarkdown, []outFile{{"osl.md", table.WriteMarkdown}}); err != nil {
+		return err
+	}
+	return rf.done(e, j, "osl")
 }
 
 func oslMethodNames() string {
@@ -127,4 +147,65 @@ func oslMethodNames() string {
 		names = append(names, m.Name)
 	}
 	return strings.Join(names, ",")
+}
+
+// resumeFlags are the -checkpoint and -resume flags of an experiment.
+type resumeFlags struct {
+	checkpoint, resume *bool
+}
+
+// addResumeFlags declares -checkpoint and -resume on fs.
+func addResumeFlags(fs *flag.FlagSet) *resumeFlags {
+	return &resumeFlags{
+		checkpoint: fs.Bool("checkpoint", false, "record each completed unit (a fold's or a row's cell) in OUT/<experiment>.checkpoint, for -resume"),
+		resume:     fs.Bool("resume", false, "continue the run whose -checkpoint state is in the -out folder: the units it completed are taken from it (and the run goes on recording)"),
+	}
+}
+
+// journal opens the experiment's journal in out/name.checkpoint when
+// -checkpoint or -resume is given (nil otherwise). The journal records
+// the flags that shape the results (all but -checkpoint, -resume, -out,
+// -v, -foldWorkers): a resume with other flags is refused, naming the
+// flag.
+func (r *resumeFlags) journal(fs *flag.FlagSet, name, out string) (*experiment.Journal, error) {
+	if !*r.checkpoint && !*r.resume {
+		return nil, nil
+	}
+	meta := map[string]string{"experiment": name}
+	fs.VisitAll(func(f *flag.Flag) {
+		switch f.Name {
+		case "checkpoint", "resume", "out", "v", "foldWorkers":
+			return
+		}
+		meta["-"+f.Name] = f.Value.String()
+	})
+	return experiment.OpenJournal(filepath.Join(out, name+".checkpoint"), meta, *r.resume)
+}
+
+// done removes the journal of a finished run and says how many units it
+// gave back.
+func (r *resumeFlags) done(e *env, j *experiment.Journal, name string) error {
+	if j == nil {
+		return nil
+	}
+	if n := j.Reused(); n > 0 {
+		fmt.Fprintf(e.stderr, "marple-experiments %s: %d units taken from the checkpoint\n", name, n)
+	}
+	return j.Remove()
+}
+
+// shownArgs returns the arguments a results file names as its command:
+// args without -checkpoint and -resume, which do not change the results.
+func shownArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		switch strings.TrimLeft(a, "-") {
+		case "checkpoint", "resume", "checkpoint=true", "resume=true", "checkpoint=false", "resume=false":
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }

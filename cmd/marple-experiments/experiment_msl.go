@@ -43,6 +43,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		seed      = fs.Int64("seed", 1, "random seed")
 		models    = fs.String("models", "", "folder that receives every learned model (optional)")
 		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (each search chooses on its last training database held out), true or false")
+		rf        = addResumeFlags(fs)
 	)
 	cmdflags.Scoring(fs, &so)
 	if err := parseFlags(fs, args); err != nil {
@@ -71,10 +72,18 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 	if err := checkOut(*out, "msl.md"); err != nil {
 		return err
 	}
+	j, err := rf.journal(fs, "msl", *out)
+	if err != nil {
+		return err
+	}
+	cfg.Journal = j
 	results, err := experiment.RunMSL(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	write := sections("Batch structure learning (Kok & Domingos 2005)", "msl", args, results)
-	return writeResults(e, *out, write, []outFile{{"msl.md", write}})
+	if err := writeResults(e, *out, write, []outFile{{"msl.md", write}}); err != nil {
+		return err
+	}
+	return rf.done(e, j, "msl")
 }

@@ -41,6 +41,7 @@ func runMaxMarginExperiment(ctx context.Context, e *env, args []string) error {
 		workers  = fs.Int("foldWorkers", 0, "folds run at once (0: one per core)")
 		rounds   = fs.Int("maxRounds", experiment.DefaultMMMaxRounds, "max-margin: cutting-plane rounds at most")
 		eps      = fs.Float64("epsilon", experiment.DefaultMMEpsilonPerAtom, "max-margin: stopping tolerance in Hamming loss per query atom")
+		rf       = addResumeFlags(fs)
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -59,8 +60,13 @@ func runMaxMarginExperiment(ctx context.Context, e *env, args []string) error {
 	if err := checkOut(*out, names...); err != nil {
 		return err
 	}
+	j, err := rf.journal(fs, "maxmargin", *out)
+	if err != nil {
+		return err
+	}
 	table, err := experiment.RunMaxMargin(ctx, experiment.MaxMarginConfig{
-		Data: *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Cs: grid,
+		Journal: j,
+		Data:    *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Cs: grid,
 		MaxRounds: *rounds, FoldWorkers: *workers, EpsilonPerAtom: *eps, PSCGIter: *iters, PSCGSamples: *samples, TestSamples: *test, Seed: *seed, Progress: e.stderr, Verbose: *verbose,
 	})
 	if err != nil {
@@ -75,7 +81,10 @@ func runMaxMarginExperiment(ctx context.Context, e *env, args []string) error {
 		files = append(files, outFile{"maxmargin-" + r.Dataset + ".md", one.WriteMarkdown},
 			outFile{"maxmargin-C-" + r.Dataset + ".svg", r.SensitivityChart().WriteSVG})
 	}
-	return writeResults(e, *out, table.WriteMarkdown, files)
+	if err := writeResults(e, *out, table.WriteMarkdown, files); err != nil {
+		return err
+	}
+	return rf.done(e, j, "maxmargin")
 }
 
 // positiveList parses a comma-separated list of positive numbers.
@@ -147,7 +156,7 @@ type markdowner interface{ WriteMarkdown(io.Writer) error }
 // that made it, and each result's Markdown.
 func sections[R markdowner](title, name string, args []string, results []R) func(io.Writer) error {
 	return func(w io.Writer) error {
-		fmt.Fprintf(w, "## %s\n\nCommand: `marple-experiments %s %s`\n\n", title, name, strings.Join(args, " "))
+		fmt.Fprintf(w, "## %s\n\nCommand: `marple-experiments %s %s`\n\n", title, name, strings.Join(shownArgs(args), " "))
 		for _, r := range results {
 			if err := r.WriteMarkdown(w); err != nil {
 				return err
@@ -175,6 +184,7 @@ func runCurvesExperiment(ctx context.Context, e *env, args []string) error {
 		orders = fs.Int("orders", 3, "example orders per fold")
 		seed   = fs.Int64("seed", 1, "random seed (orders and noise)")
 		fw     = fs.Int("foldWorkers", 0, "folds run at once (0: one per core)")
+		rf     = addResumeFlags(fs)
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -185,13 +195,21 @@ func runCurvesExperiment(ctx context.Context, e *env, args []string) error {
 	if err := checkOut(*out, "curves.md", "curves-learning.svg", "curves-noise.svg"); err != nil {
 		return err
 	}
+	j, err := rf.journal(fs, "curves", *out)
+	if err != nil {
+		return err
+	}
 	res, err := experiment.RunCurves(ctx, experiment.CurvesConfig{
-		Dir: filepath.Join(*data, "citeseer"), Orders: *orders, Seed: *seed, FoldWorkers: *fw, Progress: e.stderr,
+		Journal: j,
+		Dir:     filepath.Join(*data, "citeseer"), Orders: *orders, Seed: *seed, FoldWorkers: *fw, Progress: e.stderr,
 	})
 	if err != nil {
 		return err
 	}
 	curve, noise := res.Charts()
-	return writeResults(e, *out, res.WriteMarkdown, []outFile{
-		{"curves.md", res.WriteMarkdown}, {"curves-learning.svg", curve.WriteSVG}, {"curves-noise.svg", noise.WriteSVG}})
+	if err := writeResults(e, *out, res.WriteMarkdown, []outFile{
+		{"curves.md", res.WriteMarkdown}, {"curves-learning.svg", curve.WriteSVG}, {"curves-noise.svg", noise.WriteSVG}}); err != nil {
+		return err
+	}
+	return rf.done(e, j, "curves")
 }

@@ -26,6 +26,7 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 		folds = fs.String("folds", "", "held-out folds, comma-separated (default: 0-7, the shared ones)")
 		msl   = fs.Duration("mslTimeLimit", time.Minute, "the MSL baseline's search per fold ends after this long, keeping its model (0: no MSL baseline)")
 		mrc   = cmdflags.MRC(fs)
+		rf    = addResumeFlags(fs)
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -45,7 +46,12 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 	if err := checkOut(*out, "mrc.md"); err != nil {
 		return err
 	}
+	j, err := rf.journal(fs, "mrc", *out)
+	if err != nil {
+		return err
+	}
 	table, err := experiment.RunMRC(ctx, experiment.MRCConfig{
+		Journal:  j,
 		Dir:      *data,
 		Sets:     splitList(*sets),
 		Folds:    fl,
@@ -57,5 +63,8 @@ func runMRCExperiment(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return writeResults(e, *out, table.WriteMarkdown, []outFile{{"mrc.md", table.WriteMarkdown}})
+	if err := writeResults(e, *out, table.WriteMarkdown, []outFile{{"mrc.md", table.WriteMarkdown}}); err != nil {
+		return err
+	}
+	return rf.done(e, j, "mrc")
 }

@@ -40,6 +40,7 @@ func runTransferExperiment(ctx context.Context, e *env, args []string) error {
 		samples   = fs.Int("samples", 1000, "MC-SAT samples per inference")
 		seed      = fs.Int64("seed", 1, "random seed")
 		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (the search without transfer chooses on its last training database held out, and the transfer searches of the fold follow it), true or false")
+		rf        = addResumeFlags(fs)
 	)
 	so.MaxGroundings = 1000000
 	cmdflags.Scoring(fs, &so)
@@ -74,12 +75,20 @@ func runTransferExperiment(ctx context.Context, e *env, args []string) error {
 	if err := checkOut(*out, "transfer.md"); err != nil {
 		return err
 	}
+	j, err := rf.journal(fs, "transfer", *out)
+	if err != nil {
+		return err
+	}
+	cfg.MSL.Journal = j
 	results, err := experiment.RunTransfer(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	write := sections("Deep transfer (DTM, Davis & Domingos 2009)", "transfer", args, results)
-	return writeResults(e, *out, write, []outFile{{"transfer.md", write}})
+	if err := writeResults(e, *out, write, []outFile{{"transfer.md", write}}); err != nil {
+		return err
+	}
+	return rf.done(e, j, "transfer")
 }
 
 // defaultTransferTop is the number of best source templates transferred,

@@ -40,7 +40,9 @@ func TestEngineFlagsSettings(t *testing.T) {
 	}
 	ef := parse("-solver", "lp", "-timeLimit", "7s", "-mwsMaxSteps", "1234", "-tries", "3", "-tabuLength", "5", "-breakHardClauses", "-prove", "-cpi", "-numSamples", "50", "-burnIn", "0")
 	got := ef.settings(2, nil)
-	want = engines.Settings{Workers: 2, TimeLimit: 7 * time.Second, MaxSteps: 1234, Tries: 3, Tabu: 5, BreakHard: true, Prove: true, CPI: true, Samples: 50, BurnIn: 0}
+	d := engines.DefaultSettings()
+	want = engines.Settings{Workers: 2, TimeLimit: 7 * time.Second, MaxSteps: 1234, Tries: 3, Tabu: 5, BreakHard: true, Prove: true, CPI: true, Samples: 50, BurnIn: 0,
+		Chains: d.Chains, Replicas: d.Replicas, MinBeta: d.MinBeta, BlockWeight: d.BlockWeight, MaxBlock: d.MaxBlock}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("flags: %+v, want %+v", got, want)
 	}

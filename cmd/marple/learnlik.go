@@ -165,7 +165,8 @@ func learnEM(ctx context.Context, e *env, p *progress, tf *trainFlags, m *mln.Mo
 		}
 		hidden[i] = h
 	}
-	marg, err := engines.NewMarginal("mcsat", tf.ef.settings(1, nil))
+	// The chains of each E-step share one chain's budget of samples.
+	marg, err := engines.NewMarginal("mcsat", tf.ef.settings(1, nil).SplitSamples())
 	if err != nil {
 		return err
 	}

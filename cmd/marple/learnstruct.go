@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/structure"
@@ -19,7 +21,10 @@ lines), turns each path into two clauses and adds those with at least
 -minCountDiff more true groundings in the truth than in the prediction; all
 weights are learned with AdaGrad forward-backward and l1 (-lambda, -eta,
 -delta). The output is the input model with the new clauses and the
-averaged weights. -method beam or sfs (the default without -modes) is batch
+averaged weights. With -checkpoint the run's state is saved to
+OUT.checkpoint every -checkpointEvery examples; after a crash or kill, the
+same command with -resume continues to the model the uninterrupted run
+learns. -method beam or sfs (the default without -modes) is batch
 structure learning: see "marple learnstruct -method beam -h".`
 
 func runLearnstruct(ctx context.Context, e *env, args []string) error {
@@ -32,7 +37,7 @@ func runLearnstruct(ctx context.Context, e *env, args []string) error {
 	}
 	fs, tf := newTrainFlags(e, "learnstruct", learnstructSynopsis,
 		"one example per constant of this type; auto: the query predicates' argument type with the most constants",
-		"on Ctrl-C, still write the clauses and weights learned so far")
+		"save the run's state (the clauses added, the learner's state) every -checkpointEvery examples (OUT.checkpoint, for -resume); on Ctrl-C, still write the clauses and weights learned so far")
 	var (
 		method    = fs.String("method", "osl", "structure learner: osl")
 		modesFile = fs.String("modes", "", "mode declarations file (required)")
@@ -53,10 +58,7 @@ func runLearnstruct(ctx context.Context, e *env, args []string) error {
 		return usagef("no non-evidence predicates: give -ne Pred1,Pred2")
 	case *modesFile == "":
 		return usagef("no mode declarations: give -modes file.modes")
-	case *tf.resume:
-		return usagef("-resume applies to marple learn's online methods only")
 	}
-
 	p := newProgress(e.stderr, *tf.verbose)
 	m, dbs, gopt, err := tf.load(ctx, e, p, false)
 	if err != nil {
@@ -66,6 +68,20 @@ func runLearnstruct(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The flags that shape the result and the inputs' digests: a resumed
+	// run must have the same.
+	flags, inputs, err := structFingerprint(fs, append(append(splitList(*tf.modelFiles), splitList(*tf.train)...), *modesFile))
+	if err != nil {
+		return err
+	}
+	delete(flags, "checkpointEvery")
+	ckPath := *tf.outFile + ".checkpoint"
+	if *tf.resume {
+		if _, err := os.Stat(ckPath); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("-resume: no checkpoint %s to resume from", ckPath)
+		}
+	}
+
 	eopt, err := tf.exampleOptions(e, p, m, gopt)
 	if err != nil {
 		return err
@@ -89,7 +105,18 @@ func runLearnstruct(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	settings.Checkpoint = nil // OSL changes the model's clauses: nothing to resume from
+	if save := settings.Checkpoint; save != nil {
+		meta := runMeta(flags, inputs)
+		settings.Checkpoint = func(c *learn.Checkpoint) error {
+			c.Meta = meta
+			return save(c)
+		}
+	}
+	if c := settings.Resume; c != nil {
+		if err := sameRunMeta(ckPath, flags, inputs, c.Meta); err != nil {
+			return err
+		}
+	}
 	done := p.stage("learn OSL")
 	st, err := o.Learn(ctx, psrc, settings)
 	if err == nil {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/mln"
@@ -74,31 +75,73 @@ func readStructCheckpoint(path string, flags map[string]string, in []structInput
 	if err := structure.ReadState(f, c); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	if err := sameRun(path, flags, in, c.Flags, c.Inputs); err != nil {
+		return nil, err
+	}
+	if c.Validated != validated {
+		return nil, fmt.Errorf("%s: not a checkpoint of this kind of run", path)
+	}
+	return c, nil
+}
+
+// sameRun checks that the run that saved the state file path, with flags
+// saved and inputs savedIn, is the one with these flags and inputs.
+func sameRun(path string, flags map[string]string, in []structInput, saved map[string]string, savedIn []structInput) error {
 	var names []string
 	for k := range flags {
 		names = append(names, k)
 	}
-	for k := range c.Flags {
+	for k := range saved {
 		if _, ok := flags[k]; !ok {
 			names = append(names, k)
 		}
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		if flags[k] != c.Flags[k] {
-			return nil, fmt.Errorf("%s: saved by a run with -%s %q, not %q: give the same flags to resume", path, k, c.Flags[k], flags[k])
+		if flags[k] != saved[k] {
+			return fmt.Errorf("%s: saved by a run with -%s %q, not %q: give the same flags to resume", path, k, saved[k], flags[k])
 		}
 	}
-	if len(in) != len(c.Inputs) {
-		return nil, fmt.Errorf("%s: saved by a run with %d input files, not %d", path, len(c.Inputs), len(in))
+	if len(in) != len(savedIn) {
+		return fmt.Errorf("%s: saved by a run with %d input files, not %d", path, len(savedIn), len(in))
 	}
 	for i := range in {
-		if in[i] != c.Inputs[i] {
-			return nil, fmt.Errorf("%s: input file %s differs from the one of the saved run (%s)", path, in[i].Path, c.Inputs[i].Path)
+		if in[i] != savedIn[i] {
+			return fmt.Errorf("%s: input file %s differs from the one of the saved run (%s)", path, in[i].Path, savedIn[i].Path)
 		}
 	}
-	if c.Validated != validated {
-		return nil, fmt.Errorf("%s: not a checkpoint of this kind of run", path)
+	return nil
+}
+
+// runMeta encodes a run's flags and inputs as learn.Checkpoint.Meta.
+func runMeta(flags map[string]string, in []structInput) map[string]string {
+	meta := make(map[string]string, len(flags)+len(in))
+	for k, v := range flags {
+		meta["-"+k] = v
 	}
-	return c, nil
+	for i, f := range in {
+		meta[fmt.Sprintf("input %d", i)] = f.Path + "\n" + f.Sum
+	}
+	return meta
+}
+
+// sameRunMeta checks, as sameRun, the run that saved learn.Checkpoint.Meta
+// meta in the state file path.
+func sameRunMeta(path string, flags map[string]string, in []structInput, meta map[string]string) error {
+	saved := map[string]string{}
+	var savedIn []structInput
+	for k, v := range meta {
+		if name, ok := strings.CutPrefix(k, "-"); ok {
+			saved[name] = v
+		}
+	}
+	for i := 0; ; i++ {
+		v, ok := meta[fmt.Sprintf("input %d", i)]
+		if !ok {
+			break
+		}
+		p, sum, _ := strings.Cut(v, "\n")
+		savedIn = append(savedIn, structInput{Path: p, Sum: sum})
+	}
+	return sameRun(path, flags, in, saved, savedIn)
 }

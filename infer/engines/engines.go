@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"time"
@@ -69,6 +70,17 @@ type Settings struct {
 	CPI bool
 	// Samples is the number of samples of each chain (mcsat, gibbs).
 	Samples int
+	// Chains is the number of chains (mcsat, gibbs; 0:
+	// mcsat.DefaultChains), each started from its own random world, run
+	// in parallel on Workers and pooled; the marginals for a seed do not
+	// depend on Workers. Replicas and MinBeta set parallel tempering
+	// (mcsat.Options: 0 selects the defaults, one replica: none), and
+	// BlockWeight and MaxBlock the block moves over atoms tied by heavy
+	// clauses (0: the defaults, a negative BlockWeight none). They are
+	// the sampler and the defaults of marple infer -ms and -p.
+	Chains, Replicas     int
+	MinBeta, BlockWeight float64
+	MaxBlock             int
 	// BurnIn is the number of steps each chain discards first (mcsat,
 	// gibbs).
 	BurnIn int
@@ -83,26 +95,52 @@ type Settings struct {
 	Tolerance     float64
 	// Report, when not nil, receives one line after every solve of the
 	// engines that describe their run: the LP relaxation's bound and
-	// rounding (lp), the rounds of cutting-plane inference (CPI), and
-	// whether belief propagation converged (bp, lifted-bp).
+	// rounding (lp), the rounds of cutting-plane inference (CPI),
+	// whether belief propagation converged (bp, lifted-bp), and the
+	// chains' convergence diagnostics (mcsat, gibbs: max R-hat, atoms above
+	// mcsat.RhatThreshold, min ESS).
 	// Writes come from the goroutine that called Solve.
 	Report io.Writer
 }
 
 // DefaultSettings returns the default settings: every core as a worker, a
 // time limit of one minute, Alchemy's MaxWalkSAT (a million flips, one
-// try) and MC-SAT's sample counts (1,000 samples after 100 burn-in
-// steps).
+// try) and the sampler of marple infer: mcsat.DefaultChains chains of
+// 1,000 samples each after 100 burn-in steps, with block moves over atoms
+// tied by clauses of weight at least mcsat.DefaultBlockWeight.
 func DefaultSettings() Settings {
 	return Settings{
-		Workers:   runtime.GOMAXPROCS(0),
-		TimeLimit: time.Minute,
-		MaxSteps:  mws.DefaultMaxSteps,
-		Tries:     mws.DefaultTries,
-		Tabu:      mws.DefaultTabu,
-		Samples:   mcsat.DefaultSamples,
-		BurnIn:    mcsat.DefaultBurnIn,
+		Workers:     runtime.GOMAXPROCS(0),
+		TimeLimit:   time.Minute,
+		MaxSteps:    mws.DefaultMaxSteps,
+		Tries:       mws.DefaultTries,
+		Tabu:        mws.DefaultTabu,
+		Samples:     mcsat.DefaultSamples,
+		BurnIn:      mcsat.DefaultBurnIn,
+		Chains:      mcsat.DefaultChains,
+		Replicas:    mcsat.DefaultReplicas,
+		MinBeta:     mcsat.DefaultMinBeta,
+		BlockWeight: mcsat.DefaultBlockWeight,
+		MaxBlock:    mcsat.DefaultMaxBlock,
 	}
+}
+
+// SplitSamples returns s with the samplers' budget of Samples (0: the
+// default) split over the chains: each of the Chains chains (0: the
+// default) takes Samples/Chains samples, rounded up. A learner that
+// samples in its inner loop keeps the cost of one chain of Samples
+// samples (plus each chain's BurnIn) and still gets the chains' different
+// starts and the block moves.
+func (s Settings) SplitSamples() Settings {
+	n, c := s.Samples, s.Chains
+	if n <= 0 {
+		n = mcsat.DefaultSamples
+	}
+	if c <= 0 {
+		c = mcsat.DefaultChains
+	}
+	s.Samples = (n + c - 1) / c
+	return s
 }
 
 // check refuses settings out of range.
@@ -116,6 +154,8 @@ func (s Settings) check() error {
 		return fmt.Errorf("engines: MaxSteps %d, Tries %d", s.MaxSteps, s.Tries)
 	case s.Samples < 0 || s.BurnIn < 0:
 		return fmt.Errorf("engines: Samples %d, BurnIn %d", s.Samples, s.BurnIn)
+	case s.Chains < 0 || s.Replicas < 0 || s.MaxBlock < 0 || s.MaxBlock > 20 || !(s.MinBeta >= 0 && s.MinBeta < 1) || math.IsNaN(s.BlockWeight) || math.IsInf(s.BlockWeight, 0):
+		return fmt.Errorf("engines: Chains %d, Replicas %d, MinBeta %v, BlockWeight %v, MaxBlock %d", s.Chains, s.Replicas, s.MinBeta, s.BlockWeight, s.MaxBlock)
 	case s.MaxIterations < 0 || !(s.Tolerance >= 0) || !(s.Temp >= 0) || !(s.WalkProb <= 1):
 		return fmt.Errorf("engines: MaxIterations %d, Tolerance %v, Temp %v, WalkProb %v", s.MaxIterations, s.Tolerance, s.Temp, s.WalkProb)
 	}
@@ -168,13 +208,13 @@ var mapEngines = []mapEngine{
 // marginalEngines lists the marginal engines, DefaultMarginal first.
 var marginalEngines = []marginalEngine{
 	{
-		name: "mcsat", doc: "MC-SAT (slice sampling with SampleSAT)",
-		memory: mcsat.Memory,
+		name: "mcsat", doc: "MC-SAT (slice sampling with SampleSAT), several chains with block moves, pooled",
+		memory: mcsat.RunMemory(0, 0, mcsat.MethodMCSAT),
 		build:  func(s Settings) infer.Marginal { return sampler(false, s) },
 	},
 	{
-		name: "gibbs", doc: "Gibbs sampling",
-		memory: mcsat.Memory,
+		name: "gibbs", doc: "Gibbs sampling, several chains with block moves, pooled",
+		memory: mcsat.RunMemory(0, 0, mcsat.MethodGibbs),
 		build:  func(s Settings) infer.Marginal { return sampler(true, s) },
 	},
 	{
@@ -220,13 +260,28 @@ func bpReport(st *bp.Stats, tol float64) string {
 	return fmt.Sprintf("belief propagation: %d iterations, not converged (largest change %.3g > tolerance %g)", st.Iterations, st.MaxChange, tol)
 }
 
-// sampler returns the MC-SAT or Gibbs engine of s.
-func sampler(gibbs bool, s Settings) mcsat.Engine {
+// sampler returns the MC-SAT or Gibbs engine of s: the chains of
+// mcsat.Run, as marple infer runs them.
+func sampler(gibbs bool, s Settings) mcsat.RunEngine {
 	burnIn := s.BurnIn
 	if burnIn == 0 {
 		burnIn = -1 // mcsat: none (its 0 is the default)
 	}
-	return mcsat.Engine{Gibbs: gibbs, Workers: s.Workers, Options: mcsat.Options{Samples: s.Samples, BurnIn: burnIn, WalkProb: s.WalkProb, Temp: s.Temp}}
+	e := mcsat.RunEngine{Workers: s.Workers, Options: mcsat.Options{Samples: s.Samples, BurnIn: burnIn, WalkProb: s.WalkProb, Temp: s.Temp,
+		Chains: s.Chains, Replicas: s.Replicas, MinBeta: s.MinBeta, BlockWeight: s.BlockWeight, MaxBlock: s.MaxBlock}}
+	if gibbs {
+		e.Method = mcsat.MethodGibbs
+	}
+	if w := s.Report; w != nil {
+		e.Report = func(d *mcsat.Diagnostics) { fmt.Fprintln(w, samplerReport(e.Name(), d)) }
+	}
+	return e
+}
+
+// samplerReport says how a run of chains went.
+func samplerReport(name string, d *mcsat.Diagnostics) string {
+	return fmt.Sprintf("%s: %d chains x %d samples, max R-hat %.3f (%d atoms above %g), min ESS %.0f",
+		name, d.Chains, d.Samples, d.MaxRhat, d.NumAbove, d.Threshold, d.MinESS)
 }
 
 // NewMAP returns the MAP engine called name (one of MAPNames) configured by

@@ -3,6 +3,7 @@ package engines_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"math/rand"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/engines"
+	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/internal/testkit/brute"
 	"github.com/marple-mln/marple/internal/testkit/randmln"
 )
@@ -249,5 +251,67 @@ func TestReport(t *testing.T) {
 	out := buf.String()
 	if !strings.Contains(out, "LP relaxation: bound on the cost 1 ") || !strings.Contains(out, "cutting-plane inference: ") {
 		t.Errorf("report:\n%s", out)
+	}
+}
+
+// TestSamplerIsTheCommands: the registry's mcsat and gibbs are the
+// multi-chain sampler of marple infer (mcsat.Run with the defaults:
+// mcsat.DefaultChains chains, block moves), bit for bit, whatever the
+// number of workers; the report gives the chains' diagnostics; and
+// SplitSamples shares one chain's budget among the chains.
+func TestSamplerIsTheCommands(t *testing.T) {
+	ctx := context.Background()
+	var net *ground.Network
+	for seed := int64(0); seed < 300; seed++ {
+		if n := groundCase(t, 7100+seed); n.NumAtoms() >= 5 && n.NumClauses() >= 4 && n.HardFalse == 0 {
+			net = n
+			break
+		}
+	}
+	if net == nil {
+		t.Fatal("no network")
+	}
+	for _, method := range []mcsat.Method{mcsat.MethodMCSAT, mcsat.MethodGibbs} {
+		var outs [][]float64
+		for _, workers := range []int{1, 3} {
+			s := engines.DefaultSettings()
+			s.Workers, s.Samples = workers, 300
+			var buf bytes.Buffer
+			s.Report = &buf
+			name := "mcsat"
+			if method == mcsat.MethodGibbs {
+				name = "gibbs"
+			}
+			m, err := engines.NewMarginal(name, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := m.Marginals(ctx, net, infer.Options{Seed: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(buf.String(), fmt.Sprintf("%s: %d chains x 300 samples, max R-hat ", name, mcsat.DefaultChains)) {
+				t.Errorf("%s report %q", name, buf.String())
+			}
+			outs = append(outs, got)
+		}
+		want, _, err := mcsat.Run(ctx, net, 2, mcsat.Options{Options: infer.Options{Seed: 5}, Samples: 300}, method)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for a := range want {
+			if outs[0][a] != want[a] || outs[1][a] != want[a] {
+				t.Fatalf("method %d atom %d: registry %v (1 worker), %v (3 workers), mcsat.Run %v", method, a, outs[0][a], outs[1][a], want[a])
+			}
+		}
+	}
+	s := engines.DefaultSettings()
+	s.Samples = 1000
+	if got := s.SplitSamples().Samples; got != (1000+mcsat.DefaultChains-1)/mcsat.DefaultChains {
+		t.Errorf("SplitSamples: %d samples per chain", got)
+	}
+	s.Chains = 3
+	if got := s.SplitSamples().Samples; got != 334 {
+		t.Errorf("SplitSamples with 3 chains: %d samples per chain", got)
 	}
 }

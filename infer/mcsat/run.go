@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
 )
 
 // Method is the sampling algorithm of Run and Sampling.
@@ -464,4 +465,41 @@ func RunMemory(chains, replicas int, method Method) ground.EngineCost {
 		PerClause: Memory.PerClause + worlds*16,
 		PerLit:    Memory.PerLit,
 	}
+}
+
+// RunEngine is Run as an infer.Marginal: several chains on every
+// connected component (Options.Chains, default DefaultChains) with block
+// moves (Options.BlockWeight, MaxBlock) and optional tempering, pooled,
+// Workers goroutines at a time (0: GOMAXPROCS). Options.Samples and
+// BurnIn are per chain. Each call replaces the infer.Options part of
+// Options (bias and seed); the marginals for a seed do not depend on
+// Workers. Report, when set, receives each call's diagnostics.
+type RunEngine struct {
+	Method  Method
+	Options Options
+	Workers int
+	Report  func(*Diagnostics)
+}
+
+// Name returns "mcsat" or "gibbs".
+func (e RunEngine) Name() string {
+	if e.Method == MethodGibbs {
+		return "gibbs"
+	}
+	return "mcsat"
+}
+
+// Marginals returns the marginal probability of each atom of net being
+// true, with the engine's options and the call's bias and seed.
+func (e RunEngine) Marginals(ctx context.Context, net *ground.Network, opt infer.Options) ([]float64, error) {
+	o := e.Options
+	o.Options = opt
+	probs, d, err := Run(ctx, net, e.Workers, o, e.Method)
+	if err != nil {
+		return nil, err
+	}
+	if e.Report != nil {
+		e.Report(d)
+	}
+	return probs, nil
 }

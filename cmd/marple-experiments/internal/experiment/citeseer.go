@@ -118,6 +118,9 @@ type CiteSeerConfig struct {
 	Model string
 	// Progress receives a line per finished run (optional).
 	Progress io.Writer
+	// Journal, when set, records each completed cell (a method on a test
+	// topic) and gives back the cells a killed run completed.
+	Journal *Journal
 }
 
 // CiteSeerCell is the result of one method on one test topic.
@@ -210,12 +213,20 @@ func RunCiteSeer(ctx context.Context, cfg CiteSeerConfig) (*CiteSeerTable, error
 		table.Rows = append(table.Rows, &CiteSeerRow{Method: m, Cells: map[string]*CiteSeerCell{}})
 	}
 	for _, topic := range topics {
-		f, err := loadFold(ctx, cfg, topic)
-		if err != nil {
-			return nil, err
-		}
+		var f *fold // loaded for the first cell not in the journal
 		for _, row := range table.Rows {
-			cell, err := f.run(ctx, row.Method, sigmas, cfg)
+			cell, err := unit(cfg.Journal, "citeseer/"+topic+"/"+row.Method.Name, func() (*CiteSeerCell, error) {
+				if f == nil {
+					var err error
+					if f, err = loadFold(ctx, cfg, topic); err != nil {
+						return nil, err
+					}
+				}
+				return f.run(ctx, row.Method, sigmas, cfg)
+			})
+			if err != nil && f == nil {
+				return nil, err
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s on %s: %w", row.Method.Name, topic, err)
 			}

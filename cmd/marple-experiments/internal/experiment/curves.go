@@ -50,6 +50,9 @@ type CurvesConfig struct {
 	FoldWorkers int
 	// Progress receives a line per fold (optional).
 	Progress io.Writer
+	// Journal, when set, records each completed fold and gives back the
+	// folds a killed run completed.
+	Journal *Journal
 }
 
 // CurvesResult holds both figures: test F1 (percent, averaged over folds
@@ -95,7 +98,9 @@ func RunCurves(ctx context.Context, cfg CurvesConfig) (*CurvesResult, error) {
 	// into its own sums, added in topic order.
 	parts := make([]*CurvesResult, len(Topics))
 	errs := eachFold(len(Topics), cfg.FoldWorkers, func(k int) (err error) {
-		parts[k], err = runCurvesFold(ctx, cfg, Topics[k])
+		parts[k], err = unit(cfg.Journal, "curves/"+Topics[k], func() (*CurvesResult, error) {
+			return runCurvesFold(ctx, cfg, Topics[k])
+		})
 		return err
 	})
 	runs := float64(len(Topics) * cfg.Orders)

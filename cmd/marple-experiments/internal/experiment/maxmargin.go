@@ -85,6 +85,9 @@ type MaxMarginConfig struct {
 	// one per cutting-plane round.
 	Progress io.Writer
 	Verbose  bool
+	// Journal, when set, records each completed fold and gives back the
+	// folds a killed run completed.
+	Journal *Journal
 }
 
 // MaxMarginResult is one data set's result.
@@ -187,13 +190,16 @@ func RunMaxMargin(ctx context.Context, cfg MaxMarginConfig) (*MaxMarginTable, er
 		// The folds are independent: run FoldWorkers at a time, each
 		// into its own result, merged in fold order.
 		parts := make([]*MaxMarginResult, len(names))
-		errs := eachFold(len(names), cfg.FoldWorkers, func(i int) error {
-			parts[i] = &MaxMarginResult{Dataset: set, Cs: cfg.Cs, F1: map[string][]float64{}}
-			f, err := load(ctx, names[i])
-			if err != nil {
-				return err
-			}
-			return parts[i].runFold(ctx, f, names[i], cfg)
+		errs := eachFold(len(names), cfg.FoldWorkers, func(i int) (err error) {
+			parts[i], err = unit(cfg.Journal, "maxmargin/"+set+"/"+names[i], func() (*MaxMarginResult, error) {
+				part := &MaxMarginResult{Dataset: set, Cs: cfg.Cs, F1: map[string][]float64{}}
+				f, err := load(ctx, names[i])
+				if err != nil {
+					return nil, err
+				}
+				return part, part.runFold(ctx, f, names[i], cfg)
+			})
+			return err
 		})
 		res := &MaxMarginResult{Dataset: set, Cs: cfg.Cs, F1: map[string][]float64{}}
 		for i, part := range parts {

@@ -50,6 +50,9 @@ type MRCConfig struct {
 	// probability given all the training atoms (score.PLLData.LogOdds).
 	MSLTime  time.Duration
 	Progress io.Writer
+	// Journal, when set, records each completed fold and gives back the
+	// folds a killed run completed.
+	Journal *Journal
 }
 
 // MRCFold is one held-out fold's result.
@@ -176,77 +179,83 @@ func runMRCSet(ctx context.Context, cfg MRCConfig, name string, folds []int, pro
 		if k < 0 || k >= len(dbs) {
 			return nil, fmt.Errorf("mrc: fold %d is not a shared fold (0-7)", k)
 		}
-		var train []*mln.Database
-		for j, db := range dbs {
-			if j != k {
-				train = append(train, db)
+		f, err := unit(cfg.Journal, fmt.Sprintf("mrc/%s/%d", name, k), func() (MRCFold, error) {
+			var train []*mln.Database
+			for j, db := range dbs {
+				if j != k {
+					train = append(train, db)
+				}
 			}
-		}
-		data, err := invent.FromDatabases(m, train, false)
-		if err != nil {
-			return nil, err
-		}
-		opt := cfg.Opt
-		c0 := cpuTime()
-		t0 := time.Now()
-		if cfg.Tune != nil {
-			var tried []invent.TuneResult
-			if opt, tried, err = invent.Tune(ctx, data, opt, *cfg.Tune); err != nil {
-				return nil, err
+			data, err := invent.FromDatabases(m, train, false)
+			if err != nil {
+				return MRCFold{}, err
 			}
-			fmt.Fprintf(prog, "mrc: %s fold %d: chose lambda %g beta %g on a held-out slice of the training atoms (%s)\n", name, k, opt.Lambda, opt.Beta, invent.TuneText(tried))
-		}
-		model, err := invent.Learn(ctx, data, opt)
-		if err != nil {
-			return nil, err
-		}
-		f := MRCFold{Fold: k, Learn: time.Since(t0), CPU: cpuTime() - c0, Problems: model.Stats.Problems, Lambda: model.Opt.Lambda, Beta: model.Opt.Beta}
-		inv, rules := model.Rules("C")
-		f.Invented, f.Leaves = len(inv), len(rules)
-		// Baseline: each relation's training rate (Laplace-smoothed).
-		rate := make([]float64, len(m.Preds))
-		for _, p := range m.Preds {
-			t, n := 0, 0
-			for _, db := range train {
-				db.Atoms(p.ID, func(_ []mln.ConstID, v mln.Truth) {
-					if v != mln.Unknown {
-						n++
-						if v == mln.True {
-							t++
+			opt := cfg.Opt
+			c0 := cpuTime()
+			t0 := time.Now()
+			if cfg.Tune != nil {
+				var tried []invent.TuneResult
+				if opt, tried, err = invent.Tune(ctx, data, opt, *cfg.Tune); err != nil {
+					return MRCFold{}, err
+				}
+				fmt.Fprintf(prog, "mrc: %s fold %d: chose lambda %g beta %g on a held-out slice of the training atoms (%s)\n", name, k, opt.Lambda, opt.Beta, invent.TuneText(tried))
+			}
+			model, err := invent.Learn(ctx, data, opt)
+			if err != nil {
+				return MRCFold{}, err
+			}
+			f := MRCFold{Fold: k, Learn: time.Since(t0), CPU: cpuTime() - c0, Problems: model.Stats.Problems, Lambda: model.Opt.Lambda, Beta: model.Opt.Beta}
+			inv, rules := model.Rules("C")
+			f.Invented, f.Leaves = len(inv), len(rules)
+			// Baseline: each relation's training rate (Laplace-smoothed).
+			rate := make([]float64, len(m.Preds))
+			for _, p := range m.Preds {
+				t, n := 0, 0
+				for _, db := range train {
+					db.Atoms(p.ID, func(_ []mln.ConstID, v mln.Truth) {
+						if v != mln.Unknown {
+							n++
+							if v == mln.True {
+								t++
+							}
 						}
+					})
+				}
+				rate[p.ID] = (float64(t) + 1) / (float64(n) + 2)
+			}
+			var probs, base []float64
+			var gold []bool
+			for _, p := range m.Preds {
+				dbs[k].Atoms(p.ID, func(args []mln.ConstID, v mln.Truth) {
+					if v == mln.Unknown {
+						return
 					}
+					probs = append(probs, model.Prob(p.ID, args))
+					base = append(base, rate[p.ID])
+					gold = append(gold, v == mln.True)
 				})
 			}
-			rate[p.ID] = (float64(t) + 1) / (float64(n) + 2)
-		}
-		var probs, base []float64
-		var gold []bool
-		for _, p := range m.Preds {
-			dbs[k].Atoms(p.ID, func(args []mln.ConstID, v mln.Truth) {
-				if v == mln.Unknown {
-					return
+			f.Atoms = len(gold)
+			for _, g := range gold {
+				if g {
+					f.True++
 				}
-				probs = append(probs, model.Prob(p.ID, args))
-				base = append(base, rate[p.ID])
-				gold = append(gold, v == mln.True)
-			})
-		}
-		f.Atoms = len(gold)
-		for _, g := range gold {
-			if g {
-				f.True++
 			}
-		}
-		f.CLL, f.AUCPR = eval.CLL(probs, gold), eval.AUCPR(probs, gold)
-		f.BaseCLL, f.BaseAUC = eval.CLL(base, gold), eval.AUCPR(base, gold)
-		fmt.Fprintf(prog, "mrc: %s fold %d: %d atoms (%d true), CLL %.4f AUC-PR %.3f (baseline %.4f / %.3f), learn %.1fs wall %.1fs CPU, %d problems, %d invented predicates\n",
-			name, k, f.Atoms, f.True, f.CLL, f.AUCPR, f.BaseCLL, f.BaseAUC, f.Learn.Seconds(), f.CPU.Seconds(), f.Problems, f.Invented)
-		if cfg.MSLTime > 0 {
-			if f.MSL, err = runMRCMSL(ctx, cfg, m, train, dbs[k]); err != nil {
-				return nil, fmt.Errorf("mrc: %s fold %d: MSL: %w", name, k, err)
+			f.CLL, f.AUCPR = eval.CLL(probs, gold), eval.AUCPR(probs, gold)
+			f.BaseCLL, f.BaseAUC = eval.CLL(base, gold), eval.AUCPR(base, gold)
+			fmt.Fprintf(prog, "mrc: %s fold %d: %d atoms (%d true), CLL %.4f AUC-PR %.3f (baseline %.4f / %.3f), learn %.1fs wall %.1fs CPU, %d problems, %d invented predicates\n",
+				name, k, f.Atoms, f.True, f.CLL, f.AUCPR, f.BaseCLL, f.BaseAUC, f.Learn.Seconds(), f.CPU.Seconds(), f.Problems, f.Invented)
+			if cfg.MSLTime > 0 {
+				if f.MSL, err = runMRCMSL(ctx, cfg, m, train, dbs[k]); err != nil {
+					return MRCFold{}, fmt.Errorf("mrc: %s fold %d: MSL: %w", name, k, err)
+				}
+				fmt.Fprintf(prog, "mrc: %s fold %d: MSL CLL %.4f AUC-PR %.3f, %d clauses, %d candidates, learn %.1fs wall %.1fs CPU%s\n",
+					name, k, f.MSL.CLL, f.MSL.AUCPR, f.MSL.Clauses, f.MSL.Scored, f.MSL.Learn.Seconds(), f.MSL.CPU.Seconds(), stoppedNote(f.MSL.Stopped))
 			}
-			fmt.Fprintf(prog, "mrc: %s fold %d: MSL CLL %.4f AUC-PR %.3f, %d clauses, %d candidates, learn %.1fs wall %.1fs CPU%s\n",
-				name, k, f.MSL.CLL, f.MSL.AUCPR, f.MSL.Clauses, f.MSL.Scored, f.MSL.Learn.Seconds(), f.MSL.CPU.Seconds(), stoppedNote(f.MSL.Stopped))
+			return f, nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		row.Folds = append(row.Folds, f)
 	}

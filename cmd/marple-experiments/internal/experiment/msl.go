@@ -88,6 +88,9 @@ type MSLConfig struct {
 	ModelsDir string
 	// Progress receives a line per fold and row (optional).
 	Progress io.Writer
+	// Journal, when set, records each completed cell (a row on a test
+	// fold) and gives back the cells a killed run completed.
+	Journal *Journal
 }
 
 // MSLCell is one row on one test fold.
@@ -146,7 +149,15 @@ func RunMSL(ctx context.Context, cfg MSLConfig) ([]*MSLResult, error) {
 		}
 		for _, test := range res.Folds {
 			for _, r := range res.Rows {
-				cell, preds, err := runMSLCell(ctx, cfg, ds, r, test)
+				type done struct {
+					Cell  *MSLCell
+					Preds []string
+				}
+				d, err := unit(cfg.Journal, "msl/"+ds.Name+"/"+test+"/"+r.Name, func() (done, error) {
+					cell, preds, err := runMSLCell(ctx, cfg, ds, r, test)
+					return done{cell, preds}, err
+				})
+				cell, preds := d.Cell, d.Preds
 				if err != nil {
 					return out, fmt.Errorf("msl: %s, %s, test %s: %w", ds.Name, r.Name, test, err)
 				}

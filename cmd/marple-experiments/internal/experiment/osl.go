@@ -3,12 +3,16 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/examples"
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/learn"
@@ -59,6 +63,9 @@ type OSLConfig struct {
 	Seed int64
 	// Progress receives a line per finished run (optional).
 	Progress io.Writer
+	// Journal, when set, records each completed cell (a row on a test
+	// topic) and gives back the cells a killed run completed.
+	Journal *Journal
 }
 
 // OSLCell is the result of one row on one test topic.
@@ -124,7 +131,9 @@ func RunOSL(ctx context.Context, cfg OSLConfig) (*OSLTable, error) {
 	}
 	for _, topic := range topics {
 		for _, row := range table.Rows {
-			cell, err := runOSLCell(ctx, cfg, row.Method, modes, topic)
+			cell, err := unit(cfg.Journal, "osl/"+topic+"/"+row.Method.Name, func() (*OSLCell, error) {
+				return runOSLCell(ctx, cfg, row.Method, modes, topic)
+			})
 			if err != nil {
 				return nil, fmt.Errorf("%s on %s: %w", row.Method.Name, topic, err)
 			}
@@ -172,6 +181,25 @@ func runOSLCell(ctx context.Context, cfg OSLConfig, method OSLMethod, modes, top
 	settings := learn.Settings{Solver: exactMAP(1), Loss: learn.Hamming, Seed: cfg.Seed}
 	cell := &OSLCell{}
 	t0 := time.Now()
+	// With a journal, the learner's state is saved every 25 examples
+	// beside it, and a cell killed under way continues from there (its
+	// learning time adding the time saved with the state).
+	var within string
+	before := 0.0
+	if cfg.Journal != nil {
+		within = cfg.Journal.Within("osl/" + topic + "/" + method.Name)
+		if c, err := learn.ReadCheckpointFile(within); err == nil {
+			settings.Resume = c
+			before, _ = strconv.ParseFloat(c.Meta["seconds"], 64)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		settings.CheckpointEvery = 25
+		settings.Checkpoint = func(c *learn.Checkpoint) error {
+			c.Meta = map[string]string{"seconds": strconv.FormatFloat(before+time.Since(t0).Seconds(), 'g', -1, 64)}
+			return atomicfile.Write(within, func(w io.Writer) error { return c.Write(w) })
+		}
+	}
 	if method.MinCountDiff == 0 {
 		if _, err := learn.Online(ctx, m, src, learn.DefaultAdaGradFB(), settings); err != nil {
 			return nil, err
@@ -188,7 +216,7 @@ func runOSLCell(ctx context.Context, cfg OSLConfig, method OSLMethod, modes, top
 		}
 		cell.Added, cell.Candidates = st.Added, st.Candidates
 	}
-	cell.LearnSeconds = time.Since(t0).Seconds()
+	cell.LearnSeconds = before + time.Since(t0).Seconds()
 	for _, w := range m.Weights {
 		if w != 0 {
 			cell.NonZero++

@@ -127,7 +127,9 @@ func RunTransfer(ctx context.Context, cfg TransferConfig) ([]*TransferResult, er
 				continue
 			}
 			if _, ok := ranked[src.Name]; !ok {
-				r, err := sourceTemplates(ctx, cfg, src)
+				r, err := unit(cfg.MSL.Journal, "transfer/templates/"+src.Name, func() ([]transfer.Ranked, error) {
+					return sourceTemplates(ctx, cfg, src)
+				})
 				if err != nil {
 					return out, err
 				}
@@ -154,6 +156,12 @@ func RunTransfer(ctx context.Context, cfg TransferConfig) ([]*TransferResult, er
 		for _, r := range res.Rows {
 			res.Cells[r.Name] = map[string]*MSLCell{}
 		}
+		rowSource := map[string]string{} // transfer row -> its source
+		for _, src := range res.Sources {
+			for _, mode := range modes {
+				rowSource[fmt.Sprintf("DTM %s, from %s", mode, src)] = src
+			}
+		}
 		for _, f := range ds.Folds {
 			if len(cfg.MSL.Folds) == 0 || slices.Contains(cfg.MSL.Folds, f) || slices.Contains(cfg.MSL.Folds, strings.TrimSuffix(f, ".db")) {
 				res.Folds = append(res.Folds, f)
@@ -162,7 +170,25 @@ func RunTransfer(ctx context.Context, cfg TransferConfig) ([]*TransferResult, er
 		for _, test := range res.Folds {
 			foldChoice = nil
 			for _, r := range res.Rows {
-				cell, preds, err := runMSLCell(ctx, cfg.MSL, ds, r, test)
+				// A cell, with the number of clauses its source's
+				// templates gave in the target (-1: not a transfer row).
+				type done struct {
+					Cell    *MSLCell
+					Preds   []string
+					Clauses int
+				}
+				d, err := unit(cfg.MSL.Journal, "transfer/"+ds.Name+"/"+test+"/"+r.Name, func() (done, error) {
+					cell, preds, err := runMSLCell(ctx, cfg.MSL, ds, r, test)
+					d := done{cell, preds, -1}
+					if n, ok := res.Clauses[rowSource[r.Name]]; ok && rowSource[r.Name] != "" {
+						d.Clauses = n
+					}
+					return d, err
+				})
+				if src := rowSource[r.Name]; src != "" && d.Clauses >= 0 {
+					res.Clauses[src] = d.Clauses
+				}
+				cell, preds := d.Cell, d.Preds
 				if err != nil {
 					return out, fmt.Errorf("transfer: %s, %s, test %s: %w", ds.Name, r.Name, test, err)
 				}
