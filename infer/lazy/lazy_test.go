@@ -72,7 +72,7 @@ func TestMAPAgainstBruteForce(t *testing.T) {
 		}
 		yb, _, _ := brute.MAP(net)
 		best, bestHard := net.Cost(yb)
-		res, err := lazy.MAP(ctx, pr, lazy.MWSOptions{MaxSteps: 20000, Tries: 3, Seed: seed})
+		res, err := lazy.MAP(ctx, pr, lazy.MWSOptions{MaxSteps: 3000, Tries: 2, Seed: seed})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
