@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -37,6 +38,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		gibbsInf   = fs.Bool("p", false, "marginal inference with Gibbs sampling")
 		seed       = fs.Int64("seed", 1, "random seed")
 		lossAug    = fs.String("lossAugment", "", "truth database: solve the Hamming-loss-augmented MAP problem")
+		lazyInf    = fs.Bool("lazy", false, "lazy inference: ground on demand only the clauses inference makes active, all unknown atoms starting false (MAP: lazy MaxWalkSAT; -ms or -p: lazy MC-SAT); -maxMem bounds what it builds")
 		verbose    = fs.Bool("v", false, "report every stage on stderr")
 	)
 	var ef engineFlags
@@ -72,6 +74,16 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if modes > 1 {
 		return usagef("-m, -ms, -p and -bp exclude each other")
 	}
+	if *lazyInf {
+		switch {
+		case ax.bp:
+			return usagef("-lazy runs MaxWalkSAT or MC-SAT: it excludes -bp")
+		case *lossAug != "":
+			return usagef("-lazy excludes -lossAugment")
+		case ax.outputNetwork:
+			return usagef("-lazy excludes -outputNetwork: lazy inference builds no whole network")
+		}
+	}
 	engineName := *ef.solver
 	if *mcsatInf {
 		engineName = "mcsat"
@@ -86,6 +98,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	warnUnweighted(e.stderr, m)
+	if *lazyInf {
+		return inferLazy(ctx, e, p, &ax, &wf, &ef, m, db, *mcsatInf || *gibbsInf, *seed, *out, start)
+	}
 	if ax.bp && ax.lifted {
 		if done, err := inferLiftedModel(ctx, e, p, &ax, &wf, m, db, *out, start); done || err != nil {
 			return err
@@ -107,6 +122,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		}
 	}
 	net, gopt, err := groundProblem(ctx, p, e, &wf, m, db)
+	if errors.Is(err, ground.ErrTooLarge) {
+		return fmt.Errorf("%w; or -lazy grounds only the clauses inference makes active", err)
+	}
 	if err != nil {
 		return err
 	}

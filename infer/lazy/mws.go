@@ -53,7 +53,8 @@ type Result struct {
 	HardFalse int
 }
 
-// MAP runs lazy MaxWalkSAT on pr.
+// MAP runs lazy MaxWalkSAT on pr. When ctx is cancelled during the walk it
+// returns the best state so far with ctx.Err().
 func MAP(ctx context.Context, pr Problem, opt MWSOptions) (*Result, error) {
 	g, err := newGrounder(ctx, pr)
 	if err != nil {
@@ -77,13 +78,13 @@ func MAP(ctx context.Context, pr Problem, opt MWSOptions) (*Result, error) {
 		w.opt.Noise = mws.DefaultNoise
 	}
 	best, bestHard, bestSoft, err := w.run(ctx)
-	if err != nil {
+	if err != nil && (best == nil || ctx.Err() == nil) {
 		return nil, err
 	}
 	res, _ := g.result(pr, best, true)
 	res.Cost, res.HardViolated = bestSoft, bestHard
-	res.Optimal = bestHard == 0 && bestSoft == 0
-	return res, nil
+	res.Optimal = err == nil && bestHard == 0 && bestSoft == 0
+	return res, err
 }
 
 // walk is a run of MaxWalkSAT over a lazily built state.
@@ -106,10 +107,11 @@ func better(h1 int, s1 float64, h2 int, s2 float64) bool {
 // run returns the true atoms of the best state found and its costs.
 func (w *walk) run(ctx context.Context) ([]int32, int, float64, error) {
 	s := w.s
-	var best []int32
+	best := []int32{}
 	bestHard, bestSoft := s.hardBad, s.soft
 	var step int64
-	for try := 0; try < w.opt.Tries; try++ {
+	var err error
+	for try := 0; try < w.opt.Tries && err == nil; try++ {
 		if try > 0 {
 			for a, v := range s.val {
 				if v {
@@ -122,13 +124,13 @@ func (w *walk) run(ctx context.Context) ([]int32, int, float64, error) {
 		for i := 0; i < w.opt.MaxSteps && !w.done(s.hardBad, s.soft); i++ {
 			step++
 			if step&1023 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, 0, 0, err
+				if err = ctx.Err(); err != nil {
+					break
 				}
 			}
-			a, err := w.pick(step)
-			if err != nil {
-				return nil, 0, 0, err
+			a, perr := w.pick(step)
+			if perr != nil {
+				return nil, 0, 0, perr
 			}
 			if a < 0 {
 				continue
@@ -160,7 +162,7 @@ func (w *walk) run(ctx context.Context) ([]int32, int, float64, error) {
 			break
 		}
 	}
-	return best, bestHard, bestSoft, nil
+	return best, bestHard, bestSoft, err
 }
 
 // pick chooses the atom to flip: from a random costly clause, a random
