@@ -38,6 +38,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		gibbsInf   = fs.Bool("p", false, "marginal inference with Gibbs sampling")
 		seed       = fs.Int64("seed", 1, "random seed")
 		lossAug    = fs.String("lossAugment", "", "truth database: solve the Hamming-loss-augmented MAP problem")
+		countsOut  = fs.Bool("counts", false, "write clause counts instead of atoms: per formula (and \"+\" binding) the count of its true groundings in the MAP world (-m, -a) or their expected count under MC-SAT (-ms), one \"count<TAB>formula\" line each")
 		lazyInf    = fs.Bool("lazy", false, "lazy inference: ground on demand only the clauses inference makes active, all unknown atoms starting false (MAP: lazy MaxWalkSAT; -ms or -p: lazy MC-SAT); -maxMem bounds what it builds")
 		verbose    = fs.Bool("v", false, "report every stage on stderr")
 	)
@@ -74,6 +75,16 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if modes > 1 {
 		return usagef("-m, -ms, -p and -bp exclude each other")
 	}
+	if *countsOut {
+		switch {
+		case *gibbsInf || ax.bp:
+			return usagef("-counts writes the MAP world's counts (-m, -a) or MC-SAT's expected counts (-ms): it excludes -p and -bp")
+		case *lazyInf:
+			return usagef("-counts excludes -lazy: the counts take the whole grounding")
+		case ax.outputNetwork:
+			return usagef("-counts excludes -outputNetwork")
+		}
+	}
 	if *lazyInf {
 		switch {
 		case ax.bp:
@@ -82,6 +93,10 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 			return usagef("-lazy excludes -lossAugment")
 		case ax.outputNetwork:
 			return usagef("-lazy excludes -outputNetwork: lazy inference builds no whole network")
+		case mf.replicas > 1:
+			return usagef("-lazy runs one MC-SAT chain without tempering: it excludes -replicas (Alchemy's -simtp)")
+		case ax.maxSeconds > 0:
+			return usagef("-lazy excludes -maxSeconds: bound lazy MC-SAT by -maxSteps")
 		}
 	}
 	engineName := *ef.solver
@@ -138,6 +153,26 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return atomicfile.Write(*out, func(w io.Writer) error { return writeNetwork(w, m, net) })
 	}
 
+	if *countsOut && *mcsatInf {
+		burnIn := *ef.burnIn
+		if burnIn == 0 {
+			burnIn = -1 // mcsat: none
+		}
+		opt := mcsat.Options{Samples: *ef.samples, BurnIn: burnIn}
+		ax.samplerOptions(&opt)
+		opt.Seed = *seed
+		done := p.stage("expected counts (MC-SAT)")
+		counts, err := expectedCounts(ctx, net, opt)
+		if err != nil {
+			return err
+		}
+		done("%d samples", *ef.samples)
+		if err := atomicfile.Write(*out, func(w io.Writer) error { return writeCounts(w, m, counts) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, expected counts of %d samples, %.2fs\n", net.NumAtoms(), net.NumClauses(), *ef.samples, time.Since(start).Seconds())
+		return nil
+	}
 	if (*mcsatInf || *gibbsInf) && ax.maxSeconds == 0 {
 		burnIn := *ef.burnIn
 		if burnIn == 0 {
@@ -194,6 +229,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 			res.HardViolated+net.HardFalse, net.HardFalse)
 	}
 	if err := atomicfile.Write(*out, func(w io.Writer) error {
+		if *countsOut {
+			return writeCounts(w, m, net.Counts(res.Assign))
+		}
 		return ax.writeMAP(w, m, db, net, res.Assign, isQuery)
 	}); err != nil {
 		return err
