@@ -178,10 +178,13 @@ func newGrounder(ctx context.Context, pr Problem) (*grounder, error) {
 	}
 	g.clauses = make([]cinfo, len(m.Clauses))
 	for ci, c := range m.Clauses {
-		info := cinfo{c: c, plus: len(c.Plus) > 0}
 		if len(c.Exist) > 0 {
-			return nil, fmt.Errorf("lazy: %s has an existential quantifier, which lazy inference does not ground; run without lazy inference", clauseText(m, ci))
+			var err error
+			if c, err = expandExist(m, c); err != nil {
+				return nil, fmt.Errorf("lazy: %s: %v", clauseText(m, ci), err)
+			}
 		}
+		info := cinfo{c: c, plus: len(c.Plus) > 0}
 		unknown, negUnknown := false, false
 		for _, l := range c.Lits {
 			if l.Pred >= 0 && mayUnknown[l.Pred] {
@@ -564,4 +567,82 @@ func (g *grounder) eachAtom(p mln.PredID, fn func(args []mln.ConstID)) {
 		}
 	}
 	rec(0)
+}
+
+// maxExistLits bounds the literals of a clause after its existential
+// variables are expanded.
+const maxExistLits = 1 << 16
+
+// expandExist returns c with its existentially quantified variables
+// expanded: each literal mentioning them is repeated for every value they
+// take (the ground clause is the disjunction over those values), and the
+// remaining variables renumbered.
+func expandExist(m *mln.Model, c *mln.Clause) (*mln.Clause, error) {
+	isExist := make([]bool, len(c.Vars))
+	for _, v := range c.Exist {
+		isExist[v] = true
+	}
+	renum := make([]int, len(c.Vars))
+	out := &mln.Clause{Formula: c.Formula, Coef: c.Coef, Hard: c.Hard}
+	for v, x := range c.Vars {
+		if isExist[v] {
+			renum[v] = -1
+			continue
+		}
+		renum[v] = len(out.Vars)
+		out.Vars = append(out.Vars, x)
+	}
+	for _, v := range c.Plus {
+		out.Plus = append(out.Plus, renum[v])
+	}
+	bind := make([]mln.ConstID, len(c.Vars))
+	for _, l := range c.Lits {
+		var ex []int
+		for _, t := range l.Args {
+			if t.IsVar() && isExist[t.Var()] && !slicesContains(ex, t.Var()) {
+				ex = append(ex, t.Var())
+			}
+		}
+		var rec func(i int) error
+		rec = func(i int) error {
+			if i == len(ex) {
+				nl := mln.Literal{Pred: l.Pred, Builtin: l.Builtin, Neg: l.Neg, Args: make([]mln.Term, len(l.Args))}
+				for j, t := range l.Args {
+					switch {
+					case !t.IsVar():
+						nl.Args[j] = t
+					case isExist[t.Var()]:
+						nl.Args[j] = mln.ConstTerm(bind[t.Var()])
+					default:
+						nl.Args[j] = mln.VarTerm(renum[t.Var()])
+					}
+				}
+				if len(out.Lits) >= maxExistLits {
+					return fmt.Errorf("its existential quantifier expands to more than %d literals", maxExistLits)
+				}
+				out.Lits = append(out.Lits, nl)
+				return nil
+			}
+			for _, x := range m.Types[c.Vars[ex[i]].Type].Consts {
+				bind[ex[i]] = x
+				if err := rec(i + 1); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := rec(0); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func slicesContains(s []int, x int) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
