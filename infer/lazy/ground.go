@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/mln"
@@ -51,7 +52,7 @@ var ErrTooLarge = errors.New("lazy: memory limit reached")
 // Memory estimate per built clause, literal and atom (the engines' state
 // included): the clause's literals, weight, counters and key.
 const (
-	bytesPerClause = 120
+	bytesPerClause = 48
 	bytesPerLit    = 12
 	bytesPerAtom   = 140
 	// a query atom in the result network
@@ -78,11 +79,14 @@ type grounder struct {
 	// or unknown and expanded), indexed by argument value
 	cands []*candList
 
-	// built clauses
-	lits      [][]ground.Lit
-	weight    []float64
-	source    []int32
-	seen      map[string]struct{}
+	// built clauses: clause c's literals are litData[litStart[c]:litStart[c+1]]
+	litStart []int64
+	litData  []ground.Lit
+	weight   []float64
+	source   []int32
+	// the expansion under way: atom x found through literal via of the
+	// model clause (via -1 outside expansions)
+	x, via    int32
 	onNew     func(c int32)
 	keyBuf    []byte
 	litBuf    []ground.Lit
@@ -127,7 +131,7 @@ func newGrounder(ctx context.Context, pr Problem) (*grounder, error) {
 	if m == nil || pr.DB == nil {
 		return nil, errors.New("lazy: no model or no evidence")
 	}
-	g := &grounder{m: m, db: pr.DB, ctx: ctx, maxBytes: pr.MaxBytes, atomKey: map[string]int32{}, seen: map[string]struct{}{}}
+	g := &grounder{m: m, db: pr.DB, ctx: ctx, maxBytes: pr.MaxBytes, atomKey: map[string]int32{}, via: -1}
 	if g.maxBytes == 0 {
 		g.maxBytes = ground.DefaultMaxBytes
 	}
@@ -310,7 +314,7 @@ func (g *grounder) expand(a int32) error {
 			continue
 		}
 		c := info.c
-		for _, l := range c.Lits {
+		for i, l := range c.Lits {
 			if l.Pred != p {
 				continue
 			}
@@ -320,7 +324,9 @@ func (g *grounder) expand(a int32) error {
 			}
 			set := make([]int, len(c.Vars))
 			if _, ok := mln.BindArgs(l.Args, args, bind, set); ok {
+				g.x, g.via = a, int32(i)
 				g.search(ci, bind)
+				g.via = -1
 				if g.err != nil {
 					return g.err
 				}
@@ -451,18 +457,41 @@ func (g *grounder) search(ci int, bind []mln.ConstID) {
 		}
 		return
 	}
-	for v := range bind {
-		if bind[v] < 0 {
-			for _, x := range g.m.Types[c.Vars[v].Type].Consts {
-				bind[v] = x
-				g.search(ci, bind)
-				if g.err != nil {
-					break
+	// Enumerate a variable of a literal closest to being bound, so that
+	// literals are checked as early as possible.
+	v, best := -1, 0
+	for i := range c.Lits {
+		n, first := 0, -1
+		for _, t := range c.Lits[i].Args {
+			if t.IsVar() && bind[t.Var()] < 0 {
+				n++
+				if first < 0 {
+					first = t.Var()
 				}
 			}
-			bind[v] = -1
-			return
 		}
+		if n > 0 && (v < 0 || n < best) {
+			v, best = first, n
+		}
+	}
+	if v < 0 {
+		for u := range bind {
+			if bind[u] < 0 {
+				v = u
+				break
+			}
+		}
+	}
+	if v >= 0 {
+		for _, x := range g.m.Types[c.Vars[v].Type].Consts {
+			bind[v] = x
+			g.search(ci, bind)
+			if g.err != nil {
+				break
+			}
+		}
+		bind[v] = -1
+		return
 	}
 	g.build(ci, bind)
 }
@@ -478,7 +507,51 @@ func (g *grounder) typed(c *mln.Clause, vs []int, bind []mln.ConstID) bool {
 	return true
 }
 
-// build adds the grounding bind of clause ci unless it is built already.
+// lits returns the literals of built clause c.
+func (g *grounder) lits(c int32) []ground.Lit { return g.litData[g.litStart[c]:g.litStart[c+1]] }
+
+// numClauses returns the number of clauses built.
+func (g *grounder) numClauses() int { return len(g.weight) }
+
+// newAt reports whether grounding bind (of weight w) of a clause found
+// while expanding atom x through literal via is built now rather than
+// before. Each grounding is built once, when its state first can change:
+// one of positive weight (or hard) when the last of the atoms of its
+// negated unknown literals is expanded (at the start when it has none), so
+// now only if x's literal is negated; one of negative weight (without
+// negated unknown literals) when the first of its atoms is expanded, so
+// now only if no other is expanded. A grounding that meets x through
+// several literals is built through the first.
+func (g *grounder) newAt(info *cinfo, bind []mln.ConstID, w float64) bool {
+	c := info.c
+	xp, xargs := g.atomPred[g.x], g.atomArgs[g.x]
+	var args [8]mln.ConstID
+	for j := int32(0); j < g.via; j++ {
+		l := &c.Lits[j]
+		if l.Pred != xp {
+			continue
+		}
+		if a, _ := bound(l, bind, args[:0]); slices.Equal(a, xargs) {
+			return false
+		}
+	}
+	if w > 0 {
+		return c.Lits[g.via].Neg
+	}
+	for i := range c.Lits {
+		l := &c.Lits[i]
+		if l.Pred < 0 {
+			continue
+		}
+		a, _ := bound(l, bind, args[:0])
+		if id := g.lookup(l.Pred, a); id >= 0 && id != g.x && g.expanded[id] {
+			return false
+		}
+	}
+	return true
+}
+
+// build adds the grounding bind of clause ci.
 func (g *grounder) build(ci int, bind []mln.ConstID) {
 	info := &g.clauses[ci]
 	c := info.c
@@ -497,6 +570,9 @@ func (g *grounder) build(ci int, bind []mln.ConstID) {
 		return
 	}
 	var args [8]mln.ConstID
+	if g.via >= 0 && !g.newAt(info, bind, w) {
+		return
+	}
 	lits := g.litBuf[:0]
 	for i := range c.Lits {
 		l := &c.Lits[i]
@@ -527,23 +603,18 @@ func (g *grounder) build(ci int, bind []mln.ConstID) {
 		}
 		return
 	}
-	k := make([]byte, 0, 4+4*len(bind))
-	k = append(k, byte(ci), byte(ci>>8), byte(ci>>16), byte(ci>>24))
-	for _, x := range bind {
-		k = append(k, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+	id := int32(len(g.weight))
+	if len(g.litStart) == 0 {
+		g.litStart = append(g.litStart, 0)
 	}
-	if _, ok := g.seen[string(k)]; ok {
-		return
-	}
-	g.seen[string(k)] = struct{}{}
-	id := int32(len(g.lits))
-	g.lits = append(g.lits, append([]ground.Lit(nil), lits...))
+	g.litData = append(g.litData, lits...)
+	g.litStart = append(g.litStart, int64(len(g.litData)))
 	g.weight = append(g.weight, w)
 	g.source = append(g.source, int32(ci))
-	g.bytes += bytesPerClause + bytesPerLit*int64(len(lits)) + int64(len(k))
+	g.bytes += bytesPerClause + bytesPerLit*int64(len(lits))
 	if g.maxBytes > 0 && g.bytes > g.maxBytes {
 		g.err = fmt.Errorf("%w: the clauses and atoms built take about %d MiB (%d clauses, %d atoms), above the limit of %d MiB",
-			ErrTooLarge, g.bytes>>20, len(g.lits), len(g.atomPred), g.maxBytes>>20)
+			ErrTooLarge, g.bytes>>20, len(g.weight), len(g.atomPred), g.maxBytes>>20)
 		return
 	}
 	if g.onNew != nil {

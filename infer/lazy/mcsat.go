@@ -74,7 +74,7 @@ func Marginals(ctx context.Context, pr Problem, opt MCSATOptions) (*Result, erro
 	rng := rand.New(rand.NewSource(opt.Seed))
 	u := newUniverse(g)
 	// A state satisfying the hard clauses: select them alone.
-	s.sel = make([]bool, len(g.lits))
+	s.sel = make([]bool, g.numClauses())
 	s.selectNew = func(c int32) bool { return math.IsInf(g.weight[c], 1) }
 	s.resetSelection(func(c int32) bool { return math.IsInf(g.weight[c], 1) })
 	w := &walk{s: s, rng: rng, opt: MWSOptions{Noise: mcsat.DefaultNoise, Tabu: -1}}

@@ -31,9 +31,10 @@ type MWSOptions struct {
 	Seed int64
 }
 
-// Result is what a lazy run leaves: the network of the atoms and clauses
-// it built (every unknown query atom first, as ground.Ground orders them,
-// then the other atoms built) and, for MAP, the assignment to its atoms.
+// Result is what a lazy run leaves: a network of its atoms (every unknown
+// query atom first, as ground.Ground orders them, then the other atoms it
+// built; the clauses it built are not copied into it) and, for MAP, the
+// assignment to its atoms.
 type Result struct {
 	Net *ground.Network
 	// Assign is the MAP state (MAP runs) over Net's atoms.
@@ -207,8 +208,8 @@ func (w *walk) pick(step int64) (int32, error) {
 	return besta, nil
 }
 
-// result builds the network of the atoms and clauses built, every
-// unknown query atom first, and maps the true atoms onto it.
+// result builds the network of the atoms, every unknown query atom first,
+// and maps the true atoms onto it.
 // It also returns each built atom's index in the network.
 func (g *grounder) result(pr Problem, trueAtoms []int32, assign bool) (*Result, []int32) {
 	net := ground.NewNetwork(0)
@@ -233,17 +234,7 @@ func (g *grounder) result(pr Problem, trueAtoms []int32, assign bool) (*Result, 
 			ids[a] = net.AddAtom(g.atomPred[a], g.atomArgs[a])
 		}
 	}
-	lits := []ground.Lit(nil)
-	for c, ls := range g.lits {
-		lits = lits[:0]
-		for _, l := range ls {
-			lits = append(lits, ground.MakeLit(ids[l.Atom()], l.Neg()))
-		}
-		w := g.weight[c]
-		param := int32(-1)
-		net.AddClause(lits, w, g.source[c], param, 1)
-	}
-	res := &Result{Net: net, Clauses: len(g.lits), HardFalse: g.HardFalse}
+	res := &Result{Net: net, Clauses: g.numClauses(), HardFalse: g.HardFalse}
 	for _, e := range g.expanded {
 		if e {
 			res.Expanded++

@@ -1,6 +1,10 @@
 package lazy
 
-import "math"
+import (
+	"math"
+
+	"github.com/marple-mln/marple/ground"
+)
 
 // state is an assignment to the atoms built so far with the clauses built
 // so far and their counts of true literals. A clause is costly when its
@@ -9,7 +13,7 @@ import "math"
 type state struct {
 	g       *grounder
 	val     []bool
-	occ     [][]int32
+	occ     [][]ground.Lit // per atom: its literal in each clause, as clause<<1 | negated
 	numTrue []int32
 	badPos  []int32 // position in bad, -1 when not costly
 	bad     []int32
@@ -49,9 +53,9 @@ func (s *state) costly(c int32) bool {
 func (s *state) addClause(c int32) {
 	s.growAtoms()
 	n := int32(0)
-	for _, l := range s.g.lits[c] {
+	for _, l := range s.g.lits(c) {
 		a := l.Atom()
-		s.occ[a] = append(s.occ[a], c)
+		s.occ[a] = append(s.occ[a], ground.MakeLit(c, l.Neg()))
 		if l.True(s.val) {
 			n++
 		}
@@ -97,17 +101,15 @@ func (s *state) update(c int32, was bool) {
 
 // flip flips atom a (which must be expanded).
 func (s *state) flip(a int32) {
-	s.val[a] = !s.val[a]
-	for _, c := range s.occ[a] {
+	v := !s.val[a]
+	s.val[a] = v
+	for _, o := range s.occ[a] {
+		c := o.Atom()
 		was := s.badPos[c] >= 0
-		for _, l := range s.g.lits[c] {
-			if l.Atom() == a {
-				if l.True(s.val) {
-					s.numTrue[c]++
-				} else {
-					s.numTrue[c]--
-				}
-			}
+		if v != o.Neg() {
+			s.numTrue[c]++
+		} else {
+			s.numTrue[c]--
 		}
 		s.update(c, was)
 	}
@@ -115,16 +117,14 @@ func (s *state) flip(a int32) {
 
 // delta returns the change of the hard and soft costs if a were flipped.
 func (s *state) delta(a int32) (dHard int, dSoft float64) {
-	for _, c := range s.occ[a] {
+	v := !s.val[a]
+	for _, o := range s.occ[a] {
+		c := o.Atom()
 		n := s.numTrue[c]
-		for _, l := range s.g.lits[c] {
-			if l.Atom() == a {
-				if l.True(s.val) {
-					n--
-				} else {
-					n++
-				}
-			}
+		if v != o.Neg() {
+			n++
+		} else {
+			n--
 		}
 		was := s.badPos[c] >= 0
 		var now bool
@@ -161,7 +161,7 @@ func (s *state) delta(a int32) (dHard int, dSoft float64) {
 func (s *state) candidates(c int32, out []int32) []int32 {
 	out = out[:0]
 	neg := s.g.weight[c] < 0
-	for _, l := range s.g.lits[c] {
+	for _, l := range s.g.lits(c) {
 		if !neg || l.True(s.val) {
 			out = append(out, l.Atom())
 		}
