@@ -398,7 +398,6 @@ type Lazy struct {
 	isMAP bool
 	mws   lazy.MWSOptions
 	mcsat lazy.MCSATOptions
-	limit time.Duration
 }
 
 // Name returns the engine's name (lazy-mws or lazy-mcsat).
@@ -408,9 +407,8 @@ func (e Lazy) Name() string { return e.name }
 // than marginals (lazy-mcsat).
 func (e Lazy) IsMAP() bool { return e.isMAP }
 
-// Run runs the engine on pr with the seed: lazy.MAP for lazy-mws (the best
-// state found when the time limit expires, without an error), lazy.Marginals
-// for lazy-mcsat.
+// Run runs the engine on pr with the seed: lazy.MAP for lazy-mws (whose
+// walk TimeLimit bounds), lazy.Marginals for lazy-mcsat.
 func (e Lazy) Run(ctx context.Context, pr lazy.Problem, seed int64) (*lazy.Result, error) {
 	if !e.isMAP {
 		opt := e.mcsat
@@ -419,16 +417,7 @@ func (e Lazy) Run(ctx context.Context, pr lazy.Problem, seed int64) (*lazy.Resul
 	}
 	opt := e.mws
 	opt.Seed = seed
-	if e.limit <= 0 {
-		return lazy.MAP(ctx, pr, opt)
-	}
-	tctx, cancel := context.WithTimeout(ctx, e.limit)
-	defer cancel()
-	res, err := lazy.MAP(tctx, pr, opt)
-	if res != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		err = nil
-	}
-	return res, err
+	return lazy.MAP(ctx, pr, opt)
 }
 
 // lazyEngines lists the lazy engines.
@@ -439,7 +428,7 @@ var lazyEngines = []struct {
 	{
 		name: "lazy-mws", doc: "lazy MaxWalkSAT (LazySAT): grounds on demand the clauses the walk makes active",
 		build: func(s Settings) Lazy {
-			return Lazy{isMAP: true, limit: s.TimeLimit, mws: lazy.MWSOptions{MaxSteps: s.MaxSteps, Tries: s.Tries, Tabu: s.Tabu, Target: s.Target}}
+			return Lazy{isMAP: true, mws: lazy.MWSOptions{MaxSteps: s.MaxSteps, Tries: s.Tries, Tabu: s.Tabu, Target: s.Target, TimeLimit: s.TimeLimit}}
 		},
 	},
 	{

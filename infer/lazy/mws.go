@@ -2,8 +2,10 @@ package lazy
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand"
+	"time"
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer/mws"
@@ -27,6 +29,10 @@ type MWSOptions struct {
 	// cost is at most Target (Alchemy's -targetWt); 0 stops only when
 	// every clause is in its preferred state.
 	Target float64
+	// TimeLimit, when positive, bounds the walk (not the grounding of the
+	// clauses it starts from): when it expires MAP returns the best state
+	// found, without an error.
+	TimeLimit time.Duration
 	// Seed seeds the walk.
 	Seed int64
 }
@@ -78,9 +84,18 @@ func MAP(ctx context.Context, pr Problem, opt MWSOptions) (*Result, error) {
 	if w.opt.Noise == 0 {
 		w.opt.Noise = mws.DefaultNoise
 	}
-	best, bestHard, bestSoft, err := w.run(ctx)
-	if err != nil && (best == nil || ctx.Err() == nil) {
+	wctx := ctx
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
+		defer cancel()
+	}
+	best, bestHard, bestSoft, err := w.run(wctx)
+	if err != nil && (best == nil || wctx.Err() == nil) {
 		return nil, err
+	}
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		err = nil // the time limit
 	}
 	res, _ := g.result(pr, best, true)
 	res.Cost, res.HardViolated = bestSoft, bestHard
