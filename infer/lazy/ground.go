@@ -49,11 +49,12 @@ type Problem struct {
 // grow beyond Problem.MaxBytes.
 var ErrTooLarge = errors.New("lazy: memory limit reached")
 
-// Memory estimate per built clause, literal and atom (the engines' state
-// included): the clause's literals, weight, counters and key.
+// Memory estimate per built clause, literal and atom, the engines' state
+// and the slack of growing arrays included (fitted to the peak RSS of a
+// lazy MaxWalkSAT run on UW-CSE that built 13.7M clauses: results/lazy.md).
 const (
-	bytesPerClause = 48
-	bytesPerLit    = 12
+	bytesPerClause = 88
+	bytesPerLit    = 22
 	bytesPerAtom   = 140
 	// a query atom in the result network
 	bytesPerQueryAtom = 48
