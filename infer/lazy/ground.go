@@ -16,7 +16,7 @@
 // a negated literal over an unknown atom are the exception (they cost when
 // satisfied, as they are by default): they are grounded up front.
 //
-// Memory grows with the expanded atoms; Options.MaxBytes bounds it.
+// Memory grows with the expanded atoms; Problem.MaxBytes bounds it.
 package lazy
 
 import (
@@ -91,8 +91,6 @@ type grounder struct {
 	onNew     func(c int32)
 	keyBuf    []byte
 	litBuf    []ground.Lit
-	argBuf    []mln.ConstID
-	setBuf    [][]int
 	checkN    int
 	err       error
 	HardFalse int

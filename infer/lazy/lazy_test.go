@@ -222,13 +222,26 @@ func TestLazyRunsWhereEagerIsRefused(t *testing.T) {
 	}
 }
 
-// TestDeterministic: the same seed gives the same state and marginals.
+// TestDeterministic: the same seed gives the same MAP state and marginals.
 func TestDeterministic(t *testing.T) {
 	ctx := context.Background()
 	for seed := int64(0); seed < 20; seed++ {
 		pr, _, ok := load(t, seed)
 		if !ok {
 			continue
+		}
+		m1, err1 := lazy.MAP(ctx, pr, lazy.MWSOptions{MaxSteps: 500, Seed: seed})
+		m2, err2 := lazy.MAP(ctx, pr, lazy.MWSOptions{MaxSteps: 500, Seed: seed})
+		if err1 != nil || err2 != nil {
+			t.Fatalf("seed %d: %v / %v", seed, err1, err2)
+		}
+		if m1.Cost != m2.Cost || m1.Expanded != m2.Expanded || len(m1.Assign) != len(m2.Assign) {
+			t.Fatalf("seed %d: MAP runs differ", seed)
+		}
+		for i := range m1.Assign {
+			if m1.Assign[i] != m2.Assign[i] {
+				t.Fatalf("seed %d: MAP states differ", seed)
+			}
 		}
 		a, err1 := lazy.Marginals(ctx, pr, lazy.MCSATOptions{Samples: 50, Seed: seed})
 		b, err2 := lazy.Marginals(ctx, pr, lazy.MCSATOptions{Samples: 50, Seed: seed})
