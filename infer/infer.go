@@ -3,9 +3,10 @@
 // probable explanation) computation and the options every engine accepts
 // on each call. The engines live in subpackages, one per engine: mws
 // (MaxWalkSAT), exact (exact MPE), lp (LP relaxation with ROUNDUP), cpi
-// (cutting-plane inference around any MAP engine) and mcsat (MC-SAT and
-// Gibbs marginals). Package infer/engines builds them by name from one set
-// of settings.
+// (cutting-plane inference around any MAP engine), mcsat (MC-SAT and
+// Gibbs marginals) and lazy (lazy MaxWalkSAT and MC-SAT, grounding on
+// demand from the first-order model). Package infer/engines builds them by
+// name from one set of settings.
 package infer
 
 import (

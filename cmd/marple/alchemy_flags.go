@@ -96,16 +96,16 @@ func refusedBut(name string, progs alchemyProgs, v alchemyValue, accept, note st
 
 // Reasons shared by several flags.
 const (
-	whyLazy    = "Marple grounds eagerly, refusing groundings above -maxMem (MiB); lazy inference is not implemented"
-	whyHybrid  = "simulated annealing in hybrid inference is not implemented: -hybrid runs hybrid MaxWalkSAT (-m) or hybrid MC-SAT (-ms)"
-	whySimtp   = "discriminative learning samples with MC-SAT; tempering is for inference (infer -simtp)"
-	whyLifted  = "hypercube settings of Alchemy's lifted network construction: Marple finds the clusters by colour passing, with nothing to set"
-	whyGibbsCv = "Marple's Gibbs sampler draws -maxSteps samples after -burnMaxSteps steps, with no convergence test"
-	whyDclMWS  = "Marple's discriminative learner (-d) computes expectations with MC-SAT and runs no MaxWalkSAT"
-	whyDclInf  = "Marple's discriminative learner (-d) computes expectations with MC-SAT only (-ms)"
-	whyDclSS   = "Marple's discriminative learner (-d) runs MC-SAT with its default SampleSAT settings"
-	whyExact   = "Marple counts every clause's true groundings exactly (as -noSampleClauses): there is no sample to size"
-	whyPrior   = "Marple's Gaussian prior has mean 0 for every weight (Alchemy: the .mln weight, else -priorMean); -priorMean 0 is accepted"
+	whyLazyLearn = "Marple's learners ground each training database eagerly, refusing groundings above -maxMem (MiB); lazy inference is for infer"
+	whyHybrid    = "simulated annealing in hybrid inference is not implemented: -hybrid runs hybrid MaxWalkSAT (-m) or hybrid MC-SAT (-ms)"
+	whySimtp     = "discriminative learning samples with MC-SAT; tempering is for inference (infer -simtp)"
+	whyLifted    = "hypercube settings of Alchemy's lifted network construction: Marple finds the clusters by colour passing, with nothing to set"
+	whyGibbsCv   = "Marple's Gibbs sampler draws -maxSteps samples after -burnMaxSteps steps, with no convergence test"
+	whyDclMWS    = "Marple's discriminative learner (-d) computes expectations with MC-SAT and runs no MaxWalkSAT"
+	whyDclInf    = "Marple's discriminative learner (-d) computes expectations with MC-SAT only (-ms)"
+	whyDclSS     = "Marple's discriminative learner (-d) runs MC-SAT with its default SampleSAT settings"
+	whyExact     = "Marple counts every clause's true groundings exactly (as -noSampleClauses): there is no sample to size"
+	whyPrior     = "Marple's Gaussian prior has mean 0 for every weight (Alchemy: the .mln weight, else -priorMean); -priorMean 0 is accepted"
 )
 
 // alchemyFlags is the table: every flag of the ARGS tables of Alchemy
@@ -140,11 +140,18 @@ var alchemyFlags = []alchemyFlag{
 	custom("simtp", alInfer, valNone, []string{"ms", "replicas", "numChains"}, "tempering by replica exchange: MC-SAT chains (-numRuns of them) each with -numSwap replicas at scaled weights that swap states; the weight-1 replicas are recorded", later),
 	refused("simtp", alLearnwts, valNone, whySimtp),
 	mapped("outputNetwork", alInfer, valNone, "outputNetwork", "writes the ground network to -r as Alchemy's factor graph (\"variables:\" atoms, \"factors:\" one line per ground clause: atoms// log-factor table)"),
-	refused("counts", alInfer, valNone, "clause counts are not written; -outputNetwork writes the ground clauses"),
+	mapped("counts", alInfer, valNone, "counts", "writes, instead of atoms, each formula's count of true groundings (\"count<TAB>formula\" per formula and \"+\" binding): in the MAP world with -m or -a, expected under MC-SAT (the default, -ms); Alchemy 2.0 parses the flag but writes nothing different"),
 	mapped("seed", alInferLearn, valInt, "seed", "random seed"),
-	refusedBut("lazy", alInferLearn, valBool, "false", whyLazy),
-	refusedBut("lazyNoApprox", alInferLearn, valBool, "false", whyLazy),
-	custom("memLimit", alInferLearn, valInt, []string{"maxMem"}, "memory limit in KB, rounded up to MiB (-1: Marple's default)", func(c *alchemyCall, v string) error {
+	custom("lazy", alInfer, valBool, []string{"lazy"}, "lazy inference: lazy MaxWalkSAT with -m or -a, lazy MC-SAT otherwise; only the clauses inference makes active are grounded (-memLimit bounds them)", func(c *alchemyCall, v string) error {
+		if v == "true" {
+			c.set("lazy", "true")
+		}
+		return nil
+	}),
+	refusedBut("lazy", alLearnwts, valBool, "false", whyLazyLearn),
+	mapped("lazyNoApprox", alInfer, valBool, "", "Marple's lazy inference never deactivates atoms to save memory: it stops with an error at -memLimit instead"),
+	refusedBut("lazyNoApprox", alLearnwts, valBool, "false", whyLazyLearn),
+	custom("memLimit", alInferLearn, valInt, []string{"maxMem"}, "memory limit in KB, rounded up to MiB (-1: Marple's default): the grounding's estimate, or with -lazy what lazy inference builds", func(c *alchemyCall, v string) error {
 		kb, _ := parseIntValue(v)
 		if kb == -1 {
 			return nil
@@ -182,7 +189,12 @@ var alchemyFlags = []alchemyFlag{
 	}),
 	refused("mwsMaxSteps", alLearnwts, valInt, whyDclMWS),
 	refused("tries", alLearnwts, valInt, whyDclMWS),
-	refused("targetWt", alInferLearn, valInt, "Marple's MaxWalkSAT runs -mwsMaxSteps steps per try or until every clause is in its preferred state; the exact solver (without -mwsMaxSteps) finds the optimum"),
+	custom("targetWt", alInfer, valInt, []string{"targetWt", "solver"}, "MaxWalkSAT stops once the cost of the violated clauses is at most this (and no hard clause is violated); with -m or -a selects MaxWalkSAT (-solver mws)", func(c *alchemyCall, v string) error {
+		c.set("targetWt", v)
+		c.mws = true
+		return nil
+	}),
+	refused("targetWt", alLearnwts, valInt, whyDclMWS),
 	mapped("breakHardClauses", alInfer, valNone, "breakHardClauses", "MaxWalkSAT's original moves, which may break a satisfied hard clause (by default Marple's walk spares them; the exact and LP solvers never break them)"),
 	refusedBut("hard", alLearnwts, valBool, "false", whyDclMWS),
 	refusedBut("heuristic", alInferLearn, valInt, "2", "Marple's MaxWalkSAT is tabu search (Alchemy's heuristic 2) that takes improving flips first; -heuristic 2 is accepted"),

@@ -134,7 +134,10 @@ func TestAlchemyTranslate(t *testing.T) {
 		{alInfer, "-i a.mln -r c -q P -ms -burnMinSteps 50 -burnMaxSteps -1 -maxSteps 200 -minSteps 300", "-i=a.mln -r=c -q=P -ms=true -smooth=10000 -burnIn=50 -maxSteps=300"},
 		{alInfer, "-i a.mln -r c -q P -saRatio 30 -saTemperature 20 -memLimit 2048", "-i=a.mln -r=c -q=P -walkProb=0.7 -saTemp=0.2 -maxMem=2 -ms=true -smooth=10000"},
 		{alInfer, "-i a.mln -r c -q P -lazy false -heuristic 2 -lazyLowState true", "-i=a.mln -r=c -q=P -ms=true -smooth=10000"},
-		{alInfer, "-i a.mln -r c -q P -lazy", "error: -lazy is not supported"},
+		{alInfer, "-i a.mln -r c -q P -lazy", "-i=a.mln -r=c -q=P -lazy=true -ms=true -smooth=10000"},
+		{alInfer, "-i a.mln -r c -q P -m -lazy true -targetWt 3 -memLimit 2048", "-i=a.mln -r=c -q=P -lazy=true -targetWt=3 -maxMem=2 -m=true -solver=mws"},
+		{alInfer, "-i a.mln -r c -q P -a -counts", "-i=a.mln -r=c -q=P -counts=true -a=true"},
+		{alLearnwts, "-i a.mln -o b -t c -lazy", "error: -lazy is not supported"},
 		{alInfer, "-i a.mln -r c -q P -m -p", "error: -m, -p exclude each other"},
 		{alInfer, "-i a.mln -r c -q P -bp -maxSeconds 5", "error: -maxSeconds is not supported with -bp"},
 		{alInfer, "-i a.mln -r c -q P -dNumIter 3", "error: -dNumIter is not a flag of Alchemy's infer"},
@@ -265,6 +268,7 @@ var (
 	reMAPAll   = regexp.MustCompile(`^\w+\([^ ()]*\) [01]$`)
 	reMAP      = regexp.MustCompile(`^\w+\([^ ()]*\)$`)
 	reFactor   = regexp.MustCompile(`^(variables:|factors:|\w+\([^ ()]*\)|\w+\([^ ()]*\)(/ \w+\([^ ()]*\))*//( (-?[0-9.e+-]+|-inf))+)$`)
+	reCounts   = regexp.MustCompile(`^[0-9.e+]+\t\S.*$`) // -counts: count<TAB>formula
 )
 
 // checkAlchemyOutput checks the output file of an Alchemy command line.
@@ -299,6 +303,8 @@ func checkAlchemyOutput(t *testing.T, where string, args []string) {
 	switch {
 	case has(flag, "outputNetwork"):
 		re = reFactor
+	case has(flag, "counts"):
+		re = reCounts
 	case has(flag, "a"):
 		re = reMAPAll
 	case has(flag, "m"):

@@ -157,7 +157,7 @@ func groundProblem(ctx context.Context, p *progress, e *env, wf *worldFlags, m *
 	done := p.stage("ground")
 	net, err := ground.Ground(ctx, m, db, gopt)
 	if errors.Is(err, ground.ErrTooLarge) {
-		return nil, gopt, fmt.Errorf("%v; -maxMem (MiB) raises the limit if the machine has the memory", err)
+		return nil, gopt, fmt.Errorf("%w; -maxMem (MiB) raises the limit if the machine has the memory", err)
 	}
 	if err != nil {
 		return nil, gopt, err

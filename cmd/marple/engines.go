@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"io"
+	"math"
 	"time"
 
 	"github.com/marple-mln/marple/infer"
@@ -20,6 +21,7 @@ type engineFlags struct {
 	prove, cpi      *bool
 	tabu            *int
 	breakHard       *bool
+	targetWt        *float64
 	samples, burnIn *int
 }
 
@@ -35,6 +37,7 @@ func (f *engineFlags) registerMAP(fs *flag.FlagSet, what string) {
 	f.cpi = fs.Bool("cpi", d.CPI, "cutting-plane inference around the MAP engine: solve with only the clauses the current state violates")
 	f.tabu = fs.Int("tabuLength", d.Tabu, "MaxWalkSAT: steps during which a flipped atom may not be flipped back unless that beats the try's best cost (-1: no tabu)")
 	f.breakHard = fs.Bool("breakHardClauses", d.BreakHard, "MaxWalkSAT: the original moves, which may break a satisfied hard clause to satisfy a soft one (by default the walk spares hard clauses)")
+	f.targetWt = fs.Float64("targetWt", d.Target, "MaxWalkSAT: stop as soon as no hard clause is violated and the cost of the violated clauses is at most this (0: only when every clause is in its preferred state)")
 }
 
 // registerSampling declares the samplers' flags on fs.
@@ -56,6 +59,9 @@ func (f *engineFlags) check() error {
 	if err := firstErr(checkDuration("timeLimit", *f.timeLimit), atLeast(1, counts), atLeast(-1, map[string]int{"tabuLength": *f.tabu})); err != nil {
 		return err
 	}
+	if t := *f.targetWt; !(t >= 0) || math.IsInf(t, 1) {
+		return usagef("-targetWt must be a non-negative number, not %v", t)
+	}
 	if f.burnIn != nil {
 		return atLeast(0, map[string]int{"burnIn": *f.burnIn})
 	}
@@ -71,6 +77,7 @@ func (f *engineFlags) settings(workers int, report io.Writer) engines.Settings {
 	s.MaxSteps, s.Tries = *f.maxSteps, *f.tries
 	s.Prove, s.CPI = *f.prove, *f.cpi
 	s.Tabu, s.BreakHard = *f.tabu, *f.breakHard
+	s.Target = *f.targetWt
 	if f.samples != nil {
 		s.Samples, s.BurnIn = *f.samples, *f.burnIn
 	}

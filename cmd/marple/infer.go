@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -37,6 +38,8 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		gibbsInf   = fs.Bool("p", false, "marginal inference with Gibbs sampling")
 		seed       = fs.Int64("seed", 1, "random seed")
 		lossAug    = fs.String("lossAugment", "", "truth database: solve the Hamming-loss-augmented MAP problem")
+		countsOut  = fs.Bool("counts", false, "write clause counts instead of atoms: per formula (and \"+\" binding) the count of its true groundings in the MAP world (-m, -a) or their expected count under MC-SAT (-ms), one \"count<TAB>formula\" line each")
+		lazyInf    = fs.Bool("lazy", false, "lazy inference: ground on demand only the clauses inference makes active, all unknown atoms starting false (MAP: lazy MaxWalkSAT; -ms or -p: lazy MC-SAT); -maxMem bounds what it builds")
 		verbose    = fs.Bool("v", false, "report every stage on stderr")
 		hybridInf  = fs.Bool("hybrid", false, "hybrid MLN (numeric terms, real-valued atoms): -m by hybrid MaxWalkSAT, -ms by hybrid MC-SAT")
 		contSample = fs.String("contSamples", "", "with -hybrid -ms: write every sample of the continuous atoms to this file")
@@ -68,6 +71,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	if *hybridInf {
+		if *lazyInf || *countsOut || df.on {
+			return usagef("-hybrid excludes -lazy, -counts and -decision")
+		}
 		if *gibbsInf || ax.bp {
 			return usagef("-hybrid runs -m or -ms")
 		}
@@ -93,6 +99,33 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if err := df.check(&ax, *mapInf, *lossAug); err != nil {
 		return err
 	}
+	if df.on && (*lazyInf || *countsOut) {
+		return usagef("-decision excludes -lazy and -counts")
+	}
+	if *countsOut {
+		switch {
+		case *gibbsInf || ax.bp:
+			return usagef("-counts writes the MAP world's counts (-m, -a) or MC-SAT's expected counts (-ms): it excludes -p and -bp")
+		case *lazyInf:
+			return usagef("-counts excludes -lazy: the counts take the whole grounding")
+		case ax.outputNetwork:
+			return usagef("-counts excludes -outputNetwork")
+		}
+	}
+	if *lazyInf {
+		switch {
+		case ax.bp:
+			return usagef("-lazy runs MaxWalkSAT or MC-SAT: it excludes -bp")
+		case *lossAug != "":
+			return usagef("-lazy excludes -lossAugment")
+		case ax.outputNetwork:
+			return usagef("-lazy excludes -outputNetwork: lazy inference builds no whole network")
+		case mf.replicas > 1:
+			return usagef("-lazy runs one MC-SAT chain without tempering: it excludes -replicas (Alchemy's -simtp)")
+		case ax.maxSeconds > 0:
+			return usagef("-lazy excludes -maxSeconds: bound lazy MC-SAT by -maxSteps")
+		}
+	}
 	engineName := *ef.solver
 	if *mcsatInf {
 		engineName = "mcsat"
@@ -113,6 +146,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return usagef("the model has numeric terms (a hybrid MLN): give -hybrid")
 	}
 	warnUnweighted(e.stderr, m)
+	if *lazyInf {
+		return inferLazy(ctx, e, p, &ax, &wf, &ef, m, db, *mcsatInf || *gibbsInf, *seed, *out, start)
+	}
 	if ax.bp && ax.lifted {
 		if done, err := inferLiftedModel(ctx, e, p, &ax, &wf, m, db, *out, start); done || err != nil {
 			return err
@@ -134,6 +170,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		}
 	}
 	net, gopt, err := groundProblem(ctx, p, e, &wf, m, db)
+	if errors.Is(err, ground.ErrTooLarge) {
+		return fmt.Errorf("%w; or -lazy grounds only the clauses inference makes active", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -147,6 +186,26 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return atomicfile.Write(*out, func(w io.Writer) error { return writeNetwork(w, m, net) })
 	}
 
+	if *countsOut && *mcsatInf {
+		burnIn := *ef.burnIn
+		if burnIn == 0 {
+			burnIn = -1 // mcsat: none
+		}
+		opt := mcsat.Options{Samples: *ef.samples, BurnIn: burnIn}
+		ax.samplerOptions(&opt)
+		opt.Seed = *seed
+		done := p.stage("expected counts (MC-SAT)")
+		counts, err := expectedCounts(ctx, net, opt)
+		if err != nil {
+			return err
+		}
+		done("%d samples", *ef.samples)
+		if err := atomicfile.Write(*out, func(w io.Writer) error { return writeCounts(w, m, counts) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, expected counts of %d samples, %.2fs\n", net.NumAtoms(), net.NumClauses(), *ef.samples, time.Since(start).Seconds())
+		return nil
+	}
 	if (*mcsatInf || *gibbsInf) && ax.maxSeconds == 0 {
 		burnIn := *ef.burnIn
 		if burnIn == 0 {
@@ -203,6 +262,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 			res.HardViolated+net.HardFalse, net.HardFalse)
 	}
 	if err := atomicfile.Write(*out, func(w io.Writer) error {
+		if *countsOut {
+			return writeCounts(w, m, net.Counts(res.Assign))
+		}
 		return ax.writeMAP(w, m, db, net, res.Assign, isQuery)
 	}); err != nil {
 		return err

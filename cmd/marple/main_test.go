@@ -290,3 +290,35 @@ func TestExperimentMoved(t *testing.T) {
 		t.Errorf("marple help lists experiment:\n%s", stdout)
 	}
 }
+
+// TestLazyWhereEagerIsRefused: a grounding the estimate refuses under
+// -maxMem runs with -lazy under the same limit, MAP and marginal.
+func TestLazyWhereEagerIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "out.result")
+	args := []string{"infer", "-i", "testdata/lazy.mln", "-e", "testdata/lazy.db", "-r", res, "-q", "Smokes", "-ow", "Friends", "-maxMem", "4"}
+	code, _, stderr := marple(t, args...)
+	if code != 1 || !strings.Contains(stderr, "above the limit") || !strings.Contains(stderr, "-lazy") {
+		t.Fatalf("eager: exit %d, stderr %q; want a refusal naming -lazy", code, stderr)
+	}
+	code, out, stderr := marple(t, append(args, "-lazy", "-mwsMaxSteps", "10000")...)
+	if code != 0 {
+		t.Fatalf("lazy: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(res)
+	if string(b) != "Smokes(1)\nSmokes(2)\nSmokes(3)\n" || !strings.Contains(out, "lazy MaxWalkSAT") {
+		t.Errorf("lazy MAP: %q, stdout %q", b, out)
+	}
+	code, _, stderr = marple(t, append(args, "-lazy", "-ms", "-numSamples", "20", "-burnIn", "0")...)
+	if code != 0 {
+		t.Fatalf("lazy MC-SAT: exit %d: %s", code, stderr)
+	}
+	b, _ = os.ReadFile(res)
+	if n := strings.Count(string(b), "\n"); n != 299 {
+		t.Errorf("lazy MC-SAT wrote %d lines, want the 299 unknown Smokes atoms", n)
+	}
+	code, _, stderr = marple(t, append(args, "-lazy", "-bp")...)
+	if code != 2 || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("-lazy -bp: exit %d, stderr %q; want a one-line usage error", code, stderr)
+	}
+}

@@ -1,7 +1,8 @@
 // Package engines builds Marple's inference engines by name from one set
 // of settings: the MAP engines exact, lp and mws (each optionally inside
-// cutting-plane inference) and the marginal engines mcsat, gibbs, bp and
-// lifted-bp. The
+// cutting-plane inference), the marginal engines mcsat, gibbs, bp and
+// lifted-bp, and the lazy engines lazy-mws and lazy-mcsat, which ground
+// on demand from the first-order model (NewLazy). The
 // commands, the learners and the pipelines all choose their engines here,
 // so that a setting reaches every inference they run, and the defaults
 // live in one place (DefaultSettings).
@@ -26,6 +27,7 @@ import (
 	"github.com/marple-mln/marple/infer/bp"
 	"github.com/marple-mln/marple/infer/cpi"
 	"github.com/marple-mln/marple/infer/exact"
+	"github.com/marple-mln/marple/infer/lazy"
 	"github.com/marple-mln/marple/infer/lp"
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/infer/mws"
@@ -61,6 +63,13 @@ type Settings struct {
 	// BreakHard gives MaxWalkSAT the original moves, which may break a
 	// satisfied hard clause (mws; mws.Options.BreakHard).
 	BreakHard bool
+	// Target stops MaxWalkSAT as soon as its best state violates no hard
+	// clause and costs at most Target (mws, lazy-mws; Alchemy's
+	// -targetWt; 0: only when every clause is in its preferred state).
+	Target float64
+	// SASteps is lazy MC-SAT's number of annealing moves per sample
+	// (lazy-mcsat; 0: lazy.DefaultSASteps).
+	SASteps int
 	// Prove lets exact MPE search a large component until it is proved
 	// optimal or TimeLimit expires (exact).
 	Prove bool
@@ -150,7 +159,7 @@ func (s Settings) check() error {
 		return fmt.Errorf("engines: Workers is %d", s.Workers)
 	case s.TimeLimit < 0:
 		return fmt.Errorf("engines: TimeLimit is %v", s.TimeLimit)
-	case s.MaxSteps < 0 || s.Tries < 0 || s.Tabu < -1:
+	case s.MaxSteps < 0 || s.Tries < 0 || s.Tabu < -1 || !(s.Target >= 0) || s.SASteps < 0:
 		return fmt.Errorf("engines: MaxSteps %d, Tries %d", s.MaxSteps, s.Tries)
 	case s.Samples < 0 || s.BurnIn < 0:
 		return fmt.Errorf("engines: Samples %d, BurnIn %d", s.Samples, s.BurnIn)
@@ -200,7 +209,7 @@ var mapEngines = []mapEngine{
 		name: "mws", doc: "MaxWalkSAT",
 		memory: mws.Memory,
 		build: func(s Settings) infer.MAP {
-			return limited{mws.Engine{Options: mws.Options{MaxSteps: s.MaxSteps, Tries: s.Tries, Tabu: s.Tabu, BreakHard: s.BreakHard}}, s.TimeLimit}
+			return limited{mws.Engine{Options: mws.Options{MaxSteps: s.MaxSteps, Tries: s.Tries, Tabu: s.Tabu, BreakHard: s.BreakHard, Target: s.Target}}, s.TimeLimit}
 		},
 	},
 }
@@ -357,6 +366,11 @@ func Doc(name string) string {
 	if e, err := findMarginal(name); err == nil {
 		return e.doc
 	}
+	for _, e := range lazyEngines {
+		if e.name == name {
+			return e.doc
+		}
+	}
 	return ""
 }
 
@@ -428,4 +442,83 @@ func (l limited) Solve(ctx context.Context, net *ground.Network, opt infer.Optio
 		err = nil
 	}
 	return res, err
+}
+
+// Lazy is a lazy inference engine (package lazy) with its settings fixed:
+// it runs on the first-order model and its evidence rather than on a
+// ground network, building only the ground clauses its walk makes active.
+type Lazy struct {
+	name  string
+	doc   string
+	isMAP bool
+	mws   lazy.MWSOptions
+	mcsat lazy.MCSATOptions
+}
+
+// Name returns the engine's name (lazy-mws or lazy-mcsat).
+func (e Lazy) Name() string { return e.name }
+
+// IsMAP reports whether the engine computes a MAP state (lazy-mws) rather
+// than marginals (lazy-mcsat).
+func (e Lazy) IsMAP() bool { return e.isMAP }
+
+// Run runs the engine on pr with the seed: lazy.MAP for lazy-mws (whose
+// walk TimeLimit bounds), lazy.Marginals for lazy-mcsat.
+func (e Lazy) Run(ctx context.Context, pr lazy.Problem, seed int64) (*lazy.Result, error) {
+	if !e.isMAP {
+		opt := e.mcsat
+		opt.Seed = seed
+		return lazy.Marginals(ctx, pr, opt)
+	}
+	opt := e.mws
+	opt.Seed = seed
+	return lazy.MAP(ctx, pr, opt)
+}
+
+// lazyEngines lists the lazy engines.
+var lazyEngines = []struct {
+	name, doc string
+	build     func(s Settings) Lazy
+}{
+	{
+		name: "lazy-mws", doc: "lazy MaxWalkSAT (LazySAT): grounds on demand the clauses the walk makes active",
+		build: func(s Settings) Lazy {
+			return Lazy{isMAP: true, mws: lazy.MWSOptions{MaxSteps: s.MaxSteps, Tries: s.Tries, Tabu: s.Tabu, Target: s.Target, TimeLimit: s.TimeLimit}}
+		},
+	},
+	{
+		name: "lazy-mcsat", doc: "lazy MC-SAT: grounds on demand the clauses of the atoms SampleSAT touches",
+		build: func(s Settings) Lazy {
+			burnIn := s.BurnIn
+			if burnIn == 0 {
+				burnIn = -1 // lazy: none (its 0 is the default)
+			}
+			return Lazy{mcsat: lazy.MCSATOptions{Samples: s.Samples, BurnIn: burnIn, SASteps: s.SASteps, WalkProb: s.WalkProb, Temp: s.Temp}}
+		},
+	},
+}
+
+// NewLazy returns the lazy engine called name (one of LazyNames)
+// configured by s.
+func NewLazy(name string, s Settings) (Lazy, error) {
+	for _, e := range lazyEngines {
+		if e.name == name {
+			if err := s.check(); err != nil {
+				return Lazy{}, err
+			}
+			l := e.build(s)
+			l.name, l.doc = e.name, e.doc
+			return l, nil
+		}
+	}
+	return Lazy{}, fmt.Errorf("unknown lazy engine %q: the lazy engines are %s", name, List(LazyNames()))
+}
+
+// LazyNames returns the names of the lazy engines, MAP first.
+func LazyNames() []string {
+	names := make([]string, len(lazyEngines))
+	for i, e := range lazyEngines {
+		names[i] = e.name
+	}
+	return names
 }

@@ -3,6 +3,7 @@ package engines_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand"
@@ -13,6 +14,7 @@ import (
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/engines"
+	"github.com/marple-mln/marple/infer/lazy"
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/internal/testkit/brute"
 	"github.com/marple-mln/marple/internal/testkit/randmln"
@@ -313,5 +315,57 @@ func TestSamplerIsTheCommands(t *testing.T) {
 	s.Chains = 3
 	if got := s.SplitSamples().Samples; got != 334 {
 		t.Errorf("SplitSamples with 3 chains: %d samples per chain", got)
+	}
+}
+
+// TestLazyEngines: the lazy engines build by name, run on a first-order
+// problem, and lazy-mws finds the MAP cost of the eager engines.
+func TestLazyEngines(t *testing.T) {
+	s := engines.DefaultSettings()
+	s.MaxSteps = 5000
+	if _, err := engines.NewLazy("nope", s); err == nil {
+		t.Error("NewLazy accepted an unknown name")
+	}
+	for _, name := range engines.LazyNames() {
+		e, err := engines.NewLazy(name, s)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if e.Name() != name || engines.Doc(name) == "" || e.IsMAP() != (name == "lazy-mws") {
+			t.Errorf("%s: name %q, doc %q, IsMAP %v", name, e.Name(), engines.Doc(name), e.IsMAP())
+		}
+	}
+	ctx := context.Background()
+	mws, _ := engines.NewLazy("lazy-mws", s)
+	s.Samples = 100
+	mc, _ := engines.NewLazy("lazy-mcsat", s)
+	runs := 0
+	for seed := int64(0); seed < 40; seed++ {
+		c := randmln.Generate(seed)
+		m, db, query, ow, err := c.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		net, err := ground.Ground(ctx, m, db, ground.Options{Query: query, OpenWorld: ow, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr := lazy.Problem{Model: m, DB: db, Query: query, OpenWorld: ow}
+		res, err := mws.Run(ctx, pr, seed)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		yb, _, _ := brute.MAP(net)
+		best, bestHard := net.Cost(yb)
+		if res.HardViolated != bestHard || math.Abs(res.Cost-best) > 1e-6*math.Max(1, math.Abs(best)) {
+			t.Errorf("seed %d: lazy-mws cost %v (%d hard), optimum %v (%d hard)", seed, res.Cost, res.HardViolated, best, bestHard)
+		}
+		if _, err := mc.Run(ctx, pr, seed); err != nil && !errors.Is(err, mcsat.ErrHard) {
+			t.Errorf("seed %d: lazy-mcsat: %v", seed, err)
+		}
+		runs++
+	}
+	if runs < 10 {
+		t.Errorf("only %d runs", runs)
 	}
 }

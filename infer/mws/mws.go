@@ -131,6 +131,13 @@ type Options struct {
 	// MaxWalkSAT.
 	Classic bool
 
+	// Target, when positive, stops the search as soon as the best state
+	// violates no hard clause and costs (as infer.BiasedCost) at most
+	// Target (Alchemy's -targetWt, with its tolerance of 1e-4); the
+	// network is then walked as one (NoSplit). Zero stops only when every
+	// clause is in its preferred state.
+	Target float64
+
 	// Init, when not nil, is the assignment the first try starts from.
 	Init []bool
 	// Progress, when not nil, is called each time the best assignment
@@ -198,6 +205,10 @@ func NewWalker(ctx context.Context, net *ground.Network, opt Options) (*Walker, 
 	}
 	if opt.Classic {
 		opt.BreakHard, opt.NoGreedy, opt.NoSplit, opt.RandomInit = true, true, true, true
+	}
+	if opt.Target > 0 {
+		// The target bounds the whole network's cost: one walk sees it.
+		opt.NoSplit = true
 	}
 	if opt.Tries <= 0 {
 		opt.Tries = DefaultTries
@@ -273,6 +284,7 @@ func (wk *Walker) Run(ctx context.Context, maxSteps int, init []bool) (*infer.Re
 		offset: offset,
 	}
 	se.report()
+	se.reached = opt.Target > 0 && se.bestHard == 0 && se.bestSoft+se.offset <= opt.Target+1e-4
 	comps := make([]component, len(atomStart)-1)
 	nUsed := max(int64(atomStart[len(atomStart)-1]), 1)
 	budget := int64(opt.MaxSteps) * int64(opt.Tries)
@@ -282,7 +294,7 @@ func (wk *Walker) Run(ctx context.Context, maxSteps int, init []bool) (*infer.Re
 		*cp = component{a0: atomStart[k], a1: atomStart[k+1], c0: clauseStart[k], c1: clauseStart[k+1]}
 		// The component's share of the steps of a try.
 		steps := (int64(opt.MaxSteps)*int64(cp.a1-cp.a0) + nUsed - 1) / nUsed
-		for try := 0; try < opt.Tries && !cp.optimal && se.err == nil; try++ {
+		for try := 0; try < opt.Tries && !cp.optimal && se.err == nil && !se.reached; try++ {
 			if try > 0 {
 				for a := cp.a0; a < cp.a1; a++ {
 					y[a] = rng.Uint64()&1 == 1
@@ -293,7 +305,7 @@ func (wk *Walker) Run(ctx context.Context, maxSteps int, init []bool) (*infer.Re
 	}
 	// Steps left by components that reached a state with no costly clause
 	// go to the others, which continue from their best state.
-	for pass := 0; pass < 3 && se.err == nil; pass++ {
+	for pass := 0; pass < 3 && se.err == nil && !se.reached; pass++ {
 		left := budget - used
 		var open int64
 		for k := range comps {
@@ -306,7 +318,7 @@ func (wk *Walker) Run(ctx context.Context, maxSteps int, init []bool) (*infer.Re
 		}
 		for k := range comps {
 			cp := &comps[k]
-			if cp.optimal || se.err != nil {
+			if cp.optimal || se.err != nil || se.reached {
 				continue
 			}
 			copy(y[cp.a0:cp.a1], se.best[cp.a0:cp.a1])
@@ -361,6 +373,8 @@ type search struct {
 	bestHard int
 	bestSoft float64
 	total    int // steps so far
+	// reached is set once the best state meets Options.Target.
+	reached bool
 }
 
 // report passes the best cost to the Progress callback.
@@ -395,11 +409,12 @@ func (se *search) walk(cp *component, steps int64, first bool) int64 {
 			se.bestSoft += trySoft - cp.soft
 			cp.hard, cp.soft, improved = tryHard, trySoft, true
 			se.report()
+			se.reached = opt.Target > 0 && se.bestHard == 0 && se.bestSoft+se.offset <= opt.Target+1e-4
 		}
 	}
 	update()
 	step := int64(0)
-	for ; step < steps && w.numBad() > 0; step++ {
+	for ; step < steps && w.numBad() > 0 && !se.reached; step++ {
 		if se.total&255 == 0 && se.ctx.Err() != nil {
 			se.err = se.ctx.Err()
 			break

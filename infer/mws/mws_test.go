@@ -604,3 +604,40 @@ func TestWalkerRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestTarget: with a target cost the walk stops at the first state (over
+// all components) that violates no hard clause and costs at most the
+// target; a target above the start's cost takes no step.
+func TestTarget(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 200; i++ {
+		net, bias := randomNet(rng, 10)
+		hard, best := bruteMin(net, bias)
+		if hard > 0 {
+			continue
+		}
+		target := best + 1 + 2*rng.Float64()
+		steps := 0
+		opt := Options{MaxSteps: 100000, Target: target, Progress: func(s int, _ float64) { steps = s }}
+		opt.Bias = bias
+		res, err := Solve(context.Background(), net, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.HardViolated > 0 || res.Cost > target+1e-4 {
+			t.Errorf("net %d: cost %v (%d hard) above the target %v", i, res.Cost, res.HardViolated, target)
+		}
+		if steps > 1000 {
+			t.Errorf("net %d: %d steps to reach the target %v", i, steps, target)
+		}
+		start, _ := infer.BiasedCost(net, bias, make([]bool, net.NumAtoms()))
+		if _, h := net.Cost(make([]bool, net.NumAtoms())); h == 0 {
+			opt.Target = start + 1
+			steps = 0
+			res, err := Solve(context.Background(), net, opt)
+			if err != nil || steps != 0 || res.Cost != start {
+				t.Errorf("net %d: target above the start: %d steps, cost %v (start %v), %v", i, steps, res.Cost, start, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package lazy
+
+import (
+	"math"
+
+	"github.com/marple-mln/marple/ground"
+)
+
+// state is an assignment to the atoms built so far with the clauses built
+// so far and their counts of true literals. A clause is costly when its
+// weight is positive (or hard) and no literal is true, or its weight is
+// negative and some literal is true.
+type state struct {
+	g       *grounder
+	val     []bool
+	occ     [][]ground.Lit // per atom: its literal in each clause, as clause<<1 | negated
+	numTrue []int32
+	badPos  []int32 // position in bad, -1 when not costly
+	bad     []int32
+	hardBad int
+	soft    float64
+	// sel, when not nil, restricts the costly clauses to the selected
+	// ones (MC-SAT's slice), and every selected clause counts 1.
+	sel []bool
+	// selectNew decides whether a clause built while sel is in use is
+	// selected.
+	selectNew func(c int32) bool
+}
+
+func newState(g *grounder) *state {
+	s := &state{g: g}
+	g.onNew = s.addClause
+	return s
+}
+
+func (s *state) growAtoms() {
+	for len(s.val) < len(s.g.atomPred) {
+		s.val = append(s.val, false)
+		s.occ = append(s.occ, nil)
+	}
+}
+
+func (s *state) costly(c int32) bool {
+	if s.sel != nil && !s.sel[c] {
+		return false
+	}
+	if s.g.weight[c] < 0 {
+		return s.numTrue[c] > 0
+	}
+	return s.numTrue[c] == 0
+}
+
+func (s *state) addClause(c int32) {
+	s.growAtoms()
+	n := int32(0)
+	for _, l := range s.g.lits(c) {
+		a := l.Atom()
+		s.occ[a] = append(s.occ[a], ground.MakeLit(c, l.Neg()))
+		if l.True(s.val) {
+			n++
+		}
+	}
+	s.numTrue = append(s.numTrue, n)
+	s.badPos = append(s.badPos, -1)
+	if s.sel != nil {
+		s.sel = append(s.sel, s.selectNew != nil && s.selectNew(c))
+	}
+	s.update(c, false)
+}
+
+// update makes c's membership in bad and the cost agree with its counts;
+// was is whether it was costly before.
+func (s *state) update(c int32, was bool) {
+	now := s.costly(c)
+	if now == was {
+		return
+	}
+	w := s.g.weight[c]
+	sign := 1.0
+	if now {
+		s.badPos[c] = int32(len(s.bad))
+		s.bad = append(s.bad, c)
+	} else {
+		i := s.badPos[c]
+		last := s.bad[len(s.bad)-1]
+		s.bad[i] = last
+		s.badPos[last] = i
+		s.bad = s.bad[:len(s.bad)-1]
+		s.badPos[c] = -1
+		sign = -1
+	}
+	switch {
+	case s.sel != nil:
+		s.soft += sign
+	case math.IsInf(w, 1):
+		s.hardBad += int(sign)
+	default:
+		s.soft += sign * math.Abs(w)
+	}
+}
+
+// flip flips atom a (which must be expanded).
+func (s *state) flip(a int32) {
+	v := !s.val[a]
+	s.val[a] = v
+	for _, o := range s.occ[a] {
+		c := o.Atom()
+		was := s.badPos[c] >= 0
+		if v != o.Neg() {
+			s.numTrue[c]++
+		} else {
+			s.numTrue[c]--
+		}
+		s.update(c, was)
+	}
+}
+
+// delta returns the change of the hard and soft costs if a were flipped.
+func (s *state) delta(a int32) (dHard int, dSoft float64) {
+	v := !s.val[a]
+	for _, o := range s.occ[a] {
+		c := o.Atom()
+		n := s.numTrue[c]
+		if v != o.Neg() {
+			n++
+		} else {
+			n--
+		}
+		was := s.badPos[c] >= 0
+		var now bool
+		switch {
+		case s.sel != nil && !s.sel[c]:
+			now = false
+		case s.g.weight[c] < 0:
+			now = n > 0
+		default:
+			now = n == 0
+		}
+		if was == now {
+			continue
+		}
+		d := 1.0
+		if was {
+			d = -1
+		}
+		w := s.g.weight[c]
+		switch {
+		case s.sel != nil:
+			dSoft += d
+		case math.IsInf(w, 1):
+			dHard += int(d)
+		default:
+			dSoft += d * math.Abs(w)
+		}
+	}
+	return
+}
+
+// candidates returns the atoms of costly clause c whose flip changes its
+// state.
+func (s *state) candidates(c int32, out []int32) []int32 {
+	out = out[:0]
+	neg := s.g.weight[c] < 0
+	for _, l := range s.g.lits(c) {
+		if !neg || l.True(s.val) {
+			out = append(out, l.Atom())
+		}
+	}
+	return out
+}
+
+// expand expands atom a, building its clauses.
+func (s *state) expand(a int32) error {
+	err := s.g.expand(a)
+	s.growAtoms()
+	return err
+}
