@@ -56,10 +56,19 @@
 //
 // # Choosing λ and β
 //
-// Tune chooses λ and β on the training atoms alone: it holds out a random
-// slice of them, learns on the rest for every pair of a small grid and keeps
-// the pair whose model gives the held-out atoms the highest log-likelihood.
-// marple invent and the MRC experiment do this unless both are given.
+// Tune chooses λ and β on the training atoms alone: it holds out each of a
+// few disjoint slices of them in turn, learns on the rest for every pair of
+// a small grid, scores each pair by the held-out atoms' log-likelihood
+// averaged over the slices, and keeps the most regularised pair within one
+// standard error of the best. marple invent and the MRC experiment do this
+// unless both are given.
+//
+// # Input order
+//
+// FromDatabases numbers symbols in the order of their names and sorts the
+// atoms, and Tune draws its slices from a hash of the atoms' names, so the
+// same data read in any order (databases, the atoms in them, and hence the
+// constants) gives the same tuning and the same model.
 //
 // # Prediction
 //

@@ -86,7 +86,7 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 			if st, err = readInventCheckpoint(ckptPath, header); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "marple invent: resuming after %d tuning points and %d steps from %s\n", len(st.Tuned), len(st.Steps), ckptPath)
+			fmt.Fprintf(e.stderr, "marple invent: resuming after %d tuning runs and %d steps from %s\n", len(st.Tuned), len(st.Steps), ckptPath)
 		}
 		opt.Journal = invent.NewJournal(st, func(s *invent.JournalState) error {
 			return atomicfile.Write(ckptPath, func(w io.Writer) error {
@@ -160,7 +160,7 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 }
 
 // inventCheckpointVersion tags invent's checkpoint files.
-const inventCheckpointVersion = "marple-invent-checkpoint-1"
+const inventCheckpointVersion = "marple-invent-checkpoint-2"
 
 // inventSetting is one thing a resumed run must share with the run that
 // saved the checkpoint: a flag's value, or a digest of an input file.
