@@ -413,8 +413,11 @@ func TestTune(t *testing.T) {
 		if chosen == nil || chosen.Gap > chosen.SE {
 			t.Fatalf("chose %v/%v, not within noise of the best of %v", opt.Lambda, opt.Beta, rs)
 		}
+		if chosen.AUCGap > chosen.AUCSE {
+			t.Fatalf("chose %v/%v, not within noise of the best AUC-PR: %v", opt.Lambda, opt.Beta, rs)
+		}
 		for _, r := range rs {
-			if r.Gap <= r.SE && (r.Lambda > opt.Lambda || r.Lambda == opt.Lambda && r.Beta > opt.Beta) {
+			if r.Gap <= r.SE && r.AUCGap <= r.AUCSE && (r.Lambda > opt.Lambda || r.Lambda == opt.Lambda && r.Beta > opt.Beta) {
 				t.Fatalf("chose %v/%v, but %v/%v is within noise and more regularised: %v", opt.Lambda, opt.Beta, r.Lambda, r.Beta, rs)
 			}
 		}
@@ -426,8 +429,10 @@ func TestTune(t *testing.T) {
 	}
 }
 
-// TestChooseTuned: the best mean wins unless a more regularised point is
-// within one standard error (paired per atom) of it.
+// TestChooseTuned: the best mean CLL wins unless other points are within
+// one standard error (paired per atom) of it; among those, the best
+// AUC-PR, unless more regularised points are within one standard error of
+// it.
 func TestChooseTuned(t *testing.T) {
 	mk := func(l, b float64, slices ...[]float64) TuneResult {
 		r := TuneResult{Lambda: l, Beta: b, logProbs: slices}
@@ -462,6 +467,18 @@ func TestChooseTuned(t *testing.T) {
 	rs = []TuneResult{mk(3, 10, noisy...), mk(3, 3, base...), mk(10, 3, noisy...)}
 	if i := chooseTuned(rs); i != 2 {
 		t.Errorf("two within noise: chose %d (%+v)", i, rs)
+	}
+	// Within the CLL's noise, λ 3 ranks the atoms better on every slice.
+	rs = []TuneResult{mk(3, 3, base...), mk(10, 3, noisy...)}
+	rs[0].SliceAUCPR = []float64{0.85, 0.83, 0.86}
+	rs[1].SliceAUCPR = []float64{0.80, 0.79, 0.82}
+	if i := chooseTuned(rs); i != 0 || rs[1].AUCGap <= rs[1].AUCSE {
+		t.Errorf("AUC-PR breaks the tie: chose %d (%+v)", i, rs)
+	}
+	// Not on every slice: within noise again, λ 10.
+	rs[1].SliceAUCPR = []float64{0.80, 0.85, 0.86}
+	if i := chooseTuned(rs); i != 1 {
+		t.Errorf("AUC-PR within noise: chose %d (%+v)", i, rs)
 	}
 }
 

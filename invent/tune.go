@@ -7,6 +7,8 @@ import (
 	"hash/fnv"
 	"math"
 	"strings"
+
+	"github.com/marple-mln/marple/eval"
 )
 
 // TuneGrid lists the values of Options.Lambda and Options.Beta that Tune
@@ -39,6 +41,14 @@ type TuneResult struct {
 	// held-out atoms' log-probabilities under the two points' models
 	// (paired per atom, each atom scored by the models of its slice).
 	Gap, SE float64
+	// AUCPR is the mean over the slices of the held-out atoms' AUC-PR;
+	// SliceAUCPR holds each slice's. AUCGap and AUCSE are its gap below
+	// the best AUC-PR among the points within noise of the best CLL, and
+	// the standard error of that gap over the slices (zero for the
+	// others).
+	AUCPR         float64
+	SliceAUCPR    []float64
+	AUCGap, AUCSE float64
 
 	logProbs [][]float64 // per slice, the held-out atoms' log-probabilities
 }
@@ -50,19 +60,22 @@ type TuneRecord struct {
 	Lambda, Beta float64
 	CLL          float64
 	LogProbs     []float64
+	AUCPR        float64
 }
 
 // Tune chooses opt.Lambda and opt.Beta on the training data d alone. It
 // holds out g.Slices disjoint slices of d's atoms in turn, learns on the
 // rest with every pair of the grid, and scores each pair by the mean over
-// the slices of the held-out atoms' log-likelihood. Among the pairs whose
-// score is within one standard error of the best one's (the standard
-// error of the mean of the per-atom differences), it keeps the most
-// regularised:
-// the largest λ (each cluster costs more), then the largest β (rules
-// smoothed more toward their parent). It returns opt with that pair and
-// every pair's scores, in grid order. The caller then learns on all of d
-// with the chosen options.
+// the slices of the held-out atoms' log-likelihood (CLL) and of their
+// AUC-PR. Differences within one standard error count as noise: the pairs
+// whose CLL is within one standard error of the best CLL (of the mean of
+// the per-atom differences) are compared by AUC-PR, the log-likelihood
+// being blind to how the rare true atoms are ranked; of those within one
+// standard error (over the slices) of the best AUC-PR among them, Tune
+// keeps the most regularised: the largest λ (each cluster costs more),
+// then the largest β (rules smoothed more toward their parent). It returns
+// opt with that pair and every pair's scores, in grid order. The caller
+// then learns on all of d with the chosen options.
 //
 // Which slice an atom falls in is drawn from a hash of opt.Seed and the
 // names of its predicate and constants, so the choice does not depend on
@@ -103,8 +116,8 @@ func Tune(ctx context.Context, d *Data, opt Options, g TuneGrid) (Options, []Tun
 				if err != nil {
 					return opt, nil, err
 				}
-				lp := m.heldOutLogProbs(held)
-				rec = TuneRecord{Slice: s, Lambda: r.Lambda, Beta: r.Beta, CLL: meanOf(lp), LogProbs: lp}
+				lp, auc := m.heldOutScores(held)
+				rec = TuneRecord{Slice: s, Lambda: r.Lambda, Beta: r.Beta, CLL: meanOf(lp), LogProbs: lp, AUCPR: auc}
 				if j != nil {
 					j.addTuned(rec)
 				}
@@ -112,6 +125,7 @@ func Tune(ctx context.Context, d *Data, opt Options, g TuneGrid) (Options, []Tun
 				return opt, nil, fmt.Errorf("invent: the journal's tuning record %d is slice %d λ %g β %g, not slice %d λ %g β %g", n, rec.Slice, rec.Lambda, rec.Beta, s, r.Lambda, r.Beta)
 			}
 			r.SliceCLL[s] = rec.CLL
+			r.SliceAUCPR = append(r.SliceAUCPR, rec.AUCPR)
 			r.logProbs = append(r.logProbs, rec.LogProbs)
 			n++
 		}
@@ -121,27 +135,43 @@ func Tune(ctx context.Context, d *Data, opt Options, g TuneGrid) (Options, []Tun
 	return opt, res, nil
 }
 
-// chooseTuned fills in the results' CLL, Gap and SE and returns the index
-// of the pair Tune keeps.
+// chooseTuned fills in the results' means, gaps and standard errors and
+// returns the index of the pair Tune keeps.
 func chooseTuned(res []TuneResult) int {
 	best := -1
 	for i := range res {
 		r := &res[i]
-		r.CLL = 0
-		for _, v := range r.SliceCLL {
-			r.CLL += v
-		}
-		r.CLL /= float64(len(r.SliceCLL))
+		r.CLL = meanOf(r.SliceCLL)
+		r.AUCPR = meanOf(r.SliceAUCPR)
 		if best < 0 || r.CLL > res[best].CLL {
 			best = i
 		}
 	}
-	choice := best
+	var near []int
+	bestAUC := -1
 	for i := range res {
 		r := &res[i]
 		r.Gap = res[best].CLL - r.CLL
 		r.SE = pairedSE(res[best].logProbs, r.logProbs)
+		r.AUCGap, r.AUCSE = 0, 0
 		if r.Gap <= r.SE {
+			near = append(near, i)
+			if bestAUC < 0 || r.AUCPR > res[bestAUC].AUCPR {
+				bestAUC = i
+			}
+		}
+	}
+	choice := bestAUC
+	for _, i := range near {
+		r := &res[i]
+		if len(r.SliceAUCPR) == len(res[bestAUC].SliceAUCPR) {
+			gaps := make([]float64, len(r.SliceAUCPR))
+			for s := range gaps {
+				gaps[s] = res[bestAUC].SliceAUCPR[s] - r.SliceAUCPR[s]
+			}
+			r.AUCGap, r.AUCSE = meanSE(gaps)
+		}
+		if r.AUCGap <= r.AUCSE {
 			c := res[choice]
 			if r.Lambda > c.Lambda || r.Lambda == c.Lambda && r.Beta > c.Beta {
 				choice = i
@@ -149,6 +179,19 @@ func chooseTuned(res []TuneResult) int {
 		}
 	}
 	return choice
+}
+
+// meanSE is the mean of xs and its standard error (0 for fewer than two).
+func meanSE(xs []float64) (mean, se float64) {
+	mean = meanOf(xs)
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(xs)-1) / float64(len(xs)))
 }
 
 // heldAtoms is a held-out slice of a Data's atoms: per group, the atoms'
@@ -254,14 +297,18 @@ func meanOf(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-// heldOutLogProbs is the log-probability the model gives each held-out
-// atom's value, probabilities clipped to [1e-4, 1-1e-4].
-func (m *Model) heldOutLogProbs(h heldAtoms) []float64 {
-	var out []float64
+// heldOutScores is the log-probability the model gives each held-out
+// atom's value, probabilities clipped to [1e-4, 1-1e-4], and the AUC-PR of
+// the held-out atoms ranked by their probability.
+func (m *Model) heldOutScores(h heldAtoms) ([]float64, float64) {
+	var out, probs []float64
+	var gold []bool
 	for gi, truth := range h.truth {
 		w := m.Data.Groups[gi].Arity() + 1
 		for a, v := range truth {
 			p := m.probLocal(gi, h.atoms[gi][a*w:(a+1)*w])
+			probs = append(probs, p)
+			gold = append(gold, v)
 			p = min(max(p, 1e-4), 1-1e-4)
 			if !v {
 				p = 1 - p
@@ -269,11 +316,12 @@ func (m *Model) heldOutLogProbs(h heldAtoms) []float64 {
 			out = append(out, math.Log(p))
 		}
 	}
-	return out
+	return out, eval.AUCPR(probs, gold)
 }
 
-// TuneText describes Tune's scores: "λ 3 β 10: -0.5120 (-0.5101 -0.5155
-// -0.5104), ...".
+// TuneText describes Tune's scores: "λ 3 β 10: CLL -0.5120 (-0.5101
+// -0.5155 -0.5104; gap 0.0010 ± 0.0007), AUC-PR 0.812 (gap 0.000 ±
+// 0.000), ...".
 func TuneText(rs []TuneResult) string {
 	parts := make([]string, len(rs))
 	for i, r := range rs {
@@ -281,7 +329,7 @@ func TuneText(rs []TuneResult) string {
 		for s, v := range r.SliceCLL {
 			sl[s] = fmt.Sprintf("%.4f", v)
 		}
-		parts[i] = fmt.Sprintf("λ %g β %g: %.4f (%s; gap %.4f ± %.4f)", r.Lambda, r.Beta, r.CLL, strings.Join(sl, " "), r.Gap, r.SE)
+		parts[i] = fmt.Sprintf("λ %g β %g: CLL %.4f (%s; gap %.4f ± %.4f), AUC-PR %.3f (gap %.3f ± %.3f)", r.Lambda, r.Beta, r.CLL, strings.Join(sl, " "), r.Gap, r.SE, r.AUCPR, r.AUCGap, r.AUCSE)
 	}
 	return strings.Join(parts, ", ")
 }
