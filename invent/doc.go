@@ -58,10 +58,12 @@
 //
 // Tune chooses λ and β on the training atoms alone: it holds out each of a
 // few disjoint slices of them in turn, learns on the rest for every pair of
-// a small grid, scores each pair by the held-out atoms' log-likelihood
-// averaged over the slices, and keeps the most regularised pair within one
-// standard error of the best. marple invent and the MRC experiment do this
-// unless both are given.
+// a small grid, and scores each pair by the held-out atoms'
+// log-likelihood and AUC-PR averaged over the slices. Of the pairs within
+// one standard error of the best log-likelihood, those within one standard
+// error of the best AUC-PR among them are kept, and of these the most
+// regularised (largest λ, then β). marple invent and the MRC experiment do
+// this unless both are given.
 //
 // # Input order
 //

@@ -526,7 +526,7 @@ func (t *MRCTable) WriteMarkdown(w io.Writer) error {
 		if nsl <= 0 {
 			nsl = 3
 		}
-		fmt.Fprintf(&b, "λ in %v and β in %v chosen per fold on the fold's training atoms: each of %d disjoint slices of %g of them (drawn from a hash of the atoms' names) held out in turn, MRC learning on the rest; the held-out log-likelihood averaged over the slices, and the largest λ, then β, within one standard error of the best kept; then learned on all of them (tuning's time included in the learn columns). ",
+		fmt.Fprintf(&b, "λ in %v and β in %v chosen per fold on the fold's training atoms: each of %d disjoint slices of %g of them (drawn from a hash of the atoms' names) held out in turn, MRC learning on the rest; the held-out log-likelihood and AUC-PR averaged over the slices; the pairs within one standard error of the best log-likelihood compared by AUC-PR, and of those within one standard error of the best AUC-PR the largest λ, then β, kept; then learned on all of them (tuning's time included in the learn columns). ",
 			t.Tune.Lambdas, t.Tune.Betas, nsl, t.Tune.Holdout)
 	} else {
 		fmt.Fprintf(&b, "lambda %g, beta %g. ", t.Opt.Lambda, t.Opt.Beta)
