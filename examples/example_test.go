@@ -181,14 +181,14 @@ func Example_invent() {
 		fmt.Println()
 	}
 	// Output:
-	// C1: Anna
-	// C2: Bob Daniel Gary
-	// C3: Edward Frank
-	// C4: Chris Helen
-	// C5: Anna Edward Frank Gary
-	// C6: Bob Chris Daniel Helen
-	// C7: Anna Edward
-	// C8: Bob Frank Chris Daniel Gary Helen
+	// C1: Anna Edward
+	// C2: Bob Chris Daniel Frank Gary Helen
+	// C3: Anna Edward Frank Gary
+	// C4: Bob Chris Daniel Helen
+	// C5: Anna
+	// C6: Bob Daniel Gary
+	// C7: Chris Helen
+	// C8: Edward Frank
 }
 
 // Example_transfer discovers the clique templates of deep transfer (DTM)

@@ -28,12 +28,12 @@ type Journal struct {
 
 // JournalState is what a Journal saves: enough to continue the search.
 type JournalState struct {
-	// Tuned is the scores of the tuning grid points completed, in grid
-	// order.
-	Tuned []TuneResult
+	// Tuned is the scores of the tuning runs completed: per held-out
+	// slice, every grid point in grid order.
+	Tuned []TuneRecord
 	// Steps is the answers of the bottom-level searches of the Learn under
-	// way (the Learn of grid point len(Tuned), or the final Learn once the
-	// grid is done), in the order they were made.
+	// way (the Learn of tuning run len(Tuned), or the final Learn once
+	// tuning is done), in the order they were made.
 	Steps []StepRecord
 	// Restarts is the restarts of the next step completed so far, by
 	// number.
@@ -102,19 +102,19 @@ func (j *Journal) beginLearn() {
 	j.mu.Unlock()
 }
 
-// tuned returns the score of grid point i if it is recorded.
-func (j *Journal) tuned(i int) (TuneResult, bool) {
+// tuned returns the score of tuning run i if it is recorded.
+func (j *Journal) tuned(i int) (TuneRecord, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if i < len(j.st.Tuned) {
 		return j.st.Tuned[i], true
 	}
-	return TuneResult{}, false
+	return TuneRecord{}, false
 }
 
-// addTuned records the score of the next grid point; the steps recorded
+// addTuned records the score of the next tuning run; the steps recorded
 // belonged to its Learn.
-func (j *Journal) addTuned(r TuneResult) {
+func (j *Journal) addTuned(r TuneRecord) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.st.Tuned = append(j.st.Tuned, r)

@@ -2,6 +2,7 @@ package invent
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/marple-mln/marple/mln"
@@ -16,8 +17,9 @@ type Domain struct {
 	Pred bool
 	// Type is the constants' type (for a constant domain).
 	Type mln.TypeID
-	// Members are the symbols: ConstIDs or PredIDs, as int32. A symbol's
-	// index in Members is its local ID.
+	// Members are the symbols: ConstIDs or PredIDs, as int32, sorted by
+	// name, so that the order the constants were read in does not matter.
+	// A symbol's index in Members is its local ID.
 	Members []int32
 }
 
@@ -31,7 +33,7 @@ type Group struct {
 	// prior rate π that sparse combinations are smoothed toward.
 	Rate float64
 	// Atoms holds, per atom, arity+1 local IDs: the predicate's, then each
-	// argument's. Truth holds its value.
+	// argument's, the atoms sorted by these IDs. Truth holds its value.
 	Atoms []int32
 	Truth []bool
 }
@@ -48,9 +50,10 @@ type Data struct {
 	Domains []Domain
 	Groups  []Group
 
-	predGroup  []int32 // PredID -> group, -1 for predicates without arguments
-	predLocal  []int32 // PredID -> local ID in its domain
-	typeDomain []int32 // TypeID -> domain, -1 if unused
+	predGroup  []int32   // PredID -> group, -1 for predicates without arguments
+	predLocal  []int32   // PredID -> local ID in its domain
+	typeDomain []int32   // TypeID -> domain, -1 if unused
+	constLocal [][]int32 // TypeID -> the type's index of a constant -> local ID
 }
 
 // MaxAtoms bounds the number of ground atoms FromDatabases enumerates under
@@ -63,16 +66,26 @@ var MaxAtoms = 50_000_000
 // listed unknown are left out. Otherwise only the listed true and false
 // atoms are (the rest are unknown, as the held-out atoms of a fold).
 // Predicates without arguments are left out.
+//
+// The Data does not depend on the order the model's constants were read
+// in or the databases list their atoms in: symbols are numbered in the
+// order of their names, groups and domains appear in the order of their
+// first predicate's name, and each group's atoms are sorted. (Where two
+// databases give the same atom different values the later one wins, so
+// the order of dbs matters only then.)
 func FromDatabases(m *mln.Model, dbs []*mln.Database, closed bool) (*Data, error) {
 	d := &Data{Model: m}
 	d.typeDomain = make([]int32, len(m.Types))
 	for i := range d.typeDomain {
 		d.typeDomain[i] = -1
 	}
+	d.constLocal = make([][]int32, len(m.Types))
 	d.predGroup = make([]int32, len(m.Preds))
 	d.predLocal = make([]int32, len(m.Preds))
 	sigGroup := map[string]int{}
-	for _, p := range m.Preds {
+	preds := slices.Clone(m.Preds)
+	slices.SortStableFunc(preds, func(a, b *mln.Predicate) int { return strings.Compare(a.Name, b.Name) })
+	for _, p := range preds {
 		d.predGroup[p.ID] = -1
 		if len(p.Args) == 0 {
 			continue
@@ -96,6 +109,15 @@ func FromDatabases(m *mln.Model, dbs []*mln.Database, closed bool) (*Data, error
 					for i, c := range ty.Consts {
 						mem[i] = int32(c)
 					}
+					slices.SortFunc(mem, func(a, b int32) int {
+						return strings.Compare(m.ConstName(mln.ConstID(a)), m.ConstName(mln.ConstID(b)))
+					})
+					cl := make([]int32, len(ty.Consts))
+					for li, c := range mem {
+						ti, _ := ty.Index(mln.ConstID(c))
+						cl[ti] = int32(li)
+					}
+					d.constLocal[t] = cl
 					d.Domains = append(d.Domains, Domain{Name: ty.Name, Type: t, Members: mem})
 				}
 				grp.Args = append(grp.Args, int(d.typeDomain[t]))
@@ -128,7 +150,7 @@ func FromDatabases(m *mln.Model, dbs []*mln.Database, closed bool) (*Data, error
 	}
 	local := make([]int32, 0, 8)
 	args := make([]mln.ConstID, 0, 8)
-	for _, p := range m.Preds {
+	for _, p := range preds {
 		g := d.predGroup[p.ID]
 		if g < 0 {
 			continue
@@ -150,7 +172,7 @@ func FromDatabases(m *mln.Model, dbs []*mln.Database, closed bool) (*Data, error
 				args = args[:0]
 				local = append(local[:0], d.predLocal[p.ID])
 				for i, t := range p.Args {
-					args = append(args, m.Types[t].Consts[idx[i]])
+					args = append(args, mln.ConstID(d.Domains[d.typeDomain[t]].Members[idx[i]]))
 					local = append(local, int32(idx[i]))
 				}
 				v := mln.False
@@ -186,7 +208,7 @@ func FromDatabases(m *mln.Model, dbs []*mln.Database, closed bool) (*Data, error
 				}
 				local = append(local[:0], d.predLocal[p.ID])
 				for i, c := range as {
-					li, ok := m.Types[p.Args[i]].Index(c)
+					li, ok := d.constIndex(p.Args[i], c)
 					if !ok {
 						err = fmt.Errorf("invent: constant %s is not of type %s", m.ConstName(c), m.Types[p.Args[i]].Name)
 						return
@@ -217,6 +239,9 @@ func FromDatabases(m *mln.Model, dbs []*mln.Database, closed bool) (*Data, error
 		grp.compact()
 	}
 	for i := range d.Groups {
+		d.Groups[i].sortAtoms()
+	}
+	for i := range d.Groups {
 		g := &d.Groups[i]
 		t := 0
 		for _, v := range g.Truth {
@@ -245,6 +270,41 @@ func (g *Group) compact() {
 	g.Truth = g.Truth[:n]
 }
 
+// sortAtoms sorts the group's atoms by their local IDs.
+func (g *Group) sortAtoms() {
+	w := g.Arity() + 1
+	idx := make([]int, g.Len())
+	for i := range idx {
+		idx[i] = i
+	}
+	sorted := slices.IsSortedFunc(idx, func(a, b int) int {
+		return slices.Compare(g.Atoms[a*w:(a+1)*w], g.Atoms[b*w:(b+1)*w])
+	})
+	if sorted {
+		return
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		return slices.Compare(g.Atoms[a*w:(a+1)*w], g.Atoms[b*w:(b+1)*w])
+	})
+	atoms := make([]int32, 0, len(g.Atoms))
+	truth := make([]bool, 0, len(g.Truth))
+	for _, a := range idx {
+		atoms = append(atoms, g.Atoms[a*w:(a+1)*w]...)
+		truth = append(truth, g.Truth[a])
+	}
+	g.Atoms, g.Truth = atoms, truth
+}
+
+// constIndex returns the local ID of constant c of type t, or ok false when
+// c is not in t's domain as it was when d was built.
+func (d *Data) constIndex(t mln.TypeID, c mln.ConstID) (int32, bool) {
+	ti, ok := d.Model.Types[t].Index(c)
+	if !ok || int(t) >= len(d.constLocal) || int(ti) >= len(d.constLocal[t]) {
+		return 0, false
+	}
+	return d.constLocal[t][ti], true
+}
+
 // locate returns the group of predicate p and the local IDs of p(args), or
 // ok false when p has no group or a constant is not in its type's domain.
 func (d *Data) locate(p mln.PredID, args []mln.ConstID, buf []int32) (g int, local []int32, ok bool) {
@@ -258,9 +318,8 @@ func (d *Data) locate(p mln.PredID, args []mln.ConstID, buf []int32) (g int, loc
 		return 0, nil, false
 	}
 	for i, c := range args {
-		dom := &d.Domains[d.Groups[g].Args[i]]
-		li, ok := d.Model.Types[pr.Args[i]].Index(c)
-		if !ok || int(li) >= len(dom.Members) {
+		li, ok := d.constIndex(pr.Args[i], c)
+		if !ok {
 			return 0, nil, false
 		}
 		local = append(local, li)

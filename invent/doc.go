@@ -56,10 +56,21 @@
 //
 // # Choosing λ and β
 //
-// Tune chooses λ and β on the training atoms alone: it holds out a random
-// slice of them, learns on the rest for every pair of a small grid and keeps
-// the pair whose model gives the held-out atoms the highest log-likelihood.
-// marple invent and the MRC experiment do this unless both are given.
+// Tune chooses λ and β on the training atoms alone: it holds out each of a
+// few disjoint slices of them in turn, learns on the rest for every pair of
+// a small grid, and scores each pair by the held-out atoms'
+// log-likelihood and AUC-PR averaged over the slices. Of the pairs within
+// one standard error of the best log-likelihood, those within one standard
+// error of the best AUC-PR among them are kept, and of these the most
+// regularised (largest λ, then β). marple invent and the MRC experiment do
+// this unless both are given.
+//
+// # Input order
+//
+// FromDatabases numbers symbols in the order of their names and sorts the
+// atoms, and Tune draws its slices from a hash of the atoms' names, so the
+// same data read in any order (databases, the atoms in them, and hence the
+// constants) gives the same tuning and the same model.
 //
 // # Prediction
 //

@@ -358,22 +358,34 @@ func TestOpenWorld(t *testing.T) {
 	}
 }
 
-// TestTune: Tune scores every grid point on a held-out slice that is
-// disjoint from the atoms it learns on, picks the best, and is
+// TestTune: Tune scores every grid point on held-out slices that are
+// disjoint from the atoms they learn on and from each other, keeps the most
+// regularised point within one standard error of the best, and is
 // deterministic.
 func TestTune(t *testing.T) {
 	g := mrcgen.Generate(mrcgen.Config{Friends: 3, Teams: 2, PerCell: 3, Hobbies: 3, Skills: 3, Noise: 0.1, Seed: 9})
 	d := load(t, g.MLN, g.DB, true)
-	train, held := d.split(0.2, 1)
-	n, h := 0, 0
-	for gi := range d.Groups {
-		n += train.Groups[gi].Len()
-		h += len(held.truth[gi])
+	seen := map[string]int{}
+	for s := 0; s < 3; s++ {
+		train, held := d.split(0.2, s, 1)
+		n, h := 0, 0
+		for gi := range d.Groups {
+			n += train.Groups[gi].Len()
+			h += len(held.truth[gi])
+			w := d.Groups[gi].Arity() + 1
+			for a := range held.truth[gi] {
+				k := fmt.Sprint(gi, held.atoms[gi][a*w:(a+1)*w])
+				if prev, ok := seen[k]; ok {
+					t.Fatalf("atom %s held out in slices %d and %d", k, prev, s)
+				}
+				seen[k] = s
+			}
+		}
+		if n+h != d.Groups[0].Len() || h == 0 || n == 0 {
+			t.Fatalf("split %d: %d + %d atoms of %d", s, n, h, d.Groups[0].Len())
+		}
 	}
-	if n+h != d.Groups[0].Len() || h == 0 || n == 0 {
-		t.Fatalf("split: %d + %d atoms of %d", n, h, d.Groups[0].Len())
-	}
-	grid := TuneGrid{Lambdas: []float64{1, 10}, Betas: []float64{3, 30}, Holdout: 0.2}
+	grid := TuneGrid{Lambdas: []float64{1, 10}, Betas: []float64{3, 30}, Holdout: 0.2, Slices: 3}
 	var first Options
 	for run := 0; run < 2; run++ {
 		opt, rs, err := Tune(context.Background(), d, Options{Seed: 3, Restarts: 4}, grid)
@@ -385,20 +397,169 @@ func TestTune(t *testing.T) {
 		}
 		best := rs[0]
 		for _, r := range rs {
-			if r.CLL > 0 || r.CLL < math.Log(1e-4) {
-				t.Fatalf("held-out CLL %v", r.CLL)
+			if r.CLL > 0 || r.CLL < math.Log(1e-4) || len(r.SliceCLL) != 3 {
+				t.Fatalf("held-out CLL %v", r)
 			}
 			if r.CLL > best.CLL {
 				best = r
 			}
 		}
-		if opt.Lambda != best.Lambda || opt.Beta != best.Beta {
-			t.Fatalf("chose %v/%v, not the best of %v", opt.Lambda, opt.Beta, rs)
+		var chosen *TuneResult
+		for i, r := range rs {
+			if r.Lambda == opt.Lambda && r.Beta == opt.Beta {
+				chosen = &rs[i]
+			}
+		}
+		if chosen == nil || chosen.Gap > chosen.SE {
+			t.Fatalf("chose %v/%v, not within noise of the best of %v", opt.Lambda, opt.Beta, rs)
+		}
+		if chosen.AUCGap > chosen.AUCSE {
+			t.Fatalf("chose %v/%v, not within noise of the best AUC-PR: %v", opt.Lambda, opt.Beta, rs)
+		}
+		for _, r := range rs {
+			if r.Gap <= r.SE && r.AUCGap <= r.AUCSE && (r.Lambda > opt.Lambda || r.Lambda == opt.Lambda && r.Beta > opt.Beta) {
+				t.Fatalf("chose %v/%v, but %v/%v is within noise and more regularised: %v", opt.Lambda, opt.Beta, r.Lambda, r.Beta, rs)
+			}
 		}
 		if run == 0 {
 			first = opt
 		} else if opt != first {
 			t.Fatalf("not deterministic: %+v then %+v", first, opt)
+		}
+	}
+}
+
+// TestChooseTuned: the best mean CLL wins unless other points are within
+// one standard error (paired per atom) of it; among those, the best
+// AUC-PR, unless more regularised points are within one standard error of
+// it.
+func TestChooseTuned(t *testing.T) {
+	mk := func(l, b float64, slices ...[]float64) TuneResult {
+		r := TuneResult{Lambda: l, Beta: b, logProbs: slices}
+		for _, s := range slices {
+			r.SliceCLL = append(r.SliceCLL, meanOf(s))
+		}
+		return r
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	base := make([][]float64, 3)
+	worse := make([][]float64, 3)
+	noisy := make([][]float64, 3)
+	for s := range base {
+		for i := 0; i < 200; i++ {
+			x := -rng.Float64()
+			base[s] = append(base[s], x)
+			worse[s] = append(worse[s], x-0.01)
+			noisy[s] = append(noisy[s], x-0.001+0.1*rng.NormFloat64())
+		}
+	}
+	// λ 10 is worse on every atom: λ 3 kept.
+	rs := []TuneResult{mk(3, 3, base...), mk(10, 3, worse...)}
+	if i := chooseTuned(rs); i != 0 || rs[1].Gap <= rs[1].SE {
+		t.Errorf("consistent gap: chose %d (%+v)", i, rs)
+	}
+	// λ 10 is slightly worse on average, far within the atoms' noise.
+	rs = []TuneResult{mk(3, 3, base...), mk(10, 3, noisy...)}
+	if i := chooseTuned(rs); i != 1 {
+		t.Errorf("gap within noise: chose %d (%+v)", i, rs)
+	}
+	// β 10 within noise too: the largest λ still comes first.
+	rs = []TuneResult{mk(3, 10, noisy...), mk(3, 3, base...), mk(10, 3, noisy...)}
+	if i := chooseTuned(rs); i != 2 {
+		t.Errorf("two within noise: chose %d (%+v)", i, rs)
+	}
+	// Within the CLL's noise, λ 3 ranks the atoms better on every slice.
+	rs = []TuneResult{mk(3, 3, base...), mk(10, 3, noisy...)}
+	rs[0].SliceAUCPR = []float64{0.85, 0.83, 0.86}
+	rs[1].SliceAUCPR = []float64{0.80, 0.79, 0.82}
+	if i := chooseTuned(rs); i != 0 || rs[1].AUCGap <= rs[1].AUCSE {
+		t.Errorf("AUC-PR breaks the tie: chose %d (%+v)", i, rs)
+	}
+	// Not on every slice: within noise again, λ 10.
+	rs[1].SliceAUCPR = []float64{0.80, 0.85, 0.86}
+	if i := chooseTuned(rs); i != 1 {
+		t.Errorf("AUC-PR within noise: chose %d (%+v)", i, rs)
+	}
+}
+
+// TestReadOrder: the same planted data split into four databases, read
+// with the databases, the atoms within them and so the constants in
+// different orders, gives the same tuning and a byte-identical model.
+func TestReadOrder(t *testing.T) {
+	g := mrcgen.Generate(mrcgen.Config{Friends: 3, Teams: 2, PerCell: 3, Hobbies: 2, Skills: 2, Noise: 0.1, Seed: 5})
+	m0, err := mln.ParseModel("t.mln", g.MLN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := map[string]bool{}
+	for _, l := range strings.Split(g.DB, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			truth[l] = true
+		}
+	}
+	// Every ground atom, listed true or false, dealt to four folds.
+	folds := make([][]string, 4)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, p := range m0.Preds {
+		for _, x := range g.People {
+			a := p.Name + "(" + x + ")"
+			if !truth[a] {
+				a = "!" + a
+			}
+			k := rng.IntN(4)
+			folds[k] = append(folds[k], a)
+		}
+	}
+	run := func(order []int, shuffle uint64) (string, Options) {
+		m, err := mln.ParseModel("t.mln", g.MLN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dbs []*mln.Database
+		for _, k := range order {
+			lines := append([]string(nil), folds[k]...)
+			if shuffle > 0 {
+				r := rand.New(rand.NewPCG(shuffle, uint64(k)))
+				r.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+			}
+			db, err := mln.ParseDatabase(m, fmt.Sprintf("fold%d.db", k), strings.Join(lines, "\n")+"\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			dbs = append(dbs, db)
+		}
+		d, err := FromDatabases(m, dbs, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt, _, err := Tune(context.Background(), d, Options{Seed: 2, Restarts: 3}, TuneGrid{Lambdas: []float64{1, 3}, Betas: []float64{1, 3}, Holdout: 0.2, Slices: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		model, err := Learn(context.Background(), d, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := model.WriteMLN(&b, "C"); err != nil {
+			t.Fatal(err)
+		}
+		if err := model.WriteDB(&b, "C"); err != nil {
+			t.Fatal(err)
+		}
+		if err := model.WriteReport(&b, 10); err != nil {
+			t.Fatal(err)
+		}
+		return b.String(), opt
+	}
+	want, wopt := run([]int{0, 1, 2, 3}, 0)
+	for i, order := range [][]int{{3, 2, 1, 0}, {2, 0, 3, 1}, {1, 3, 0, 2}} {
+		got, opt := run(order, uint64(i+1))
+		if opt != wopt {
+			t.Errorf("order %v: tuned λ %g β %g, not λ %g β %g", order, opt.Lambda, opt.Beta, wopt.Lambda, wopt.Beta)
+		}
+		if got != want {
+			t.Errorf("order %v: the model differs:\n%s\nwant:\n%s", order, got, want)
 		}
 	}
 }

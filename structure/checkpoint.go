@@ -36,20 +36,21 @@ type SearchState struct {
 	Pool map[int][]*mln.Clause
 }
 
-// ValidatedState is the state of LearnValidated: the phase under way (0
-// and 1: the validation searches without and with repeated predicates, 2:
-// the final search), the held-out scores of the validation searches done,
-// and the state of the search of the phase under way (nil: none saved
-// yet).
+// ValidatedState is the state of LearnValidated: the phase under way
+// (2f and 2f+1: the validation searches without and with repeated
+// predicates with database f held out; twice the number of databases: the
+// final search), the held-out score and why it stopped early ("": it did
+// not) of each validation search done, by phase, and the state of the
+// search of the phase under way (nil: none saved yet).
 type ValidatedState struct {
 	Phase   int
-	CLL     [2]float64
-	Stopped [2]string
+	CLL     []float64
+	Stopped []string
 	Search  *SearchState
 }
 
 // checkpointVersion tags the gob stream of WriteState.
-const checkpointVersion = "marple-structure-checkpoint-1"
+const checkpointVersion = "marple-structure-checkpoint-2"
 
 // WriteState writes v (gob) to w, after a version tag.
 func WriteState(w io.Writer, v any) error {

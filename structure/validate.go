@@ -1,10 +1,14 @@
 package structure
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/marple-mln/marple/eval"
@@ -43,16 +47,24 @@ type Validation struct {
 type Choice struct {
 	// RepeatedPredicates is the setting the final search ran with.
 	RepeatedPredicates bool
-	// HeldOut is the index of the held-out training database, -1 when
-	// there was only one (the setting given in the Settings is kept).
-	HeldOut int
+	// Folds is the number of training databases held out in turn (every
+	// one; 0 when there was only one, and the setting given in the
+	// Settings is kept).
+	Folds int
 	// CLL holds the held-out conditional log-likelihood (mean over the
-	// scored predicates of the mean over their atoms) of the model
-	// learned without [0] and with [1] repeated predicates.
-	CLL [2]float64
+	// scored predicates of the mean over their atoms), averaged over the
+	// held-out databases, of the models learned without [0] and with [1]
+	// repeated predicates; FoldCLL holds each held-out database's, in the
+	// order of the databases given.
+	CLL     [2]float64
+	FoldCLL [][2]float64
+	// SE is the standard error of the mean gain CLL[1]-CLL[0] over the
+	// held-out databases: repeated predicates are admitted only when the
+	// gain exceeds it.
+	SE float64
 	// Stopped says why a validation search ended early (its time limit),
-	// without [0] and with [1] repeated predicates ("" when it finished):
-	// the choice then depends on the machine's speed.
+	// without [0] and with [1] repeated predicates ("" when every one
+	// finished): the choice then depends on the machine's speed.
 	Stopped [2]string
 	// Seconds is the time the validation took (both searches and their
 	// inference), not counting the final search.
@@ -60,20 +72,24 @@ type Choice struct {
 }
 
 // LearnValidated is LearnBatch with s.RepeatedPredicates chosen on held-out
-// data, as Kok & Domingos tune their settings: the last training database
-// is held out, a search with each setting runs on the others, each learned
-// model infers each scored predicate of the held-out database given all
-// the others (MC-SAT, the protocol of their experiments), and the setting
-// with the higher mean conditional log-likelihood (ties: without) is used
-// for the final search on every training database. With one training
-// database there is nothing to hold out, and with s.Scorer set the
-// databases cannot be split: s is then used as given (so is it for
-// MethodWeights, which adds no clause).
+// data, as Kok & Domingos tune their settings: each training database is
+// held out in turn, a search with each setting runs on the others, each
+// learned model infers each scored predicate of the held-out database
+// given all the others (MC-SAT, the protocol of their experiments), and
+// the held-out conditional log-likelihoods are averaged over the
+// databases. Repeated predicates, which admit more clauses, are used for
+// the final search on every training database only when their mean gain
+// exceeds its standard error over the held-out databases; within that
+// noise the simpler setting, without, is kept. Every search sees the
+// databases sorted by a hash of their contents, so neither the choice nor
+// the model depends on the order of dbs. With one training database there is nothing to hold out, and with s.Scorer set the databases cannot be split: s is
+// then used as given (so is it for MethodWeights, which adds no clause).
 //
-// A positive s.TimeLimit bounds the whole: each validation search gets a
-// quarter of it, the final search what is left (at least a quarter).
+// A positive s.TimeLimit bounds the whole: the validation searches share
+// half of it equally, the final search gets what is left (at least a
+// quarter).
 func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s Settings, sc Scoring, v Validation) (*Result, *Choice, error) {
-	ch := &Choice{RepeatedPredicates: s.RepeatedPredicates, HeldOut: -1, CLL: [2]float64{math.NaN(), math.NaN()}}
+	ch := &Choice{RepeatedPredicates: s.RepeatedPredicates, CLL: [2]float64{math.NaN(), math.NaN()}}
 	if len(dbs) < 2 || method == MethodWeights || s.Scorer != nil {
 		r, err := LearnBatch(ctx, method, dbs, s, sc)
 		return r, ch, err
@@ -91,24 +107,32 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 			preds = append(preds, mln.PredID(p))
 		}
 	}
-	ch.HeldOut = len(dbs) - 1
-	train, held := dbs[:ch.HeldOut], dbs[ch.HeldOut]
+	// The searches see the databases in an order of their contents, not
+	// the order given (a search's result can depend on it).
+	dbs, pos := canonicalOrder(s.Model, dbs)
+	n := len(dbs)
+	ch.Folds = n
+	ch.FoldCLL = make([][2]float64, n)
+	// Phase 2f+i is the search with setting i with database f held out;
+	// phase 2n the final search.
+	final := 2 * n
+	cll := make([]float64, final)
+	stops := make([]string, final)
 	phase := 0
 	if v.Resume != nil {
-		if v.Resume.Phase < 0 || v.Resume.Phase > 2 {
-			return nil, nil, fmt.Errorf("structure: the saved state's phase %d is not one of a validated search", v.Resume.Phase)
+		if v.Resume.Phase < 0 || v.Resume.Phase > final || len(v.Resume.CLL) < v.Resume.Phase || len(v.Resume.Stopped) < v.Resume.Phase {
+			return nil, nil, fmt.Errorf("structure: the saved state's phase %d is not one of a validated search over %d databases", v.Resume.Phase, n)
 		}
 		phase = v.Resume.Phase
-		for i := 0; i < phase; i++ {
-			ch.CLL[i], ch.Stopped[i] = v.Resume.CLL[i], v.Resume.Stopped[i]
-		}
+		copy(cll, v.Resume.CLL[:phase])
+		copy(stops, v.Resume.Stopped[:phase])
 	}
 	// withPhase sets the checkpoint and resume of the search of phase i.
 	withPhase := func(vs Settings, i int) Settings {
 		vs.Checkpoint, vs.Resume = nil, nil
 		if v.Checkpoint != nil {
 			vs.Checkpoint = func(ss *SearchState) error {
-				return v.Checkpoint(&ValidatedState{Phase: i, CLL: ch.CLL, Stopped: ch.Stopped, Search: ss})
+				return v.Checkpoint(&ValidatedState{Phase: i, CLL: slices.Clone(cll[:i]), Stopped: slices.Clone(stops[:i]), Search: ss})
 			}
 		}
 		if v.Resume != nil && v.Resume.Phase == i {
@@ -116,17 +140,24 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		}
 		return vs
 	}
-	for i, rep := range []bool{false, true} {
-		if i < phase {
+	for ph := 0; ph < final; ph++ {
+		f, rep := ph/2, ph%2 == 1
+		if ph < phase {
 			if v.Log != nil {
-				fmt.Fprintf(v.Log, "marple: validation: repeated predicates %v: held-out CLL %.4f (saved)\n", rep, ch.CLL[i])
+				fmt.Fprintf(v.Log, "marple: validation: repeated predicates %v, database %d held out: held-out CLL %.4f (saved)\n", rep, pos[f]+1, cll[ph])
 			}
 			continue
 		}
-		vs := withPhase(s, i)
+		var train []*mln.Database
+		for k, db := range dbs {
+			if k != f {
+				train = append(train, db)
+			}
+		}
+		vs := withPhase(s, ph)
 		vs.RepeatedPredicates = rep
 		if s.TimeLimit > 0 {
-			vs.TimeLimit = s.TimeLimit / 4
+			vs.TimeLimit = s.TimeLimit / time.Duration(2*final)
 		}
 		r, err := LearnBatch(ctx, method, train, vs, sc)
 		if err != nil {
@@ -138,46 +169,127 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		}
 		sum := 0.0
 		for _, p := range preds {
-			probs, gold, err := InferHeldOut(ctx, learned, held, p, v.options())
+			probs, gold, err := InferHeldOut(ctx, learned, dbs[f], p, v.options())
 			if err != nil {
 				return nil, nil, err
 			}
 			sum += eval.CLL(probs, gold)
 		}
-		ch.CLL[i] = sum / float64(len(preds))
-		ch.Stopped[i] = r.Stopped
+		cll[ph] = sum / float64(len(preds))
+		stops[ph] = r.Stopped
 		if v.Log != nil {
 			stopped := ""
 			if r.Stopped != "" {
 				stopped = " (stopped: " + r.Stopped + ")"
 			}
-			fmt.Fprintf(v.Log, "marple: validation: repeated predicates %v: %d clauses learned without database %d%s, held-out CLL %.4f\n", rep, len(r.Clauses), ch.HeldOut+1, stopped, ch.CLL[i])
+			fmt.Fprintf(v.Log, "marple: validation: repeated predicates %v: %d clauses learned without database %d%s, held-out CLL %.4f\n", rep, len(r.Clauses), pos[f]+1, stopped, cll[ph])
 		}
 		if v.Checkpoint != nil {
-			if err := v.Checkpoint(&ValidatedState{Phase: i + 1, CLL: ch.CLL, Stopped: ch.Stopped}); err != nil {
+			if err := v.Checkpoint(&ValidatedState{Phase: ph + 1, CLL: slices.Clone(cll[:ph+1]), Stopped: slices.Clone(stops[:ph+1])}); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
-	ch.RepeatedPredicates = ch.CLL[1] > ch.CLL[0]
+	gains := make([]float64, n)
+	for f := 0; f < n; f++ {
+		ch.FoldCLL[pos[f]] = [2]float64{cll[2*f], cll[2*f+1]}
+		gains[f] = cll[2*f+1] - cll[2*f]
+		for i := 0; i < 2; i++ {
+			if ch.Stopped[i] == "" {
+				ch.Stopped[i] = stops[2*f+i]
+			}
+		}
+	}
+	ch.CLL = [2]float64{orderFreeMean(cll, 0), orderFreeMean(cll, 1)}
+	gain, se := meanSE(gains)
+	ch.SE = se
+	ch.RepeatedPredicates = gain > se
 	ch.Seconds = time.Since(t0).Seconds()
 	if v.Log != nil {
-		fmt.Fprintf(v.Log, "marple: validation chose repeated predicates %v (held-out CLL %.4f against %.4f) in %.1fs\n",
-			ch.RepeatedPredicates, ch.CLL[b2i(ch.RepeatedPredicates)], ch.CLL[1-b2i(ch.RepeatedPredicates)], ch.Seconds)
+		fmt.Fprintf(v.Log, "marple: validation chose repeated predicates %v (mean held-out CLL %.4f with, %.4f without, over %d held-out databases; gain %.4f ± %.4f) in %.1fs\n",
+			ch.RepeatedPredicates, ch.CLL[1], ch.CLL[0], n, gain, se, ch.Seconds)
 	}
 	s.RepeatedPredicates = ch.RepeatedPredicates
 	if s.TimeLimit > 0 {
 		s.TimeLimit = max(s.TimeLimit-time.Since(t0), s.TimeLimit/4)
 	}
-	r, err := LearnBatch(ctx, method, dbs, withPhase(s, 2), sc)
+	r, err := LearnBatch(ctx, method, dbs, withPhase(s, final), sc)
 	return r, ch, err
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
+// canonicalOrder returns dbs sorted by a hash of their contents (each
+// listed atom's predicate and constant names and truth value, sorted), the
+// given order kept among equal hashes, and each one's index in dbs.
+func canonicalOrder(m *mln.Model, dbs []*mln.Database) ([]*mln.Database, []int) {
+	keys := make([]uint64, len(dbs))
+	for i, db := range dbs {
+		var lines []string
+		var b strings.Builder
+		for p := range m.Preds {
+			db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
+				b.Reset()
+				b.WriteString(m.Preds[p].Name)
+				for _, c := range args {
+					b.WriteByte(0)
+					b.WriteString(m.ConstName(c))
+				}
+				fmt.Fprintf(&b, "\x00%d", v)
+				lines = append(lines, b.String())
+			})
+		}
+		slices.Sort(lines)
+		h := fnv.New64a()
+		for _, l := range lines {
+			h.Write([]byte(l))
+			h.Write([]byte{'\n'})
+		}
+		keys[i] = h.Sum64()
 	}
-	return 0
+	pos := make([]int, len(dbs))
+	for i := range pos {
+		pos[i] = i
+	}
+	slices.SortStableFunc(pos, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+	out := make([]*mln.Database, len(dbs))
+	for i, k := range pos {
+		out[i] = dbs[k]
+	}
+	return out, pos
+}
+
+// orderFreeMean is the mean of every other element of xs from start,
+// summed smallest first so that the order of the databases does not change
+// the rounding.
+func orderFreeMean(xs []float64, start int) float64 {
+	var v []float64
+	for i := start; i < len(xs); i += 2 {
+		v = append(v, xs[i])
+	}
+	slices.Sort(v)
+	sum := 0.0
+	for _, x := range v {
+		sum += x
+	}
+	return sum / float64(len(v))
+}
+
+// meanSE is the mean of xs and its standard error (0 for fewer than two),
+// both independent of the order of xs.
+func meanSE(xs []float64) (mean, se float64) {
+	v := slices.Clone(xs)
+	slices.Sort(v)
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
 }
 
 func (v Validation) options() mcsat.Options {

@@ -21,8 +21,8 @@ sfs-unit (search from unit clauses), beam-kb (search from the KB). Each
 learned model infers every predicate in turn given all the others on the
 test fold with MC-SAT; the table gives CLL and AUC-PR per predicate and
 averaged, and the learning time per fold. Each search chooses whether new
-clauses may repeat a predicate on its last training database held out
-(-repeatedPredicates auto); -timeLimit bounds a fold's whole learning,
+clauses may repeat a predicate with each training database held out in
+turn (-repeatedPredicates auto); -timeLimit bounds a fold's whole learning,
 validation included. Writes msl.md.`
 
 func runMSLExperiment(ctx context.Context, e *env, args []string) error {
@@ -42,7 +42,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		samples   = fs.Int("samples", 1000, "MC-SAT samples per inference")
 		seed      = fs.Int64("seed", 1, "random seed")
 		models    = fs.String("models", "", "folder that receives every learned model (optional)")
-		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (each search chooses on its last training database held out), true or false")
+		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (each search chooses with each training database held out in turn), true or false")
 		rf        = addResumeFlags(fs)
 	)
 	cmdflags.Scoring(fs, &so)

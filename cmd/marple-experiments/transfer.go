@@ -39,7 +39,7 @@ func runTransferExperiment(ctx context.Context, e *env, args []string) error {
 		timeLimit = fs.Duration("timeLimit", 4*time.Minute, "end each search after this long, keeping the model so far")
 		samples   = fs.Int("samples", 1000, "MC-SAT samples per inference")
 		seed      = fs.Int64("seed", 1, "random seed")
-		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (the search without transfer chooses on its last training database held out, and the transfer searches of the fold follow it), true or false")
+		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (the search without transfer chooses with each training database held out in turn, and the transfer searches of the fold follow it), true or false")
 		rf        = addResumeFlags(fs)
 	)
 	so.MaxGroundings = 1000000

@@ -88,7 +88,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		fromEmpty  = fs.Bool("startFromEmptyMLN", false, "start from unit clauses; the input model's clauses are candidates of the first step")
 		freeVars   = fs.Bool("freeVars", false, "let clauses with a variable in only one literal enter the model (Alchemy does; by default they only extend the beam)")
 		singlePred = fs.Bool("singlePredicate", false, "let clauses whose literals are all of one predicate enter the model (by default they only extend the beam: pseudo-likelihood scores them by atoms of the predicate predicting each other)")
-		repeated   = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: true, false, or auto: with -multipleDatabases and two or more -t files, search both ways without the last file and keep the way whose model predicts its -ne predicates better (MC-SAT CLL, each given all others); else false")
+		repeated   = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: true, false, or auto: with -multipleDatabases and two or more -t files, search both ways without each file in turn and allow them only if their models predict the held-out file's -ne predicates better (MC-SAT CLL, each given all others) by more than the gain's standard error over the files; else false")
 		sfsK       = fs.Int("sfsK", d.ClausesPerStep, "shortest-first search: clauses of length L added at each step")
 		maxSteps   = fs.Int("maxSteps", 0, "stop after this many clauses added or changed (0: no limit)")
 		timeLimit  = fs.Duration("timeLimit", 0, "stop the search after this long, keeping the model so far (0: no limit)")
@@ -239,7 +239,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	done = p.stage("learnstruct " + *method)
 	var r *structure.Result
 	if validated {
-		fmt.Fprintf(e.stderr, "marple learnstruct: -repeatedPredicates auto: searching with and without repeated predicates, %s held out\n", splitList(*train)[len(dbs)-1])
+		fmt.Fprintf(e.stderr, "marple learnstruct: -repeatedPredicates auto: searching with and without repeated predicates, each of the %d training databases held out in turn\n", len(dbs))
 		r, _, err = structure.LearnValidated(ctx, search, dbs, s, so, v)
 	} else {
 		r, err = tf.learn(ctx, e, search, dbs, s, so)

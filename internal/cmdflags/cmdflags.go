@@ -72,7 +72,7 @@ func MRC(fs *flag.FlagSet) func() (invent.Options, *invent.TuneGrid, error) {
 	var (
 		restarts = fs.Int("restarts", 10, "greedy restarts per refinement")
 		seed     = fs.Int64("seed", 1, "random seed")
-		lambda   = fs.Float64("lambda", 0, fmt.Sprintf("prior: log-posterior cost of each cluster (default: chosen among %v on a held-out slice of the training atoms)", invent.DefaultTuneGrid.Lambdas))
+		lambda   = fs.Float64("lambda", 0, fmt.Sprintf("prior: log-posterior cost of each cluster (default: chosen among %v on held-out slices of the training atoms)", invent.DefaultTuneGrid.Lambdas))
 		beta     = fs.Float64("beta", 0, fmt.Sprintf("smoothing of the rule weights (default: chosen among %v, as -lambda)", invent.DefaultTuneGrid.Betas))
 		maxK     = fs.Int("maxClusters", invent.DefaultMaxClusters, "clusters per set and node (2: bisection)")
 		noLook   = fs.Bool("noLookahead", false, "cluster every set at every node (no predicates-first lookahead)")

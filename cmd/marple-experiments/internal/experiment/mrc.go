@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,11 +49,32 @@ type MRCConfig struct {
 	// only the listed training atoms (the unknown ones are false in their
 	// Markov blankets), ended after MSLTime (the model so far is kept). Each held-out atom is then predicted by its conditional
 	// probability given all the training atoms (score.PLLData.LogOdds).
-	MSLTime  time.Duration
+	MSLTime time.Duration
+	// Orders is the number of orders the fold files are read in, each a
+	// separate run (default 1: in number order); FoldReadOrder lists them.
+	// MRC's model should not depend on it.
+	Orders   int
 	Progress io.Writer
 	// Journal, when set, records each completed fold and gives back the
 	// folds a killed run completed.
 	Journal *Journal
+}
+
+// FoldReadOrder is read order i of the n fold files of a data set: 0 is
+// number order, 1 the reverse, and each later one a shuffle drawn from i.
+func FoldReadOrder(i, n int) []int {
+	o := make([]int, n)
+	for k := range o {
+		o[k] = k
+	}
+	switch {
+	case i == 1:
+		slices.Reverse(o)
+	case i > 1:
+		rng := rand.New(rand.NewPCG(uint64(i), 0x6f72_6465)) // "orde"
+		rng.Shuffle(n, func(a, b int) { o[a], o[b] = o[b], o[a] })
+	}
+	return o
 }
 
 // MRCFold is one held-out fold's result.
@@ -81,10 +103,12 @@ type MSLFold struct {
 	Stopped    string
 }
 
-// MRCRow is one data set's folds.
+// MRCRow is one data set's folds, read in one order.
 type MRCRow struct {
 	Set   string
 	Paper float64
+	// Order is the order the fold files were read in.
+	Order []int
 	Folds []MRCFold
 }
 
@@ -146,24 +170,29 @@ func RunMRC(ctx context.Context, cfg MRCConfig) (*MRCTable, error) {
 		if !known {
 			return nil, fmt.Errorf("mrc: unknown data set %q", name)
 		}
-		row, err := runMRCSet(ctx, cfg, name, folds, prog)
-		if err != nil {
-			return nil, err
+		for o := 0; o < max(cfg.Orders, 1); o++ {
+			row, err := runMRCSet(ctx, cfg, name, folds, FoldReadOrder(o, 8), prog)
+			if err != nil {
+				return nil, err
+			}
+			row.Paper = paper
+			t.Rows = append(t.Rows, *row)
 		}
-		row.Paper = paper
-		t.Rows = append(t.Rows, *row)
 	}
 	return t, nil
 }
 
-func runMRCSet(ctx context.Context, cfg MRCConfig, name string, folds []int, prog io.Writer) (*MRCRow, error) {
+func runMRCSet(ctx context.Context, cfg MRCConfig, name string, folds, order []int, prog io.Writer) (*MRCRow, error) {
 	dir := filepath.Join(cfg.Dir, name)
 	m, err := mln.LoadModel(filepath.Join(dir, name+".mln"))
 	if err != nil {
 		return nil, err
 	}
-	var dbs []*mln.Database
-	for k := 0; k < 8; k++ {
+	// The files are read in the given order (which numbers the constants
+	// in the order they first appear); the training databases are listed
+	// in it too.
+	dbs := make([]*mln.Database, len(order))
+	for _, k := range order {
 		p := filepath.Join(dir, fmt.Sprintf("fold%d.db", k))
 		if _, err := os.Stat(p); err != nil {
 			p += ".gz"
@@ -172,18 +201,21 @@ func runMRCSet(ctx context.Context, cfg MRCConfig, name string, folds []int, pro
 		if err != nil {
 			return nil, err
 		}
-		dbs = append(dbs, db)
+		dbs[k] = db
 	}
-	row := &MRCRow{Set: name}
+	if cfg.Orders > 1 {
+		fmt.Fprintf(prog, "mrc: %s: fold files read in the order %v\n", name, order)
+	}
+	row := &MRCRow{Set: name, Order: order}
 	for _, k := range folds {
 		if k < 0 || k >= len(dbs) {
 			return nil, fmt.Errorf("mrc: fold %d is not a shared fold (0-7)", k)
 		}
-		f, err := unit(cfg.Journal, fmt.Sprintf("mrc/%s/%d", name, k), func() (MRCFold, error) {
+		f, err := unit(cfg.Journal, fmt.Sprintf("mrc/%s/%s/%d", name, orderText(order), k), func() (MRCFold, error) {
 			var train []*mln.Database
-			for j, db := range dbs {
+			for _, j := range order {
 				if j != k {
-					train = append(train, db)
+					train = append(train, dbs[j])
 				}
 			}
 			data, err := invent.FromDatabases(m, train, false)
@@ -198,7 +230,7 @@ func runMRCSet(ctx context.Context, cfg MRCConfig, name string, folds []int, pro
 				if opt, tried, err = invent.Tune(ctx, data, opt, *cfg.Tune); err != nil {
 					return MRCFold{}, err
 				}
-				fmt.Fprintf(prog, "mrc: %s fold %d: chose lambda %g beta %g on a held-out slice of the training atoms (%s)\n", name, k, opt.Lambda, opt.Beta, invent.TuneText(tried))
+				fmt.Fprintf(prog, "mrc: %s fold %d: chose lambda %g beta %g on held-out slices of the training atoms (%s)\n", name, k, opt.Lambda, opt.Beta, invent.TuneText(tried))
 			}
 			model, err := invent.Learn(ctx, data, opt)
 			if err != nil {
@@ -360,6 +392,99 @@ func (t *MRCTable) writeMSL(b *strings.Builder) {
 	}
 }
 
+// orders reports whether the table holds runs of a data set with the fold
+// files read in more than one order.
+func (t *MRCTable) orders() bool {
+	for _, r := range t.Rows {
+		if len(r.Order) > 0 && !slices.Equal(r.Order, FoldReadOrder(0, len(r.Order))) {
+			return true
+		}
+	}
+	return false
+}
+
+// rowName is the data set's name, with the read order when the table
+// holds several.
+func (t *MRCTable) rowName(r MRCRow) string {
+	if !t.orders() {
+		return r.Set
+	}
+	return fmt.Sprintf("%s, read %s", r.Set, orderText(r.Order))
+}
+
+func orderText(o []int) string {
+	parts := make([]string, len(o))
+	for i, k := range o {
+		parts[i] = fmt.Sprint(k)
+	}
+	return strings.Join(parts, "")
+}
+
+// writeOrders writes, when data sets were run with the fold files read in
+// several orders, each set's spread over the orders: of the mean AUC-PR
+// and CLL, of each fold's AUC-PR, and the folds whose λ, β differ.
+func (t *MRCTable) writeOrders(b *strings.Builder) {
+	if !t.orders() {
+		return
+	}
+	b.WriteString("\n### The same folds with the fold files read in different orders\n\n")
+	b.WriteString("| data set | orders (files read) | MRC AUC-PR per order | spread of mean AUC-PR | spread of mean CLL | largest spread of a fold's AUC-PR | folds whose λ, β differ | identical predictions |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---|\n")
+	var sets []string
+	bySet := map[string][]MRCRow{}
+	for _, r := range t.Rows {
+		if _, ok := bySet[r.Set]; !ok {
+			sets = append(sets, r.Set)
+		}
+		bySet[r.Set] = append(bySet[r.Set], r)
+	}
+	for _, set := range sets {
+		rows := bySet[set]
+		if len(rows) < 2 {
+			continue
+		}
+		var ords, aucs []string
+		var means, cllMeans []float64
+		for _, r := range rows {
+			ords = append(ords, orderText(r.Order))
+			var a, c []float64
+			for _, f := range r.Folds {
+				a = append(a, f.AUCPR)
+				c = append(c, f.CLL)
+			}
+			m, _ := eval.MeanStd(a)
+			mc, _ := eval.MeanStd(c)
+			means, cllMeans = append(means, m), append(cllMeans, mc)
+			aucs = append(aucs, fmt.Sprintf("%.3f", m))
+		}
+		spread := func(xs []float64) float64 { return slices.Max(xs) - slices.Min(xs) }
+		foldSpread, differ, same := 0.0, 0, true
+		for i, f := range rows[0].Folds {
+			a := []float64{f.AUCPR}
+			choice := false
+			for _, r := range rows[1:] {
+				if i >= len(r.Folds) || r.Folds[i].Fold != f.Fold {
+					continue
+				}
+				g := r.Folds[i]
+				a = append(a, g.AUCPR)
+				choice = choice || g.Lambda != f.Lambda || g.Beta != f.Beta
+				same = same && g.AUCPR == f.AUCPR && g.CLL == f.CLL
+			}
+			foldSpread = max(foldSpread, spread(a))
+			if choice {
+				differ++
+			}
+		}
+		ident := "yes (CLL and AUC-PR equal to the last digit on every fold)"
+		if !same {
+			ident = "no"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %.4f | %.5f | %.4f | %d of %d | %s |\n", set, strings.Join(ords, ", "), strings.Join(aucs, ", "),
+			spread(means), spread(cllMeans), foldSpread, differ, len(rows[0].Folds), ident)
+	}
+}
+
 // cpuTime is the process's user+system CPU time.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -400,13 +525,18 @@ func (t *MRCTable) WriteMarkdown(w io.Writer) error {
 			paper = fmt.Sprintf("%.2f", r.Paper)
 		}
 		fmt.Fprintf(&b, "| %s | %d | %.0f | %s | **%s** | %s | %s | %s | %.1f | %.1f | %.0f | %.0f | %s |\n",
-			r.Set, len(r.Folds), mean(at), ms(cll, 4), ms(auc, 3), paper, ms(bc, 4), ms(ba, 3), mean(lw), mean(lc), mean(pr), mean(inv), chosenText(r.Folds))
+			t.rowName(r), len(r.Folds), mean(at), ms(cll, 4), ms(auc, 3), paper, ms(bc, 4), ms(ba, 3), mean(lw), mean(lc), mean(pr), mean(inv), chosenText(r.Folds))
 	}
 	t.writeMSL(&b)
+	t.writeOrders(&b)
 	fmt.Fprintf(&b, "\nMRC options: %d restarts, seed %d, at most %d clusters per set and node, lookahead %v, ", t.Opt.Restarts, t.Opt.Seed, t.Opt.MaxClusters, !t.Opt.NoLookahead)
 	if t.Tune != nil {
-		fmt.Fprintf(&b, "λ in %v and β in %v chosen per fold by the held-out log-likelihood of a random %g of the fold's training atoms (learning on the rest), then learned on all of them (tuning's time included in the learn columns). ",
-			t.Tune.Lambdas, t.Tune.Betas, t.Tune.Holdout)
+		nsl := t.Tune.Slices
+		if nsl <= 0 {
+			nsl = 3
+		}
+		fmt.Fprintf(&b, "λ in %v and β in %v chosen per fold on the fold's training atoms: each of %d disjoint slices of %g of them (drawn from a hash of the atoms' names) held out in turn, MRC learning on the rest; the held-out log-likelihood and AUC-PR averaged over the slices; the pairs within one standard error of the best log-likelihood compared by AUC-PR, and of those within one standard error of the best AUC-PR the largest λ, then β, kept; then learned on all of them (tuning's time included in the learn columns). ",
+			t.Tune.Lambdas, t.Tune.Betas, nsl, t.Tune.Holdout)
 	} else {
 		fmt.Fprintf(&b, "lambda %g, beta %g. ", t.Opt.Lambda, t.Opt.Beta)
 	}

@@ -232,7 +232,7 @@ func choiceNote(ch *structure.Choice) string {
 	if ch.Stopped[0] != "" || ch.Stopped[1] != "" {
 		stopped = ", a validation search stopped by its time limit"
 	}
-	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %.4f with, %.0fs%s", ch.RepeatedPredicates, ch.CLL[0], ch.CLL[1], ch.Seconds, stopped)
+	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %.4f with (± %.4f, %d databases held out in turn), %.0fs%s", ch.RepeatedPredicates, ch.CLL[0], ch.CLL[1], ch.SE, ch.Folds, ch.Seconds, stopped)
 }
 
 func stoppedNote(s string) string {
@@ -301,7 +301,7 @@ func runMSLCell(ctx context.Context, cfg MSLConfig, ds MSLDataset, row MSLRow, t
 				return nil, fmt.Errorf("repeated predicates %q: auto, true or false", cfg.Repeated)
 			}
 			r, ch, err := structure.LearnValidated(ctx, row.Method, dbs, s, sc, structure.Validation{Samples: cfg.Samples, Seed: cfg.Seed})
-			if ch != nil && ch.HeldOut >= 0 {
+			if ch != nil && ch.Folds > 0 {
 				choice = ch
 			}
 			return r, err
