@@ -392,6 +392,19 @@ func NewGrounder(d Data) (*Grounder, error) {
 	return g, nil
 }
 
+// Intern parses the examples in order against g's model, so that the
+// model meets their constants in that order (and the types' orders, which
+// order each example's domains, do not depend on what else the model
+// met).
+func (g *Grounder) Intern(exs []Example) error {
+	for _, ex := range exs {
+		if _, err := mln.ParseDatabase(g.Model, ex.Name, ex.DB); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Ground parses example ex and grounds it: the query atoms are unknown,
 // every type's domain is the constants the example mentions plus the
 // model's own, and the truth is the example's query atoms (unlisted:

@@ -19,7 +19,7 @@ func init() {
 	register.DoFn2x0[Example, func(int, Example)](&shardFn{})
 	register.Function3x0(collectShard)
 	register.DoFn4x1[context.Context, Shard, State, func(ShardResult), error](&trainFn{})
-	register.Combiner3[Mixture, ShardResult, Mixture](&mixFn{})
+	register.Combiner3[ShardResults, ShardResult, Mixture](&mixFn{})
 	register.DoFn2x1[Mixture, State, State](&nextFn{})
 	register.DoFn2x2[context.Context, State, State, error](&writeFn{})
 	register.Emitter1[Example]()
@@ -72,18 +72,10 @@ func collectShard(shard int, iter func(*Example) bool, emit func(Shard)) {
 type trainFn struct {
 	Config TrainConfig
 	Epoch  int
-	g      *Grounder
 }
 
 func (f *trainFn) ProcessElement(ctx context.Context, sh Shard, prev State, emit func(ShardResult)) error {
-	if f.g == nil {
-		g, err := NewGrounder(f.Config.Data)
-		if err != nil {
-			return err
-		}
-		f.g = g
-	}
-	r, err := TrainShard(ctx, f.g, f.Config, f.Epoch, sh, prev)
+	r, err := TrainShard(ctx, f.Config, f.Epoch, sh, prev)
 	if err != nil {
 		return fmt.Errorf("epoch %d, shard %d: %w", f.Epoch+1, sh.Index, err)
 	}
@@ -91,13 +83,26 @@ func (f *trainFn) ProcessElement(ctx context.Context, sh Shard, prev State, emit
 	return nil
 }
 
-// mixFn combines the shards' results of an epoch.
+// ShardResults are the results of some of an epoch's shards, in order of
+// shard index: the accumulator that mixes them (Mix) once all are in.
+type ShardResults struct {
+	Results []ShardResult
+}
+
+// mixFn collects the shards' results of an epoch and sums them in order
+// of shard index.
 type mixFn struct{}
 
-func (mixFn) CreateAccumulator() Mixture                { return Mixture{} }
-func (mixFn) AddInput(x Mixture, r ShardResult) Mixture { return x.Add(r) }
-func (mixFn) MergeAccumulators(x, y Mixture) Mixture    { return x.Merge(y) }
-func (mixFn) ExtractOutput(x Mixture) Mixture           { return x }
+func (mixFn) CreateAccumulator() ShardResults { return ShardResults{} }
+func (mixFn) AddInput(x ShardResults, r ShardResult) ShardResults {
+	return mixFn{}.MergeAccumulators(x, ShardResults{Results: []ShardResult{r}})
+}
+func (mixFn) MergeAccumulators(x, y ShardResults) ShardResults {
+	rs := append(append([]ShardResult(nil), x.Results...), y.Results...)
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Shard < rs[j].Shard })
+	return ShardResults{Results: rs}
+}
+func (mixFn) ExtractOutput(x ShardResults) Mixture { return Mix(x.Results) }
 
 // nextFn turns an epoch's mixture into the next state.
 type nextFn struct {
