@@ -24,6 +24,24 @@ func init() {
 	register.Combiner3[Scores, Predicted, Scores](&scoreFn{})
 	register.DoFn2x2[context.Context, Scores, Scores, error](&writeScoresFn{})
 	register.Emitter1[Predicted]()
+	register.Function2x0(keyByID)
+	register.Function3x0(mergeGroup)
+	register.Emitter2[string, Example]()
+}
+
+// keyByID keys an example part by its example's ID.
+func keyByID(ex Example, emit func(string, Example)) { emit(ex.ID, ex) }
+
+// mergeGroup merges the parts of one example (MergeParts).
+func mergeGroup(_ string, iter func(*Example) bool, emit func(Example)) {
+	var exs []Example
+	var ex Example
+	for iter(&ex) {
+		exs = append(exs, ex)
+	}
+	for _, m := range MergeParts(exs) {
+		emit(m)
+	}
 }
 
 // InferConfig configures distributed inference and evaluation.
@@ -323,7 +341,8 @@ func Infer(s beam.Scope, cfg InferConfig, out InferOutputs) beam.PCollection {
 	for i := range idx {
 		idx[i] = i
 	}
-	exs := beam.ParDo(s, &readFn{Data: cfg.Data}, beam.CreateList(s, idx))
+	parts := beam.ParDo(s, &readFn{Data: cfg.Data}, beam.CreateList(s, idx))
+	exs := beam.ParDo(s, mergeGroup, beam.GroupByKey(s, beam.ParDo(s, keyByID, parts)))
 	preds := beam.ParDo(s, &inferFn{Config: cfg}, exs)
 	scores := beam.Combine(s, scoreFn{}, preds)
 	return beam.ParDo(s, &writeScoresFn{Out: out}, scores)

@@ -289,14 +289,15 @@ func addWeights(a, b Weights, scale float64) Weights {
 	return out
 }
 
-// MakeShards splits examples into shards by ShardOf.
+// MakeShards merges the parts of each example (MergeParts) and splits the
+// examples into shards by ShardOf.
 func MakeShards(exs []Example, seed int64, shards int) []Shard {
 	out := make([]Shard, max(shards, 1))
 	for i := range out {
 		out[i].Index = i
 	}
-	for _, ex := range exs {
-		s := ShardOf(ex.Key, seed, shards)
+	for _, ex := range MergeParts(exs) {
+		s := ShardOf(ex.ID, seed, shards)
 		out[s].Examples = append(out[s].Examples, ex)
 	}
 	for i := range out {

@@ -52,19 +52,19 @@ type shardFn struct {
 }
 
 func (f *shardFn) ProcessElement(ex Example, emit func(int, Example)) {
-	emit(ShardOf(ex.Key, f.Seed, f.Shards), ex)
+	emit(ShardOf(ex.ID, f.Seed, f.Shards), ex)
 }
 
-// collectShard gathers a shard's examples in key order (Beam does not
-// order the elements of a group).
+// collectShard gathers a shard's examples, their parts merged
+// (MergeParts), in key order (Beam does not order the elements of a
+// group).
 func collectShard(shard int, iter func(*Example) bool, emit func(Shard)) {
-	sh := Shard{Index: shard}
+	var exs []Example
 	var ex Example
 	for iter(&ex) {
-		sh.Examples = append(sh.Examples, ex)
+		exs = append(exs, ex)
 	}
-	sort.Slice(sh.Examples, func(i, j int) bool { return sh.Examples[i].Key < sh.Examples[j].Key })
-	emit(sh)
+	emit(Shard{Index: shard, Examples: MergeParts(exs)})
 }
 
 // trainFn runs one epoch of one shard (TrainShard) from the state of the
