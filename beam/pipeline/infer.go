@@ -341,7 +341,9 @@ func Infer(s beam.Scope, cfg InferConfig, out InferOutputs) beam.PCollection {
 	for i := range idx {
 		idx[i] = i
 	}
-	parts := beam.ParDo(s, &readFn{Data: cfg.Data}, beam.CreateList(s, idx))
+	// The Reshuffle breaks fusion (see Train); the grouping by example
+	// spreads the examples, so that inference fans out.
+	parts := beam.ParDo(s, &readFn{Data: cfg.Data}, beam.Reshuffle(s, beam.CreateList(s, idx)))
 	exs := beam.ParDo(s, mergeGroup, beam.GroupByKey(s, beam.ParDo(s, keyByID, parts)))
 	preds := beam.ParDo(s, &inferFn{Config: cfg}, exs)
 	scores := beam.Combine(s, scoreFn{}, preds)

@@ -35,7 +35,11 @@ type readFn struct {
 }
 
 func (f *readFn) ProcessElement(ctx context.Context, fi int, emit func(Example)) error {
-	exs, err := f.Data.ReadFile(fi)
+	src, err := ReadPath(ctx, f.Data.Files[fi])
+	if err != nil {
+		return err
+	}
+	exs, err := f.Data.Examples(fi, f.Data.Files[fi], src)
 	if err != nil {
 		return err
 	}
@@ -170,8 +174,11 @@ func Train(s beam.Scope, cfg TrainConfig, out Outputs) beam.PCollection {
 	for i := range idx {
 		idx[i] = i
 	}
-	files := beam.CreateList(s, idx)
-	exs := beam.ParDo(s, &readFn{Data: cfg.Data}, files)
+	// The Reshuffles break fusion on runners that fuse (Flink, Spark,
+	// Dataflow): without them the one-element-per-file list, the reading
+	// and the sharding would run as one stage in one bundle on one worker.
+	files := beam.Reshuffle(s, beam.CreateList(s, idx))
+	exs := beam.Reshuffle(s, beam.ParDo(s, &readFn{Data: cfg.Data}, files))
 	keyed := beam.ParDo(s, &shardFn{Seed: cfg.Seed, Shards: cfg.shards()}, exs)
 	shards := beam.ParDo(s, collectShard, beam.GroupByKey(s, keyed))
 	state := beam.Create(s, State{})
