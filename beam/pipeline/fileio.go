@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths and globs
+	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -59,8 +60,13 @@ func ReadPath(ctx context.Context, path string) ([]byte, error) {
 	return src, nil
 }
 
-// WritePath writes a file through Beam's filesystems.
+// WritePath writes a file through Beam's filesystems: a local path
+// atomically (atomicfile), a path with a scheme (gs://, ...) through the
+// filesystem registered for it.
 func WritePath(ctx context.Context, path string, write func(io.Writer) error) error {
+	if !strings.Contains(path, "://") {
+		return atomicfile.Write(path, write)
+	}
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return err

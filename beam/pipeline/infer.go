@@ -12,7 +12,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/eval"
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/engines"
@@ -304,9 +303,9 @@ type writeScoresFn struct {
 	Out InferOutputs
 }
 
-func (f *writeScoresFn) ProcessElement(_ context.Context, x Scores) (Scores, error) {
+func (f *writeScoresFn) ProcessElement(ctx context.Context, x Scores) (Scores, error) {
 	if f.Out.Result != "" {
-		err := atomicfile.Write(f.Out.Result, func(w io.Writer) error {
+		err := WritePath(ctx, f.Out.Result, func(w io.Writer) error {
 			_, err := io.WriteString(w, strings.Join(x.Lines, "\n")+"\n")
 			return err
 		})
@@ -315,7 +314,7 @@ func (f *writeScoresFn) ProcessElement(_ context.Context, x Scores) (Scores, err
 		}
 	}
 	if f.Out.Metrics != "" {
-		err := atomicfile.Write(f.Out.Metrics, func(w io.Writer) error {
+		err := WritePath(ctx, f.Out.Metrics, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", " ")
 			return enc.Encode(struct {

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 
-	"github.com/marple-mln/marple/atomicfile"
+	"github.com/marple-mln/marple/mln"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -131,14 +130,21 @@ type writeFn struct {
 	NoAverage bool
 }
 
-func (f *writeFn) ProcessElement(_ context.Context, st State) (State, error) {
+func (f *writeFn) ProcessElement(ctx context.Context, st State) (State, error) {
 	if f.Out.Model != "" {
-		if err := WriteModel(f.Data, st.Final(f.NoAverage), f.Out.Model); err != nil {
+		m, err := f.Data.LoadModel()
+		if err != nil {
+			return st, err
+		}
+		if err := st.Final(f.NoAverage).Allocate(m); err != nil {
+			return st, err
+		}
+		if err := WritePath(ctx, f.Out.Model, func(w io.Writer) error { return mln.WriteModel(w, m) }); err != nil {
 			return st, err
 		}
 	}
 	if f.Out.State != "" {
-		err := atomicfile.Write(f.Out.State, func(w io.Writer) error {
+		err := WritePath(ctx, f.Out.State, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", " ")
 			return enc.Encode(st)
@@ -150,10 +156,10 @@ func (f *writeFn) ProcessElement(_ context.Context, st State) (State, error) {
 	return st, nil
 }
 
-// ReadState reads a state written by Train.
+// ReadState reads a state written by Train (through Beam's filesystems).
 func ReadState(path string) (State, error) {
 	var st State
-	b, err := os.ReadFile(path)
+	b, err := ReadPath(context.Background(), path)
 	if err != nil {
 		return st, err
 	}
