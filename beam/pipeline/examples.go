@@ -36,12 +36,41 @@ import (
 
 // Example is one training or test example as it travels through a
 // pipeline: its atoms in .db syntax (evidence and, for training or
-// scoring, the truth of the query atoms), and a key that orders the
-// examples deterministically (the file and the position in it).
+// scoring, the truth of the query atoms), a key that orders the examples
+// deterministically (the file and the position in it), and its identity
+// ID: the name of its constant of the example type (with
+// MultipleDatabases, its file). Parts of one example read from several
+// files (the evidence in one, the truth in another, as marple learn
+// accepts) share the ID and are one example once merged (MergeParts).
 type Example struct {
 	Key  string
+	ID   string
 	Name string
 	DB   string
+}
+
+// MergeParts merges the examples that share an ID into one, whose atoms
+// are the parts' in key order, whose key is the least and whose name is
+// the first part's; it returns the merged examples in key order.
+func MergeParts(exs []Example) []Example {
+	exs = slices.Clone(exs)
+	sort.SliceStable(exs, func(i, j int) bool { return exs[i].Key < exs[j].Key })
+	at := make(map[string]int, len(exs))
+	var out []Example
+	for _, ex := range exs {
+		i, ok := at[ex.ID]
+		if !ok {
+			at[ex.ID] = len(out)
+			out = append(out, ex)
+			continue
+		}
+		db := out[i].DB
+		if db != "" && !strings.HasSuffix(db, "\n") {
+			db += "\n"
+		}
+		out[i].DB = db + ex.DB
+	}
+	return out
 }
 
 // Data says where the examples come from and how they are made.
@@ -93,16 +122,20 @@ func queryPreds(m *mln.Model, names []string) ([]mln.PredID, error) {
 // CheckFiles reads and parses every data file as the workers will, so that
 // a launcher can refuse bad input before a pipeline starts: an unreadable
 // or binary file, a syntax error or an unknown predicate is reported at its
-// position, and a file without any ground atom is refused.
-func (d Data) CheckFiles() error {
+// position, and a file without any ground atom is refused. The files are
+// parsed against one model, as marple learn loads them; when ExampleType
+// is "auto", CheckFiles sets it to the type that rule picks over all the
+// files, so that every worker splits every file by the same type and the
+// parts of an example in different files (evidence, truth) are merged.
+func (d *Data) CheckFiles() error {
 	if len(d.Files) == 0 {
 		return errors.New("no data files")
 	}
+	m, err := mln.LoadModel(d.Model...)
+	if err != nil {
+		return err
+	}
 	for _, path := range d.Files {
-		m, err := mln.LoadModel(d.Model...)
-		if err != nil {
-			return err
-		}
 		src, err := mln.ReadInput(path)
 		if err != nil {
 			return err
@@ -119,34 +152,33 @@ func (d Data) CheckFiles() error {
 			return fmt.Errorf("%s holds no ground atom", path)
 		}
 	}
-	return nil
-}
-
-// ReadFile reads file number fi of d and returns its examples, in order.
-// It parses the file against a fresh copy of the model, so that constants
-// of one file do not leak into the examples of another. Binary data is
-// refused (mln.ReadInput).
-func (d Data) ReadFile(fi int) ([]Example, error) {
-	path := d.Files[fi]
-	src, err := mln.ReadInput(path)
-	if err != nil {
-		return nil, err
-	}
 	if d.MultipleDatabases {
-		return []Example{{Key: key(fi, 0), Name: path, DB: string(src)}}, nil
-	}
-	m, err := mln.LoadModel(d.Model...)
-	if err != nil {
-		return nil, err
-	}
-	db, err := mln.ParseDatabase(m, path, string(src))
-	if err != nil {
-		return nil, err
+		return nil
 	}
 	q, err := queryPreds(m, d.Query)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	t, err := d.exampleType(m, q)
+	if err != nil {
+		return err
+	}
+	d.ExampleType = m.Types[t].Name
+	for fi, path := range d.Files {
+		src, err := mln.ReadInput(path)
+		if err != nil {
+			return err
+		}
+		if _, err := d.Examples(fi, path, src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exampleType returns the type examples are split by: ExampleType, or for
+// "auto" the query predicates' argument type with the most constants in m.
+func (d Data) exampleType(m *mln.Model, q []mln.PredID) (mln.TypeID, error) {
 	var t mln.TypeID = -1
 	switch d.ExampleType {
 	case "", "auto":
@@ -161,19 +193,57 @@ func (d Data) ReadFile(fi int) ([]Example, error) {
 	default:
 		ty, ok := m.Type(d.ExampleType)
 		if !ok {
-			return nil, fmt.Errorf("pipeline: unknown example type %q", d.ExampleType)
+			return -1, fmt.Errorf("pipeline: unknown example type %q", d.ExampleType)
 		}
 		t = ty.ID
 	}
 	if t < 0 {
-		return nil, errors.New("pipeline: no example type")
+		return -1, errors.New("pipeline: no example type")
 	}
-	parts, err := Split(m, db, t)
+	return t, nil
+}
+
+// ReadFile reads file number fi of d and returns its examples, in order
+// (Examples).
+func (d Data) ReadFile(fi int) ([]Example, error) {
+	src, err := mln.ReadInput(d.Files[fi])
+	if err != nil {
+		return nil, err
+	}
+	return d.Examples(fi, d.Files[fi], src)
+}
+
+// Examples splits src, the text of file number fi (path), into its
+// examples, in order. It parses the file against a fresh copy of the
+// model, so that constants of one file do not leak into the examples of
+// another.
+func (d Data) Examples(fi int, path string, src []byte) ([]Example, error) {
+	if d.MultipleDatabases {
+		return []Example{{Key: key(fi, 0), ID: key(fi, 0), Name: path, DB: string(src)}}, nil
+	}
+	m, err := mln.LoadModel(d.Model...)
+	if err != nil {
+		return nil, err
+	}
+	db, err := mln.ParseDatabase(m, path, string(src))
+	if err != nil {
+		return nil, err
+	}
+	q, err := queryPreds(m, d.Query)
+	if err != nil {
+		return nil, err
+	}
+	t, err := d.exampleType(m, q)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := split(m, db, t, q)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for i := range parts {
 		parts[i].Key = key(fi, i)
+		parts[i].ID = parts[i].Name
 		parts[i].Name = fmt.Sprintf("%s#%s", path, parts[i].Name)
 	}
 	return parts, nil
@@ -189,6 +259,13 @@ func key(file, i int) string { return fmt.Sprintf("%06d/%09d", file, i) }
 // with two different constants of type t cannot be split off and is an
 // error.
 func Split(m *mln.Model, db *mln.Database, t mln.TypeID) ([]Example, error) {
+	return split(m, db, t, nil)
+}
+
+// split is Split; an atom of a predicate in query that joins no example is
+// an error (its example's other atoms are in another file, so it would
+// be lost).
+func split(m *mln.Model, db *mln.Database, t mln.TypeID, query []mln.PredID) ([]Example, error) {
 	type atom struct {
 		p    mln.PredID
 		args []mln.ConstID
@@ -274,35 +351,49 @@ func Split(m *mln.Model, db *mln.Database, t mln.TypeID) ([]Example, error) {
 		_, ok := slices.BinarySearch(byConst[c], e)
 		return ok
 	}
+	lost, firstLost := 0, ""
 	for _, a := range shared {
+		joined := false
 		if len(a.args) == 0 {
 			for e := range extra {
 				extra[e] = append(extra[e], a)
+				joined = true
 			}
-			continue
-		}
-		cands := byConst[a.args[0]]
-		for _, c := range a.args {
-			if !declared[c] {
-				cands = byConst[c]
-				break
-			}
-		}
-		if allDeclared(a.args, declared) {
-			cands = allExamples
-		}
-		for _, e := range cands {
-			all := true
+		} else {
+			cands := byConst[a.args[0]]
 			for _, c := range a.args {
-				if !has(e, c) {
-					all = false
+				if !declared[c] {
+					cands = byConst[c]
 					break
 				}
 			}
-			if all {
-				extra[e] = append(extra[e], a)
+			if allDeclared(a.args, declared) {
+				cands = allExamples
+			}
+			for _, e := range cands {
+				all := true
+				for _, c := range a.args {
+					if !has(e, c) {
+						all = false
+						break
+					}
+				}
+				if all {
+					extra[e] = append(extra[e], a)
+					joined = true
+				}
 			}
 		}
+		if !joined && slices.Contains(query, a.p) {
+			if lost == 0 {
+				firstLost = atomText(m, a.p, a.args, a.v)
+			}
+			lost++
+		}
+	}
+	if lost > 0 {
+		return nil, fmt.Errorf("%d atoms of the query predicates (the first %s) join no example of type %s in this file: give each example's evidence and truth in one file, or split by a type the atoms name (-exampleType)",
+			lost, firstLost, m.Types[t].Name)
 	}
 	out := make([]Example, 0, len(own))
 	for _, e := range order {
@@ -352,8 +443,12 @@ func atomText(m *mln.Model, p mln.PredID, args []mln.ConstID, v mln.Truth) strin
 }
 
 // quoteConst quotes a constant name that is not a bare identifier or
-// integer.
+// integer. A quoted constant's name keeps its quotes (as in Alchemy) and
+// is written as it is.
 func quoteConst(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return s
+	}
 	bare := s != ""
 	for _, r := range s {
 		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
@@ -390,6 +485,19 @@ func NewGrounder(d Data) (*Grounder, error) {
 		g.isQ[p] = true
 	}
 	return g, nil
+}
+
+// Intern parses the examples in order against g's model, so that the
+// model meets their constants in that order (and the types' orders, which
+// order each example's domains, do not depend on what else the model
+// met).
+func (g *Grounder) Intern(exs []Example) error {
+	for _, ex := range exs {
+		if _, err := mln.ParseDatabase(g.Model, ex.Name, ex.DB); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Ground parses example ex and grounds it: the query atoms are unknown,
@@ -481,8 +589,9 @@ func hash64(parts ...any) uint64 {
 	return z ^ z>>31
 }
 
-// ShardOf returns the shard (0..shards-1) of the example with key k: a
-// hash of the seed and the key, fixed for the whole run.
+// ShardOf returns the shard (0..shards-1) of the example with ID k: a
+// hash of the seed and the ID, fixed for the whole run (all parts of an
+// example go to the same shard).
 func ShardOf(k string, seed int64, shards int) int {
 	if shards <= 1 {
 		return 0

@@ -12,7 +12,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/eval"
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/engines"
@@ -24,6 +23,24 @@ func init() {
 	register.Combiner3[Scores, Predicted, Scores](&scoreFn{})
 	register.DoFn2x2[context.Context, Scores, Scores, error](&writeScoresFn{})
 	register.Emitter1[Predicted]()
+	register.Function2x0(keyByID)
+	register.Function3x0(mergeGroup)
+	register.Emitter2[string, Example]()
+}
+
+// keyByID keys an example part by its example's ID.
+func keyByID(ex Example, emit func(string, Example)) { emit(ex.ID, ex) }
+
+// mergeGroup merges the parts of one example (MergeParts).
+func mergeGroup(_ string, iter func(*Example) bool, emit func(Example)) {
+	var exs []Example
+	var ex Example
+	for iter(&ex) {
+		exs = append(exs, ex)
+	}
+	for _, m := range MergeParts(exs) {
+		emit(m)
+	}
 }
 
 // InferConfig configures distributed inference and evaluation.
@@ -287,9 +304,9 @@ type writeScoresFn struct {
 	Out InferOutputs
 }
 
-func (f *writeScoresFn) ProcessElement(_ context.Context, x Scores) (Scores, error) {
+func (f *writeScoresFn) ProcessElement(ctx context.Context, x Scores) (Scores, error) {
 	if f.Out.Result != "" {
-		err := atomicfile.Write(f.Out.Result, func(w io.Writer) error {
+		err := WritePath(ctx, f.Out.Result, func(w io.Writer) error {
 			_, err := io.WriteString(w, strings.Join(x.Lines, "\n")+"\n")
 			return err
 		})
@@ -298,7 +315,7 @@ func (f *writeScoresFn) ProcessElement(_ context.Context, x Scores) (Scores, err
 		}
 	}
 	if f.Out.Metrics != "" {
-		err := atomicfile.Write(f.Out.Metrics, func(w io.Writer) error {
+		err := WritePath(ctx, f.Out.Metrics, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", " ")
 			return enc.Encode(struct {
@@ -324,7 +341,10 @@ func Infer(s beam.Scope, cfg InferConfig, out InferOutputs) beam.PCollection {
 	for i := range idx {
 		idx[i] = i
 	}
-	exs := beam.ParDo(s, &readFn{Data: cfg.Data}, beam.CreateList(s, idx))
+	// The Reshuffle breaks fusion (see Train); the grouping by example
+	// spreads the examples, so that inference fans out.
+	parts := beam.ParDo(s, &readFn{Data: cfg.Data}, beam.Reshuffle(s, beam.CreateList(s, idx)))
+	exs := beam.ParDo(s, mergeGroup, beam.GroupByKey(s, beam.ParDo(s, keyByID, parts)))
 	preds := beam.ParDo(s, &inferFn{Config: cfg}, exs)
 	scores := beam.Combine(s, scoreFn{}, preds)
 	return beam.ParDo(s, &writeScoresFn{Out: out}, scores)

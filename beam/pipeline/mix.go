@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/marple-mln/marple/learn"
@@ -120,10 +122,22 @@ type ShardResult struct {
 // of the online learner over the shard's examples, continuing (for the
 // rules whose steps shrink as 1/t) as if the shard had already made
 // epoch·len(sh.Examples) updates.
-func TrainShard(ctx context.Context, g *Grounder, cfg TrainConfig, epoch int, sh Shard, prev State) (ShardResult, error) {
+//
+// Every call works on a fresh model (NewGrounder) that first meets the
+// shard's constants in key order, as the sequential learner does, so the
+// result depends only on the shard, the epoch and prev: not on which
+// worker runs it nor on what that worker ran before.
+func TrainShard(ctx context.Context, cfg TrainConfig, epoch int, sh Shard, prev State) (ShardResult, error) {
 	res := ShardResult{Shard: sh.Index}
 	if len(sh.Examples) == 0 {
 		return res, nil
+	}
+	g, err := NewGrounder(cfg.Data)
+	if err != nil {
+		return res, err
+	}
+	if err := g.Intern(sh.Examples); err != nil {
+		return res, err
 	}
 	method, err := cfg.Learner.method()
 	if err != nil {
@@ -178,8 +192,9 @@ func TrainShard(ctx context.Context, g *Grounder, cfg TrainConfig, epoch int, sh
 	return res, nil
 }
 
-// Mixture accumulates shard results of one epoch; it is associative and
-// commutative, so the shards combine in any order.
+// Mixture is the sum of an epoch's shard results, added in order of shard
+// index (Mix), so that the floating-point sums, and with them the mixed
+// weights, do not depend on the order in which the shards finished.
 type Mixture struct {
 	LastSum, LastMistakes Weights // Σ last and Σ mistakes·last
 	AvgSum                Weights
@@ -189,6 +204,17 @@ type Mixture struct {
 	Shards, Steps int
 	Mistakes      int
 	LossSum       float64
+}
+
+// Mix sums the shard results in order of shard index.
+func Mix(rs []ShardResult) Mixture {
+	rs = slices.Clone(rs)
+	slices.SortStableFunc(rs, func(a, b ShardResult) int { return cmp.Compare(a.Shard, b.Shard) })
+	var x Mixture
+	for _, r := range rs {
+		x = x.Add(r)
+	}
+	return x
 }
 
 // Add adds a shard's result. A shard without examples does not count (a
@@ -208,24 +234,6 @@ func (x Mixture) Add(r ShardResult) Mixture {
 	x.Steps += r.Steps
 	x.Mistakes += r.Mistakes
 	x.LossSum += r.LossSum
-	return x
-}
-
-// Merge adds another mixture.
-func (x Mixture) Merge(y Mixture) Mixture {
-	x.LastSum = addWeights(x.LastSum, y.LastSum, 1)
-	x.LastMistakes = addWeights(x.LastMistakes, y.LastMistakes, 1)
-	x.AvgSum = addWeights(x.AvgSum, y.AvgSum, 1)
-	switch {
-	case x.Shards == 0:
-		x.Learner, x.Avg = y.Learner, y.Avg
-	case y.Shards > 0:
-		x.Learner, x.Avg = nil, Weights{}
-	}
-	x.Shards += y.Shards
-	x.Steps += y.Steps
-	x.Mistakes += y.Mistakes
-	x.LossSum += y.LossSum
 	return x
 }
 
@@ -281,14 +289,15 @@ func addWeights(a, b Weights, scale float64) Weights {
 	return out
 }
 
-// MakeShards splits examples into shards by ShardOf.
+// MakeShards merges the parts of each example (MergeParts) and splits the
+// examples into shards by ShardOf.
 func MakeShards(exs []Example, seed int64, shards int) []Shard {
 	out := make([]Shard, max(shards, 1))
 	for i := range out {
 		out[i].Index = i
 	}
-	for _, ex := range exs {
-		s := ShardOf(ex.Key, seed, shards)
+	for _, ex := range MergeParts(exs) {
+		s := ShardOf(ex.ID, seed, shards)
 		out[s].Examples = append(out[s].Examples, ex)
 	}
 	for i := range out {
@@ -311,22 +320,18 @@ func TrainLocal(ctx context.Context, cfg TrainConfig) (State, error) {
 		}
 		exs = append(exs, part...)
 	}
-	g, err := NewGrounder(cfg.Data)
-	if err != nil {
-		return State{}, err
-	}
 	shards := MakeShards(exs, cfg.Seed, cfg.shards())
 	var st State
 	for e := 0; e < cfg.passes(); e++ {
-		var x Mixture
-		for _, sh := range shards {
-			r, err := TrainShard(ctx, g, cfg, e, sh, st)
+		rs := make([]ShardResult, len(shards))
+		for i, sh := range shards {
+			r, err := TrainShard(ctx, cfg, e, sh, st)
 			if err != nil {
 				return st, err
 			}
-			x = x.Add(r)
+			rs[i] = r
 		}
-		st = x.Next(st, cfg.Mix)
+		st = Mix(rs).Next(st, cfg.Mix)
 	}
 	return st, nil
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -141,9 +142,63 @@ func TestOneShardIsSequential(t *testing.T) {
 	}
 }
 
+// runTrain runs Train on prism and returns the state it wrote.
+func runTrain(t *testing.T, cfg TrainConfig) (State, Outputs) {
+	t.Helper()
+	dir := t.TempDir()
+	out := Outputs{Model: filepath.Join(dir, "learned.mln"), State: filepath.Join(dir, "state.json")}
+	p, s := beam.NewPipelineWithRoot()
+	Train(s, cfg, out)
+	if err := ptest.Run(p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadState(out.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, out
+}
+
+// sameWeights reports the first difference between two weight vectors,
+// compared with ==.
+func sameWeights(a, b Weights) error {
+	if len(a.Names) != len(b.Names) {
+		return fmt.Errorf("%d weights against %d", len(a.Names), len(b.Names))
+	}
+	n, first := 0, ""
+	for i, k := range a.Names {
+		if b.Names[i] != k || a.Values[i] != b.Values[i] {
+			if n == 0 {
+				first = fmt.Sprintf("%s: %v against %s: %v", k, a.Values[i], b.Names[i], b.Values[i])
+			}
+			n++
+		}
+	}
+	if n > 0 {
+		return fmt.Errorf("%d weights differ, first %s", n, first)
+	}
+	return nil
+}
+
+// sameStates checks that two training runs ended in the same state: the
+// same weights (last and averaged, bit for bit), losses and mistakes.
+func sameStates(t *testing.T, what string, a, b State) {
+	t.Helper()
+	if err := sameWeights(a.Weights, b.Weights); err != nil {
+		t.Errorf("%s: last weights: %v", what, err)
+	}
+	if err := sameWeights(a.Final(false), b.Final(false)); err != nil {
+		t.Errorf("%s: averaged weights: %v", what, err)
+	}
+	if a.Steps != b.Steps || fmt.Sprint(a.Loss, a.Mistakes) != fmt.Sprint(b.Loss, b.Mistakes) {
+		t.Errorf("%s: %d steps, loss %v, mistakes %v against %d, %v, %v", what, a.Steps, a.Loss, a.Mistakes, b.Steps, b.Loss, b.Mistakes)
+	}
+}
+
 // TestPipelineMatchesLocal runs the Beam pipeline on prism and checks it
-// against TrainLocal, with one and with three shards, and the model file it
-// writes.
+// against TrainLocal, with one and with three shards (the shards are
+// mixed in order of shard index, each on a fresh model, so the weights
+// are equal bit for bit), and the model file it writes.
 func TestPipelineMatchesLocal(t *testing.T) {
 	d := srlData(t, 40, 15)
 	for _, shards := range []int{1, 3} {
@@ -152,43 +207,77 @@ func TestPipelineMatchesLocal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir := t.TempDir()
-		out := Outputs{Model: filepath.Join(dir, "learned.mln"), State: filepath.Join(dir, "state.json")}
-		p, s := beam.NewPipelineWithRoot()
-		Train(s, cfg, out)
-		if err := ptest.Run(p); err != nil {
-			t.Fatal(err)
-		}
-		got, err := ReadState(out.State)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Steps != want.Steps || len(got.Weights.Names) != len(want.Weights.Names) {
-			t.Fatalf("%d shards: %d steps, %d weights; want %d, %d", shards, got.Steps, len(got.Weights.Names), want.Steps, len(want.Weights.Names))
-		}
-		gf, wf := got.Final(false), want.Final(false)
-		for i, k := range wf.Names {
-			// Shards may combine in another order: sums may differ in the
-			// last bits.
-			if g := gf.Get(k); math.Abs(g-wf.Values[i]) > 1e-12*(1+math.Abs(wf.Values[i])) {
-				t.Errorf("%d shards: weight %s: pipeline %v, local %v", shards, k, g, wf.Values[i])
-			}
-		}
+		got, out := runTrain(t, cfg)
+		sameStates(t, fmt.Sprintf("%d shards, pipeline against local", shards), got, want)
 		// The model file holds the averaged weights: written again from the
 		// local state, it is the same file.
-		ref := filepath.Join(dir, "ref.mln")
-		if err := WriteModel(d, wf, ref); err != nil {
+		ref := filepath.Join(t.TempDir(), "ref.mln")
+		if err := WriteModel(d, want.Final(false), ref); err != nil {
 			t.Fatal(err)
 		}
 		a, _ := os.ReadFile(out.Model)
 		b, _ := os.ReadFile(ref)
-		if shards == 1 && string(a) != string(b) {
-			t.Errorf("model files differ")
-		}
-		if len(a) == 0 {
-			t.Errorf("empty model file")
+		if len(a) == 0 || string(a) != string(b) {
+			t.Errorf("%d shards: model files differ", shards)
 		}
 	}
+}
+
+// TestMixingReproducible runs 3 shards for 2 epochs twice on prism and
+// requires the same weights, on small synthetic data and (when the shared
+// data is there and -short is off) on CiteSeer.
+func TestMixingReproducible(t *testing.T) {
+	t.Run("synthetic", func(t *testing.T) {
+		d := srlData(t, 60, 20)
+		cfg := TrainConfig{Data: d, Learner: Learner{Method: "cda-ml", Sigma: 0.1}, Passes: 2, Shards: 3, Seed: 2}
+		a, _ := runTrain(t, cfg)
+		b, _ := runTrain(t, cfg)
+		sameStates(t, "two runs", a, b)
+	})
+	t.Run("citeseer", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("-short")
+		}
+		dir := citeseerDir(t)
+		var files []string
+		for _, topic := range []string{"constraint", "face"} {
+			f := filepath.Join(t.TempDir(), topic+".db")
+			var all []byte
+			for _, part := range []string{".evidence.db", ".infield.db"} {
+				b, err := os.ReadFile(filepath.Join(dir, topic+part))
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(append(all, b...), '\n')
+			}
+			if err := os.WriteFile(f, all, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+		d := Data{Model: []string{filepath.Join("..", "..", "examples", "citeseer", "ism.mln")}, Files: files, Query: []string{"InField"}, ExampleType: "bib"}
+		cfg := TrainConfig{Data: d, Learner: Learner{Method: "cda-ml", Sigma: 0.001}, Passes: 2, Shards: 3, Seed: 1}
+		a, _ := runTrain(t, cfg)
+		b, _ := runTrain(t, cfg)
+		sameStates(t, "two runs", a, b)
+		t.Logf("%d weights, %d updates, loss per epoch %v", len(a.Weights.Names), a.Steps, a.Loss)
+	})
+}
+
+// citeseerDir returns the CiteSeer folder of the shared data
+// ($MARPLE_DATA, or ../shared/data beside the repository), skipping t
+// without it.
+func citeseerDir(t *testing.T) string {
+	t.Helper()
+	root := os.Getenv("MARPLE_DATA")
+	if root == "" {
+		root = filepath.Join("..", "..", "..", "shared", "data")
+	}
+	dir := filepath.Join(root, "citeseer")
+	if _, err := os.Stat(filepath.Join(dir, "face.evidence.db")); err != nil {
+		t.Skipf("no CiteSeer data at %s (set MARPLE_DATA to the shared data folder)", dir)
+	}
+	return dir
 }
 
 // TestInferMatchesEval runs distributed inference on prism and checks its

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 
-	"github.com/marple-mln/marple/atomicfile"
+	"github.com/marple-mln/marple/mln"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -19,7 +18,7 @@ func init() {
 	register.DoFn2x0[Example, func(int, Example)](&shardFn{})
 	register.Function3x0(collectShard)
 	register.DoFn4x1[context.Context, Shard, State, func(ShardResult), error](&trainFn{})
-	register.Combiner3[Mixture, ShardResult, Mixture](&mixFn{})
+	register.Combiner3[ShardResults, ShardResult, Mixture](&mixFn{})
 	register.DoFn2x1[Mixture, State, State](&nextFn{})
 	register.DoFn2x2[context.Context, State, State, error](&writeFn{})
 	register.Emitter1[Example]()
@@ -35,7 +34,11 @@ type readFn struct {
 }
 
 func (f *readFn) ProcessElement(ctx context.Context, fi int, emit func(Example)) error {
-	exs, err := f.Data.ReadFile(fi)
+	src, err := ReadPath(ctx, f.Data.Files[fi])
+	if err != nil {
+		return err
+	}
+	exs, err := f.Data.Examples(fi, f.Data.Files[fi], src)
 	if err != nil {
 		return err
 	}
@@ -52,19 +55,19 @@ type shardFn struct {
 }
 
 func (f *shardFn) ProcessElement(ex Example, emit func(int, Example)) {
-	emit(ShardOf(ex.Key, f.Seed, f.Shards), ex)
+	emit(ShardOf(ex.ID, f.Seed, f.Shards), ex)
 }
 
-// collectShard gathers a shard's examples in key order (Beam does not
-// order the elements of a group).
+// collectShard gathers a shard's examples, their parts merged
+// (MergeParts), in key order (Beam does not order the elements of a
+// group).
 func collectShard(shard int, iter func(*Example) bool, emit func(Shard)) {
-	sh := Shard{Index: shard}
+	var exs []Example
 	var ex Example
 	for iter(&ex) {
-		sh.Examples = append(sh.Examples, ex)
+		exs = append(exs, ex)
 	}
-	sort.Slice(sh.Examples, func(i, j int) bool { return sh.Examples[i].Key < sh.Examples[j].Key })
-	emit(sh)
+	emit(Shard{Index: shard, Examples: MergeParts(exs)})
 }
 
 // trainFn runs one epoch of one shard (TrainShard) from the state of the
@@ -72,18 +75,10 @@ func collectShard(shard int, iter func(*Example) bool, emit func(Shard)) {
 type trainFn struct {
 	Config TrainConfig
 	Epoch  int
-	g      *Grounder
 }
 
 func (f *trainFn) ProcessElement(ctx context.Context, sh Shard, prev State, emit func(ShardResult)) error {
-	if f.g == nil {
-		g, err := NewGrounder(f.Config.Data)
-		if err != nil {
-			return err
-		}
-		f.g = g
-	}
-	r, err := TrainShard(ctx, f.g, f.Config, f.Epoch, sh, prev)
+	r, err := TrainShard(ctx, f.Config, f.Epoch, sh, prev)
 	if err != nil {
 		return fmt.Errorf("epoch %d, shard %d: %w", f.Epoch+1, sh.Index, err)
 	}
@@ -91,13 +86,26 @@ func (f *trainFn) ProcessElement(ctx context.Context, sh Shard, prev State, emit
 	return nil
 }
 
-// mixFn combines the shards' results of an epoch.
+// ShardResults are the results of some of an epoch's shards, in order of
+// shard index: the accumulator that mixes them (Mix) once all are in.
+type ShardResults struct {
+	Results []ShardResult
+}
+
+// mixFn collects the shards' results of an epoch and sums them in order
+// of shard index.
 type mixFn struct{}
 
-func (mixFn) CreateAccumulator() Mixture                { return Mixture{} }
-func (mixFn) AddInput(x Mixture, r ShardResult) Mixture { return x.Add(r) }
-func (mixFn) MergeAccumulators(x, y Mixture) Mixture    { return x.Merge(y) }
-func (mixFn) ExtractOutput(x Mixture) Mixture           { return x }
+func (mixFn) CreateAccumulator() ShardResults { return ShardResults{} }
+func (mixFn) AddInput(x ShardResults, r ShardResult) ShardResults {
+	return mixFn{}.MergeAccumulators(x, ShardResults{Results: []ShardResult{r}})
+}
+func (mixFn) MergeAccumulators(x, y ShardResults) ShardResults {
+	rs := append(append([]ShardResult(nil), x.Results...), y.Results...)
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Shard < rs[j].Shard })
+	return ShardResults{Results: rs}
+}
+func (mixFn) ExtractOutput(x ShardResults) Mixture { return Mix(x.Results) }
 
 // nextFn turns an epoch's mixture into the next state.
 type nextFn struct {
@@ -122,14 +130,21 @@ type writeFn struct {
 	NoAverage bool
 }
 
-func (f *writeFn) ProcessElement(_ context.Context, st State) (State, error) {
+func (f *writeFn) ProcessElement(ctx context.Context, st State) (State, error) {
 	if f.Out.Model != "" {
-		if err := WriteModel(f.Data, st.Final(f.NoAverage), f.Out.Model); err != nil {
+		m, err := f.Data.LoadModel()
+		if err != nil {
+			return st, err
+		}
+		if err := st.Final(f.NoAverage).Allocate(m); err != nil {
+			return st, err
+		}
+		if err := WritePath(ctx, f.Out.Model, func(w io.Writer) error { return mln.WriteModel(w, m) }); err != nil {
 			return st, err
 		}
 	}
 	if f.Out.State != "" {
-		err := atomicfile.Write(f.Out.State, func(w io.Writer) error {
+		err := WritePath(ctx, f.Out.State, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", " ")
 			return enc.Encode(st)
@@ -141,10 +156,10 @@ func (f *writeFn) ProcessElement(_ context.Context, st State) (State, error) {
 	return st, nil
 }
 
-// ReadState reads a state written by Train.
+// ReadState reads a state written by Train (through Beam's filesystems).
 func ReadState(path string) (State, error) {
 	var st State
-	b, err := os.ReadFile(path)
+	b, err := ReadPath(context.Background(), path)
 	if err != nil {
 		return st, err
 	}
@@ -165,8 +180,11 @@ func Train(s beam.Scope, cfg TrainConfig, out Outputs) beam.PCollection {
 	for i := range idx {
 		idx[i] = i
 	}
-	files := beam.CreateList(s, idx)
-	exs := beam.ParDo(s, &readFn{Data: cfg.Data}, files)
+	// The Reshuffles break fusion on runners that fuse (Flink, Spark,
+	// Dataflow): without them the one-element-per-file list, the reading
+	// and the sharding would run as one stage in one bundle on one worker.
+	files := beam.Reshuffle(s, beam.CreateList(s, idx))
+	exs := beam.Reshuffle(s, beam.ParDo(s, &readFn{Data: cfg.Data}, files))
 	keyed := beam.ParDo(s, &shardFn{Seed: cfg.Seed, Shards: cfg.shards()}, exs)
 	shards := beam.ParDo(s, collectShard, beam.GroupByKey(s, keyed))
 	state := beam.Create(s, State{})

@@ -20,15 +20,59 @@ type Weights struct {
 }
 
 // ParamName names parameter p of m by its formula's index and the names of
-// the constants binding the formula's "+" variables: "3" or "3|Fauthor|W17".
+// the constants binding the formula's "+" variables, each prefixed by its
+// length in bytes: "3" or "3|7:Fauthor|3:W17". The lengths make the name
+// unambiguous whatever the constants hold (a quoted constant may contain
+// '|' or ':'); ParseParamName reads it back.
 func ParamName(m *mln.Model, p int) string {
+	names := make([]string, len(m.ParamBinding[p]))
+	for i, c := range m.ParamBinding[p] {
+		names[i] = m.ConstName(c)
+	}
+	return paramName(m.ParamFormula[p], names)
+}
+
+func paramName(f int, consts []string) string {
 	var b strings.Builder
-	b.WriteString(strconv.Itoa(m.ParamFormula[p]))
-	for _, c := range m.ParamBinding[p] {
+	b.WriteString(strconv.Itoa(f))
+	for _, c := range consts {
 		b.WriteByte('|')
-		b.WriteString(m.ConstName(c))
+		b.WriteString(strconv.Itoa(len(c)))
+		b.WriteByte(':')
+		b.WriteString(c)
 	}
 	return b.String()
+}
+
+// ParseParamName splits a parameter name (ParamName) into the formula's
+// index and the constants' names.
+func ParseParamName(k string) (int, []string, error) {
+	bad := func() (int, []string, error) { return 0, nil, fmt.Errorf("pipeline: malformed parameter name %q", k) }
+	i := strings.IndexByte(k, '|')
+	if i < 0 {
+		i = len(k)
+	}
+	f, err := strconv.Atoi(k[:i])
+	if err != nil || f < 0 {
+		return bad()
+	}
+	var consts []string
+	for rest := k[i:]; rest != ""; {
+		if rest[0] != '|' {
+			return bad()
+		}
+		colon := strings.IndexByte(rest, ':')
+		if colon < 0 {
+			return bad()
+		}
+		n, err := strconv.Atoi(rest[1:colon])
+		if err != nil || n < 0 || n > len(rest)-colon-1 || rest[1] == '+' || rest[1] == '-' {
+			return bad()
+		}
+		consts = append(consts, rest[colon+1:colon+1+n])
+		rest = rest[colon+1+n:]
+	}
+	return f, consts, nil
 }
 
 // Of returns the weights w of m's parameters by name.
@@ -79,13 +123,15 @@ func (w Weights) Allocate(m *mln.Model) error {
 // allocate makes sure m has a parameter for every name in w, in w's order.
 func (w Weights) allocate(m *mln.Model) error {
 	for _, k := range w.Names {
-		parts := strings.Split(k, "|")
-		f, err := strconv.Atoi(parts[0])
-		if err != nil || f < 0 || f >= len(m.Formulas) {
+		f, consts, err := ParseParamName(k)
+		if err != nil {
+			return err
+		}
+		if f >= len(m.Formulas) {
 			return fmt.Errorf("pipeline: weight %q names no formula of the model", k)
 		}
 		var binding []mln.ConstID
-		for _, name := range parts[1:] {
+		for _, name := range consts {
 			binding = append(binding, m.AddConst(name))
 		}
 		if len(binding) != len(m.Formulas[f].PlusVars) {

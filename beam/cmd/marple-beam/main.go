@@ -330,7 +330,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		if err := beamx.Run(ctx, p); err != nil {
 			return err
 		}
-		b, err := os.ReadFile(mfile)
+		b, err := pipeline.ReadPath(ctx, mfile)
 		if err != nil {
 			return err
 		}

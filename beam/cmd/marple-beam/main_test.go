@@ -65,7 +65,7 @@ func closedPort(t *testing.T) string {
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.mln")
-	learn := []string{"learn", "-i", "smokers.mln", "-ne", "Cancer", "-o", out}
+	learn := []string{"learn", "-i", "smokers.mln", "-ne", "Cancer", "-multipleDatabases", "-o", out}
 	cases := []struct {
 		name string
 		args []string
@@ -134,7 +134,7 @@ func TestInterrupt(t *testing.T) {
 			accepted <- struct{}{}
 		}
 	}()
-	cmd, stderr := marpleBeam(t, "learn", "-i", "smokers.mln", "-t", "train.db", "-ne", "Cancer", "-o", filepath.Join(t.TempDir(), "out.mln"),
+	cmd, stderr := marpleBeam(t, "learn", "-i", "smokers.mln", "-t", "train.db", "-ne", "Cancer", "-multipleDatabases", "-o", filepath.Join(t.TempDir(), "out.mln"),
 		"--runner=universal", "--endpoint="+l.Addr().String(), "--worker_binary="+os.Args[0])
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
