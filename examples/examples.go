@@ -9,9 +9,11 @@ import "embed"
 // example) and citeseer/: ism.mln (the isolated segmentation model),
 // ism-context.mln, lc0.mln and empty.mln (the OSL paper's starting
 // models) and citeseer.modes (OSL's mode declarations); webkb/webkb.mln
-// (the WebKB page classification model of the max-margin slides).
+// (the WebKB page classification model of the max-margin slides);
+// cora/er.mln and cora/evidence.mln (Cora entity resolution, joint and
+// evidence-only).
 //
-//go:embed smokers/*.mln smokers/*.db citeseer/*.mln citeseer/*.modes webkb/*.mln
+//go:embed smokers/*.mln smokers/*.db citeseer/*.mln citeseer/*.modes webkb/*.mln cora/*.mln
 var FS embed.FS
 
 // File returns the text of an embedded example file, e.g.

@@ -76,6 +76,19 @@ type chainSampler struct {
 	steps int
 }
 
+// SetSteps changes the number of MC-SAT steps of the next calls (the
+// adaptive schedule of Discriminative).
+func (s *chainSampler) SetSteps(n int) { s.steps = n }
+
+// stepSampler is a WorldSampler whose draws are the successive states of a
+// Markov chain and whose number of steps per call can be changed: the
+// adaptive schedule grows it, and the standard errors of its estimates are
+// taken by batch means.
+type stepSampler interface {
+	WorldSampler
+	SetSteps(n int)
+}
+
 func (s *chainSampler) Sample(ctx context.Context, fn func(y []bool, p float64)) error {
 	return s.ch.Sample(ctx, s.steps, func(y []bool) { fn(y, 1) })
 }
@@ -146,6 +159,24 @@ type DiscriminativeSettings struct {
 	// Sampler, when set, replaces the MC-SAT chains (for example by exact
 	// enumeration on tiny networks).
 	Sampler SamplerFactory
+	// Adaptive turns on the sample schedule and the stopping rule that
+	// make learning converge on sampled expectations: the standard error
+	// of every gradient entry is estimated from the samples (batch means
+	// over each chain's steps); when no entry exceeds Significance
+	// standard errors the gradient is within the noise of the samples,
+	// and the number of MC-SAT steps per round is doubled, up to
+	// MaxSamples, at which learning stops and has converged. A step the
+	// trust region rejects also doubles the samples of the next rounds.
+	// Without it (Alchemy's learnwts -d) every round takes Samples steps
+	// and only MinLLChange or MaxIter stop learning.
+	Adaptive bool
+	// MaxSamples bounds the MC-SAT steps per example and round of the
+	// adaptive schedule (0 means 8×Samples).
+	MaxSamples int
+	// Significance is the number of standard errors from which a gradient
+	// entry counts as non-zero (0 means √(2 ln 2P) + 1 for P parameters:
+	// the largest of P standard normal errors rarely exceeds it).
+	Significance float64
 	// Progress, when set, is called after every sampling round.
 	Progress func(DiscriminativeProgress)
 }
@@ -158,6 +189,8 @@ type DiscriminativeProgress struct {
 	Lambda      float64 // trust-region parameter after the round
 	Improvement float64 // predicted improvement of the round's step (0 when none)
 	Backtracked bool    // the round rejected the last step
+	Samples     int     // MC-SAT steps per example of the next round
+	Noise       float64 // Adaptive: largest gradient entry in standard errors
 	Elapsed     time.Duration
 }
 
@@ -168,10 +201,15 @@ type DiscriminativeStats struct {
 	// the rejected steps (each costs one more round).
 	Iterations, Rounds, Backtracks int
 	// Samples is the number of MC-SAT steps per example and round (0 with
-	// a custom Sampler).
+	// a custom Sampler); with Adaptive, that of the last round.
 	Samples int
+	// Noise is the largest ratio of a gradient entry to its standard
+	// error in the last round (Adaptive only; +Inf when a standard error
+	// is 0 and its entry is not).
+	Noise float64
 	// Converged is set when the predicted improvement fell below
-	// MinLLChange (or the gradient vanished).
+	// MinLLChange, the gradient vanished, or (Adaptive) the gradient was
+	// within the noise of the samples at MaxSamples steps.
 	Converged bool
 	// GradNorm is the largest gradient entry of the last round, Lambda the
 	// final trust-region parameter.
@@ -192,6 +230,8 @@ type cllExample struct {
 	rows, prevRows []float64 // sampled count vectors, len(params) each
 	wts, prevWts   []float64 // their weights
 	mean, vari     []float64 // p-weighted mean and variance of the rows
+	se2            []float64 // squared standard error of mean (batch means; nil: exact)
+	batched        bool      // the sampler is a chain: estimate se2
 	out            []float64 // scratch for Hessian products
 }
 
@@ -271,7 +311,57 @@ func (e *cllExample) sample(ctx context.Context, w []float64, accumulate bool) e
 	for k := range e.vari {
 		e.vari[k] /= W
 	}
+	e.batchMeans(L, W)
 	return nil
+}
+
+// batchMeans estimates the squared standard error of e.mean by batch
+// means: the rows, successive states of a chain, are cut into (at most)
+// ten contiguous batches, and the spread of the batch means around the
+// mean gives the error of the mean, autocorrelation within a batch
+// included.
+func (e *cllExample) batchMeans(L int, W float64) {
+	if !e.batched {
+		e.se2 = nil
+		return
+	}
+	e.se2 = resize(e.se2, L)
+	n := len(e.wts)
+	B := min(10, n)
+	if B < 2 {
+		for k := range e.se2 {
+			e.se2[k] = max(e.vari[k], 1) // one sample: no estimate of the error
+		}
+		return
+	}
+	bm := make([]float64, L)
+	for b := 0; b < B; b++ {
+		lo, hi := b*n/B, (b+1)*n/B
+		clear(bm)
+		var Wb float64
+		for s := lo; s < hi; s++ {
+			p := e.wts[s]
+			Wb += p
+			row := e.rows[s*L : (s+1)*L]
+			for k, v := range row {
+				bm[k] += p * v
+			}
+		}
+		if Wb == 0 {
+			continue
+		}
+		f := (Wb / W) * (Wb / W)
+		for k := range bm {
+			d := bm[k]/Wb - e.mean[k]
+			e.se2[k] += f * d * d
+		}
+	}
+	// A count that did not change over n samples is known to about one
+	// part in n, no better.
+	floor := 1 / float64(n*n)
+	for k := range e.se2 {
+		e.se2[k] = max(e.se2[k]*float64(B)/float64(B-1), floor)
+	}
 }
 
 // hess stores in e.out the local part of Cov_w(n)·d (d over model
@@ -344,6 +434,7 @@ func newCLLProblem(ctx context.Context, model *mln.Model, examples ExampleSource
 			return nil, fmt.Errorf("learn: example %d (%s): %w", i, ex.Name, err)
 		}
 		e.sampler = sm
+		_, e.batched = sm.(stepSampler)
 		pb.exs = append(pb.exs, e)
 	}
 	pb.np = len(model.Weights)
@@ -433,6 +524,42 @@ func (pb *cllProblem) gradient(w, g, v []float64) {
 	}
 }
 
+// noise returns the largest ratio |g_p| / SE_p of a gradient entry to its
+// standard error, the entries below tol counting as zero (+Inf when an
+// entry of zero standard error is not).
+func (pb *cllProblem) noise(g []float64, tol float64) float64 {
+	se2 := make([]float64, len(g))
+	for _, e := range pb.exs {
+		if e.se2 == nil {
+			continue
+		}
+		for k, p := range e.params {
+			se2[p] += e.se2[k]
+		}
+	}
+	worst := 0.0
+	for p, x := range g {
+		x = math.Abs(x)
+		if x <= tol {
+			continue
+		}
+		if se2[p] == 0 {
+			return math.Inf(1)
+		}
+		worst = max(worst, x/math.Sqrt(se2[p]))
+	}
+	return worst
+}
+
+// setSteps sets the number of steps of every example's chain.
+func (pb *cllProblem) setSteps(n int) {
+	for _, e := range pb.exs {
+		if sm, ok := e.sampler.(stepSampler); ok {
+			sm.SetSteps(n)
+		}
+	}
+}
+
 // hessVec stores in out the Hessian of −CLL + prior times d.
 func (pb *cllProblem) hessVec(d, out []float64) {
 	pb.each(func(_ int, e *cllExample) error { e.hess(d); return nil })
@@ -470,6 +597,10 @@ func dot(a, b []float64) float64 {
 	return s
 }
 
+// adaptiveGradTol is the size below which a gradient entry counts as zero
+// in the noise test of the adaptive schedule.
+const adaptiveGradTol = 1e-6
+
 // varFloor keeps the diagonal Hessian positive for parameters whose count
 // does not vary in the samples (only without a prior); the trust region
 // then bounds their step.
@@ -506,6 +637,15 @@ const varFloor = 1e-8
 // samples. Learning stops after MaxIter updates, or when the predicted
 // improvement −gᵀΔw of a step is below MinLLChange. With Newton the
 // direction is diagonal Newton's −M·g, with the same step length rule.
+//
+// With Adaptive, learning also stops, converged, when the gradient is
+// within the noise of the samples at the largest sample size: each round
+// estimates the standard error of every gradient entry by batch means over
+// the chains' steps; when no entry exceeds Significance standard errors,
+// the steps per round are doubled (up to MaxSamples) to resolve the
+// gradient further, and a step the trust region rejects doubles them too.
+// Early rounds are cheap and the last ones precise; Stats.Converged says
+// whether the stop was reached within MaxIter.
 // Parameters in no example's network are only pulled by the prior.
 //
 // If ctx is cancelled, the weights reached so far are written into the
@@ -516,7 +656,8 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		return nil, errors.New("learn: Discriminative needs a model and examples")
 	}
 	sigma, maxIter, lambda, maxLambda, minLL := s.PriorStdDev, s.MaxIter, s.Lambda, s.MaxLambda, s.MinLLChange
-	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) || maxIter < 0 || s.Samples < 0 ||
+	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) || maxIter < 0 || s.Samples < 0 || s.MaxSamples < 0 ||
+		s.Significance < 0 || math.IsNaN(s.Significance) ||
 		lambda < 0 || math.IsNaN(lambda) || maxLambda < 0 || math.IsNaN(maxLambda) || math.IsNaN(minLL) || s.Workers < 0 {
 		return nil, fmt.Errorf("learn: Discriminative: bad settings %+v", s)
 	}
@@ -553,6 +694,11 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		o.Seed = s.Seed
 		factory = MCSATSamplers(st.Samples, o)
 	}
+	maxSamples := s.MaxSamples
+	if maxSamples == 0 {
+		maxSamples = 8 * st.Samples
+	}
+	maxSamples = max(maxSamples, st.Samples)
 
 	prec := 0.0
 	if !s.NoPrior {
@@ -564,6 +710,24 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 	}
 	np := pb.np
 	st.Examples, st.Params = len(pb.exs), np
+	z := s.Significance
+	if z == 0 {
+		z = math.Sqrt(2*math.Log(2*float64(max(np, 1)))) + 1
+	}
+	growable := false // some example's sampler takes more steps when asked
+	for _, e := range pb.exs {
+		growable = growable || e.batched
+	}
+	// grow doubles the steps per round of the adaptive schedule, and
+	// reports false at MaxSamples.
+	grow := func() bool {
+		if !growable || st.Samples >= maxSamples {
+			return false
+		}
+		st.Samples = min(2*st.Samples, maxSamples)
+		pb.setSteps(st.Samples)
+		return true
+	}
 
 	w := make([]float64, np)
 	if s.KeepInitial {
@@ -608,7 +772,8 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		report := func(impr float64, back bool) {
 			if s.Progress != nil {
 				s.Progress(DiscriminativeProgress{Iter: st.Iterations, Round: st.Rounds, GradNorm: st.GradNorm,
-					Lambda: lambda, Improvement: impr, Backtracked: back, Elapsed: time.Since(start)})
+					Lambda: lambda, Improvement: impr, Backtracked: back, Samples: st.Samples, Noise: st.Noise,
+					Elapsed: time.Since(start)})
 			}
 		}
 
@@ -628,6 +793,9 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 				lambda /= 2
 			}
 			if ratio < 0 {
+				if s.Adaptive {
+					grow() // the samples misled the step: take more
+				}
 				lambda = min(4*lambda, maxLambda)
 				copy(w, wPrev)
 				pb.restoreRows()
@@ -645,6 +813,15 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 			st.Converged = true
 			report(0, false)
 			break
+		}
+		if s.Adaptive {
+			// The gradient is within the noise of the samples: sample more
+			// precisely, or stop at the largest sample.
+			if st.Noise = pb.noise(g, adaptiveGradTol); st.Noise <= z && !grow() {
+				st.Converged = true
+				report(0, false)
+				break
+			}
 		}
 
 		// Direction.

@@ -316,3 +316,55 @@ func TestDiscriminativeMCSAT(t *testing.T) {
 	}
 	t.Logf("MC-SAT %v, exact %v", got[0], exact)
 }
+
+// TestDiscriminativeAdaptiveConverges learns the smokers model with
+// MC-SAT and the adaptive schedule, by PSCG and by diagonal Newton: each
+// must stop converged (the gradient within the noise of the largest
+// sample) well before MaxIter, near the exact optimum; with exact
+// expectations the schedule has nothing to grow and stops at a vanishing
+// gradient.
+func TestDiscriminativeAdaptiveConverges(t *testing.T) {
+	ctx := context.Background()
+	m, err := mln.ParseModel("smokers.mln", smokersMLN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evA := "Friends(A,B)\nFriends(B,A)\nFriends(B,C)\nFriends(C,B)\n"
+	trA := "Smokes(A)\nSmokes(B)\nCancer(A)\nCancer(C)\n"
+	evB := "Friends(D,E)\nFriends(E,D)\nFriends(E,F)\n"
+	trB := "Smokes(D)\nSmokes(E)\nCancer(E)\n"
+	for _, s := range []string{evA, trA, evB, trB} {
+		if _, err := mln.ParseDatabase(m, "x.db", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	exs := Examples{smokersExample(t, m, evA, trA), smokersExample(t, m, evB, trB)}
+	st, err := Discriminative(ctx, m, exs, DiscriminativeSettings{Sampler: exactSamplers, Adaptive: true, MaxIter: 500, MinLLChange: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Converged || st.GradNorm > adaptiveGradTol {
+		t.Fatalf("exact expectations: %+v", st)
+	}
+	exact := slices.Clone(m.Weights)
+	for _, newton := range []bool{false, true} {
+		clear(m.Weights)
+		st, err := Discriminative(ctx, m, exs, DiscriminativeSettings{
+			Adaptive: true, Samples: 50, MaxSamples: 1600, MaxIter: 200, MinLLChange: -1, Newton: newton, Seed: 3, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.Converged || st.Samples != 1600 || st.Noise > math.Sqrt(2*math.Log(6))+1 {
+			t.Fatalf("%s: not converged: %+v", st.Method, st)
+		}
+		for i, x := range m.Weights {
+			if math.Abs(x-exact[i]) > 0.2+0.1*math.Abs(exact[i]) {
+				t.Errorf("%s: weight %d: %.3f, exact optimum %.3f", st.Method, i, x, exact[i])
+			}
+		}
+		t.Logf("%s: %d iterations, %d rounds, %d backtracks, noise %.2f: %v (exact %v)", st.Method, st.Iterations, st.Rounds, st.Backtracks, st.Noise, m.Weights, exact)
+	}
+}

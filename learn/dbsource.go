@@ -22,6 +22,12 @@ import (
 // query atoms included) plus the model's own constants of the type
 // (Type.Declared); SharedDomains keeps the model's domains (every
 // database's constants) instead.
+//
+// With ListedQuery (Alchemy's -queryEvidence) only the atoms of the Query
+// predicates that DBs[i] lists, true or false, are query atoms of example
+// i; their unlisted atoms are false evidence and stay out of the network
+// (for candidate pairs pre-selected by a blocking step, such as the
+// canopies of entity resolution).
 type DatabaseSource struct {
 	Model *mln.Model
 	DBs   []*mln.Database
@@ -29,6 +35,7 @@ type DatabaseSource struct {
 	// Options are the grounding options when Ground is nil.
 	Options       ground.Options
 	SharedDomains bool
+	ListedQuery   bool
 	// Ground, when set, grounds an example's evidence instead; it must
 	// leave the query atoms unknown (e.g. ground.Ground with Options.Query
 	// = Query) and fill Network.AtomPred/AtomArgs.
@@ -44,6 +51,9 @@ func (s *DatabaseSource) Len() int { return len(s.DBs) }
 func (s *DatabaseSource) Example(ctx context.Context, i int) (*Example, error) {
 	db := s.DBs[i]
 	ev := db.Without(s.Query...)
+	if s.ListedQuery {
+		ev = listedUnknown(db, s.Query)
+	}
 	var net *ground.Network
 	var err error
 	if s.Ground != nil {
@@ -51,6 +61,9 @@ func (s *DatabaseSource) Example(ctx context.Context, i int) (*Example, error) {
 	} else {
 		opt := s.Options
 		opt.Query = s.Query
+		if s.ListedQuery {
+			opt.Query = nil // closed world: the unlisted atoms are false
+		}
 		if !s.SharedDomains {
 			restrict := make([]bool, len(s.Model.Types))
 			for t := range restrict {
@@ -81,4 +94,20 @@ func (s *DatabaseSource) Example(ctx context.Context, i int) (*Example, error) {
 		ex.Query[a] = p >= 0 && slices.Contains(s.Query, p)
 	}
 	return ex, nil
+}
+
+// listedUnknown returns a copy of db in which the listed atoms of the
+// predicates query are unknown.
+func listedUnknown(db *mln.Database, query []mln.PredID) *mln.Database {
+	ev := db.Without()
+	for _, q := range query {
+		var listed [][]mln.ConstID
+		db.Atoms(q, func(args []mln.ConstID, _ mln.Truth) {
+			listed = append(listed, slices.Clone(args))
+		})
+		for _, args := range listed {
+			ev.Set(q, args, mln.Unknown)
+		}
+	}
+	return ev
 }

@@ -38,6 +38,10 @@ type GenerativeSettings struct {
 	// (score.CountOptions.OwnDomains; Alchemy's learnwts
 	// -multipleDatabases).
 	OwnDomains bool
+	// ListedOnly sums the pseudo-log-likelihood over the atoms each
+	// database lists only (score.CountOptions.ListedOnly; Alchemy's
+	// learnwts -queryEvidence): the unlisted atoms are false evidence.
+	ListedOnly bool
 }
 
 // GenerativeStats summarise a run of Generative.
@@ -128,7 +132,7 @@ func GenerativeCounts(ctx context.Context, model *mln.Model, dbs []*mln.Database
 	if err := checkGenerative(s); err != nil {
 		return nil, err
 	}
-	d, err := score.NewPLLData(model, dbs, scored, score.CountOptions{PLLOptions: s.PLLOptions, OwnDomains: s.OwnDomains})
+	d, err := score.NewPLLData(model, dbs, scored, score.CountOptions{PLLOptions: s.PLLOptions, OwnDomains: s.OwnDomains, ListedOnly: s.ListedOnly})
 	if err != nil {
 		return nil, err
 	}

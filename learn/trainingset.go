@@ -53,6 +53,10 @@ type ExampleOptions struct {
 	// training set) for examples ground one at a time, instead of each
 	// example's own constants as in Alchemy (see PartitionSource).
 	SharedDomains bool
+	// ListedQuery (with MultipleDatabases) makes only the listed atoms of
+	// the Query predicates query atoms, their unlisted atoms false
+	// evidence (DatabaseSource.ListedQuery, Alchemy's -queryEvidence).
+	ListedQuery bool
 	// Log, when set, receives a line about each choice made (the example
 	// type, a fall-back to the whole grounding and why).
 	Log func(format string, args ...any)
@@ -90,7 +94,10 @@ func NewExamples(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt Exa
 	gopt.Query = opt.Query
 	if opt.MultipleDatabases {
 		logf("%d examples, one per database, each ground when training reaches it", len(dbs))
-		return &DatabaseSource{Model: m, DBs: dbs, Query: opt.Query, Options: gopt, SharedDomains: opt.SharedDomains}, -1, nil
+		return &DatabaseSource{Model: m, DBs: dbs, Query: opt.Query, Options: gopt, SharedDomains: opt.SharedDomains, ListedQuery: opt.ListedQuery}, -1, nil
+	}
+	if opt.ListedQuery {
+		return nil, -1, errors.New("learn: ListedQuery needs MultipleDatabases")
 	}
 	db := dbs[0]
 	if len(dbs) > 1 {

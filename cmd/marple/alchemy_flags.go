@@ -125,7 +125,7 @@ var alchemyFlags = []alchemyFlag{
 	mapped("q", alInfer, valString, "q", "query predicates or atoms: Smokes, Friends(Anna,x); the results list only the atoms asked for"),
 	mapped("f", alInfer, valString, "f", "file of ground query atoms"),
 	mapped("queryEvidence", alInfer, valNone, "queryEvidence", "the query predicates' atoms listed in the evidence are the query atoms; their unlisted atoms are false evidence"),
-	custom("queryEvidence", alLearnwts, valNone, nil, "Marple's learners take the -ne predicates' unlisted atoms as false already", none),
+	mapped("queryEvidence", alLearnwts, valNone, "queryEvidence", "only the -ne atoms a database lists are query atoms; the unlisted ones are false evidence"),
 	custom("m", alInfer, valNone, []string{"m"}, "MAP inference, true query atoms; with -mwsMaxSteps or -tries by MaxWalkSAT (-solver mws), else by Marple's exact MAP solver", later),
 	custom("a", alInfer, valNone, []string{"a"}, "MAP inference, every query atom with 0 or 1; engine as for -m", later),
 	custom("p", alInfer, valNone, []string{"p"}, "Gibbs sampling", later),

@@ -162,3 +162,41 @@ func TestLearnAutoRegularisation(t *testing.T) {
 		t.Errorf("-sigma big: exit %d, %q", code, stderr)
 	}
 }
+
+// TestLearnDiscriminativeOwnDomains checks that learn -d
+// -multipleDatabases grounds each database over its own constants, and
+// that -queryEvidence keeps the unlisted query atoms out: two databases of
+// four people each, one smoker and one listed non-smoker in each. Over its
+// own constants each database has four Smokes atoms, one true (the unit
+// weight near log(1/3)); over every database's constants eight, one true
+// (near log(1/7)); with -queryEvidence two, one true (near 0).
+func TestLearnDiscriminativeOwnDomains(t *testing.T) {
+	dir := t.TempDir()
+	learned := func(extra ...string) (float64, string) {
+		t.Helper()
+		out := filepath.Join(dir, "out.mln")
+		args := append([]string{"learn", "-d", "-i", "testdata/owndom.mln", "-o", out, "-t", "testdata/owndom-a.db,testdata/owndom-b.db",
+			"-ne", "Smokes", "-multipleDatabases", "-noPrior", "-numSamples", "400", "-seed", "2", "-v"}, extra...)
+		code, _, stderr := marple(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+		}
+		m, err := mln.LoadModel(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Formulas[0].Weight, stderr
+	}
+	if w, stderr := learned(); math.Abs(w-math.Log(1.0/3)) > 0.3 {
+		t.Errorf("own constants: weight %.3f, want about %.3f", w, math.Log(1.0/3))
+	} else if !strings.Contains(stderr, "converged true") {
+		t.Errorf("own constants: not converged: %s", stderr)
+	}
+	if w, _ := learned("-queryEvidence"); math.Abs(w) > 0.3 {
+		t.Errorf("-queryEvidence: weight %.3f, want about 0", w)
+	}
+	if code, _, _ := marple(t, "learn", "-method", "cda-ml", "-i", "testdata/owndom.mln", "-o", filepath.Join(dir, "bad.mln"),
+		"-t", "testdata/owndom-a.db", "-ne", "Smokes", "-queryEvidence"); code != 2 {
+		t.Errorf("-method cda-ml -queryEvidence: exit %d, want 2", code)
+	}
+}

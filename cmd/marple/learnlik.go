@@ -44,7 +44,7 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		st, err := learn.GenerativeCounts(ctx, m, dbs, gopt.Query, learn.GenerativeSettings{
 			PLLOptions:  score.PLLOptions{Unweighted: f.noEqualWt, Workers: tf.wf.workers},
 			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter, OwnDomains: f.multi,
-			ConvThresh: f.extras.gConvThresh,
+			ListedOnly: f.extras.queryEvidence, ConvThresh: f.extras.gConvThresh,
 		})
 		if lerr = err; st != nil {
 			learned = st.Iterations
@@ -58,7 +58,17 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		if err != nil {
 			return err
 		}
-		eopt.MultipleDatabases, eopt.Whole, eopt.SharedDomains = f.multi, true, true
+		// With -multipleDatabases every database is ground over its own
+		// constants, as -g and Alchemy do; each is ground once and kept.
+		eopt.MultipleDatabases, eopt.Whole, eopt.ListedQuery = f.multi, true, f.extras.queryEvidence
+		if f.extras.queryEvidence && !f.multi && len(dbs) > 0 {
+			// One training database, the -t files merged: one example.
+			merged := mln.NewDatabase(m)
+			for _, db := range dbs {
+				merged.Merge(db)
+			}
+			dbs, eopt.MultipleDatabases = []*mln.Database{merged}, true
+		}
 		done := p.stage("ground")
 		src, _, err := learn.NewExamples(ctx, m, dbs, eopt)
 		if err != nil {
@@ -77,8 +87,12 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 					return
 				}
 				lastReport = time.Now()
-				fmt.Fprintf(e.stderr, "marple: learn: iteration %d (round %d), gradient %.3g, λ %.3g, predicted gain %.3g%s\n",
-					pr.Iter, pr.Round, pr.GradNorm, pr.Lambda, pr.Improvement, map[bool]string{true: ", backtracked"}[pr.Backtracked])
+				noise := ""
+				if pr.Noise > 0 {
+					noise = fmt.Sprintf(" (%.3g standard errors)", pr.Noise)
+				}
+				fmt.Fprintf(e.stderr, "marple: learn: iteration %d (round %d), gradient %.3g%s, λ %.3g, predicted gain %.3g, %d MC-SAT steps%s\n",
+					pr.Iter, pr.Round, pr.GradNorm, noise, pr.Lambda, pr.Improvement, pr.Samples, map[bool]string{true: ", backtracked"}[pr.Backtracked])
 			},
 		}
 		f.extras.apply(&set)
@@ -95,8 +109,12 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		err = f.extras.timedOut(ctx, err, learned, e.stderr)
 		lerr = err
 		if err == nil {
-			done("%d iterations, %d MC-SAT rounds of %d steps, %d backtracks, converged %v, gradient %.3g, %d examples, %d parameters",
-				st.Iterations, st.Rounds, st.Samples, st.Backtracks, st.Converged, st.GradNorm, st.Examples, st.Params)
+			noise := ""
+			if set.Adaptive {
+				noise = fmt.Sprintf(" (%.3g standard errors)", st.Noise)
+			}
+			done("%d iterations, %d MC-SAT rounds (last of %d steps), %d backtracks, converged %v, gradient %.3g%s, %d examples, %d parameters",
+				st.Iterations, st.Rounds, st.Samples, st.Backtracks, st.Converged, st.GradNorm, noise, st.Examples, st.Params)
 		}
 	}
 	return tf.finish(e, "learn", m, lerr, learned, "iteration")
