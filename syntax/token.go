@@ -35,6 +35,7 @@ const (
 	tMinus            // - (infix, in integer terms)
 	tSlash            // / (infix, in integer terms)
 	tPercent          // % (infix, in integer terms)
+	tAt               // @ (a domain-size-aware weight)
 )
 
 var tokNames = [...]string{
@@ -69,6 +70,7 @@ var tokNames = [...]string{
 	tMinus:    "'-'",
 	tSlash:    "'/'",
 	tPercent:  "'%'",
+	tAt:       "'@'",
 }
 
 func (k tokKind) String() string {

@@ -42,6 +42,8 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		samples   = fs.Int("samples", 1000, "MC-SAT samples per inference")
 		seed      = fs.Int64("seed", 1, "random seed")
 		models    = fs.String("models", "", "folder that receives every learned model (optional)")
+		dsa       = fs.Bool("dsa", d.DomainScaled, "domain-size-aware weights for new clauses with free variables, which may then enter the model (learnstruct -dsa)")
+		freeVars  = fs.Bool("freeVars", false, "let clauses with a variable in only one literal enter the model without -dsa (learnstruct -freeVars)")
 		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (each search chooses on its last training database held out), true or false")
 	)
 	cmdflags.Scoring(fs, &so)
@@ -60,6 +62,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		return usagef("-repeatedPredicates must be auto, true or false, not %q", *repeated)
 	}
 	d.TimeLimit, d.MaxNumPredicates, d.MaxVars, d.BeamSize = *timeLimit, *maxPreds, *maxVars, *beamSize
+	d.DomainScaled, d.FreeVars = *dsa, *freeVars
 	so.Seed = *seed
 	cfg := experiment.MSLConfig{
 		Dir: *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Rows: splitList(*rows),

@@ -86,6 +86,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		reEval     = fs.Int("numClausesReEval", d.NumClausesReEval, "best candidates re-scored with the tight tolerances")
 		refits     = fs.Int("refits", 0, "candidates of each round refit with the loose tolerances after screening all by their gain with the other weights fixed (0: max(-beamSize, -numClausesReEval); -1: refit every candidate, no screening)")
 		fromEmpty  = fs.Bool("startFromEmptyMLN", false, "start from unit clauses; the input model's clauses are candidates of the first step")
+		dsa        = fs.Bool("dsa", d.DomainScaled, "domain-size-aware weights: a new clause with free variables (in only one literal) weighs its weight divided by their groundings in each database (written with a leading '@'), and may enter the model")
 		freeVars   = fs.Bool("freeVars", false, "let clauses with a variable in only one literal enter the model (Alchemy does; by default they only extend the beam)")
 		singlePred = fs.Bool("singlePredicate", false, "let clauses whose literals are all of one predicate enter the model (by default they only extend the beam: pseudo-likelihood scores them by atoms of the predicate predicting each other)")
 		repeated   = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: true, false, or auto: with -multipleDatabases and two or more -t files, search both ways without the last file and keep the way whose model predicts its -ne predicates better (MC-SAT CLL, each given all others); else false")
@@ -169,6 +170,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	s.NonEvidence = ne
 	s.Start = m.Clauses
 	s.StartFromEmpty, s.FreeVars, s.SinglePredicate = *fromEmpty, *freeVars, *singlePred
+	s.DomainScaled = *dsa
 	s.RepeatedPredicates = *repeated == "true"
 	s.BeamSize, s.MinWt, s.Penalty = *beamSize, *minWt, *penalty
 	s.MaxVars, s.MaxNumPredicates = *maxVars, *maxPreds
