@@ -43,7 +43,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		seed      = fs.Int64("seed", 1, "random seed")
 		models    = fs.String("models", "", "folder that receives every learned model (optional)")
 		dsa       = fs.Bool("dsa", d.DomainScaled, "domain-size-aware weights for new clauses with free variables, which may then enter the model (learnstruct -dsa)")
-		freeVars  = fs.Bool("freeVars", false, "let clauses with a variable in only one literal enter the model without -dsa (learnstruct -freeVars)")
+		freeVars  = fs.Bool("freeVars", false, "let every clause with a variable in only one literal enter the model, scaled with -dsa (learnstruct -freeVars)")
 		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (each search chooses on its last training database held out), true or false")
 	)
 	cmdflags.Scoring(fs, &so)
