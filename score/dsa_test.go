@@ -71,12 +71,28 @@ func TestDomainScaledInference(t *testing.T) {
 		}
 		marg := brute.Marginals(net)
 		n := float64(len(tc.films))
+		// The discriminative gradient is Counts(y) − E[Counts]: the
+		// clause's count is its satisfied groundings over |film|.
+		wantExp := 0.0
+		allFalse := make([]bool, net.NumAtoms())
 		for a := range net.NumAtoms() {
 			p := m.ConstName(net.AtomArgs[a][0])
 			want := sigmoid(0.4 + 1.3/n*(n-float64(tc.deg[p])))
 			if math.Abs(marg[a]-want) > 1e-9 {
 				t.Errorf("films %v: P(Actor(%s)) = %.12f, want %.12f", tc.films, p, marg[a], want)
 			}
+			wantExp += (want*n + (1-want)*float64(tc.deg[p])) / n
+		}
+		q := m.Formulas[1].Params[""]
+		if got := brute.ExpectedCounts(net)[q]; math.Abs(got-wantExp) > 1e-9 {
+			t.Errorf("films %v: expected count %.12f, want %.12f", tc.films, got, wantExp)
+		}
+		wantFalse := 0.0
+		for _, d := range tc.deg {
+			wantFalse += float64(d) / n
+		}
+		if got := net.Counts(allFalse)[q]; math.Abs(got-wantFalse) > 1e-12 {
+			t.Errorf("films %v: count with no actor %.12f, want %.12f", tc.films, got, wantFalse)
 		}
 	}
 }
