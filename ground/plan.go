@@ -150,7 +150,7 @@ func (g *grounder) clauseName(ci int) string {
 func (g *grounder) makePlan(ci int) (*plan, error) {
 	m := g.m
 	c := m.Clauses[ci]
-	pl := &plan{ci: ci, clause: c, formula: c.Formula, hard: c.Hard, coef: c.Coef, nvars: len(c.Vars)}
+	pl := &plan{ci: ci, clause: c, formula: c.Formula, hard: c.Hard, coef: c.Coef / mln.DomainScale(c, g.size), nvars: len(c.Vars)}
 	if c.Formula < 0 || c.Formula >= len(m.Formulas) {
 		return nil, fmt.Errorf("ground: %s: formula index %d out of range", g.clauseName(ci), c.Formula)
 	}

@@ -185,6 +185,9 @@ func (m *Model) newFormulas(d *syntax.FormulaDecl) ([]*Formula, syntax.ErrorList
 		errs.Add(d.Dot, "weight on a hard formula (a formula has either a weight or a trailing '.')")
 	}
 	checkUtility(d, &errs) // utility.go
+	if d.Hard && d.DomainScaled {
+		errs.Add(d.StartPos, "'@' on a hard formula (a domain-size-aware weight needs a soft formula)")
+	}
 	if F, ferrs := m.compileFunctions(d.F); len(ferrs) > 0 {
 		return nil, ferrs
 	} else if F != d.F {
@@ -213,12 +216,13 @@ func (m *Model) newFormulas(d *syntax.FormulaDecl) ([]*Formula, syntax.ErrorList
 			ast = expandStars(d.F, stars, mask)
 		}
 		out = append(out, &Formula{
-			Pos:       d.StartPos,
-			AST:       ast,
-			Weight:    d.Weight,
-			HasWeight: d.HasWeight,
-			Hard:      d.Hard,
-			PlusVars:  an.plusVars(),
+			Pos:          d.StartPos,
+			AST:          ast,
+			Weight:       d.Weight,
+			HasWeight:    d.HasWeight,
+			Hard:         d.Hard,
+			PlusVars:     an.plusVars(),
+			DomainScaled: d.DomainScaled,
 		})
 	}
 	setUtility(out, d)

@@ -93,6 +93,9 @@ func (m *Model) AddFormula(f *Formula) ([]int, error) {
 	if f.Hard && f.HasWeight {
 		return nil, syntax.Errorf(f.Pos, "weight on a hard formula")
 	}
+	if f.Hard && f.DomainScaled {
+		return nil, syntax.Errorf(f.Pos, "domain-size-aware weight on a hard formula")
+	}
 	fi := len(m.Formulas)
 	m.Formulas = append(m.Formulas, f)
 	cls, err := m.compileFormula(context.Background(), fi)
@@ -661,7 +664,7 @@ func (c *compiler) finish(f *Formula, raw []cl) []*Clause {
 // makeClause renumbers the variables of a raw clause densely (in order of
 // appearance, then the "+" variables no literal uses).
 func (c *compiler) makeClause(f *Formula, x cl, coef float64) *Clause {
-	cls := &Clause{Coef: coef, Hard: f.Hard}
+	cls := &Clause{Coef: coef, Hard: f.Hard, DomainScaled: f.DomainScaled && !f.Hard}
 	if f.Hard {
 		cls.Coef = 1
 	}

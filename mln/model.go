@@ -180,6 +180,12 @@ type Clause struct {
 	// clauses, negated for a weighted conjunction kept as one clause.
 	Coef float64
 	Hard bool
+	// DomainScaled makes the clause's weight per grounding of its free
+	// variables: in a world, each ground clause weighs Coef times the
+	// parameter's weight divided by DomainScale (the groundings of the
+	// free variables given one literal's), so that the weight does not
+	// depend on the domain sizes. Set from Formula.DomainScaled.
+	DomainScaled bool
 }
 
 // Formula is a weighted first-order formula as written in a .mln file (after
@@ -190,6 +196,9 @@ type Formula struct {
 	Weight    float64        // the weight written (0 when none)
 	HasWeight bool           // a weight was written
 	Hard      bool           // written with a trailing "."
+	// DomainScaled is set by a leading "@": the formula's clauses are
+	// domain-size aware (Clause.DomainScaled).
+	DomainScaled bool
 	// PlusVars names the "+" variables, in the order used by parameter
 	// bindings.
 	PlusVars []string

@@ -95,6 +95,9 @@ func WriteModel(w io.Writer, m *Model) error {
 		}
 		if len(f.PlusVars) == 0 || len(f.Params) == 0 {
 			b.Reset()
+			if f.DomainScaled {
+				b.WriteByte('@')
+			}
 			if p, ok := f.Params[""]; ok && !f.Hard {
 				b.WriteString(syntax.FormatWeight(m.Weights[p]))
 				b.WriteByte(' ')
@@ -130,6 +133,9 @@ func WriteModel(w io.Writer, m *Model) error {
 				}
 			}
 			b.Reset()
+			if f.DomainScaled {
+				b.WriteByte('@')
+			}
 			if !f.Hard {
 				b.WriteString(syntax.FormatWeight(m.Weights[p]))
 				b.WriteByte(' ')

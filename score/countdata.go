@@ -93,6 +93,51 @@ type ClauseCounts struct {
 	// bindings lists the bindings of the clause's "+" variables met (in
 	// the order met), for a clause that has them.
 	bindings [][]mln.ConstID
+	// mul, for a domain-size-aware clause (mln.Clause.DomainScaled), is
+	// per database the factor of its counts, 1/mln.DomainScale over that
+	// database's domains (nil: 1).
+	mul []float64
+}
+
+// Scale returns the factor by which the counts of database db multiply
+// the clause's weight: 1, or 1/mln.DomainScale over the database's domains
+// for a domain-size-aware clause.
+func (cc *ClauseCounts) Scale(db int) float64 {
+	if cc.mul == nil {
+		return 1
+	}
+	return cc.mul[db]
+}
+
+// scaled returns cc with the domain-size factors of clause c (cc itself
+// when every factor is 1). The counts are shared: they do not depend on
+// the scaling, so a clause and its domain-size-aware twin share a cache
+// entry.
+func (d *PLLData) scaled(c *mln.Clause, cc *ClauseCounts) *ClauseCounts {
+	if cc == nil || !c.DomainScaled || len(mln.FreeVars(c)) == 0 {
+		return cc
+	}
+	mul := make([]float64, len(d.worlds))
+	one := true
+	for db := range d.worlds {
+		mul[db] = 1 / mln.DomainScale(c, func(t mln.TypeID) int { return d.domainSize(db, t) })
+		one = one && mul[db] == 1
+	}
+	if one {
+		return cc
+	}
+	x := *cc
+	x.mul = mul
+	return &x
+}
+
+// domainSize returns the number of constants of type t in database db's
+// world.
+func (d *PLLData) domainSize(db int, t mln.TypeID) int {
+	if w := d.worlds[db]; w.dom != nil {
+		return len(w.dom[t])
+	}
+	return d.m.Types[t].Size()
 }
 
 // column is a sparse vector over a database's rows, indices increasing;
@@ -315,8 +360,14 @@ type countScratch struct {
 
 // Counts returns the counts of clause c, computing them on the first call
 // for its key and returning the cached ones afterwards. Concurrent calls
-// for the same key wait for one computation.
+// for the same key wait for one computation. For a domain-size-aware
+// clause the counts carry its per-database factors (ClauseCounts.Scale).
 func (d *PLLData) Counts(c *mln.Clause) (*ClauseCounts, error) {
+	cc, err := d.counts(c)
+	return d.scaled(c, cc), err
+}
+
+func (d *PLLData) counts(c *mln.Clause) (*ClauseCounts, error) {
 	k := d.key(c)
 	d.mu.Lock()
 	e, ok := d.cache[k]

@@ -43,7 +43,7 @@ func (d *PLLData) LogOdds(ctx context.Context, clauses []*mln.Clause, weights []
 		var s float64
 		for c, cc := range counts {
 			if weights[c] != 0 {
-				s += weights[c] * float64(cc.Delta(d, db, pred, a))
+				s += weights[c] * float64(cc.Delta(d, db, pred, a)) * cc.Scale(db)
 			}
 		}
 		out[i] = sign * s

@@ -95,7 +95,7 @@ func (d *PLLData) buildRows(db int, cols []colRef, np int, keep bool) *WPLL {
 		}
 		for k, r := range col.idx {
 			i := local(r)
-			v := float64(col.val[k]) * c.coef
+			v := float64(col.val[k]) * c.coef * c.cc.Scale(db)
 			q := c.param
 			if c.bindParam != nil {
 				q = c.bindParam[col.bind[k]]
@@ -518,7 +518,7 @@ func (s *Scorer) overlay(db int, b *WPLL, removed []bool, cc []*ClauseCounts, np
 			}
 			if pos[k] < len(col.idx) && col.idx[pos[k]] == r {
 				x.aIdx = append(x.aIdx, int32(nb+k))
-				x.aVal = append(x.aVal, float64(col.val[pos[k]]))
+				x.aVal = append(x.aVal, float64(col.val[pos[k]])*c.Scale(db))
 			}
 		}
 		x.aStart = append(x.aStart, len(x.aIdx))

@@ -129,7 +129,7 @@ func (sc *Screen) Gain(ctx context.Context, remove []int, cand *mln.Clause) (gai
 			if c == 0 {
 				continue
 			}
-			dv := float64(col.val[i])
+			dv := float64(col.val[i]) * cc.Scale(db)
 			kk := key{math.Float64bits(y), math.Float64bits(dv)}
 			g, ok := group[kk]
 			if !ok {
@@ -194,7 +194,7 @@ func (sc *Screen) removal(remove []int) *removed {
 					if s.clauses[g].Hard {
 						wt = s.d.opt.HardWeight
 					}
-					y -= wt * float64(col.val[gpos[k]])
+					y -= wt * float64(col.val[gpos[k]]) * s.counts[g].Scale(db)
 				}
 			}
 			d.c[i], d.y[i] = c, y

@@ -34,8 +34,9 @@ func ExampleLearnBatch() {
 	// as the planted !Smokes(x) v Cancer(x) does (with the unit clauses,
 	// any sign pattern of one pairwise clause is the same model). Clauses
 	// with a free variable (one in a single literal, such as
-	// Smokes(a1) v Cancer(a1) v !Friends(a2,a1)) only extend the beam
-	// (Settings.FreeVars).
+	// Smokes(a1) v Cancer(a1) v !Friends(a2,a1)) would enter with
+	// domain-size-aware weights (Settings.DomainScaled), and those whose
+	// free variable is only in a positive literal only extend the beam.
 
 	// Output:
 	// Smokes(a1) v Cancer(a1)

@@ -13,7 +13,7 @@ func (r *Result) Model(base *mln.Model) (*mln.Model, error) {
 	m := *base
 	m.Formulas, m.Clauses, m.Weights, m.ParamFormula, m.ParamBinding = nil, nil, nil, nil, nil
 	for i, c := range r.Clauses {
-		f := &mln.Formula{AST: base.ClauseFormula(c), Hard: c.Hard}
+		f := &mln.Formula{AST: base.ClauseFormula(c), Hard: c.Hard, DomainScaled: c.DomainScaled && !c.Hard}
 		if !c.Hard {
 			f.Weight, f.HasWeight = r.Weights[i], true
 		}

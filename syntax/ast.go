@@ -63,17 +63,22 @@ type FuncDecl struct {
 	Args []ArgDecl
 }
 
-// FormulaDecl is a formula with an optional leading weight and an optional
-// trailing "." (hard). Both at once is a semantic error reported by the
+// FormulaDecl is a formula with an optional leading "@" (domain-size-aware
+// weight), an optional leading weight and an optional trailing "." (hard). Both at once is a semantic error reported by the
 // model builder.
 type FormulaDecl struct {
-	StartPos  Pos // start of the statement (the weight, if any)
+	StartPos  Pos // start of the statement (the "@" or the weight, if any)
 	Weight    float64
 	HasWeight bool
 	Utility   *Utility // ":u" after the weight, if any (decision networks)
-	Hard      bool
-	Dot       Pos // position of the trailing "." when Hard
-	F         Formula
+	// DomainScaled is set by a leading "@" (Marple's extension): the
+	// weight is per grounding of the clause's free variables, each ground
+	// clause weighing the weight divided by their number of groundings in
+	// the world at hand (mln.Model.DomainScale).
+	DomainScaled bool
+	Hard         bool
+	Dot          Pos // position of the trailing "." when Hard
+	F            Formula
 }
 
 // Include is an "#include "file"" directive. File is filled in by loaders

@@ -468,6 +468,14 @@ func (p *parser) formulaDecl() *FormulaDecl {
 	t := p.cur()
 	d := &FormulaDecl{StartPos: p.posOf(t)}
 	p.conns = 0
+	if t.kind == tAt {
+		d.DomainScaled = true
+		p.advance()
+		t = p.cur()
+		if k := t.kind; k == tNewline || k == tEOF {
+			p.errorAt(t, "expected a weight or a formula after '@'")
+		}
+	}
 	if t.kind == tIdent && isNonFinite(t.text) && p.startsFormula(p.peek(1)) {
 		p.errorAt(t, "weight %s is not a finite number", t.text)
 	}

@@ -83,7 +83,7 @@ func writeTopDecl(b *strings.Builder, d Decl, known Known) {
 			}
 		}
 	case *FormulaDecl:
-		if a, ok := d.F.(*Atom); ok && !d.HasWeight && d.Utility == nil && !d.Hard && declLike(a) {
+		if a, ok := d.F.(*Atom); ok && !d.HasWeight && d.Utility == nil && !d.Hard && !d.DomainScaled && declLike(a) {
 			old, isKnown := known[a.Pred]
 			same := len(old) == len(a.Args)
 			for i := 0; same && i < len(old); i++ {
@@ -162,6 +162,9 @@ func writeDecl(b *strings.Builder, d Decl) {
 		b.WriteString(d.Name.Name)
 		writeArgDecls(b, d.Args)
 	case *FormulaDecl:
+		if d.DomainScaled {
+			b.WriteByte('@')
+		}
 		if d.HasWeight {
 			b.WriteString(FormatWeight(d.Weight))
 			b.WriteByte(' ')

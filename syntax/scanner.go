@@ -194,6 +194,8 @@ func (s *scanner) scanToken() (token, bool) {
 		return s.tok(tSlash, start, ""), true
 	case '%':
 		return s.tok(tPercent, start, ""), true
+	case '@':
+		return s.tok(tAt, start, ""), true
 	case '"':
 		return s.scanString(start), true
 	case '#':

@@ -36,6 +36,7 @@ const (
 	tMinus            // - (infix, in integer terms)
 	tSlash            // / (infix, in integer terms)
 	tPercent          // % (infix, in integer terms)
+	tAt               // @ (a domain-size-aware weight)
 )
 
 var tokNames = [...]string{
@@ -71,6 +72,7 @@ var tokNames = [...]string{
 	tMinus:    "'-'",
 	tSlash:    "'/'",
 	tPercent:  "'%'",
+	tAt:       "'@'",
 }
 
 func (k tokKind) String() string {

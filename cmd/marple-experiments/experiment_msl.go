@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"github.com/marple-mln/marple/internal/cmdflags"
 	"os"
 	"time"
@@ -42,6 +43,8 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		samples   = fs.Int("samples", 1000, "MC-SAT samples per inference")
 		seed      = fs.Int64("seed", 1, "random seed")
 		models    = fs.String("models", "", "folder that receives every learned model (optional)")
+		dsa       = fs.Bool("dsa", d.DomainScaled, "domain-size-aware weights for new clauses with free variables, which may then enter the model (learnstruct -dsa); set explicitly, also for the searches from the KB")
+		freeVars  = fs.Bool("freeVars", false, "let every clause with a variable in only one literal enter the model, scaled with -dsa (learnstruct -freeVars)")
 		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (each search chooses with each training database held out in turn), true or false")
 		rf        = addResumeFlags(fs)
 	)
@@ -61,10 +64,13 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		return usagef("-repeatedPredicates must be auto, true or false, not %q", *repeated)
 	}
 	d.TimeLimit, d.MaxNumPredicates, d.MaxVars, d.BeamSize = *timeLimit, *maxPreds, *maxVars, *beamSize
+	d.DomainScaled, d.FreeVars = *dsa, *freeVars
+	dsaSet := false
+	fs.Visit(func(f *flag.Flag) { dsaSet = dsaSet || f.Name == "dsa" })
 	so.Seed = *seed
 	cfg := experiment.MSLConfig{
 		Dir: *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Rows: splitList(*rows),
-		Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, ModelsDir: *models, Repeated: *repeated,
+		Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, ModelsDir: *models, Repeated: *repeated, DSAFromKB: dsaSet && *dsa,
 	}
 	if err := cfg.Check(); err != nil {
 		return usagef("%v", err)

@@ -25,6 +25,7 @@ transferred go to transfer.md. A source's templates are read from
 func runTransferExperiment(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, transferExperimentSynopsis)
 	d := structure.DefaultSettings()
+	d.DomainScaled = false // the searches measured in results/transfer.md
 	so := structure.DefaultScoring()
 	var (
 		data      = fs.String("data", datadir.Root(), "the data folder; default $MARPLE_DATA or ../shared/data beside the repository")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"github.com/marple-mln/marple/internal/cmdflags"
 	"io"
@@ -86,7 +87,8 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		reEval     = fs.Int("numClausesReEval", d.NumClausesReEval, "best candidates re-scored with the tight tolerances")
 		refits     = fs.Int("refits", 0, "candidates of each round refit with the loose tolerances after screening all by their gain with the other weights fixed (0: max(-beamSize, -numClausesReEval); -1: refit every candidate, no screening)")
 		fromEmpty  = fs.Bool("startFromEmptyMLN", false, "start from unit clauses; the input model's clauses are candidates of the first step")
-		freeVars   = fs.Bool("freeVars", false, "let clauses with a variable in only one literal enter the model (Alchemy does; by default they only extend the beam)")
+		dsa        = fs.Bool("dsa", d.DomainScaled, "domain-size-aware weights: a new clause with free variables (in only one literal) weighs its weight divided by their groundings in each database (written with a leading '@'), and enters the model if they are in negative literals; by default on unless the input model has clauses of two or more literals")
+		freeVars   = fs.Bool("freeVars", false, "let every clause with a variable in only one literal enter the model, as Alchemy does (by default -dsa admits those whose free variables are in negative literals; the others only extend the beam)")
 		singlePred = fs.Bool("singlePredicate", false, "let clauses whose literals are all of one predicate enter the model (by default they only extend the beam: pseudo-likelihood scores them by atoms of the predicate predicting each other)")
 		repeated   = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: true, false, or auto: with -multipleDatabases and two or more -t files, search both ways without each file in turn and allow them only if their models predict the held-out file's -ne predicates better (MC-SAT CLL, each given all others) by more than the gain's standard error over the files; else false")
 		sfsK       = fs.Int("sfsK", d.ClausesPerStep, "shortest-first search: clauses of length L added at each step")
@@ -169,6 +171,14 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	s.NonEvidence = ne
 	s.Start = m.Clauses
 	s.StartFromEmpty, s.FreeVars, s.SinglePredicate = *fromEmpty, *freeVars, *singlePred
+	s.DomainScaled = *dsa
+	dsaSet := false
+	fs.Visit(func(f *flag.Flag) { dsaSet = dsaSet || f.Name == "dsa" })
+	if !dsaSet && !*fromEmpty && hasKB(m) {
+		// From a knowledge base, domain-size-aware clauses made the UW-CSE
+		// search worse (results/dsa.md): only an explicit -dsa asks for them.
+		s.DomainScaled = false
+	}
 	s.RepeatedPredicates = *repeated == "true"
 	s.BeamSize, s.MinWt, s.Penalty = *beamSize, *minWt, *penalty
 	s.MaxVars, s.MaxNumPredicates = *maxVars, *maxPreds
@@ -274,4 +284,21 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		os.Remove(ckPath) // done: nothing to resume
 	}
 	return nil
+}
+
+// hasKB reports whether the model has a soft clause of two or more
+// predicate literals (a knowledge base, not unit clauses only).
+func hasKB(m *mln.Model) bool {
+	for _, c := range m.Clauses {
+		n := 0
+		for _, l := range c.Lits {
+			if l.Pred >= 0 {
+				n++
+			}
+		}
+		if n >= 2 && !c.Hard {
+			return true
+		}
+	}
+	return false
 }

@@ -351,7 +351,7 @@ func LiftModel(ctx context.Context, m *mln.Model, db *mln.Database, query []mln.
 		cl := m.Clauses[ci]
 		w := math.Inf(1)
 		if !cl.Hard {
-			w = m.Weights[m.Param(cl.Formula, nil)] * cl.Coef
+			w = m.Weights[m.Param(cl.Formula, nil)] * cl.Coef / m.DomainScale(cl)
 		}
 		nv := len(cl.Vars)
 		ents := make([]entity, nv)

@@ -133,7 +133,8 @@ type ParamKey struct {
 
 // Result is the evaluation of a world.
 type Result struct {
-	// Score is Σ over soft clauses and groundings of weight·Coef·[true],
+	// Score is Σ over soft clauses and groundings of weight·Coef·[true]
+	// (Coef divided by mln.DomainScale for a domain-size-aware clause),
 	// the weight being the binding's parameter weight, or the formula's
 	// weight when the binding has no parameter.
 	Score float64
@@ -163,6 +164,9 @@ func (p *Problem) Eval(world []bool) Result {
 				univ = append(univ, v)
 			}
 		}
+		// A domain-size-aware clause's groundings weigh Coef over its
+		// DomainScale in this problem's domains.
+		coef := c.Coef / mln.DomainScale(c, func(t mln.TypeID) int { return len(p.domain(t)) })
 		vals := make([]mln.ConstID, len(c.Vars))
 		binding := make([]mln.ConstID, len(plus))
 		p.enumerate(c, univ, vals, func() {
@@ -186,12 +190,12 @@ func (p *Problem) Eval(world []bool) Result {
 			if !sat {
 				return
 			}
-			res.Counts[key] += c.Coef
+			res.Counts[key] += coef
 			w := fm.Weight
 			if pi, ok := fm.Params[key.Binding]; ok {
 				w = m.Weights[pi]
 			}
-			res.Score += w * c.Coef
+			res.Score += w * coef
 		})
 	}
 	return res

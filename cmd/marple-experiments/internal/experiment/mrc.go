@@ -308,6 +308,7 @@ func runMRCMSL(ctx context.Context, cfg MRCConfig, m *mln.Model, train []*mln.Da
 	}
 	s := structure.DefaultSettings()
 	s.Model, s.TimeLimit = m, cfg.MSLTime
+	s.DomainScaled = false // Alchemy's admission rules, as measured in results/mrc.md
 	// Alchemy's learnstruct admits clauses that repeat a predicate, and
 	// here each held-out atom is predicted given every training atom, its
 	// own predicate's included, so such clauses use real evidence.

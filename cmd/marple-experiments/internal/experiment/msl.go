@@ -83,6 +83,9 @@ type MSLConfig struct {
 	// chooses per search on a held-out training database
 	// (structure.LearnValidated), "true" and "false" fix it.
 	Repeated string
+	// DSAFromKB keeps Search.DomainScaled for the searches from the KB
+	// (by default they are unscaled).
+	DSAFromKB bool
 	// ModelsDir, when set, receives each learned model as
 	// dataset-fold-row.mln.
 	ModelsDir string
@@ -280,6 +283,9 @@ func runMSLCell(ctx context.Context, cfg MSLConfig, ds MSLDataset, row MSLRow, t
 	s.StartFromEmpty = false
 	if row.FromKB {
 		s.Start = m.Clauses
+		// From the KB, domain-size-aware clauses made UW-CSE worse
+		// (results/dsa.md): only DSAFromKB asks for them.
+		s.DomainScaled = s.DomainScaled && cfg.DSAFromKB
 	}
 	s.Preds = nil
 	for _, p := range m.Preds {
