@@ -110,8 +110,8 @@ func Example_learnstructBatch() {
 		}
 	}
 	// Output:
+	// !Friends(a1,a2) v !Smokes(a2) v !Cancer(a1)
 	// Smokes(a1) v !Cancer(a1)
-	// !Friends(a1,a2) v !Cancer(a1) v !Smokes(a2)
 	// !Smokes(a1) v !Friends(a1,a1)
 }
 
