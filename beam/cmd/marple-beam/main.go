@@ -36,6 +36,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -212,7 +213,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		out := fs.String("o", "", "output model file")
 		state := fs.String("state", "", "also write the final weights and per-epoch loss as JSON here")
 		method := fs.String("method", "cda-ml", strings.Join(learn.MethodNames(), ", "))
-		sigma := fs.Float64("sigma", learn.DefaultSigma, "CDA, subgradient: σ")
+		sigmaFlag := fs.String("sigma", "auto", fmt.Sprintf("CDA, subgradient: the strong-convexity constant σ; auto: chosen from %v by F1 on the training examples, as marple learn does (one training and one inference pipeline per value)", learn.SigmaGrid))
 		c := fs.Float64("C", 0, "mira: clip the step at C (0: unclipped)")
 		ada := learn.DefaultAdaGradFB()
 		lambda := fs.Float64("lambda", ada.Lambda, "adagrad: λ")
@@ -233,13 +234,21 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		if *passes < 1 || *shards < 1 {
 			return usagef("-passes and -shards must be at least 1")
 		}
-		if err := checkFlags(flagcheck.Positive("sigma", *sigma), flagcheck.NonNegative("C", *c), flagcheck.NonNegative("lambda", *lambda),
+		sigma, sigmaAuto := float64(learn.DefaultSigma), *sigmaFlag == "auto"
+		if !sigmaAuto {
+			v, err := strconv.ParseFloat(*sigmaFlag, 64)
+			if err != nil {
+				return usagef("-sigma must be a number or auto, not %q", *sigmaFlag)
+			}
+			sigma = v
+		}
+		if err := checkFlags(flagcheck.Positive("sigma", sigma), flagcheck.NonNegative("C", *c), flagcheck.NonNegative("lambda", *lambda),
 			flagcheck.Positive("eta", *eta), flagcheck.NonNegative("delta", *delta), flagcheck.Output("o", *out), flagcheck.Output("state", *state)); err != nil {
 			return err
 		}
 		cfg := pipeline.TrainConfig{
 			Data: pipeline.Data{Model: list(*model), Files: list(*train), Query: list(*ne), MultipleDatabases: *multi, ExampleType: *exTyp},
-			Learner: pipeline.Learner{Method: *method, Sigma: *sigma, C: *c, Lambda: *lambda, Eta: *eta, Delta: *delta,
+			Learner: pipeline.Learner{Method: *method, Sigma: sigma, C: *c, Lambda: *lambda, Eta: *eta, Delta: *delta,
 				Loss: *loss, Solver: *sol, Seed: *seed},
 			Passes: *passes, Shards: *shards, Mix: *mix, Shuffle: *shuffle, Seed: *seed, NoAverage: *noAvg,
 		}
@@ -256,7 +265,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			return err
 		}
 		beam.Init()
-		p, s := beam.NewPipelineWithRoot()
+		sigmaAuto = sigmaAuto && cfg.Learner.UsesSigma()
 		stateFile := *state
 		if stateFile == "" {
 			f, err := os.CreateTemp("", "marple-beam-state-*.json")
@@ -267,10 +276,19 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			stateFile = f.Name()
 			defer os.Remove(stateFile)
 		}
-		pipeline.Train(s, cfg, pipeline.Outputs{Model: *out, State: stateFile})
 		t0 := time.Now()
-		if err := beamx.Run(ctx, p); err != nil {
-			return err
+		if sigmaAuto {
+			res, err := pipeline.TuneSigma(ctx, beamx.Run, cfg, pipeline.Outputs{Model: *out, State: stateFile}, nil)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "marple-beam learn: %s\n", res.Describe("σ", learn.Tuning{Grid: learn.SigmaGrid, Holdout: learn.DefaultTuneHoldout}))
+		} else {
+			p, s := beam.NewPipelineWithRoot()
+			pipeline.Train(s, cfg, pipeline.Outputs{Model: *out, State: stateFile})
+			if err := beamx.Run(ctx, p); err != nil {
+				return err
+			}
 		}
 		el := time.Since(t0)
 		st, err := pipeline.ReadState(stateFile)

@@ -73,6 +73,7 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{"sigma-nan", append(learn, "-t", "train.db", "-sigma", "NaN"), 2, "marple-beam learn: -sigma must be a finite number, not NaN (see marple-beam learn -h)"},
+		{"sigma-word", append(learn, "-t", "train.db", "-sigma", "x"), 2, `marple-beam learn: -sigma must be a number or auto, not "x" (see marple-beam learn -h)`},
 		{"eta-0", append(learn, "-t", "train.db", "-method", "adagrad", "-eta", "0"), 2, "marple-beam learn: -eta must be positive, not 0"},
 		{"unknown-flag", append(learn, "-t", "train.db", "-foo"), 2, "marple-beam learn: flag provided but not defined: -foo (see marple-beam learn -h)"},
 		{"output-dir", []string{"learn", "-i", "smokers.mln", "-ne", "Cancer", "-t", "train.db", "-o", filepath.Join(dir, "no", "x.mln")}, 2,
