@@ -42,7 +42,6 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/beam/pipeline"
@@ -88,11 +87,14 @@ func checkFlags(errs ...error) error {
 // endpointTimeout bounds the wait for a job server's connection.
 const endpointTimeout = 10 * time.Second
 
-// checkEndpoint fails fast, with one line, when the job server that
+// checkEndpoint refuses a --runner that is not linked, and fails fast, with one line, when the job server that
 // --endpoint names for a portable runner (universal, flink, spark, prism)
 // does not accept a TCP connection within endpointTimeout: the runner
 // itself would wait without end.
 func checkEndpoint(ctx context.Context) error {
+	if err := checkRunner(); err != nil {
+		return err
+	}
 	ep, runner := flagValue("endpoint"), flagValue("runner")
 	switch runner {
 	case "", "universal", "portable", "flink", "spark", "prism":
@@ -278,7 +280,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		}
 		t0 := time.Now()
 		if sigmaAuto {
-			res, err := pipeline.TuneSigma(ctx, beamx.Run, cfg, pipeline.Outputs{Model: *out, State: stateFile}, nil)
+			res, err := pipeline.TuneSigma(ctx, runPipeline, cfg, pipeline.Outputs{Model: *out, State: stateFile}, nil)
 			if err != nil {
 				return err
 			}
@@ -286,7 +288,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		} else {
 			p, s := beam.NewPipelineWithRoot()
 			pipeline.Train(s, cfg, pipeline.Outputs{Model: *out, State: stateFile})
-			if err := beamx.Run(ctx, p); err != nil {
+			if err := runPipeline(ctx, p); err != nil {
 				return err
 			}
 		}
@@ -345,7 +347,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		}
 		pipeline.Infer(s, cfg, pipeline.InferOutputs{Result: *res, Metrics: mfile})
 		t0 := time.Now()
-		if err := beamx.Run(ctx, p); err != nil {
+		if err := runPipeline(ctx, p); err != nil {
 			return err
 		}
 		b, err := pipeline.ReadPath(ctx, mfile)

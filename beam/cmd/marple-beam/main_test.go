@@ -81,6 +81,7 @@ func TestBadInput(t *testing.T) {
 		{"empty-db", append(learn, "-t", "empty.db"), 1, "marple-beam learn: empty.db holds no ground atom"},
 		{"binary-db", append(learn, "-t", "binary.db"), 1, "marple-beam learn: binary.db:2:1: binary data (byte 0x00 at offset 13)"},
 		{"binary-model", []string{"infer", "-i", "binary.db", "-e", "train.db", "-q", "Cancer", "-r", filepath.Join(dir, "out.result")}, 1, "marple-beam infer: binary.db:2:1: binary data"},
+		{"runner-flink", append(learn, "-t", "train.db", "--runner=flink"), 2, `marple-beam learn: --runner must be prism, universal or dataflow, not "flink"`},
 		{"no-job-server", append(learn, "-t", "train.db", "--runner=universal", "--endpoint="+closedPort(t)), 1, "marple-beam learn: cannot reach the job server at --endpoint 127.0.0.1:"},
 	}
 	for _, c := range cases {
