@@ -163,8 +163,16 @@ func main() {
 			fmt.Fprint(os.Stdout, usage)
 			return
 		}
+		pool := flag.Bool("worker_pool", false, "serve as a Beam worker pool: run workers for a runner given --environment_type=EXTERNAL --environment_config=HOST:PORT")
+		port := flag.Int("worker_pool_port", 50000, "with --worker_pool: the port to listen on (0: any free port)")
 		flag.Parse()
 		beam.Init()
+		if *pool {
+			if err := workerPool(*port, os.Stderr); err != nil {
+				fmt.Fprintf(os.Stderr, "marple-beam: worker pool: %v\n", err)
+				os.Exit(1)
+			}
+		}
 		return
 	}
 	os.Args = append(os.Args[:1], os.Args[2:]...)

@@ -15,6 +15,9 @@ import (
 // TestMain runs marple-beam's main instead of the tests when the tests
 // start the test binary as the command (see marpleBeam).
 func TestMain(m *testing.M) {
+	if os.Getenv("MARPLE_BEAM_TEST_PRISM") != "" {
+		prismJobServer()
+	}
 	if os.Getenv("MARPLE_BEAM_TEST_MAIN") == "1" {
 		main()
 		os.Exit(0)
