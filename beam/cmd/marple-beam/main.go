@@ -235,6 +235,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		mix := fs.String("mix", "uniform", "mixing: uniform or mistakes (weighted by each shard's mistakes)")
 		shuffle := fs.Bool("shuffle", false, "visit each shard's examples in an order drawn from -seed and the epoch")
 		noAvg := fs.Bool("noAverage", false, "output the last mixed weights instead of the average")
+		resume := fs.Bool("resume", false, "continue from the epochs -state holds (it is written after each epoch): after a failed job, run the same command with -resume")
 		if err := parseFlags(cmd); err != nil {
 			return err
 		}
@@ -265,6 +266,24 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		if err := cfg.Check(); err != nil {
 			return usagef("%v", err)
 		}
+		sigmaAuto = sigmaAuto && cfg.Learner.UsesSigma()
+		var start pipeline.State
+		if *resume {
+			if *state == "" {
+				return usagef("-resume needs -state, the file the epochs were saved to")
+			}
+			if sigmaAuto {
+				return usagef("-resume needs a number for -sigma (-sigma auto learns once per value)")
+			}
+			if _, err := os.Stat(*state); !strings.Contains(*state, "://") && errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintf(stderr, "marple-beam learn: -resume: no state saved in %s yet; starting from the first epoch\n", *state)
+			} else if start, err = pipeline.ReadState(*state); err != nil {
+				return fmt.Errorf("-resume: %v", err)
+			}
+			if start.Epoch > *passes {
+				return usagef("-resume: %s holds %d epochs, more than -passes %d", *state, start.Epoch, *passes)
+			}
+		}
 		if _, err := cfg.Data.LoadModel(); err != nil {
 			return err
 		}
@@ -275,7 +294,6 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			return err
 		}
 		beam.Init()
-		sigmaAuto = sigmaAuto && cfg.Learner.UsesSigma()
 		stateFile := *state
 		if stateFile == "" {
 			f, err := os.CreateTemp("", "marple-beam-state-*.json")
@@ -295,7 +313,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "marple-beam learn: %s\n", res.Describe("σ", learn.Tuning{Grid: learn.SigmaGrid, Holdout: learn.DefaultTuneHoldout}))
 		} else {
 			p, s := beam.NewPipelineWithRoot()
-			pipeline.Train(s, cfg, pipeline.Outputs{Model: *out, State: stateFile})
+			pipeline.TrainFrom(s, cfg, pipeline.Outputs{Model: *out, State: stateFile}, start)
 			if err := runPipeline(ctx, p); err != nil {
 				return err
 			}
