@@ -9,6 +9,14 @@
 //	marple-beam infer -i learned.mln -e test.db -q Pred -r out.result [-metrics m.json] [-ms]
 //	marple-beam generate -o dir -n 100000 [-perFile 1000 -seed 1]
 //	marple-beam replicate -i model.mln -t data.db -type bib -k 16 -o big.db
+//	marple-beam --worker_pool [--worker_pool_port 50000]
+//
+// learn chooses σ as marple learn does (-sigma auto, by default), writes
+// its -state after every epoch, and -resume continues a failed job from
+// it. --worker_pool serves Beam's worker pool: a job server given
+// --environment_type=EXTERNAL --environment_config=localhost:PORT runs
+// the workers in that process. The runners linked are prism, universal
+// (any portable job server) and dataflow.
 //
 // Flags follow marple's (single dash); Beam's own flags (--runner,
 // --endpoint, --environment_type, --worker_binary, ...) go with them.
@@ -61,9 +69,12 @@ Commands:
   replicate  write a database k times with renamed example constants
   experiment the scale experiment (CiteSeer through parameter mixing, throughput on synthetic data)
 
-Beam flags: --runner (default prism, in-process), --endpoint (a job server,
-e.g. Flink's or prism's), --environment_type, --worker_binary, ...
+Beam flags: --runner (prism, the default, in-process; universal; dataflow),
+--endpoint (a job server, e.g. Flink's or prism's), --environment_type,
+--worker_binary, ...
 "marple-beam <command> -h" lists a command's flags.
+"marple-beam --worker_pool [--worker_pool_port 50000]" serves workers for
+--environment_type=EXTERNAL --environment_config=localhost:PORT.
 `
 
 type usageError struct{ msg string }
@@ -88,7 +99,7 @@ func checkFlags(errs ...error) error {
 const endpointTimeout = 10 * time.Second
 
 // checkEndpoint refuses a --runner that is not linked, and fails fast, with one line, when the job server that
-// --endpoint names for a portable runner (universal, flink, spark, prism)
+// --endpoint names for a portable runner (universal, portable, prism)
 // does not accept a TCP connection within endpointTimeout: the runner
 // itself would wait without end.
 func checkEndpoint(ctx context.Context) error {
@@ -97,7 +108,7 @@ func checkEndpoint(ctx context.Context) error {
 	}
 	ep, runner := flagValue("endpoint"), flagValue("runner")
 	switch runner {
-	case "", "universal", "portable", "flink", "spark", "prism":
+	case "", "universal", "portable", "PortableRunner", "prism", "PrismRunner":
 	default:
 		return nil
 	}

@@ -34,8 +34,9 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal"
 )
 
-// runnerNames are the runners --runner accepts.
-var runnerNames = []string{"prism", "universal", "dataflow"}
+// runnerNames are the runners --runner accepts: the linked runners and
+// the other names they register under.
+var runnerNames = []string{"prism", "universal", "dataflow", "PrismRunner", "portable", "PortableRunner", "DataflowRunner"}
 
 // runnerName returns the runner --runner names (default prism).
 func runnerName() string {
