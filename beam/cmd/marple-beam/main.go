@@ -98,10 +98,10 @@ func checkFlags(errs ...error) error {
 // endpointTimeout bounds the wait for a job server's connection.
 const endpointTimeout = 10 * time.Second
 
-// checkEndpoint refuses a --runner that is not linked, and fails fast, with one line, when the job server that
-// --endpoint names for a portable runner (universal, portable, prism)
-// does not accept a TCP connection within endpointTimeout: the runner
-// itself would wait without end.
+// checkEndpoint refuses a --runner that is not linked, and fails fast,
+// with one line, when the job server that --endpoint names for a portable
+// runner (universal, prism) does not accept a TCP connection within
+// endpointTimeout: the runner itself would wait without end.
 func checkEndpoint(ctx context.Context) error {
 	if err := checkRunner(); err != nil {
 		return err
