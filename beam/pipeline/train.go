@@ -77,7 +77,14 @@ type trainFn struct {
 	Epoch  int
 }
 
+// failEpoch, when at least 0, makes that epoch (0-based) fail: the tests
+// use it to stop a job part way.
+var failEpoch = -1
+
 func (f *trainFn) ProcessElement(ctx context.Context, sh Shard, prev State, emit func(ShardResult)) error {
+	if f.Epoch == failEpoch {
+		return fmt.Errorf("epoch %d, shard %d: failed by the test", f.Epoch+1, sh.Index)
+	}
 	r, err := TrainShard(ctx, f.Config, f.Epoch, sh, prev)
 	if err != nil {
 		return fmt.Errorf("epoch %d, shard %d: %w", f.Epoch+1, sh.Index, err)
@@ -171,10 +178,20 @@ func ReadState(path string) (State, error) {
 // cfg.Data are read (one file per element, by the workers), split into
 // cfg.Shards shards once, and for each of cfg.Passes epochs every shard
 // runs one pass of the online learner from the previous epoch's mixed
-// weights (a side input) and the shards' weights are mixed. The learned
-// model and the final state are written to out. It returns the final State
-// (one element).
+// weights (a side input) and the shards' weights are mixed. The state is
+// written to out.State after each epoch (so that a failed job can be
+// resumed: TrainFrom), and the learned model and the final state at the
+// end. It returns the final State (one element).
 func Train(s beam.Scope, cfg TrainConfig, out Outputs) beam.PCollection {
+	return TrainFrom(s, cfg, out, State{})
+}
+
+// TrainFrom is Train continuing from start, a state written by Train
+// after start.Epoch epochs with the same cfg (ReadState): it runs epochs
+// start.Epoch+1 to cfg.Passes and gives the weights, model and state that
+// an uninterrupted run gives. The shards are drawn again as in the first
+// run (from cfg.Seed and the examples' keys).
+func TrainFrom(s beam.Scope, cfg TrainConfig, out Outputs, start State) beam.PCollection {
 	s = s.Scope("marple.Train")
 	idx := make([]int, len(cfg.Data.Files))
 	for i := range idx {
@@ -187,12 +204,15 @@ func Train(s beam.Scope, cfg TrainConfig, out Outputs) beam.PCollection {
 	exs := beam.Reshuffle(s, beam.ParDo(s, &readFn{Data: cfg.Data}, files))
 	keyed := beam.ParDo(s, &shardFn{Seed: cfg.Seed, Shards: cfg.shards()}, exs)
 	shards := beam.ParDo(s, collectShard, beam.GroupByKey(s, keyed))
-	state := beam.Create(s, State{})
-	for e := 0; e < cfg.passes(); e++ {
+	state := beam.Create(s, start)
+	for e := start.Epoch; e < cfg.passes(); e++ {
 		es := s.Scope(fmt.Sprintf("epoch%d", e+1))
 		results := beam.ParDo(es, &trainFn{Config: cfg, Epoch: e}, shards, beam.SideInput{Input: state})
 		mixed := beam.Combine(es, mixFn{}, results)
 		state = beam.ParDo(es, &nextFn{Mix: cfg.Mix}, mixed, beam.SideInput{Input: state})
+		if out.State != "" && e+1 < cfg.passes() {
+			state = beam.ParDo(es, &writeFn{Data: cfg.Data, Out: Outputs{State: out.State}}, state)
+		}
 	}
 	return beam.ParDo(s, &writeFn{Data: cfg.Data, Out: out, NoAverage: cfg.NoAverage}, state)
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/beam/pipeline"
@@ -98,7 +97,7 @@ func citeseer(ctx context.Context, data, repo string, sigma float64, passes int,
 			p, s := beam.NewPipelineWithRoot()
 			pipeline.Train(s, cfg, pipeline.Outputs{Model: learned})
 			t0 := time.Now()
-			if err := beamx.Run(ctx, p); err != nil {
+			if err := runPipeline(ctx, p); err != nil {
 				return err
 			}
 			trainTime += time.Since(t0)
@@ -112,7 +111,7 @@ func citeseer(ctx context.Context, data, repo string, sigma float64, passes int,
 			icfg := pipeline.InferConfig{Data: pipeline.Data{Model: []string{learned}, Files: []string{testFile}, Query: []string{"InField"}, ExampleType: "bib"}}
 			p, s = beam.NewPipelineWithRoot()
 			pipeline.Infer(s, icfg, pipeline.InferOutputs{Result: result})
-			if err := beamx.Run(ctx, p); err != nil {
+			if err := runPipeline(ctx, p); err != nil {
 				return err
 			}
 			f1, err := tokenF1(result, truth, ev)
@@ -207,7 +206,7 @@ func synthetic(ctx context.Context, n int, shardList string, passes int, report 
 		p, s := beam.NewPipelineWithRoot()
 		pipeline.Infer(s, pipeline.InferConfig{Data: pipeline.Data{Model: []string{learned}, Files: []string{test}, Query: []string{"Role"}, ExampleType: "prop"}},
 			pipeline.InferOutputs{Result: r, Metrics: m})
-		if err := beamx.Run(ctx, p); err != nil {
+		if err := runPipeline(ctx, p); err != nil {
 			return 0, err
 		}
 		pred, err := eval.LoadAtoms(r)
@@ -251,7 +250,7 @@ func synthetic(ctx context.Context, n int, shardList string, passes int, report 
 		p, s := beam.NewPipelineWithRoot()
 		pipeline.Train(s, cfgFor(shards), pipeline.Outputs{Model: learned, State: stFile})
 		t0 := time.Now()
-		if err := beamx.Run(ctx, p); err != nil {
+		if err := runPipeline(ctx, p); err != nil {
 			return err
 		}
 		el := time.Since(t0)

@@ -9,6 +9,14 @@
 //	marple-beam infer -i learned.mln -e test.db -q Pred -r out.result [-metrics m.json] [-ms]
 //	marple-beam generate -o dir -n 100000 [-perFile 1000 -seed 1]
 //	marple-beam replicate -i model.mln -t data.db -type bib -k 16 -o big.db
+//	marple-beam --worker_pool [--worker_pool_port 50000]
+//
+// learn chooses σ as marple learn does (-sigma auto, by default), writes
+// its -state after every epoch, and -resume continues a failed job from
+// it. --worker_pool serves Beam's worker pool: a job server given
+// --environment_type=EXTERNAL --environment_config=localhost:PORT runs
+// the workers in that process. The runners linked are prism, universal
+// (any portable job server) and dataflow.
 //
 // Flags follow marple's (single dash); Beam's own flags (--runner,
 // --endpoint, --environment_type, --worker_binary, ...) go with them.
@@ -36,12 +44,12 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/beam/pipeline"
@@ -61,9 +69,12 @@ Commands:
   replicate  write a database k times with renamed example constants
   experiment the scale experiment (CiteSeer through parameter mixing, throughput on synthetic data)
 
-Beam flags: --runner (default prism, in-process), --endpoint (a job server,
-e.g. Flink's or prism's), --environment_type, --worker_binary, ...
+Beam flags: --runner (prism, the default, in-process; universal; dataflow),
+--endpoint (a job server, e.g. Flink's or prism's), --environment_type,
+--worker_binary, ...
 "marple-beam <command> -h" lists a command's flags.
+"marple-beam --worker_pool [--worker_pool_port 50000]" serves workers for
+--environment_type=EXTERNAL --environment_config=localhost:PORT.
 `
 
 type usageError struct{ msg string }
@@ -87,14 +98,17 @@ func checkFlags(errs ...error) error {
 // endpointTimeout bounds the wait for a job server's connection.
 const endpointTimeout = 10 * time.Second
 
-// checkEndpoint fails fast, with one line, when the job server that
-// --endpoint names for a portable runner (universal, flink, spark, prism)
-// does not accept a TCP connection within endpointTimeout: the runner
-// itself would wait without end.
+// checkEndpoint refuses a --runner that is not linked, and fails fast,
+// with one line, when the job server that --endpoint names for a portable
+// runner (universal, prism) does not accept a TCP connection within
+// endpointTimeout: the runner itself would wait without end.
 func checkEndpoint(ctx context.Context) error {
+	if err := checkRunner(); err != nil {
+		return err
+	}
 	ep, runner := flagValue("endpoint"), flagValue("runner")
 	switch runner {
-	case "", "universal", "portable", "flink", "spark", "prism":
+	case "", "universal", "portable", "PortableRunner", "prism", "PrismRunner":
 	default:
 		return nil
 	}
@@ -160,8 +174,16 @@ func main() {
 			fmt.Fprint(os.Stdout, usage)
 			return
 		}
+		pool := flag.Bool("worker_pool", false, "serve as a Beam worker pool: run workers for a runner given --environment_type=EXTERNAL --environment_config=HOST:PORT")
+		port := flag.Int("worker_pool_port", 50000, "with --worker_pool: the port to listen on (0: any free port)")
 		flag.Parse()
 		beam.Init()
+		if *pool {
+			if err := workerPool(*port, os.Stderr); err != nil {
+				fmt.Fprintf(os.Stderr, "marple-beam: worker pool: %v\n", err)
+				os.Exit(1)
+			}
+		}
 		return
 	}
 	os.Args = append(os.Args[:1], os.Args[2:]...)
@@ -212,7 +234,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		out := fs.String("o", "", "output model file")
 		state := fs.String("state", "", "also write the final weights and per-epoch loss as JSON here")
 		method := fs.String("method", "cda-ml", strings.Join(learn.MethodNames(), ", "))
-		sigma := fs.Float64("sigma", learn.DefaultSigma, "CDA, subgradient: σ")
+		sigmaFlag := fs.String("sigma", "auto", fmt.Sprintf("CDA, subgradient: the strong-convexity constant σ; auto: chosen from %v by F1 on the training examples, as marple learn does (one training and one inference pipeline per value)", learn.SigmaGrid))
 		c := fs.Float64("C", 0, "mira: clip the step at C (0: unclipped)")
 		ada := learn.DefaultAdaGradFB()
 		lambda := fs.Float64("lambda", ada.Lambda, "adagrad: λ")
@@ -224,6 +246,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		mix := fs.String("mix", "uniform", "mixing: uniform or mistakes (weighted by each shard's mistakes)")
 		shuffle := fs.Bool("shuffle", false, "visit each shard's examples in an order drawn from -seed and the epoch")
 		noAvg := fs.Bool("noAverage", false, "output the last mixed weights instead of the average")
+		resume := fs.Bool("resume", false, "continue from the epochs -state holds (it is written after each epoch): after a failed job, run the same command with -resume")
 		if err := parseFlags(cmd); err != nil {
 			return err
 		}
@@ -233,18 +256,44 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		if *passes < 1 || *shards < 1 {
 			return usagef("-passes and -shards must be at least 1")
 		}
-		if err := checkFlags(flagcheck.Positive("sigma", *sigma), flagcheck.NonNegative("C", *c), flagcheck.NonNegative("lambda", *lambda),
+		sigma, sigmaAuto := float64(learn.DefaultSigma), *sigmaFlag == "auto"
+		if !sigmaAuto {
+			v, err := strconv.ParseFloat(*sigmaFlag, 64)
+			if err != nil {
+				return usagef("-sigma must be a number or auto, not %q", *sigmaFlag)
+			}
+			sigma = v
+		}
+		if err := checkFlags(flagcheck.Positive("sigma", sigma), flagcheck.NonNegative("C", *c), flagcheck.NonNegative("lambda", *lambda),
 			flagcheck.Positive("eta", *eta), flagcheck.NonNegative("delta", *delta), flagcheck.Output("o", *out), flagcheck.Output("state", *state)); err != nil {
 			return err
 		}
 		cfg := pipeline.TrainConfig{
 			Data: pipeline.Data{Model: list(*model), Files: list(*train), Query: list(*ne), MultipleDatabases: *multi, ExampleType: *exTyp},
-			Learner: pipeline.Learner{Method: *method, Sigma: *sigma, C: *c, Lambda: *lambda, Eta: *eta, Delta: *delta,
+			Learner: pipeline.Learner{Method: *method, Sigma: sigma, C: *c, Lambda: *lambda, Eta: *eta, Delta: *delta,
 				Loss: *loss, Solver: *sol, Seed: *seed},
 			Passes: *passes, Shards: *shards, Mix: *mix, Shuffle: *shuffle, Seed: *seed, NoAverage: *noAvg,
 		}
 		if err := cfg.Check(); err != nil {
 			return usagef("%v", err)
+		}
+		sigmaAuto = sigmaAuto && cfg.Learner.UsesSigma()
+		var start pipeline.State
+		if *resume {
+			if *state == "" {
+				return usagef("-resume needs -state, the file the epochs were saved to")
+			}
+			if sigmaAuto {
+				return usagef("-resume needs a number for -sigma (-sigma auto learns once per value)")
+			}
+			if _, err := os.Stat(*state); !strings.Contains(*state, "://") && errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintf(stderr, "marple-beam learn: -resume: no state saved in %s yet; starting from the first epoch\n", *state)
+			} else if start, err = pipeline.ReadState(*state); err != nil {
+				return fmt.Errorf("-resume: %v", err)
+			}
+			if start.Epoch > *passes {
+				return usagef("-resume: %s holds %d epochs, more than -passes %d", *state, start.Epoch, *passes)
+			}
 		}
 		if _, err := cfg.Data.LoadModel(); err != nil {
 			return err
@@ -256,7 +305,6 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			return err
 		}
 		beam.Init()
-		p, s := beam.NewPipelineWithRoot()
 		stateFile := *state
 		if stateFile == "" {
 			f, err := os.CreateTemp("", "marple-beam-state-*.json")
@@ -267,10 +315,19 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			stateFile = f.Name()
 			defer os.Remove(stateFile)
 		}
-		pipeline.Train(s, cfg, pipeline.Outputs{Model: *out, State: stateFile})
 		t0 := time.Now()
-		if err := beamx.Run(ctx, p); err != nil {
-			return err
+		if sigmaAuto {
+			res, err := pipeline.TuneSigma(ctx, runPipeline, cfg, pipeline.Outputs{Model: *out, State: stateFile}, nil)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "marple-beam learn: %s\n", res.Describe("σ", learn.Tuning{Grid: learn.SigmaGrid, Holdout: learn.DefaultTuneHoldout}))
+		} else {
+			p, s := beam.NewPipelineWithRoot()
+			pipeline.TrainFrom(s, cfg, pipeline.Outputs{Model: *out, State: stateFile}, start)
+			if err := runPipeline(ctx, p); err != nil {
+				return err
+			}
 		}
 		el := time.Since(t0)
 		st, err := pipeline.ReadState(stateFile)
@@ -327,7 +384,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		}
 		pipeline.Infer(s, cfg, pipeline.InferOutputs{Result: *res, Metrics: mfile})
 		t0 := time.Now()
-		if err := beamx.Run(ctx, p); err != nil {
+		if err := runPipeline(ctx, p); err != nil {
 			return err
 		}
 		b, err := pipeline.ReadPath(ctx, mfile)

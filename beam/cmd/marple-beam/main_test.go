@@ -15,6 +15,9 @@ import (
 // TestMain runs marple-beam's main instead of the tests when the tests
 // start the test binary as the command (see marpleBeam).
 func TestMain(m *testing.M) {
+	if os.Getenv("MARPLE_BEAM_TEST_PRISM") != "" {
+		prismJobServer()
+	}
 	if os.Getenv("MARPLE_BEAM_TEST_MAIN") == "1" {
 		main()
 		os.Exit(0)
@@ -73,6 +76,7 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{"sigma-nan", append(learn, "-t", "train.db", "-sigma", "NaN"), 2, "marple-beam learn: -sigma must be a finite number, not NaN (see marple-beam learn -h)"},
+		{"sigma-word", append(learn, "-t", "train.db", "-sigma", "x"), 2, `marple-beam learn: -sigma must be a number or auto, not "x" (see marple-beam learn -h)`},
 		{"eta-0", append(learn, "-t", "train.db", "-method", "adagrad", "-eta", "0"), 2, "marple-beam learn: -eta must be positive, not 0"},
 		{"unknown-flag", append(learn, "-t", "train.db", "-foo"), 2, "marple-beam learn: flag provided but not defined: -foo (see marple-beam learn -h)"},
 		{"output-dir", []string{"learn", "-i", "smokers.mln", "-ne", "Cancer", "-t", "train.db", "-o", filepath.Join(dir, "no", "x.mln")}, 2,
@@ -80,6 +84,9 @@ func TestBadInput(t *testing.T) {
 		{"empty-db", append(learn, "-t", "empty.db"), 1, "marple-beam learn: empty.db holds no ground atom"},
 		{"binary-db", append(learn, "-t", "binary.db"), 1, "marple-beam learn: binary.db:2:1: binary data (byte 0x00 at offset 13)"},
 		{"binary-model", []string{"infer", "-i", "binary.db", "-e", "train.db", "-q", "Cancer", "-r", filepath.Join(dir, "out.result")}, 1, "marple-beam infer: binary.db:2:1: binary data"},
+		{"resume-no-state", append(learn, "-t", "train.db", "-sigma", "0.1", "-resume"), 2, "marple-beam learn: -resume needs -state"},
+		{"resume-sigma-auto", append(learn, "-t", "train.db", "-resume", "-state", filepath.Join(dir, "s.json")), 2, "marple-beam learn: -resume needs a number for -sigma"},
+		{"runner-flink", append(learn, "-t", "train.db", "--runner=flink"), 2, `marple-beam learn: --runner must be prism, universal or dataflow, not "flink"`},
 		{"no-job-server", append(learn, "-t", "train.db", "--runner=universal", "--endpoint="+closedPort(t)), 1, "marple-beam learn: cannot reach the job server at --endpoint 127.0.0.1:"},
 	}
 	for _, c := range cases {
@@ -147,5 +154,33 @@ func TestInterrupt(t *testing.T) {
 	code := exitCode(t, cmd.Wait())
 	if code != 1 || !strings.HasSuffix(strings.TrimSpace(stderr.String()), "marple-beam learn: interrupted") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestResumeCommand: learn -passes 1 -state s, then learn -passes 2
+// -resume -state s, gives the weights and model of learn -passes 2.
+func TestResumeCommand(t *testing.T) {
+	dir := t.TempDir()
+	learn := func(name string, passes string, extra ...string) {
+		t.Helper()
+		args := append([]string{"learn", "-i", "smokers.mln", "-t", "train.db", "-ne", "Cancer", "-multipleDatabases", "-sigma", "0.1",
+			"-shards", "2", "-passes", passes, "-o", filepath.Join(dir, name+".mln"), "-state", filepath.Join(dir, name+".json")}, extra...)
+		cmd, stderr := marpleBeam(t, args...)
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr)
+		}
+	}
+	learn("straight", "2")
+	learn("resumed", "1")
+	learn("resumed", "2", "-resume")
+	a, _ := os.ReadFile(filepath.Join(dir, "straight.json"))
+	b, _ := os.ReadFile(filepath.Join(dir, "resumed.json"))
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("resumed state:\n%s\nstraight:\n%s", b, a)
+	}
+	a, _ = os.ReadFile(filepath.Join(dir, "straight.mln"))
+	b, _ = os.ReadFile(filepath.Join(dir, "resumed.mln"))
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("resumed model:\n%s\nstraight:\n%s", b, a)
 	}
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+
+	"google.golang.org/grpc"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	fnpb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/fnexecution_v1"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners" // the --runner flag
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal/extworker"
+
+	// The reflection-optimized runtime, and the filesystems data and
+	// outputs are read and written through: local paths, and gs:// (which
+	// Dataflow needs).
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/exec/optimized"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+
+	// The runners marple-beam documents, registered by these imports:
+	// prism (in-process, the default), universal (any portable job server:
+	// Flink's, Spark's, a stand-alone prism) and dataflow. Linking only
+	// these, rather than every runner as beamx does, keeps the binary
+	// smaller (docs/cluster.md).
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/dataflow"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal"
+)
+
+// runnerNames are the runners --runner accepts: the linked runners and
+// the other names they register under.
+var runnerNames = []string{"prism", "universal", "dataflow", "PrismRunner", "portable", "PortableRunner", "DataflowRunner"}
+
+// runnerName returns the runner --runner names (default prism).
+func runnerName() string {
+	if *runners.Runner == "" {
+		return "prism"
+	}
+	return *runners.Runner
+}
+
+// checkRunner returns a usage error unless --runner names a linked runner.
+func checkRunner() error {
+	if r := runnerName(); !slices.Contains(runnerNames, r) {
+		return usagef("--runner must be prism, universal or dataflow, not %q (Flink and Spark: --runner=universal with their job server's --endpoint)", r)
+	}
+	return nil
+}
+
+// runPipeline runs p on the runner --runner names.
+func runPipeline(ctx context.Context, p *beam.Pipeline) error {
+	if err := checkRunner(); err != nil {
+		return err
+	}
+	_, err := beam.Run(ctx, runnerName(), p)
+	return err
+}
+
+// workerPool serves Beam's worker pool service on localhost:port until
+// an interrupt or SIGTERM: a runner given --environment_type=EXTERNAL
+// --environment_config=localhost:PORT asks it for workers, which run in
+// this process (outside the launcher's). It reports its address, and each
+// worker it starts, on stderr.
+func workerPool(port int, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	lis, err := net.Listen("tcp", fmt.Sprintf("localhost:%d", port))
+	if err != nil {
+		return err
+	}
+	// The SDK's pool runs the workers (Beam's harness, in this process);
+	// its own listener on a free port goes unused.
+	lb, err := extworker.StartLoopback(ctx, 0)
+	if err != nil {
+		lis.Close()
+		return err
+	}
+	srv := grpc.NewServer()
+	fnpb.RegisterBeamFnExternalWorkerPoolServer(srv, &loggingPool{Loopback: lb, log: stderr})
+	go srv.Serve(lis)
+	fmt.Fprintf(stderr, "marple-beam: worker pool at localhost:%d\n", lis.Addr().(*net.TCPAddr).Port)
+	<-ctx.Done()
+	srv.Stop()
+	return lb.Stop(context.Background())
+}
+
+// loggingPool is the SDK's worker pool, reporting the workers it starts.
+type loggingPool struct {
+	*extworker.Loopback
+	log io.Writer
+}
+
+func (p *loggingPool) StartWorker(ctx context.Context, req *fnpb.StartWorkerRequest) (*fnpb.StartWorkerResponse, error) {
+	resp, err := p.Loopback.StartWorker(ctx, req)
+	if err == nil && resp.GetError() == "" {
+		fmt.Fprintf(p.log, "marple-beam: worker pool: started worker %s\n", req.GetWorkerId())
+	}
+	return resp, err
+}
