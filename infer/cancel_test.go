@@ -12,6 +12,7 @@ import (
 	"github.com/marple-mln/marple/infer/exact"
 	"github.com/marple-mln/marple/infer/lp"
 	"github.com/marple-mln/marple/infer/mws"
+	"github.com/marple-mln/marple/internal/testenv"
 )
 
 // cube returns the network of "1 P(x) v Q(y) v R(z)" over n constants
@@ -42,7 +43,7 @@ func cube(n int) *ground.Network {
 // it starts on a large dense network and checks that it returns within
 // 2 s of the cancellation (measured here, from the cancel call).
 func TestEnginesStopOnCancel(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("builds half a million clauses")
 	}
 	if raceEnabled {
@@ -107,7 +108,7 @@ func TestEnginesStopOnCancel(t *testing.T) {
 // two over the clauses), so the bound is looser than on cancellation: 8 s
 // on a loaded 2-core machine, where the search alone runs for minutes.
 func TestExactStopsAtTimeLimit(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("builds half a million clauses")
 	}
 	if raceEnabled {

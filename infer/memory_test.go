@@ -13,6 +13,7 @@ import (
 	"github.com/marple-mln/marple/infer/lp"
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/infer/mws"
+	"github.com/marple-mln/marple/internal/testenv"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -60,7 +61,7 @@ func groundBig(tb testing.TB, n, clauses int, prior bool) (*mln.Model, *mln.Data
 // the estimate of grounding plus each engine's state is within 2x of the
 // measured peak of the live heap while grounding and running the engine.
 func TestMemoryEstimate(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("grounds half a million atoms per engine")
 	}
 	ctx := context.Background()

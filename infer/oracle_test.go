@@ -12,6 +12,7 @@ import (
 	"github.com/marple-mln/marple/infer/lp"
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/infer/mws"
+	"github.com/marple-mln/marple/internal/testenv"
 	"github.com/marple-mln/marple/internal/testkit/brute"
 	"github.com/marple-mln/marple/internal/testkit/randmln"
 )
@@ -119,7 +120,7 @@ func TestMAPEnginesAgainstBruteForce(t *testing.T) {
 // TestMarginalsAgainstBruteForce checks MC-SAT and Gibbs marginals against
 // exact enumeration on random MLNs whose hard clauses can be satisfied.
 func TestMarginalsAgainstBruteForce(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("sampling")
 	}
 	ctx := context.Background()

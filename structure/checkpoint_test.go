@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/marple-mln/marple/internal/testenv"
 	"github.com/marple-mln/marple/internal/testkit/plant"
 )
 
@@ -13,7 +14,7 @@ import (
 // they saved (through WriteState and ReadState) and checks that each gives
 // the uninterrupted search's model, weights included.
 func TestSearchResume(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("a few seconds")
 	}
 	m, dbs, _, err := plant.Planted(context.Background(), 7, 20, 3)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/marple-mln/marple/internal/testenv"
 	"github.com/marple-mln/marple/internal/testkit/plant"
 	"github.com/marple-mln/marple/mln"
 )
@@ -177,7 +178,7 @@ func TestSearchStartAndInitialClauses(t *testing.T) {
 // equivalent (TestSearchRecoversPlanted's criterion for the first; the
 // same predicates and variable sharing for the second).
 func TestLearnBatchPlanted(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("a few seconds")
 	}
 	m, dbs, planted, err := plant.Planted(context.Background(), 7, 30, 3)
@@ -239,7 +240,7 @@ func hasShape(cs []*mln.Clause, p *mln.Clause) bool {
 // four losing by it, and the simpler setting is kept: a small sample lets
 // pseudo-likelihood overrate Smokes atoms predicting each other.)
 func TestLearnValidatedPlanted(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("a few seconds")
 	}
 	m, dbs, planted, err := plant.Planted(context.Background(), 11, 30, 4)

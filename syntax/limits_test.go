@@ -3,6 +3,8 @@ package syntax
 import (
 	"strings"
 	"testing"
+
+	"github.com/marple-mln/marple/internal/testenv"
 )
 
 // TestBOMAndCRLF: a byte-order mark at the start of a file is skipped and
@@ -77,7 +79,7 @@ func TestLongChains(t *testing.T) {
 			t.Errorf("%q: printed differently", op)
 		}
 	}
-	if testing.Short() {
+	if testenv.Short() {
 		return
 	}
 	src := "P(t)\n1 P(x)" + strings.Repeat(" => P(x)", MaxConnectives+1) + "\n"

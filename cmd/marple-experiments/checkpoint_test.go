@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/marple-mln/marple/internal/testenv"
 )
 
 // buildBinary builds marple-experiments into a temporary folder, or skips
@@ -63,7 +65,7 @@ func maskTimes(s string) string {
 // it finishes, and checks that msl.md equals the uninterrupted run's but
 // for the measured times.
 func TestExperimentCheckpointKill(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("builds marple-experiments and runs an experiment many times")
 	}
 	bin := buildBinary(t)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/marple-mln/marple/internal/testenv"
 )
 
 // generated writes the large inputs of the bad-input corpus ($GEN/name in
@@ -55,7 +57,7 @@ func TestBadInput(t *testing.T) {
 	}
 	defer f.Close()
 	gen := t.TempDir()
-	if !testing.Short() {
+	if !testenv.Short() {
 		generated(t, gen)
 	}
 	wd, _ := os.Getwd()
@@ -86,7 +88,7 @@ func TestBadInput(t *testing.T) {
 					args[i] = out
 				}
 				if strings.HasPrefix(a, "$GEN/") {
-					if testing.Short() {
+					if testenv.Short() {
 						t.Skip("generated input: not with -short")
 					}
 					args[i] = filepath.Join(gen, strings.TrimPrefix(a, "$GEN/"))

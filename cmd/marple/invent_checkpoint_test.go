@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marple-mln/marple/internal/testenv"
 	"github.com/marple-mln/marple/internal/testkit/mrcgen"
 )
 
@@ -18,7 +19,7 @@ import (
 // points (tuning included), resumes it with -resume until it finishes, and
 // checks that the three outputs equal an uninterrupted run's byte for byte.
 func TestInventCheckpointKill(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("runs invent several times")
 	}
 	dir := t.TempDir()

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/marple-mln/marple/internal/testenv"
 )
 
 // TestMain runs marple itself when the test binary is started as a child
@@ -26,7 +28,7 @@ func TestMain(m *testing.M) {
 // of training, resumes it with -resume, and checks that the model equals
 // the one of an uninterrupted run.
 func TestLearnCheckpointKill(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("runs learning three times")
 	}
 	dir := t.TempDir()

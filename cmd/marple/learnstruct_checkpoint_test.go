@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/marple-mln/marple/internal/testenv"
 )
 
 // TestLearnstructCheckpointKill kills learnstruct -checkpoint (beam and
@@ -16,7 +18,7 @@ import (
 // SIGKILL at several points, resumes it with -resume until it finishes,
 // and checks that the model is byte-identical to the uninterrupted run's.
 func TestLearnstructCheckpointKill(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("builds marple and runs structure learning many times")
 	}
 	dir := t.TempDir()

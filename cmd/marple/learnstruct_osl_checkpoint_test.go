@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/marple-mln/marple/internal/testenv"
 )
 
 // segTraining writes a training database in the shape of testdata/seg-train.db
@@ -48,7 +50,7 @@ func segTraining(t *testing.T, dir string, n int, seed uint64) string {
 // until it finishes, and checks that the model (with the clauses OSL added)
 // is byte-identical to the uninterrupted run's.
 func TestLearnstructOSLCheckpointKill(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("builds marple and runs structure learning many times")
 	}
 	dir := t.TempDir()

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marple-mln/marple/internal/testenv"
 	"github.com/marple-mln/marple/internal/testkit/datadir"
 )
 
@@ -308,7 +309,7 @@ func docFiles(t *testing.T, root string) []string {
 // deadline). Without it, or without the data folder, they are skipped with a
 // message, and the run takes a few seconds.
 func TestReadmeExamples(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("runs the documentation's commands")
 	}
 	root, err := filepath.Abs("../..")
@@ -436,7 +437,7 @@ func TestReadmeExamples(t *testing.T) {
 // from the repository root and checks that it prints the true query atoms
 // that "marple infer" writes for the same model, evidence and queries.
 func TestReadmeProgram(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("builds the README's program")
 	}
 	goBin, err := exec.LookPath("go")

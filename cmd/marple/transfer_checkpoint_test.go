@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marple-mln/marple/internal/testenv"
 	"github.com/marple-mln/marple/internal/testkit/plantdb"
 )
 
@@ -19,7 +20,7 @@ import (
 // with -resume (killing the resumed runs too, at first) and requires the
 // output byte-identical to the uninterrupted run's.
 func TestTransferTemplatesKillResume(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("builds marple and runs transfer-templates many times")
 	}
 	dir := t.TempDir()

@@ -16,6 +16,7 @@ import (
 	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/infer/lazy"
 	"github.com/marple-mln/marple/infer/mcsat"
+	"github.com/marple-mln/marple/internal/testenv"
 	"github.com/marple-mln/marple/internal/testkit/brute"
 	"github.com/marple-mln/marple/internal/testkit/randmln"
 )
@@ -171,7 +172,7 @@ func TestMAPEnginesMatchBruteForce(t *testing.T) {
 // TestMarginalEnginesMatchBruteForce samples small random MLNs without hard
 // clauses through the registry and compares with enumeration.
 func TestMarginalEnginesMatchBruteForce(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("sampling")
 	}
 	ctx := context.Background()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/internal/testenv"
 )
 
 // randNet returns a random network over n atoms with real, negative and
@@ -121,7 +122,7 @@ func check(t *testing.T, label string, net *ground.Network, bias []float64, opt 
 func TestBruteForce(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	instances := 320
-	if testing.Short() {
+	if testenv.Short() {
 		instances = 60
 	}
 	methods := map[Method]int{}

@@ -12,6 +12,7 @@ import (
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/mws"
+	"github.com/marple-mln/marple/internal/testenv"
 )
 
 // setWarm sets when the warm start is taken (see warmFirstLits) and
@@ -30,7 +31,7 @@ func setWarm(firstLits int, probePerAtom, probeMin int64) func() {
 func TestWarmStartKeepsOptimum(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	instances := 240
-	if testing.Short() {
+	if testenv.Short() {
 		instances = 60
 	}
 	type when struct {

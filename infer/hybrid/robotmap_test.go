@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/marple-mln/marple/internal/testenv"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -67,7 +68,7 @@ func testCLL(t *testing.T, model, evidence string) float64 {
 // angles, predicts the held-out labels better than the Boolean model,
 // which sees them discretised.
 func TestRobotMapHybridBeatsBoolean(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("learns two models")
 	}
 	h := testCLL(t, "robotmap.mln", "real")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer/lazy"
+	"github.com/marple-mln/marple/internal/testenv"
 	"github.com/marple-mln/marple/internal/testkit/brute"
 	"github.com/marple-mln/marple/internal/testkit/randmln"
 	"github.com/marple-mln/marple/mln"
@@ -92,7 +93,7 @@ func TestMAPAgainstBruteForce(t *testing.T) {
 // TestMarginalsAgainstBruteForce: lazy MC-SAT's marginals are within
 // sampling noise of enumeration on random small MLNs.
 func TestMarginalsAgainstBruteForce(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("sampling")
 	}
 	ctx := context.Background()

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/marple-mln/marple/internal/testenv"
 )
 
 // TestJournal: a unit recorded by one run is given back to a resumed run
@@ -103,7 +105,7 @@ func citeseerData(t *testing.T, n int) string {
 // saved continues from it with -resume's journal and gives the
 // uninterrupted cell (but for the time).
 func TestOSLCellResumes(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short() {
 		t.Skip("runs OSL three times")
 	}
 	data := citeseerData(t, 12)
