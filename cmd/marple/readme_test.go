@@ -309,7 +309,7 @@ func docFiles(t *testing.T, root string) []string {
 // deadline). Without it, or without the data folder, they are skipped with a
 // message, and the run takes a few seconds.
 func TestReadmeExamples(t *testing.T) {
-	if testenv.Short() {
+	if testenv.Short() && (testing.Short() || os.Getenv("MARPLE_README_ALL") == "") {
 		t.Skip("runs the documentation's commands")
 	}
 	root, err := filepath.Abs("../..")
