@@ -19,12 +19,22 @@ type MWSOptions struct {
 	// mws.DefaultTries), each starting with every unknown atom false.
 	MaxSteps, Tries int
 	// Tabu is the number of steps during which a flipped atom is not
-	// flipped back by a greedy step (default mws.DefaultTabu; negative:
-	// none).
+	// flipped back by a greedy step unless that beats the try's best
+	// cost (default mws.DefaultTabu; negative: none).
 	Tabu int
-	// Noise is the probability of a random-walk step (default
-	// mws.DefaultNoise; negative: none).
+	// Noise is the probability of a random-walk clause step (default
+	// mws.DefaultGreedyNoise, or mws.DefaultNoise with NoGreedy;
+	// negative: none).
 	Noise float64
+	// NoGreedy restores Alchemy's step, which always picks a random
+	// costly clause and flips one of its atoms. By default, as in
+	// mws.Solve, a step first flips an atom whose flip lowers the cost
+	// over the clauses built (the best of a few sampled from the list of
+	// such atoms, kept up to date as atoms flip and clauses are built,
+	// skipping tabu atoms), expanding it first so that the gain counts
+	// every clause the flip changes, and takes the clause step only in a
+	// local minimum.
+	NoGreedy bool
 	// Target stops the walk as soon as no hard clause is violated and the
 	// cost is at most Target (Alchemy's -targetWt); 0 stops only when
 	// every clause is in its preferred state.
@@ -68,6 +78,7 @@ func MAP(ctx context.Context, pr Problem, opt MWSOptions) (*Result, error) {
 		return nil, err
 	}
 	s := newState(g)
+	s.track = !opt.NoGreedy
 	if err := g.init(); err != nil {
 		return nil, err
 	}
@@ -82,7 +93,10 @@ func MAP(ctx context.Context, pr Problem, opt MWSOptions) (*Result, error) {
 		w.opt.Tabu = mws.DefaultTabu
 	}
 	if w.opt.Noise == 0 {
-		w.opt.Noise = mws.DefaultNoise
+		w.opt.Noise = mws.DefaultGreedyNoise
+		if opt.NoGreedy {
+			w.opt.Noise = mws.DefaultNoise
+		}
 	}
 	wctx := ctx
 	if opt.TimeLimit > 0 {
@@ -110,7 +124,15 @@ type walk struct {
 	opt  MWSOptions
 	last []int64 // step of each atom's last flip
 	cand []int32
+	// tryHard and trySoft are the costs of the try's best state, which a
+	// tabu atom's flip must beat.
+	tryHard int
+	trySoft float64
 }
+
+// greedySamples is the number of improving atoms a greedy step looks at
+// (as in mws).
+const greedySamples = 15
 
 func (w *walk) done(hard int, soft float64) bool {
 	return len(w.s.bad) == 0 || (w.opt.Target > 0 && hard == 0 && soft <= w.opt.Target+1e-4)
@@ -137,6 +159,7 @@ func (w *walk) run(ctx context.Context) ([]int32, int, float64, error) {
 		}
 		var trail []int32 // flips since the try's best state
 		tryHard, trySoft := s.hardBad, s.soft
+		w.tryHard, w.trySoft = tryHard, trySoft
 		for i := 0; i < w.opt.MaxSteps && !w.done(s.hardBad, s.soft); i++ {
 			step++
 			if step&1023 == 0 {
@@ -159,6 +182,7 @@ func (w *walk) run(ctx context.Context) ([]int32, int, float64, error) {
 			trail = append(trail, a)
 			if better(s.hardBad, s.soft, tryHard, trySoft) {
 				tryHard, trySoft = s.hardBad, s.soft
+				w.tryHard, w.trySoft = tryHard, trySoft
 				trail = trail[:0]
 			}
 		}
@@ -181,11 +205,62 @@ func (w *walk) run(ctx context.Context) ([]int32, int, float64, error) {
 	return best, bestHard, bestSoft, err
 }
 
-// pick chooses the atom to flip: from a random costly clause, a random
-// candidate with probability Noise, else the candidate whose flip costs
-// least (not flipped in the last Tabu steps unless it beats the best).
+// tabu reports whether atom a, whose flip changes the costs by dh and
+// ds, was flipped in the last Tabu steps and its flip does not beat the
+// try's best state.
+func (w *walk) tabu(a int32, step int64, dh int, ds float64) bool {
+	if w.opt.Tabu <= 0 || step-w.last[a] > int64(w.opt.Tabu) {
+		return false
+	}
+	return !better(w.s.hardBad+dh, w.s.soft+ds, w.tryHard, w.trySoft)
+}
+
+// pickGreedy returns the best of a few sampled atoms whose flip lowers
+// the cost, not tabu, or -1 when there is none. It expands the atoms it
+// samples, so their gains count every clause their flip changes.
+func (w *walk) pickGreedy(step int64) (int32, error) {
+	s := w.s
+	chosen, bh, bs := int32(-1), 0, 0.0
+	for t := 0; t < greedySamples && len(s.good) > 0; {
+		i := w.rng.Intn(len(s.good))
+		a := s.good[i]
+		if s.improving(a) && !s.g.expanded[a] {
+			if err := s.expand(a); err != nil {
+				return -1, err
+			}
+		}
+		if !s.improving(a) {
+			s.dropGood(i)
+			continue
+		}
+		t++
+		for len(w.last) < len(s.val) {
+			w.last = append(w.last, math.MinInt64/2)
+		}
+		dh, ds := int(s.dHard[a]), s.dSoft[a]
+		if w.tabu(a, step, dh, ds) {
+			continue
+		}
+		if chosen < 0 || better(dh, ds, bh, bs) {
+			chosen, bh, bs = a, dh, ds
+		}
+	}
+	return chosen, nil
+}
+
+// pick chooses the atom to flip: with the gains tracked, an improving
+// atom when there is one (pickGreedy); else, from a random costly clause,
+// a random candidate with probability Noise, else the candidate whose
+// flip costs least (not flipped in the last Tabu steps unless it beats
+// the try's best).
 func (w *walk) pick(step int64) (int32, error) {
 	s := w.s
+	if s.track {
+		a, err := w.pickGreedy(step)
+		if a >= 0 || err != nil {
+			return a, err
+		}
+	}
 	c := s.bad[w.rng.Intn(len(s.bad))]
 	w.cand = s.candidates(c, w.cand)
 	cand := append([]int32(nil), w.cand...)
@@ -203,8 +278,7 @@ func (w *walk) pick(step int64) (int32, error) {
 	besta, bh, bs, n := int32(-1), 0, 0.0, 0
 	for _, a := range cand {
 		dh, ds := s.delta(a)
-		tabu := w.opt.Tabu > 0 && step-w.last[a] <= int64(w.opt.Tabu) && !(dh < 0 || (dh == 0 && ds < 0))
-		if tabu {
+		if w.tabu(a, step, dh, ds) {
 			continue
 		}
 		switch {

@@ -25,6 +25,22 @@ type state struct {
 	// selectNew decides whether a clause built while sel is in use is
 	// selected.
 	selectNew func(c int32) bool
+
+	// track (MaxWalkSAT only, without sel) keeps each atom's flip gain
+	// over the clauses built up to date: dHard and dSoft are the changes
+	// of the hard and soft costs if the atom were flipped, xorTrue the
+	// xor of the atoms of each clause's true literals, and good holds
+	// every atom whose flip lowers the cost (and maybe atoms whose flip
+	// no longer does, which the walk drops when it meets them). For an
+	// unexpanded atom the gain leaves out the clauses its expansion would
+	// build, which only add cost: it is exact once the atom is expanded.
+	track   bool
+	dHard   []int32
+	dSoft   []float64
+	xorTrue []int32
+	inGood  []bool
+	good    []int32
+	eps     float64 // soft gains above -eps do not count as improving
 }
 
 func newState(g *grounder) *state {
@@ -37,7 +53,45 @@ func (s *state) growAtoms() {
 	for len(s.val) < len(s.g.atomPred) {
 		s.val = append(s.val, false)
 		s.occ = append(s.occ, nil)
+		if s.track {
+			s.dHard = append(s.dHard, 0)
+			s.dSoft = append(s.dSoft, 0)
+			s.inGood = append(s.inGood, false)
+		}
 	}
+}
+
+// gain adds sign times clause c's weight to atom a's flip gain.
+func (s *state) gain(a, c int32, sign float64) {
+	if w := s.g.weight[c]; math.IsInf(w, 1) {
+		s.dHard[a] += int32(sign)
+	} else {
+		s.dSoft[a] += sign * w
+	}
+	s.updGood(a)
+}
+
+// improving reports whether flipping a lowers the cost over the clauses
+// built.
+func (s *state) improving(a int32) bool {
+	return s.dHard[a] < 0 || (s.dHard[a] == 0 && s.dSoft[a] < -s.eps)
+}
+
+// updGood puts a in the good list if its flip now lowers the cost.
+func (s *state) updGood(a int32) {
+	if !s.inGood[a] && s.improving(a) {
+		s.inGood[a] = true
+		s.good = append(s.good, a)
+	}
+}
+
+// dropGood removes the atom at position i of the good list.
+func (s *state) dropGood(i int) {
+	a := s.good[i]
+	last := len(s.good) - 1
+	s.good[i] = s.good[last]
+	s.good = s.good[:last]
+	s.inGood[a] = false
 }
 
 func (s *state) costly(c int32) bool {
@@ -52,15 +106,31 @@ func (s *state) costly(c int32) bool {
 
 func (s *state) addClause(c int32) {
 	s.growAtoms()
-	n := int32(0)
-	for _, l := range s.g.lits(c) {
+	n, x := int32(0), int32(0)
+	lits := s.g.lits(c)
+	for _, l := range lits {
 		a := l.Atom()
 		s.occ[a] = append(s.occ[a], ground.MakeLit(c, l.Neg()))
 		if l.True(s.val) {
 			n++
+			x ^= a
 		}
 	}
 	s.numTrue = append(s.numTrue, n)
+	if s.track {
+		s.xorTrue = append(s.xorTrue, x)
+		if w := math.Abs(s.g.weight[c]); !math.IsInf(w, 1) {
+			s.eps = max(s.eps, 1e-9*w)
+		}
+		switch n {
+		case 0: // flipping any atom makes it true
+			for _, l := range lits {
+				s.gain(l.Atom(), c, -1)
+			}
+		case 1: // flipping x makes it false
+			s.gain(x, c, 1)
+		}
+	}
 	s.badPos = append(s.badPos, -1)
 	if s.sel != nil {
 		s.sel = append(s.sel, s.selectNew != nil && s.selectNew(c))
@@ -106,12 +176,44 @@ func (s *state) flip(a int32) {
 	for _, o := range s.occ[a] {
 		c := o.Atom()
 		was := s.badPos[c] >= 0
+		nt := s.numTrue[c]
 		if v != o.Neg() {
 			s.numTrue[c]++
 		} else {
 			s.numTrue[c]--
 		}
+		if s.track {
+			s.track1(a, c, nt, v != o.Neg())
+		}
 		s.update(c, was)
+	}
+}
+
+// track1 updates the flip gains for the flip of a, whose literal in
+// clause c (which had nt true literals) became true when up is set.
+func (s *state) track1(a, c, nt int32, up bool) {
+	if up {
+		switch nt {
+		case 0: // it was false: now a alone makes it true
+			for _, l := range s.g.lits(c) {
+				s.gain(l.Atom(), c, 1)
+			}
+			s.gain(a, c, 1)
+		case 1: // the true atom no longer makes it false alone
+			s.gain(s.xorTrue[c], c, -1)
+		}
+		s.xorTrue[c] ^= a
+		return
+	}
+	s.xorTrue[c] ^= a
+	switch nt {
+	case 1: // it is false now: any flip makes it true
+		for _, l := range s.g.lits(c) {
+			s.gain(l.Atom(), c, -1)
+		}
+		s.gain(a, c, -1)
+	case 2: // the other true atom makes it false alone
+		s.gain(s.xorTrue[c], c, 1)
 	}
 }
 
