@@ -181,6 +181,14 @@ func (m *Model) addHybrid(d *syntax.HybridDecl, errs *syntax.ErrorList) {
 	free := map[string]int{}
 	var scope []scopeEntry
 	ft := &Feature{Pos: d.StartPos, Weight: d.Weight, Decl: d, Formula: -1}
+	if d.DomainScaled {
+		errs.Add(d.StartPos, "a formula with a numeric term cannot have a domain-size-aware weight ('@')")
+		return
+	}
+	if d.Utility != nil {
+		errs.Add(d.Utility.Pos(), "a formula with a numeric term cannot have a utility")
+		return
+	}
 	if d.F != nil {
 		if F, fe := m.compileFunctions(d.F); len(fe) > 0 || F != d.F {
 			errs.Add(d.F.Pos(), "a formula with a numeric term cannot use functions")

@@ -376,15 +376,21 @@ func (p *parser) numPrimary() NumExpr {
 
 // writeHybrid writes a hybrid statement.
 func writeHybrid(b *strings.Builder, d *HybridDecl) {
+	if d.DomainScaled {
+		b.WriteByte('@')
+	}
 	if d.HasWeight {
 		b.WriteString(FormatWeight(d.Weight))
 		b.WriteByte(' ')
 	}
+	writeUtility(b, &d.FormulaDecl)
 	if d.F != nil {
 		// Parenthesized unless an atom: a comparison's right term would
 		// take the "*" as a product.
-		_, atom := d.F.(*Atom)
-		writeParen(b, d.F, !atom)
+		// A "*" atom is parenthesized too: printed bare, "*A(x) * t" would
+		// read as the "* term" form with no formula.
+		a, atom := d.F.(*Atom)
+		writeParen(b, d.F, !atom || a.Star)
 		b.WriteByte(' ')
 	}
 	if d.F == nil && d.Star.IsValid() {
