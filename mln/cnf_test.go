@@ -114,45 +114,6 @@ func (w *cnfWorld) evalQuant(q *syntax.Quant, i int, env map[string]int) bool {
 	return !q.Exist
 }
 
-// freeVars returns the free variables of a formula.
-func freeVars(f syntax.Formula) []string {
-	var out []string
-	seen := map[string]bool{}
-	var rec func(f syntax.Formula, bound map[string]int)
-	use := func(t syntax.Term, bound map[string]int) {
-		if t.Kind == syntax.VarTerm && bound[t.Name] == 0 && !seen[t.Name] {
-			seen[t.Name] = true
-			out = append(out, t.Name)
-		}
-	}
-	rec = func(f syntax.Formula, bound map[string]int) {
-		switch f := f.(type) {
-		case *syntax.Atom:
-			for _, t := range f.Args {
-				use(t, bound)
-			}
-		case *syntax.Compare:
-			use(f.X, bound)
-			use(f.Y, bound)
-		case *syntax.Not:
-			rec(f.X, bound)
-		case *syntax.Binary:
-			rec(f.X, bound)
-			rec(f.Y, bound)
-		case *syntax.Quant:
-			for _, v := range f.Vars {
-				bound[v.Name]++
-			}
-			rec(f.Body, bound)
-			for _, v := range f.Vars {
-				bound[v.Name]--
-			}
-		}
-	}
-	rec(f, map[string]int{})
-	return out
-}
-
 // satisfiable reports whether the closure of f holds in some world.
 func (w *cnfWorld) satisfiable(f syntax.Formula) bool {
 	for bits := uint64(0); bits < 1<<w.numAtoms(); bits++ {
@@ -166,7 +127,7 @@ func (w *cnfWorld) satisfiable(f syntax.Formula) bool {
 
 // evalClosed evaluates the universal closure of a formula.
 func (w *cnfWorld) evalClosed(f syntax.Formula) bool {
-	free := freeVars(f)
+	free := syntax.FreeVars(f)
 	env := map[string]int{}
 	var rec func(i int) bool
 	rec = func(i int) bool {

@@ -289,7 +289,7 @@ func literalClause(m *mln.Model, f *mln.Formula) *mln.Clause {
 // the hard formula "U(x) <=> f".
 func addAux(m *mln.Model, fi int) (mln.PredID, error) {
 	f := m.Formulas[fi]
-	free := freeVars(f.AST)
+	free := syntax.FreeVars(f.AST)
 	if len(free) == 0 {
 		return 0, syntax.Errorf(f.Pos, "decision: a utility formula without free variables is not supported unless it is a single literal")
 	}
@@ -346,53 +346,6 @@ func addAux(m *mln.Model, fi int) (mln.PredID, error) {
 		return 0, fmt.Errorf("decision: utility formula at %s: %w", f.Pos, err)
 	}
 	return p.ID, nil
-}
-
-// freeVars returns the free variables of f in order of first occurrence.
-func freeVars(f syntax.Formula) []string {
-	var out []string
-	seen := map[string]bool{}
-	var term func(t syntax.Term, bound map[string]int)
-	term = func(t syntax.Term, bound map[string]int) {
-		switch t.Kind {
-		case syntax.VarTerm:
-			if bound[t.Name] == 0 && !seen[t.Name] {
-				seen[t.Name] = true
-				out = append(out, t.Name)
-			}
-		case syntax.FuncTerm:
-			for _, a := range t.Args {
-				term(a, bound)
-			}
-		}
-	}
-	var walk func(f syntax.Formula, bound map[string]int)
-	walk = func(f syntax.Formula, bound map[string]int) {
-		switch f := f.(type) {
-		case *syntax.Atom:
-			for _, t := range f.Args {
-				term(t, bound)
-			}
-		case *syntax.Compare:
-			term(f.X, bound)
-			term(f.Y, bound)
-		case *syntax.Not:
-			walk(f.X, bound)
-		case *syntax.Binary:
-			walk(f.X, bound)
-			walk(f.Y, bound)
-		case *syntax.Quant:
-			for _, v := range f.Vars {
-				bound[v.Name]++
-			}
-			walk(f.Body, bound)
-			for _, v := range f.Vars {
-				bound[v.Name]--
-			}
-		}
-	}
-	walk(f, map[string]int{})
-	return out
 }
 
 // noPlus returns f without its "+" marks (the auxiliary formula is hard).
