@@ -55,34 +55,20 @@ func Learn(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt LearnOpti
 	if opt.Sigma <= 0 {
 		opt.Sigma = 10
 	}
-	if len(dbs) == 0 {
-		return nil, fmt.Errorf("hybrid: no training database")
-	}
 	type example struct {
 		p     *Problem
 		data  []float64
 		scale []float64
 		state State
 	}
+	ground, err := groundExamples(m, dbs, opt.Query)
+	if err != nil {
+		return nil, err
+	}
 	var exs []example
-	for _, db := range dbs {
-		p, err := Ground(m, db.Without(opt.Query...), Options{Query: opt.Query})
-		if err != nil {
-			return nil, err
-		}
-		s := State{Bools: make([]bool, len(p.Bools)), Reals: make([]float64, len(p.Reals))}
-		for i, a := range p.Bools {
-			v, _ := db.Get(a.Pred, a.Args)
-			s.Bools[i] = v == mln.True
-		}
-		for i, a := range p.Reals {
-			v, ok := db.Real(a.Pred, a.Args)
-			if !ok {
-				return nil, fmt.Errorf("hybrid: the training data gives no value for %s", m.AtomString(a.Pred, a.Args))
-			}
-			s.Reals[i] = v
-		}
-		exs = append(exs, example{p: p, data: p.Counts(s.Bools, s.Reals), scale: p.squares(s.Reals), state: s})
+	for _, g := range ground {
+		s := g.truth
+		exs = append(exs, example{p: g.p, data: g.p.Counts(s.Bools, s.Reals), scale: g.p.squares(s.Reals), state: s})
 	}
 	feats := exs[0].p.Features
 	w := append([]float64(nil), exs[0].p.Weights...)
