@@ -63,7 +63,15 @@ With -d -withEM (Alchemy's learnwts -withEM) the -ne atoms a training
 database lists as unknown ("?Smokes(Anna)") are hidden, and the weights are
 learned by EM: -emIter rounds of MC-SAT marginals of the hidden atoms given
 the rest, then dcll on completions drawn from them. Unlisted -ne atoms are
-false, as without -withEM.`
+false, as without -withEM.
+
+With -hybrid (a model with numeric terms) every -t file is one example with
+-multipleDatabases, else the merged files are one; dcll (the default) learns
+the conditional log-likelihood with hybrid MC-SAT expectations, and -method
+mm the 1-slack max-margin weights, its loss-augmented inference hybrid
+MaxWalkSAT with the Hamming loss of the Boolean -ne atoms (real-valued -ne
+atoms add no loss); -C auto and -tuneHoldout (a fraction of the -t files)
+choose C as for mm.`
 
 func runLearn(ctx context.Context, e *env, args []string) error {
 	fs, tf := newTrainFlags(e, "learn", learnSynopsis,
@@ -85,7 +93,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		holdout    = fs.Float64("tuneHoldout", learn.DefaultTuneHoldout, "-sigma auto, -C auto: score each value on this fraction of the examples held out from its training (0: on the training examples)")
 		epsilon    = fs.Float64("epsilon", 0, fmt.Sprintf("mm: stop when the most violated constraint is violated by at most ε, in Hamming loss per example (0: the default, %g)", learn.DefaultMaxMarginEpsilon))
 		maxIter    = fs.Int("maxIter", 0, fmt.Sprintf("mm: maximum cutting-plane rounds (0: the default, %d); pll: maximum L-BFGS iterations (0: %d); dcll: iterations (0: %d)", learn.DefaultMaxMarginIter, score.DefaultPLLMaxIter, learn.DefaultCLLMaxIter))
-		hybridL    = fs.Bool("hybrid", false, "hybrid MLN (numeric terms): learn the conditional log-likelihood of the -ne atoms with hybrid MC-SAT expectations (-maxIter steps, 0: 100; -numSamples per step, 0: 50; -priorStdDev, 0: 10)")
+		hybridL    = fs.Bool("hybrid", false, "hybrid MLN (numeric terms): learn the conditional log-likelihood of the -ne atoms with hybrid MC-SAT expectations (-maxIter steps, 0: 100; -numSamples per step, 0: 50; -priorStdDev, 0: 10); with -method mm, the max-margin learner with loss-augmented hybrid MaxWalkSAT (-C, -epsilon, -maxIter, -tuneHoldout as for mm)")
 	)
 	var lx learnExtras // -gConvThresh, -cg*, -timeLimit, -addUnitClauses: learn_alchemy.go
 	lx.register(fs, tf)
@@ -96,7 +104,12 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *hybridL {
-		return runLearnHybrid(ctx, e, tf, *multi, *maxIter, *numSamples, *priorSD)
+		hf := hybridFlags{multi: *multi, iters: *maxIter, samples: *numSamples, priorSD: *priorSD,
+			c: *cFlag, epsilon: *epsilon, holdout: *holdout}
+		if err := hf.check(fs, *method, *gen, *disc); err != nil {
+			return err
+		}
+		return runLearnHybrid(ctx, e, tf, hf)
 	}
 	sigma, sigmaAuto, err := autoFloat("sigma", *sigmaFlag, learn.DefaultSigma)
 	if err != nil {

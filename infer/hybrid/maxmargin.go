@@ -108,7 +108,10 @@ func groundExamples(m *mln.Model, dbs []*mln.Database, query []mln.PredID) ([]ex
 // argmax_y ⟨w, n(x_i,y)⟩ + Δ(y_i,y) is found by hybrid MaxWalkSAT
 // (Problem.MAP, opt.MAP) on the Problem with one extra ground feature of
 // weight 1 per Boolean query atom, true when the atom differs from the
-// data; the true labelling is taken instead when the search returns a
+// data; its first try starts from the true labelling (from random ones,
+// the walk often ends below the truth's score once the numeric terms'
+// weights are large, and the round would then find no violated
+// constraint), and the true labelling is taken when the search returns a
 // worse one. Hard formulas keep HardWeight: their count differences move
 // into the planes' offsets. The first round uses w = 0; training stops
 // when a round's plane is violated by at most opt.Epsilon, or after
@@ -240,6 +243,7 @@ func (p *Problem) lossAugmented(truth []bool) *Problem {
 // truth when that scores higher, and its Hamming loss against truth.
 func (q *Problem) lossAugmentedMAP(ctx context.Context, w []float64, truth State, opt MAPOptions) (State, float64, error) {
 	copy(q.Weights, w)
+	opt.Start = truth.Bools
 	s, score, err := q.MAP(ctx, opt)
 	if err != nil {
 		return State{}, 0, err

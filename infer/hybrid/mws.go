@@ -22,6 +22,10 @@ type MAPOptions struct {
 	Tries    int     // restarts (default 1)
 	MaxFlips int     // Boolean flips per try (default 100 per Boolean variable, at least 1000)
 	Noise    float64 // probability of a random flip in a chosen feature (default 0.2)
+	// Start, if set, gives the Boolean values the first try starts from
+	// (instead of random ones; the continuous variables are optimised for
+	// them as in every try).
+	Start []bool
 }
 
 // MAP returns the most probable state found by hybrid MaxWalkSAT and its
@@ -54,6 +58,9 @@ func (p *Problem) MAP(ctx context.Context, opt MAPOptions) (State, float64, erro
 	for try := 0; try < opt.Tries; try++ {
 		for i := range b {
 			b[i] = rng.IntN(2) == 1
+		}
+		if try == 0 && opt.Start != nil {
+			copy(b, opt.Start)
 		}
 		clear(x)
 		if err := p.optimizeReals(b, x); err != nil {
