@@ -78,3 +78,54 @@ func TestRobotMapHybridBeatsBoolean(t *testing.T) {
 		t.Fatalf("hybrid CLL %.4f is not above the Boolean model's %.4f", h, b)
 	}
 }
+
+// testF1MaxMargin learns max-margin weights (C = 10000, the value -C auto
+// chooses for the hybrid model) for a robot-mapping model on the training
+// files and returns the F1 (percent) of the MAP labels of the test scans.
+func testF1MaxMargin(t *testing.T, model, evidence string) float64 {
+	t.Helper()
+	ctx := context.Background()
+	m, err := mln.LoadModel(robotmap + model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, err := mln.LoadDatabase(m, robotmap+"train.db", robotmap+"train-"+evidence+".db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := m.PredIDs("Wall,Door")
+	res, err := LearnMaxMargin(ctx, m, []*mln.Database{train}, MaxMarginOptions{Query: q, C: 10000, MAP: MAPOptions{Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err = mln.LoadModel(robotmap + model); err != nil {
+		t.Fatal(err)
+	}
+	test, err := mln.LoadDatabase(m, robotmap+"test.db", robotmap+"test-"+evidence+".db", robotmap+"test-truth.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs, err := groundExamples(m, []*mln.Database{test}, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f1, err := mapF1(ctx, exs, res.Weights, MAPOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f1
+}
+
+// Max-margin weights of the hybrid robot-mapping model label the held-out
+// scans at least as well (MAP F1) as those of the Boolean model.
+func TestRobotMapMaxMargin(t *testing.T) {
+	if testenv.Short() {
+		t.Skip("learns two models")
+	}
+	h := testF1MaxMargin(t, "robotmap.mln", "real")
+	b := testF1MaxMargin(t, "robotmap-bool.mln", "bool")
+	t.Logf("test F1: hybrid %.2f, Boolean %.2f", h, b)
+	if !(h >= b) {
+		t.Fatalf("hybrid F1 %.2f is below the Boolean model's %.2f", h, b)
+	}
+}
