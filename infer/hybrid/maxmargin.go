@@ -2,6 +2,7 @@ package hybrid
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -112,10 +113,16 @@ func groundExamples(m *mln.Model, dbs []*mln.Database, query []mln.PredID) ([]ex
 // the walk often ends below the truth's score once the numeric terms'
 // weights are large, and the round would then find no violated
 // constraint), and the true labelling is taken when the search returns a
-// worse one. Hard formulas keep HardWeight: their count differences move
-// into the planes' offsets. The first round uses w = 0; training stops
-// when a round's plane is violated by at most opt.Epsilon, or after
-// opt.MaxIter rounds.
+// worse one. When the continuous part has no maximum under the current
+// weights, the labelling is a state far along a direction in which it
+// grows (lossAugmentedMAP), whose plane moves the weights back. A numeric
+// term over real-valued query atoms alone keeps weight 0: with a positive
+// weight its maximum scores above the data, with a negative one the model
+// is unbounded, and no loss pays for either (learn such terms with Learn).
+// Hard formulas keep HardWeight: their count differences move into the
+// planes' offsets. The first round uses w = 0; training stops when a
+// round's plane is violated by at most opt.Epsilon, or after opt.MaxIter
+// rounds.
 func LearnMaxMargin(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt MaxMarginOptions) (*MaxMarginResult, error) {
 	C, eps, maxIter := opt.C, opt.Epsilon, opt.MaxIter
 	if C < 0 || eps < 0 || maxIter < 0 || math.IsNaN(C) || math.IsInf(C, 0) || math.IsNaN(eps) || math.IsInf(eps, 0) {
@@ -165,7 +172,7 @@ func LearnMaxMargin(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt 
 			}
 			mopt := opt.MAP
 			mopt.Seed += uint64(iter*len(exs) + i)
-			yhat, dl, err := aug[i].lossAugmentedMAP(ctx, w, ex.truth, mopt)
+			yhat, dl, err := aug[i].lossAugmentedMAP(ctx, w, ex.truth, xi, mopt)
 			if err != nil {
 				return nil, err
 			}
@@ -240,11 +247,21 @@ func (p *Problem) lossAugmented(truth []bool) *Problem {
 
 // lossAugmentedMAP sets the weights of the loss-augmented Problem q to w
 // (and 1 for the loss) and returns the state hybrid MaxWalkSAT finds, or
-// truth when that scores higher, and its Hamming loss against truth.
-func (q *Problem) lossAugmentedMAP(ctx context.Context, w []float64, truth State, opt MAPOptions) (State, float64, error) {
+// truth when that scores higher, and its Hamming loss against truth. When
+// the continuous part has no maximum under w, it returns instead a state
+// along a direction in which it grows, far enough that its score beats
+// truth's by 1 + xi: a finite constraint that w violates (every labelling
+// gives a valid constraint), which moves the next weights away from the
+// unbounded ones.
+func (q *Problem) lossAugmentedMAP(ctx context.Context, w []float64, truth State, xi float64, opt MAPOptions) (State, float64, error) {
 	copy(q.Weights, w)
 	opt.Start = truth.Bools
 	s, score, err := q.MAP(ctx, opt)
+	var ue *unboundedError
+	if errors.As(err, &ue) {
+		s, err = q.farState(ue, q.logWeight(truth.Bools, truth.Reals)+1+xi)
+		score = math.Inf(1)
+	}
 	if err != nil {
 		return State{}, 0, err
 	}
@@ -258,6 +275,41 @@ func (q *Problem) lossAugmentedMAP(ctx context.Context, w []float64, truth State
 		}
 	}
 	return s, float64(loss), nil
+}
+
+// farState returns a state with ue's Boolean values whose log-weight
+// reaches target: the continuous variables at from + t·d for the first t
+// in 1, 2, 4, ... (up to 2^60) that does, d being to − from, else each
+// coordinate direction ±e_i in turn; ue itself if there is none.
+func (q *Problem) farState(ue *unboundedError, target float64) (State, error) {
+	n := len(ue.from)
+	x := make([]float64, n)
+	try := func(d func(i int) float64) bool {
+		for t := 1.0; t <= 1<<60; t *= 2 {
+			for i := range x {
+				x[i] = ue.from[i] + t*d(i)
+			}
+			if v := q.logWeight(ue.bools, x); !math.IsNaN(v) && v >= target {
+				return true
+			}
+		}
+		return false
+	}
+	if try(func(i int) float64 { return ue.to[i] - ue.from[i] }) {
+		return State{Bools: ue.bools, Reals: x}, nil
+	}
+	for j := range 2 * n {
+		sign := float64(1 - 2*(j%2))
+		if try(func(i int) float64 {
+			if i == j/2 {
+				return sign
+			}
+			return 0
+		}) {
+			return State{Bools: ue.bools, Reals: x}, nil
+		}
+	}
+	return State{}, ue
 }
 
 // TuneMaxMargin chooses C from grid (learn.CGrid when nil) as the Boolean

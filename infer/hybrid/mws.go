@@ -276,8 +276,8 @@ func (p *Problem) optimizeReals(b []bool, x []float64) error {
 			break
 		}
 		if try == 3 {
-			return fmt.Errorf("hybrid: the log-weight has no maximum in the continuous variables (it keeps growing from %s = %g)",
-				p.Model.AtomString(p.Reals[bi].Pred, p.Reals[bi].Args), y[bi])
+			return &unboundedError{msg: fmt.Sprintf("hybrid: the log-weight has no maximum in the continuous variables (it keeps growing from %s = %g)",
+				p.Model.AtomString(p.Reals[bi].Pred, p.Reals[bi].Args), y[bi]), bools: slices.Clone(b), from: slices.Clone(res.X), to: y}
 		}
 		if res, err = optimize.Minimize(optimize.Problem{Func: f, Grad: grad}, y, settings, &optimize.LBFGS{}); res == nil {
 			return fmt.Errorf("hybrid: optimising the continuous variables: %v", err)
@@ -285,9 +285,21 @@ func (p *Problem) optimizeReals(b []bool, x []float64) error {
 	}
 	for i, v := range res.X {
 		if math.IsNaN(v) || math.Abs(v) > 1e12 || math.IsInf(res.F, -1) || res.F < -1e200 {
-			return fmt.Errorf("hybrid: the log-weight has no maximum in %s (the continuous part is unbounded)", p.Model.AtomString(p.Reals[i].Pred, p.Reals[i].Args))
+			return &unboundedError{msg: fmt.Sprintf("hybrid: the log-weight has no maximum in %s (the continuous part is unbounded)", p.Model.AtomString(p.Reals[i].Pred, p.Reals[i].Args)),
+				bools: slices.Clone(b), from: slices.Clone(x), to: slices.Clone(res.X)}
 		}
 	}
 	copy(x, res.X)
 	return nil
 }
+
+// unboundedError is the error of optimizeReals when the log-weight has no
+// maximum in the continuous variables for the Boolean values bools: it
+// grows from the point from towards the point to.
+type unboundedError struct {
+	msg      string
+	bools    []bool
+	from, to []float64
+}
+
+func (e *unboundedError) Error() string { return e.msg }
