@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,39 +30,38 @@ type hybridFlags struct {
 // check chooses the learner from -method (dcll, the default, or mm) and
 // rejects the flags that do not apply to it.
 func (hf *hybridFlags) check(fs *flag.FlagSet, method string, gen, disc bool) error {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var set []string
+	fs.Visit(func(f *flag.Flag) { set = append(set, f.Name) })
 	if gen {
 		return usagef("-g does not apply to -hybrid: give -method dcll or mm")
 	}
-	if disc && set["method"] && method != "dcll" {
+	if disc && slices.Contains(set, "method") && method != "dcll" {
 		return usagef("-d means -method dcll, not %s", method)
 	}
-	if !set["method"] {
+	if !slices.Contains(set, "method") {
 		method = "dcll"
 	}
-	switch method {
-	case "dcll":
-		for _, name := range []string{"C", "epsilon", "tuneHoldout"} {
-			if set[name] {
-				return usagef("-%s applies to -hybrid -method mm, not dcll", name)
-			}
-		}
-	case "mm":
-		hf.maxMargin = true
-		for _, name := range []string{"numSamples", "priorStdDev", "noPrior", "dNewton"} {
-			if set[name] {
-				return usagef("-%s does not apply to -hybrid -method mm", name)
-			}
-		}
-		if hf.epsilon < 0 || hf.iters < 0 {
-			return usagef("-epsilon and -maxIter must not be negative")
-		}
-		if hf.holdout < 0 || hf.holdout >= 1 {
-			return usagef("-tuneHoldout must be in [0, 1)")
-		}
-	default:
+	common := []string{"hybrid", "i", "o", "t", "ne", "multipleDatabases", "seed", "v", "method", "d", "maxIter"}
+	own := map[string][]string{"dcll": {"numSamples", "priorStdDev"}, "mm": {"C", "epsilon", "tuneHoldout"}}
+	if _, ok := own[method]; !ok {
 		return usagef("-method must be dcll (the default) or mm with -hybrid, not %q", method)
+	}
+	other := map[string]string{"dcll": "mm", "mm": "dcll"}[method]
+	for _, name := range set {
+		switch {
+		case slices.Contains(common, name) || slices.Contains(own[method], name):
+		case slices.Contains(own[other], name):
+			return usagef("-%s applies to -hybrid -method %s, not %s", name, other, method)
+		default:
+			return usagef("-%s does not apply to -hybrid", name)
+		}
+	}
+	hf.maxMargin = method == "mm"
+	if hf.epsilon < 0 || hf.iters < 0 {
+		return usagef("-epsilon and -maxIter must not be negative")
+	}
+	if hf.holdout < 0 || hf.holdout >= 1 {
+		return usagef("-tuneHoldout must be in [0, 1)")
 	}
 	return nil
 }

@@ -57,6 +57,8 @@ func TestLearnHybridMaxMargin(t *testing.T) {
 		{[]string{"-C", "10"}, "-C"},
 		{[]string{"-method", "mm", "-C", "10", "-tuneHoldout", "0.5"}, "-tuneHoldout"},
 		{[]string{"-g"}, "-g"},
+		{[]string{"-method", "mm", "-loss", "f1"}, "-loss"},
+		{[]string{"-sigma", "0.1"}, "-sigma"},
 	} {
 		args := append([]string{"learn", "-hybrid", "-i", model, "-t", train, "-ne", "C", "-o", out}, bad.args...)
 		code, _, stderr := marple(t, args...)
