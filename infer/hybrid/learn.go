@@ -32,7 +32,8 @@ type LearnOptions struct {
 }
 
 // Learn fits the weights of the model's features (Problem.Features order;
-// hard formulas keep HardWeight) to the databases, maximising the
+// hard formulas are not learned: they stay constraints, which the samples
+// satisfy, and their entries hold HardWeight) to the databases, maximising the
 // conditional log-likelihood of the query atoms given the other atoms,
 // with a Gaussian prior. The feature value of a grounding is its formula's
 // indicator times its numeric term; the gradient for a weight is the
