@@ -1,6 +1,8 @@
 package mln
 
 import (
+	"strconv"
+
 	"github.com/marple-mln/marple/syntax"
 )
 
@@ -107,8 +109,11 @@ func (m *Model) HybridFormulas() []*Feature {
 
 // Features returns every formula of the model as a Feature: the Boolean
 // formulas (m.Formulas, whose feature is the formula's indicator, with its
-// written weight) and then the hybrid ones. Formulas with "+" variables are
-// refused, as are the synthetic constraints of "!" arguments.
+// written weight), then the hybrid ones, then the hard constraints of "!"
+// arguments (for each argument of a predicate declared with "!", the
+// features "EXIST v P(..., v, ...)" and "!P(..., v, ...) v !P(..., w, ...)
+// v v = w", Formula -1). Formulas with "+" variables (one weight per
+// constant) are refused at the "+".
 func (m *Model) Features() ([]*Feature, error) {
 	var errs syntax.ErrorList
 	var out []*Feature
@@ -116,8 +121,10 @@ func (m *Model) Features() ([]*Feature, error) {
 		if f.Synthetic || f.AST == nil {
 			continue
 		}
-		if len(f.PlusVars) > 0 {
-			errs.Add(f.Pos, "a hybrid model cannot have '+' variables")
+		if plus := plusMarks(f.AST, nil); len(plus) > 0 {
+			for _, pos := range plus {
+				errs.Add(pos, "a hybrid model cannot have '+' variables (one weight per constant)")
+			}
 			continue
 		}
 		an := m.analyze(f.AST, &errs)
@@ -125,16 +132,74 @@ func (m *Model) Features() ([]*Feature, error) {
 		ft.setVars(an)
 		out = append(out, ft)
 	}
+	out = append(out, m.HybridFormulas()...)
 	for _, p := range m.Preds {
 		for i, u := range p.Unique {
-			if u {
-				errs.Add(p.Pos, "a hybrid model cannot have '!' arguments (argument %d of %s)", i+1, p.Name)
+			if !u {
+				continue
 			}
+			if m.IsReal(p.ID) {
+				errs.Add(p.Pos, "real-valued predicate %s cannot have '!' arguments (argument %d)", p.Name, i+1)
+				continue
+			}
+			out = append(out, uniqueFeatures(p, i)...)
 		}
 	}
-	out = append(out, m.HybridFormulas()...)
 	errs.Sort()
 	return out, errs.Err()
+}
+
+// plusMarks appends the positions of the "+" marks of f's terms.
+func plusMarks(f syntax.Formula, out []syntax.Pos) []syntax.Pos {
+	if f == nil {
+		return out
+	}
+	syntax.Walk(f, func(g syntax.Formula) bool {
+		if a, ok := g.(*syntax.Atom); ok {
+			for _, t := range a.Args {
+				if t.Plus {
+					out = append(out, t.TermPos)
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// uniqueFeatures returns the two hard features of argument a of p
+// declared with "!": some value (an EXIST over the argument) and at most
+// one (two values are equal).
+func uniqueFeatures(p *Predicate, a int) []*Feature {
+	n := len(p.Args)
+	vars := make([]Var, n+1)
+	args := make([]Term, n)
+	for i, t := range p.Args {
+		vars[i] = Var{Name: "a" + strconv.Itoa(i+1), Type: t}
+		args[i] = VarTerm(i)
+	}
+	vars[n] = Var{Name: vars[a].Name + "b", Type: p.Args[a]}
+	args2 := append([]Term(nil), args...)
+	args2[a] = VarTerm(n)
+	var free []int
+	for i := range n {
+		if i != a {
+			free = append(free, i)
+		}
+	}
+	least := &Feature{Pos: p.Pos, Hard: true, Vars: vars[:n], Free: free, Formula: -1,
+		Cond: &Cond{Kind: CondExist, Vars: []int{a}, Kids: []*Cond{{Kind: CondLit, Lit: Literal{Pred: p.ID, Args: args}}}}}
+	all := make([]int, n+1)
+	for i := range all {
+		all[i] = i
+	}
+	most := &Feature{Pos: p.Pos, Hard: true, Vars: vars, Free: all, Formula: -1,
+		Cond: &Cond{Kind: CondOr, Kids: []*Cond{
+			{Kind: CondLit, Lit: Literal{Pred: p.ID, Neg: true, Args: args}},
+			{Kind: CondLit, Lit: Literal{Pred: p.ID, Neg: true, Args: args2}},
+			{Kind: CondLit, Lit: Literal{Pred: -1, Builtin: Eq, Args: []Term{VarTerm(a), VarTerm(n)}}},
+		}}}
+	return []*Feature{least, most}
 }
 
 func (f *Feature) setVars(an *analysis) {
@@ -203,10 +268,17 @@ func (m *Model) addHybrid(d *syntax.HybridDecl, errs *syntax.ErrorList) {
 		an.root = m.convert(d.F, an, free, &scope, &ferrs)
 	}
 	ft.Term = m.numTerm(d.Term, an, free, &scope, &ferrs)
-	for _, v := range an.vars {
-		if v.plus {
-			ferrs.Add(v.pos, "a formula with a numeric term cannot have '+' variables")
+	for _, pos := range plusMarks(d.F, nil) {
+		ferrs.Add(pos, "a formula with a numeric term cannot have '+' variables (one weight per constant)")
+	}
+	for _, a := range syntax.NumAtoms(d.Term) {
+		for _, t := range a.Args {
+			if t.Plus {
+				ferrs.Add(t.TermPos, "a formula with a numeric term cannot have '+' variables (one weight per constant)")
+			}
 		}
+	}
+	for _, v := range an.vars {
 		if v.used && v.typ < 0 {
 			ferrs.Add(v.pos, "cannot infer the type of variable %s (it appears only in comparisons)", v.name)
 		}

@@ -273,3 +273,100 @@ func TestLearnHard(t *testing.T) {
 		t.Errorf("learned weights %v, want [%.4f %v] (±15%%)", w, want, HardWeight)
 	}
 }
+
+// A predicate argument declared with "!" is a pair of hard constraints
+// (exactly one label per segment): the label distribution given the
+// length is exact by the formula, and with the length unknown each label's
+// mass is its weight's exponential times the Gaussian integral sqrt(π/w).
+const labels = `seg = {S}
+lab = {W, D, O}
+Label(seg, lab!)
+Len(seg)
+0.3 Label(s, W)
+2 Label(s, W) * Len(s) = 3
+1 Label(s, D) * Len(s) = 1
+0.5 Label(s, O) * Len(s) = 0
+`
+
+func TestUniqueArgument(t *testing.T) {
+	type label struct {
+		name      string
+		c, w, mu  float64
+		i         int
+		pGiven, p float64
+	}
+	ls := []*label{{name: "W", c: 0.3, w: 2, mu: 3}, {name: "D", w: 1, mu: 1}, {name: "O", w: 0.5}}
+	const r0 = 2.2
+	var z0, z float64
+	for _, l := range ls {
+		l.pGiven = math.Exp(l.c - l.w*(r0-l.mu)*(r0-l.mu))
+		l.p = math.Exp(l.c) * math.Sqrt(math.Pi/l.w)
+		z0 += l.pGiven
+		z += l.p
+	}
+	for _, evidence := range []string{"Len(S) 2.2\n", ""} {
+		p := problem(t, labels, evidence, "Label")
+		if p.NumHard() == 0 {
+			t.Fatal("no ground hard formula")
+		}
+		for _, l := range ls {
+			l.i = -1
+			for i, a := range p.Bools {
+				if p.Model.AtomString(a.Pred, a.Args) == "Label(S,"+l.name+")" {
+					l.i = i
+				}
+			}
+			if l.i < 0 {
+				t.Fatalf("no variable Label(S,%s)", l.name)
+			}
+		}
+		s, _, err := p.MAP(context.Background(), MAPOptions{Seed: 1, Tries: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.Bools[ls[0].i] || s.Bools[ls[1].i] || s.Bools[ls[2].i] {
+			t.Errorf("%q: MAP %v, want Label(S,W) alone", evidence, s.Bools)
+		}
+		const n = 20000
+		res, err := p.Sample(context.Background(), SampleOptions{Seed: 9, Samples: n, Each: func(s *State) {
+			k := 0
+			for _, l := range ls {
+				if s.Bools[l.i] {
+					k++
+				}
+			}
+			if k != 1 {
+				t.Fatalf("a sample has %d labels", k)
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range ls {
+			want := l.pGiven / z0
+			if evidence == "" {
+				want = l.p / z
+			}
+			t.Logf("%q: P(Label(S,%s)) %.4f, exact %.4f", evidence, l.name, res.True[l.i], want)
+			if math.Abs(res.True[l.i]-want) > 0.03 {
+				t.Errorf("%q: P(Label(S,%s)) = %.4f, exact %.4f ± 0.03", evidence, l.name, res.True[l.i], want)
+			}
+		}
+	}
+}
+
+// "+" variables (one weight per constant) are refused at the "+".
+func TestPlusRefused(t *testing.T) {
+	for model, want := range map[string]string{
+		"o = {A}\nP(o)\nX(o)\n1 P(+x)\n1 P(x) * X(x) = 1\n": "t.mln:4:5: a hybrid model cannot have '+' variables",
+		"o = {A}\nP(o)\nX(o)\n1 P(+x) * X(x) = 1\n":         "t.mln:4:5: a formula with a numeric term cannot have '+' variables",
+	} {
+		m, err := mln.ParseModel("t.mln", model)
+		if err == nil {
+			_, err = m.Features()
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %s", model, err, want)
+		}
+	}
+}
