@@ -1,6 +1,7 @@
 package mln
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/marple-mln/marple/syntax"
@@ -83,6 +84,11 @@ type Feature struct {
 	// or nil for a Boolean formula: Formula then indexes Model.Formulas).
 	Decl    *syntax.HybridDecl
 	Formula int
+	// Plus lists the "+" variables (indices into Vars, in order), and
+	// PlusConsts their constants: a formula with "+" variables is one
+	// feature per binding of them, each with its own weight.
+	Plus       []int
+	PlusConsts []ConstID
 }
 
 // IsHybrid reports whether the model has formulas with numeric terms.
@@ -112,8 +118,11 @@ func (m *Model) HybridFormulas() []*Feature {
 // written weight), then the hybrid ones, then the hard constraints of "!"
 // arguments (for each argument of a predicate declared with "!", the
 // features "EXIST v P(..., v, ...)" and "!P(..., v, ...) v !P(..., w, ...)
-// v v = w", Formula -1). Formulas with "+" variables (one weight per
-// constant) are refused at the "+".
+// v v = w", Formula -1). A formula with "+" variables is one feature per
+// binding of them to the constants of their types (PlusConsts), in the
+// order of the bindings (the first variable slowest); a Boolean formula's
+// feature takes the weight of the binding's parameter when there is one
+// (Model.Param), else the written weight.
 func (m *Model) Features() ([]*Feature, error) {
 	var errs syntax.ErrorList
 	var out []*Feature
@@ -121,18 +130,19 @@ func (m *Model) Features() ([]*Feature, error) {
 		if f.Synthetic || f.AST == nil {
 			continue
 		}
-		if plus := plusMarks(f.AST, nil); len(plus) > 0 {
-			for _, pos := range plus {
-				errs.Add(pos, "a hybrid model cannot have '+' variables (one weight per constant)")
-			}
-			continue
-		}
 		an := m.analyze(f.AST, &errs)
 		ft := &Feature{Pos: f.Pos, Weight: f.Weight, Hard: f.Hard, Cond: toCond(an.root), Formula: i}
 		ft.setVars(an)
-		out = append(out, ft)
+		out = m.expandPlus(out, ft, func(b []ConstID) float64 {
+			if p, ok := f.Params[BindingKey(b)]; ok {
+				return m.Weights[p]
+			}
+			return f.Weight
+		})
 	}
-	out = append(out, m.HybridFormulas()...)
+	for _, ft := range m.HybridFormulas() {
+		out = m.expandPlus(out, ft, nil)
+	}
 	for _, p := range m.Preds {
 		for i, u := range p.Unique {
 			if !u {
@@ -149,21 +159,37 @@ func (m *Model) Features() ([]*Feature, error) {
 	return out, errs.Err()
 }
 
-// plusMarks appends the positions of the "+" marks of f's terms.
-func plusMarks(f syntax.Formula, out []syntax.Pos) []syntax.Pos {
-	if f == nil {
-		return out
+// expandPlus appends ft to out, or, when it has "+" variables, one copy of
+// it per binding of them, with the weight weight(binding) (nil: ft's).
+func (m *Model) expandPlus(out []*Feature, ft *Feature, weight func([]ConstID) float64) []*Feature {
+	if len(ft.Plus) == 0 {
+		return append(out, ft)
 	}
-	syntax.Walk(f, func(g syntax.Formula) bool {
-		if a, ok := g.(*syntax.Atom); ok {
-			for _, t := range a.Args {
-				if t.Plus {
-					out = append(out, t.TermPos)
-				}
-			}
+	var free []int
+	for _, v := range ft.Free {
+		if !slices.Contains(ft.Plus, v) {
+			free = append(free, v)
 		}
-		return true
-	})
+	}
+	b := make([]ConstID, len(ft.Plus))
+	var rec func(i int)
+	rec = func(i int) {
+		if i == len(b) {
+			c := *ft
+			c.Free = free
+			c.PlusConsts = slices.Clone(b)
+			if weight != nil {
+				c.Weight = weight(b)
+			}
+			out = append(out, &c)
+			return
+		}
+		for _, k := range m.Types[ft.Vars[ft.Plus[i]].Type].Consts {
+			b[i] = k
+			rec(i + 1)
+		}
+	}
+	rec(0)
 	return out
 }
 
@@ -207,6 +233,9 @@ func (f *Feature) setVars(an *analysis) {
 		f.Vars = append(f.Vars, Var{Name: v.name, Type: v.typ})
 		if !v.bound && v.used {
 			f.Free = append(f.Free, i)
+		}
+		if v.plus {
+			f.Plus = append(f.Plus, i)
 		}
 	}
 }
@@ -268,16 +297,6 @@ func (m *Model) addHybrid(d *syntax.HybridDecl, errs *syntax.ErrorList) {
 		an.root = m.convert(d.F, an, free, &scope, &ferrs)
 	}
 	ft.Term = m.numTerm(d.Term, an, free, &scope, &ferrs)
-	for _, pos := range plusMarks(d.F, nil) {
-		ferrs.Add(pos, "a formula with a numeric term cannot have '+' variables (one weight per constant)")
-	}
-	for _, a := range syntax.NumAtoms(d.Term) {
-		for _, t := range a.Args {
-			if t.Plus {
-				ferrs.Add(t.TermPos, "a formula with a numeric term cannot have '+' variables (one weight per constant)")
-			}
-		}
-	}
 	for _, v := range an.vars {
 		if v.used && v.typ < 0 {
 			ferrs.Add(v.pos, "cannot infer the type of variable %s (it appears only in comparisons)", v.name)

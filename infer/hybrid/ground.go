@@ -192,6 +192,12 @@ func (g *grounder) feature(t int32, f *mln.Feature) error {
 		return fmt.Errorf("%s: the formula has %.0f groundings, more than the hybrid engine's bound of %d ground features", f.Pos, n, MaxGroundFeatures)
 	}
 	g.bind = make([]mln.ConstID, len(f.Vars))
+	if len(f.PlusConsts) != len(f.Plus) {
+		return fmt.Errorf("%s: the '+' variables of the formula are not bound (use Model.Features)", f.Pos)
+	}
+	for i, v := range f.Plus {
+		g.bind[v] = f.PlusConsts[i]
+	}
 	var rec func(i int) error
 	rec = func(i int) error {
 		if i == len(f.Free) {

@@ -354,19 +354,3 @@ func TestUniqueArgument(t *testing.T) {
 		}
 	}
 }
-
-// "+" variables (one weight per constant) are refused at the "+".
-func TestPlusRefused(t *testing.T) {
-	for model, want := range map[string]string{
-		"o = {A}\nP(o)\nX(o)\n1 P(+x)\n1 P(x) * X(x) = 1\n": "t.mln:4:5: a hybrid model cannot have '+' variables",
-		"o = {A}\nP(o)\nX(o)\n1 P(+x) * X(x) = 1\n":         "t.mln:4:5: a formula with a numeric term cannot have '+' variables",
-	} {
-		m, err := mln.ParseModel("t.mln", model)
-		if err == nil {
-			_, err = m.Features()
-		}
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q: got %v, want %s", model, err, want)
-		}
-	}
-}

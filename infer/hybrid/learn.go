@@ -212,6 +212,10 @@ func WriteModel(out io.Writer, m *mln.Model, weights []float64) error {
 		if f.Decl != nil || f.Hard {
 			continue
 		}
+		if len(f.Plus) > 0 {
+			m.Weights[m.Param(f.Formula, f.PlusConsts)] = weights[i] // written once per binding
+			continue
+		}
 		fm := m.Formulas[f.Formula]
 		fm.Weight, fm.HasWeight = weights[i], true
 		if p, ok := fm.Params[""]; ok {
@@ -227,6 +231,13 @@ func WriteModel(out io.Writer, m *mln.Model, weights []float64) error {
 			continue
 		}
 		d := *f.Decl
+		if len(f.Plus) > 0 {
+			b, err := bindPlus(m, f.Decl, f)
+			if err != nil {
+				return err
+			}
+			d = *b
+		}
 		d.Weight, d.HasWeight = weights[i], true
 		if err := syntax.Fprint(bw, &d); err != nil {
 			return err
