@@ -327,7 +327,10 @@ func TestUniqueArgument(t *testing.T) {
 		if !s.Bools[ls[0].i] || s.Bools[ls[1].i] || s.Bools[ls[2].i] {
 			t.Errorf("%q: MAP %v, want Label(S,W) alone", evidence, s.Bools)
 		}
-		const n = 20000
+		// Tolerance: the estimates of P(Label(S,W)) over 8 seeds have a
+		// standard deviation of 0.005 (given the length) and 0.012 (not
+		// given) at 50,000 samples; 0.04 is about 3 of them at 40,000.
+		const n = 40000
 		res, err := p.Sample(context.Background(), SampleOptions{Seed: 9, Samples: n, Each: func(s *State) {
 			k := 0
 			for _, l := range ls {
@@ -348,8 +351,8 @@ func TestUniqueArgument(t *testing.T) {
 				want = l.p / z
 			}
 			t.Logf("%q: P(Label(S,%s)) %.4f, exact %.4f", evidence, l.name, res.True[l.i], want)
-			if math.Abs(res.True[l.i]-want) > 0.03 {
-				t.Errorf("%q: P(Label(S,%s)) = %.4f, exact %.4f ± 0.03", evidence, l.name, res.True[l.i], want)
+			if math.Abs(res.True[l.i]-want) > 0.04 {
+				t.Errorf("%q: P(Label(S,%s)) = %.4f, exact %.4f ± 0.04", evidence, l.name, res.True[l.i], want)
 			}
 		}
 	}

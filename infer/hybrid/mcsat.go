@@ -100,8 +100,9 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 			phi := p.Weights[p.ground[i].tmpl] * p.value(int32(i), b, x)
 			level[i] = phi + math.Log(1-rng.Float64())
 		}
-		// Boolean variables.
-		mover.move(len(b), b, x)
+		// Boolean variables: one watched move per variable, at least 16
+		// (cheap on small problems, and it lets tied atoms mix there).
+		mover.move(max(len(b), 16), b, x)
 		// Continuous variables.
 		ord := order[:len(x)]
 		for i := range ord {
