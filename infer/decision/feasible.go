@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/marple-mln/marple/ground"
 )
@@ -38,7 +39,8 @@ type hardPart struct {
 
 // feasibility holds the hard clauses for the feasibility checks.
 type feasibility struct {
-	never string // set when no assignment is feasible: why
+	mu    sync.Mutex // guards the parts' caches
+	never string     // set when no assignment is feasible: why
 	parts []*hardPart
 	all   [][]ground.Lit // every hard clause (to find a feasible assignment)
 }
@@ -151,6 +153,8 @@ func (p *Problem) Feasible(actions []bool) (bool, error) {
 	if f.never != "" {
 		return false, nil
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	var key strings.Builder
 	for _, part := range f.parts {
 		key.Reset()
