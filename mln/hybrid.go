@@ -1,6 +1,9 @@
 package mln
 
 import (
+	"slices"
+	"strconv"
+
 	"github.com/marple-mln/marple/syntax"
 )
 
@@ -81,6 +84,11 @@ type Feature struct {
 	// or nil for a Boolean formula: Formula then indexes Model.Formulas).
 	Decl    *syntax.HybridDecl
 	Formula int
+	// Plus lists the "+" variables (indices into Vars, in order), and
+	// PlusConsts their constants: a formula with "+" variables is one
+	// feature per binding of them, each with its own weight.
+	Plus       []int
+	PlusConsts []ConstID
 }
 
 // IsHybrid reports whether the model has formulas with numeric terms.
@@ -107,8 +115,14 @@ func (m *Model) HybridFormulas() []*Feature {
 
 // Features returns every formula of the model as a Feature: the Boolean
 // formulas (m.Formulas, whose feature is the formula's indicator, with its
-// written weight) and then the hybrid ones. Formulas with "+" variables are
-// refused, as are the synthetic constraints of "!" arguments.
+// written weight), then the hybrid ones, then the hard constraints of "!"
+// arguments (for each argument of a predicate declared with "!", the
+// features "EXIST v P(..., v, ...)" and "!P(..., v, ...) v !P(..., w, ...)
+// v v = w", Formula -1). A formula with "+" variables is one feature per
+// binding of them to the constants of their types (PlusConsts), in the
+// order of the bindings (the first variable slowest); a Boolean formula's
+// feature takes the weight of the binding's parameter when there is one
+// (Model.Param), else the written weight.
 func (m *Model) Features() ([]*Feature, error) {
 	var errs syntax.ErrorList
 	var out []*Feature
@@ -116,25 +130,102 @@ func (m *Model) Features() ([]*Feature, error) {
 		if f.Synthetic || f.AST == nil {
 			continue
 		}
-		if len(f.PlusVars) > 0 {
-			errs.Add(f.Pos, "a hybrid model cannot have '+' variables")
-			continue
-		}
 		an := m.analyze(f.AST, &errs)
 		ft := &Feature{Pos: f.Pos, Weight: f.Weight, Hard: f.Hard, Cond: toCond(an.root), Formula: i}
 		ft.setVars(an)
-		out = append(out, ft)
+		out = m.expandPlus(out, ft, func(b []ConstID) float64 {
+			if p, ok := f.Params[BindingKey(b)]; ok {
+				return m.Weights[p]
+			}
+			return f.Weight
+		})
+	}
+	for _, ft := range m.HybridFormulas() {
+		out = m.expandPlus(out, ft, nil)
 	}
 	for _, p := range m.Preds {
 		for i, u := range p.Unique {
-			if u {
-				errs.Add(p.Pos, "a hybrid model cannot have '!' arguments (argument %d of %s)", i+1, p.Name)
+			if !u {
+				continue
 			}
+			if m.IsReal(p.ID) {
+				errs.Add(p.Pos, "real-valued predicate %s cannot have '!' arguments (argument %d)", p.Name, i+1)
+				continue
+			}
+			out = append(out, uniqueFeatures(p, i)...)
 		}
 	}
-	out = append(out, m.HybridFormulas()...)
 	errs.Sort()
 	return out, errs.Err()
+}
+
+// expandPlus appends ft to out, or, when it has "+" variables, one copy of
+// it per binding of them, with the weight weight(binding) (nil: ft's).
+func (m *Model) expandPlus(out []*Feature, ft *Feature, weight func([]ConstID) float64) []*Feature {
+	if len(ft.Plus) == 0 {
+		return append(out, ft)
+	}
+	var free []int
+	for _, v := range ft.Free {
+		if !slices.Contains(ft.Plus, v) {
+			free = append(free, v)
+		}
+	}
+	b := make([]ConstID, len(ft.Plus))
+	var rec func(i int)
+	rec = func(i int) {
+		if i == len(b) {
+			c := *ft
+			c.Free = free
+			c.PlusConsts = slices.Clone(b)
+			if weight != nil {
+				c.Weight = weight(b)
+			}
+			out = append(out, &c)
+			return
+		}
+		for _, k := range m.Types[ft.Vars[ft.Plus[i]].Type].Consts {
+			b[i] = k
+			rec(i + 1)
+		}
+	}
+	rec(0)
+	return out
+}
+
+// uniqueFeatures returns the two hard features of argument a of p
+// declared with "!": some value (an EXIST over the argument) and at most
+// one (two values are equal).
+func uniqueFeatures(p *Predicate, a int) []*Feature {
+	n := len(p.Args)
+	vars := make([]Var, n+1)
+	args := make([]Term, n)
+	for i, t := range p.Args {
+		vars[i] = Var{Name: "a" + strconv.Itoa(i+1), Type: t}
+		args[i] = VarTerm(i)
+	}
+	vars[n] = Var{Name: vars[a].Name + "b", Type: p.Args[a]}
+	args2 := append([]Term(nil), args...)
+	args2[a] = VarTerm(n)
+	var free []int
+	for i := range n {
+		if i != a {
+			free = append(free, i)
+		}
+	}
+	least := &Feature{Pos: p.Pos, Hard: true, Vars: vars[:n], Free: free, Formula: -1,
+		Cond: &Cond{Kind: CondExist, Vars: []int{a}, Kids: []*Cond{{Kind: CondLit, Lit: Literal{Pred: p.ID, Args: args}}}}}
+	all := make([]int, n+1)
+	for i := range all {
+		all[i] = i
+	}
+	most := &Feature{Pos: p.Pos, Hard: true, Vars: vars, Free: all, Formula: -1,
+		Cond: &Cond{Kind: CondOr, Kids: []*Cond{
+			{Kind: CondLit, Lit: Literal{Pred: p.ID, Neg: true, Args: args}},
+			{Kind: CondLit, Lit: Literal{Pred: p.ID, Neg: true, Args: args2}},
+			{Kind: CondLit, Lit: Literal{Pred: -1, Builtin: Eq, Args: []Term{VarTerm(a), VarTerm(n)}}},
+		}}}
+	return []*Feature{least, most}
 }
 
 func (f *Feature) setVars(an *analysis) {
@@ -142,6 +233,9 @@ func (f *Feature) setVars(an *analysis) {
 		f.Vars = append(f.Vars, Var{Name: v.name, Type: v.typ})
 		if !v.bound && v.used {
 			f.Free = append(f.Free, i)
+		}
+		if v.plus {
+			f.Plus = append(f.Plus, i)
 		}
 	}
 }
@@ -204,9 +298,6 @@ func (m *Model) addHybrid(d *syntax.HybridDecl, errs *syntax.ErrorList) {
 	}
 	ft.Term = m.numTerm(d.Term, an, free, &scope, &ferrs)
 	for _, v := range an.vars {
-		if v.plus {
-			ferrs.Add(v.pos, "a formula with a numeric term cannot have '+' variables")
-		}
 		if v.used && v.typ < 0 {
 			ferrs.Add(v.pos, "cannot infer the type of variable %s (it appears only in comparisons)", v.name)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -60,6 +61,9 @@ func runInferHybrid(ctx context.Context, e *env, r hybridRun) error {
 		return err
 	}
 	done("%d Boolean and %d continuous variables, %d ground features", len(prob.Bools), len(prob.Reals), prob.NumGround())
+	if prob.HardFalse > 0 {
+		fmt.Fprintf(e.stderr, "marple infer: warning: the evidence alone falsifies %d ground hard formulas (left out)\n", prob.HardFalse)
+	}
 	isQuery := make([]bool, len(m.Preds))
 	realQuery := false
 	for _, q := range query {
@@ -71,10 +75,13 @@ func runInferHybrid(ctx context.Context, e *env, r hybridRun) error {
 	if !r.marginal {
 		done := p.stage("hybrid MaxWalkSAT")
 		s, w, err := prob.MAP(ctx, hybrid.MAPOptions{Seed: seed})
-		if err != nil {
+		if err != nil && !errors.Is(err, hybrid.ErrHard) {
 			return err
 		}
 		done("log-weight %.6g", w)
+		if h := prob.HardViolated(s.Bools); h > 0 {
+			fmt.Fprintf(e.stderr, "marple infer: warning: the MAP state violates %d of %d ground hard formulas\n", h, prob.NumHard())
+		}
 		if err := atomicfile.Write(r.out, func(w io.Writer) error {
 			bw := bufio.NewWriter(w)
 			for q := range m.Preds {

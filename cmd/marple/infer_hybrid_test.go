@@ -41,3 +41,28 @@ func TestInferHybrid(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
+
+// Hard formulas no state satisfies: MAP writes its best state with a
+// warning naming the violated count, marginals fail; the evidence
+// falsifying a hard formula is a warning.
+func TestInferHybridHard(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.mln")
+	os.WriteFile(model, []byte("o = {A}\nP(o)\nQ(o)\nX(o)\nP(x).\n!P(x) v Q(x).\n!Q(x).\n1 P(x) * X(x) = 2\n"), 0o644)
+	ev := filepath.Join(dir, "e.db")
+	os.WriteFile(ev, nil, 0o644)
+	out := filepath.Join(dir, "out")
+	code, _, stderr := marple(t, "infer", "-hybrid", "-i", model, "-e", ev, "-r", out, "-q", "P,Q")
+	if code != 0 || !strings.Contains(stderr, "warning: the MAP state violates 1 of 3 ground hard formulas") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, _, stderr = marple(t, "infer", "-hybrid", "-ms", "-i", model, "-e", ev, "-r", out, "-q", "P,Q")
+	if code != 1 || !strings.Contains(stderr, "no state satisfying the hard formulas") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	os.WriteFile(ev, []byte("P(A)\n!Q(A)\n"), 0o644)
+	code, _, stderr = marple(t, "infer", "-hybrid", "-i", model, "-e", ev, "-r", out, "-q", "X")
+	if code != 0 || !strings.Contains(stderr, "warning: the evidence alone falsifies 1 ground hard formulas") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}

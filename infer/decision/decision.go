@@ -6,9 +6,11 @@
 //
 //	EU(a) = Σ_f u_f Σ_{groundings g of f} P(g true | evidence, a)
 //
-// and Solve searches for the assignment of largest EU: every assignment
-// when there are few action atoms (Options.MaxExact), greedy single flips
-// with restarts otherwise. Each EU is computed from the marginals of an
+// over the assignments a that are feasible (some world satisfies every
+// hard clause given the evidence and a; decided exactly by DPLL, see
+// Feasible), and Solve searches for the assignment of largest EU: every
+// assignment when there are few action atoms (Options.MaxExact), greedy
+// single flips with restarts otherwise. Each EU is computed from the marginals of an
 // infer.Marginal engine, the action atoms clamped by linear terms
 // (infer.Options.Bias); with belief propagation (bp.Engine) the search keeps
 // one expanding-frontier BP (bp.Frontier) and propagates only the change of
@@ -66,8 +68,8 @@ type Problem struct {
 	Coef  []float64
 	Const float64
 
-	isAction []int   // per atom: index into Actions, or -1
-	guards   [][]int // hard clauses over action atoms only: their literals (action index, negated as ^)
+	isAction []int // per atom: index into Actions, or -1
+	feas     *feasibility
 }
 
 // Options of NewProblem.
@@ -238,27 +240,9 @@ func NewProblem(ctx context.Context, m *mln.Model, db *mln.Database, actions []m
 			return nil, err
 		}
 	}
-	// Hard clauses over action atoms alone rule out assignments.
-	for c := range net.NumClauses() {
-		if !net.IsHard(c) {
-			continue
-		}
-		lits := net.Clause(c)
-		g := make([]int, 0, len(lits))
-		for _, l := range lits {
-			i := pr.isAction[l.Atom()]
-			if i < 0 {
-				g = nil
-				break
-			}
-			if l.Neg() {
-				i = ^i
-			}
-			g = append(g, i)
-		}
-		if g != nil {
-			pr.guards = append(pr.guards, g)
-		}
+	// Hard clauses rule out assignments (feasible.go).
+	if err := pr.initFeasibility(); err != nil {
+		return nil, err
 	}
 	return pr, nil
 }
@@ -401,24 +385,6 @@ func atomKey(p mln.PredID, args []mln.ConstID) string {
 	return fmt.Sprint(p) + ":" + mln.BindingKey(args)
 }
 
-// Feasible reports whether the assignment of the action atoms satisfies
-// every hard clause over action atoms alone.
-func (p *Problem) Feasible(actions []bool) bool {
-	for _, g := range p.guards {
-		sat := false
-		for _, i := range g {
-			if i >= 0 && actions[i] || i < 0 && !actions[^i] {
-				sat = true
-				break
-			}
-		}
-		if !sat {
-			return false
-		}
-	}
-	return true
-}
-
 // Utility returns the expected utility given the marginals of the
 // network's atoms (the action atoms' entries are taken from actions).
 func (p *Problem) Utility(marginals []float64, actions []bool) float64 {
@@ -457,13 +423,14 @@ func clamp(v bool) float64 {
 
 // ExpectedUtility returns the expected utility of the assignment actions
 // of the action atoms, with the marginals of engine (seeded by seed); -Inf
-// when the assignment violates a hard clause over action atoms alone.
+// when the assignment is infeasible (no world satisfies the hard clauses
+// with it, see Feasible), without asking the engine.
 func (p *Problem) ExpectedUtility(ctx context.Context, engine infer.Marginal, actions []bool, seed int64) (float64, error) {
 	if len(actions) != len(p.Actions) {
 		return 0, fmt.Errorf("decision: %d action values for %d action atoms", len(actions), len(p.Actions))
 	}
-	if !p.Feasible(actions) {
-		return math.Inf(-1), nil
+	if ok, err := p.Feasible(actions); err != nil || !ok {
+		return math.Inf(-1), err
 	}
 	marg, err := engine.Marginals(ctx, p.Net, infer.Options{Bias: p.bias(actions), Seed: seed})
 	if err != nil {
@@ -477,7 +444,10 @@ func (p *Problem) ExpectedUtility(ctx context.Context, engine infer.Marginal, ac
 // by package engines with s. Loopy BP handles determinism poorly: the hard
 // definition U(x) <=> f(x) of a non-literal utility formula makes short
 // cycles of hard clauses through which BP counts an atom's own evidence
-// again and again, and it can settle on marginals near 0 or 1.
+// again and again, and it can settle on marginals near 0 or 1. Whatever
+// the engine, it is only asked about feasible assignments (Feasible), so
+// MC-SAT always has worlds satisfying the hard clauses and the clamped
+// actions to sample.
 func (p *Problem) AutoEngine(s engines.Settings) (infer.Marginal, error) {
 	name := "bp"
 	for c := range p.Net.NumClauses() {
@@ -523,10 +493,13 @@ type Result struct {
 
 // Solve searches for the assignment of the action atoms of largest
 // expected utility: all 2^n assignments when n <= MaxExact (in Gray-code
-// order, one flip apart), greedy search otherwise: from "no action" and
+// order, one flip apart), greedy search otherwise: from "no action" (or,
+// when that is infeasible, from a feasible assignment found by DPLL) and
 // then from random assignments, flip the action atom that raises the
 // expected utility most until none does. Ties go to the assignment met
-// first.
+// first. Infeasible assignments (Feasible) are skipped; when every
+// assignment is infeasible, Solve fails with an error wrapping
+// ErrInfeasible.
 func (p *Problem) Solve(ctx context.Context, opt SolveOptions) (*Result, error) {
 	if opt.Engine == nil {
 		return nil, errors.New("decision: no marginal engine")
@@ -536,6 +509,10 @@ func (p *Problem) Solve(ctx context.Context, opt SolveOptions) (*Result, error) 
 	}
 	if opt.Restarts <= 0 {
 		opt.Restarts = DefaultRestarts
+	}
+	feasible, err := p.feasibleActions()
+	if err != nil {
+		return nil, err
 	}
 	ev, err := p.newEvaluator(ctx, opt.Engine, opt.Seed)
 	if err != nil {
@@ -568,12 +545,22 @@ func (p *Problem) Solve(ctx context.Context, opt SolveOptions) (*Result, error) 
 			consider(u)
 		}
 		best.Evaluations, best.Unconverged = ev.n, ev.unconverged
+		if best.Actions == nil {
+			return nil, ErrInfeasible // not reached: feasibleActions found one
+		}
 		return best, nil
 	}
 	r := rand.New(rand.NewPCG(uint64(opt.Seed), 0x6d6575))
 	for restart := range opt.Restarts {
 		for i := range cur {
 			cur[i] = restart > 0 && r.IntN(2) == 1
+		}
+		if restart == 0 {
+			if ok, err := p.Feasible(cur); err != nil {
+				return nil, err
+			} else if !ok {
+				copy(cur, feasible)
+			}
 		}
 		u, err := ev.eval(cur)
 		if err != nil {
@@ -609,7 +596,7 @@ func (p *Problem) Solve(ctx context.Context, opt SolveOptions) (*Result, error) 
 	}
 	best.Evaluations, best.Unconverged = ev.n, ev.unconverged
 	if best.Actions == nil {
-		best.Actions = make([]bool, n) // every assignment is infeasible
+		return nil, ErrInfeasible // not reached: the first search starts feasible
 	}
 	return best, nil
 }
@@ -644,8 +631,8 @@ func (p *Problem) newEvaluator(ctx context.Context, engine infer.Marginal, seed 
 // eval returns the expected utility of actions.
 func (ev *evaluator) eval(actions []bool) (float64, error) {
 	p := ev.p
-	if !p.Feasible(actions) {
-		return math.Inf(-1), nil
+	if ok, err := p.Feasible(actions); err != nil || !ok {
+		return math.Inf(-1), err
 	}
 	ev.n++
 	if ev.front == nil {

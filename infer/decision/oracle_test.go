@@ -13,6 +13,7 @@ import (
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/decision"
+	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/internal/testkit/brute"
 	"github.com/marple-mln/marple/internal/testkit/randmln"
 	"github.com/marple-mln/marple/mln"
@@ -376,7 +377,8 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 func TestAgainstBruteForce(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(5, 27))
-	checked, solved, aux := 0, 0, 0
+	checked, solved, aux, indirect, none, sampled := 0, 0, 0, 0, 0, 0
+	worstMCSAT := 0.0
 	for seed := int64(0); seed < 400 && checked < 60; seed++ {
 		c := randmln.GenerateConfig(seed, randmln.Config{MaxUnknown: 8})
 		text := withUtilities(r, c.MLN)
@@ -438,7 +440,6 @@ func TestAgainstBruteForce(t *testing.T) {
 		}
 		n := len(perm)
 		best := math.Inf(-1)
-		undetected := false
 		for w := 0; w < 1<<n; w++ {
 			a := make([]bool, n)
 			oa := make([]bool, n)
@@ -449,16 +450,20 @@ func TestAgainstBruteForce(t *testing.T) {
 			want, feasible := o.eu[o.key(oa)]
 			got, err := prob.ExpectedUtility(ctx, exactEngine{}, a, 1)
 			switch {
-			case errors.Is(err, errInfeasible) || err == nil && math.IsInf(got, -1):
+			case errors.Is(err, errInfeasible):
+				t.Fatalf("seed %d: the engine was asked about infeasible assignment %v\n%s", seed, a, text)
+			case err == nil && math.IsInf(got, -1):
 				if feasible {
 					t.Fatalf("seed %d: assignment %v infeasible, the oracle says EU %v\n%s", seed, a, want, text)
+				}
+				if !infeasibleDirectly(prob, a) {
+					indirect++ // through atoms that are not actions
 				}
 				continue
 			case err != nil:
 				t.Fatalf("seed %d: %v", seed, err)
 			case !feasible:
-				undetected = true // infeasibility through non-action atoms
-				continue
+				t.Fatalf("seed %d: assignment %v has EU %v, the oracle finds no world satisfying the hard clauses\n%s", seed, a, got, text)
 			}
 			if !near(got, want) {
 				t.Fatalf("seed %d: EU%v = %v, brute force %v\n%s\n%s", seed, a, got, want, text, c.DB)
@@ -466,10 +471,57 @@ func TestAgainstBruteForce(t *testing.T) {
 			best = math.Max(best, want)
 		}
 		checked++
-		if undetected || math.IsInf(best, -1) {
-			continue
+		if hasHard(prob) && !math.IsInf(best, -1) && sampled < 6 {
+			// The engine AutoEngine picks (MC-SAT, as there are hard
+			// clauses) on the feasible assignments: within sampling
+			// tolerance of the exact expected utility.
+			s := engines.DefaultSettings()
+			s.Workers, s.Samples = 1, 1000
+			eng, err := prob.AutoEngine(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if eng.Name() != "mcsat" {
+				t.Fatalf("seed %d: AutoEngine picks %s on a network with hard clauses", seed, eng.Name())
+			}
+			for w := 0; w < 1<<n; w++ {
+				a := make([]bool, n)
+				oa := make([]bool, n)
+				for i := range a {
+					a[i] = w&(1<<i) != 0
+					oa[perm[i]] = a[i]
+				}
+				want, feasible := o.eu[o.key(oa)]
+				got, err := prob.ExpectedUtility(ctx, eng, a, 1)
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				if !feasible {
+					if !math.IsInf(got, -1) {
+						t.Fatalf("seed %d: MC-SAT gives infeasible %v EU %v", seed, a, got)
+					}
+					continue
+				}
+				// Tolerance: 0.02 of probability on every coefficient.
+				tol := 0.0
+				for _, c := range prob.Coef {
+					tol += 0.02 * math.Abs(c)
+				}
+				worstMCSAT = math.Max(worstMCSAT, math.Abs(got-want)/math.Max(tol, 1e-9))
+				if math.Abs(got-want) > tol+1e-9 {
+					t.Errorf("seed %d: MC-SAT EU%v = %v, exact %v ± %v\n%s", seed, a, got, want, tol, text)
+				}
+			}
+			sampled++
 		}
 		res, err := prob.Solve(ctx, decision.SolveOptions{Engine: exactEngine{}, Seed: 1})
+		if math.IsInf(best, -1) {
+			if !errors.Is(err, decision.ErrInfeasible) {
+				t.Fatalf("seed %d: every assignment is infeasible, Solve returns %v, %v", seed, res, err)
+			}
+			none++
+			continue
+		}
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -486,8 +538,45 @@ func TestAgainstBruteForce(t *testing.T) {
 		}
 		solved++
 	}
-	if checked < 60 || solved < 35 || aux < 30 {
-		t.Fatalf("only %d cases checked, %d solved, %d with auxiliary atoms", checked, solved, aux)
+	if checked < 60 || solved < 35 || aux < 30 || indirect < 5 {
+		t.Fatalf("only %d cases checked, %d solved, %d with auxiliary atoms, %d assignments infeasible through other atoms", checked, solved, aux, indirect)
 	}
-	t.Logf("%d cases checked, %d solved, %d with auxiliary atoms", checked, solved, aux)
+	t.Logf("%d cases checked, %d solved, %d with auxiliary atoms, %d assignments infeasible through other atoms, %d cases with no feasible assignment; MC-SAT on %d cases, largest error %.2f of the tolerance",
+		checked, solved, aux, indirect, none, sampled, worstMCSAT)
+}
+
+func hasHard(p *decision.Problem) bool {
+	for c := range p.Net.NumClauses() {
+		if p.Net.IsHard(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// infeasibleDirectly reports whether some hard clause of the network is
+// over action atoms alone and false under actions.
+func infeasibleDirectly(p *decision.Problem, actions []bool) bool {
+	idx := map[int32]int{}
+	for i, a := range p.Actions {
+		idx[a] = i
+	}
+	for c := range p.Net.NumClauses() {
+		if !p.Net.IsHard(c) {
+			continue
+		}
+		all, sat := true, false
+		for _, l := range p.Net.Clause(c) {
+			i, ok := idx[l.Atom()]
+			if !ok {
+				all = false
+				break
+			}
+			sat = sat || actions[i] != l.Neg()
+		}
+		if all && !sat {
+			return true
+		}
+	}
+	return false
 }

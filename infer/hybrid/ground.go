@@ -13,9 +13,18 @@
 // states above all levels); Learn fits the weights to a database by
 // gradient ascent on the conditional log-likelihood of the query atoms,
 // with expectations from Sample.
+//
+// Hard formulas (a trailing '.') are constraints, not heavy weights: the
+// model's distribution is zero on the states that violate one of their
+// groundings. MAP repairs violated hard groundings before anything else
+// and reports (ErrHard) when its best state still violates one; Sample
+// starts from a state that satisfies them all and never leaves that set;
+// Learn keeps them fixed. A formula with a numeric term cannot be hard
+// (the parser refuses it).
 package hybrid
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -26,8 +35,13 @@ import (
 // MaxGroundFeatures bounds the ground features of a Problem.
 const MaxGroundFeatures = 5_000_000
 
-// HardWeight is the weight of hard formulas in the hybrid engines.
+// HardWeight is the number Problem.Weights and Learn hold for hard
+// formulas. The engines do not use it: hard formulas are constraints.
 const HardWeight = 20.0
+
+// ErrHard is wrapped by the errors of MAP and Sample when they find no
+// state satisfying every ground hard formula.
+var ErrHard = errors.New("hybrid: no state satisfying the hard formulas was found")
 
 // Atom is a ground atom of a Problem.
 type Atom struct {
@@ -39,8 +53,14 @@ type Atom struct {
 type Problem struct {
 	Model    *mln.Model
 	Features []*mln.Feature // the first-order features (templates)
-	// Weights holds one weight per template (hard ones at HardWeight).
+	// Weights holds one weight per template (hard ones at HardWeight,
+	// which the engines ignore: hard formulas are constraints).
 	Weights []float64
+
+	// HardFalse counts the groundings of hard formulas that the evidence
+	// alone falsifies: no state satisfies them, and the engines leave them
+	// out (the evidence contradicts the model).
+	HardFalse int
 
 	Bools []Atom // the Boolean variables
 	Reals []Atom // the continuous variables
@@ -49,13 +69,18 @@ type Problem struct {
 	boolOcc [][]int32 // ground features of each Boolean variable
 	realOcc [][]int32 // ground features of each continuous variable
 
+	hard  []int32   // the ground hard formulas
+	gvars [][]int32 // the Boolean variables of each ground feature's cond
+
 	boolIndex map[string]int32
 	realIndex map[string]int32
 }
 
-// gfeat is a ground feature: weight Weights[tmpl] times cond times term.
+// gfeat is a ground feature: weight Weights[tmpl] times cond times term,
+// or, when hard, the constraint that cond holds.
 type gfeat struct {
 	tmpl int32
+	hard bool
 	cond *bexpr // nil: true
 	term *nexpr // nil: 1
 }
@@ -113,9 +138,14 @@ func Ground(m *mln.Model, db *mln.Database, opt Options) (*Problem, error) {
 	}
 	p.boolOcc = make([][]int32, len(p.Bools))
 	p.realOcc = make([][]int32, len(p.Reals))
+	p.gvars = make([][]int32, len(p.ground))
 	for i := range p.ground {
 		gf := &p.ground[i]
-		for _, v := range gf.cond.vars(nil) {
+		if gf.hard {
+			p.hard = append(p.hard, int32(i))
+		}
+		p.gvars[i] = gf.cond.vars(nil)
+		for _, v := range p.gvars[i] {
 			p.boolOcc[v] = append(p.boolOcc[v], int32(i))
 		}
 		for _, v := range gf.term.vars(nil) {
@@ -162,6 +192,12 @@ func (g *grounder) feature(t int32, f *mln.Feature) error {
 		return fmt.Errorf("%s: the formula has %.0f groundings, more than the hybrid engine's bound of %d ground features", f.Pos, n, MaxGroundFeatures)
 	}
 	g.bind = make([]mln.ConstID, len(f.Vars))
+	if len(f.PlusConsts) != len(f.Plus) {
+		return fmt.Errorf("%s: the '+' variables of the formula are not bound (use Model.Features)", f.Pos)
+	}
+	for i, v := range f.Plus {
+		g.bind[v] = f.PlusConsts[i]
+	}
 	var rec func(i int) error
 	rec = func(i int) error {
 		if i == len(f.Free) {
@@ -180,14 +216,23 @@ func (g *grounder) feature(t int32, f *mln.Feature) error {
 }
 
 func (g *grounder) groundOne(t int32, f *mln.Feature) error {
-	gf := gfeat{tmpl: t}
+	gf := gfeat{tmpl: t, hard: f.Hard}
+	if f.Hard && (f.Term != nil || f.Cond == nil) {
+		return fmt.Errorf("%s: a hard formula cannot have a numeric term", f.Pos)
+	}
 	if f.Cond != nil {
 		c, val, err := g.cond(f, f.Cond)
 		if err != nil {
 			return err
 		}
 		if c == nil && !val {
+			if f.Hard {
+				g.p.HardFalse++
+			}
 			return nil // the feature is 0 in every world
+		}
+		if c == nil && f.Hard {
+			return nil // a hard grounding the evidence satisfies
 		}
 		gf.cond = c
 	}
@@ -494,18 +539,47 @@ func (p *Problem) value(i int32, b []bool, x []float64) float64 {
 	return gf.term.eval(x)
 }
 
-// logWeight returns the log of the unnormalised probability of (b, x).
+// logWeight returns the sum of the weighted values of the soft features in
+// state (b, x).
 func (p *Problem) logWeight(b []bool, x []float64) float64 {
 	s := 0.0
 	for i := range p.ground {
-		s += p.Weights[p.ground[i].tmpl] * p.value(int32(i), b, x)
+		if !p.ground[i].hard {
+			s += p.Weights[p.ground[i].tmpl] * p.value(int32(i), b, x)
+		}
 	}
 	return s
 }
 
-// LogWeight returns the sum of the weighted feature values of state (b, x):
-// the log of its unnormalised probability.
-func (p *Problem) LogWeight(b []bool, x []float64) float64 { return p.logWeight(b, x) }
+// LogWeight returns the log of the unnormalised probability of state
+// (b, x): the sum of the weighted values of the soft features, or -Inf when
+// the state violates a ground hard formula.
+func (p *Problem) LogWeight(b []bool, x []float64) float64 {
+	if p.HardViolated(b) > 0 {
+		return math.Inf(-1)
+	}
+	return p.logWeight(b, x)
+}
+
+// SoftLogWeight returns the sum of the weighted values of the soft
+// features in state (b, x), whether or not it satisfies the hard formulas.
+func (p *Problem) SoftLogWeight(b []bool, x []float64) float64 { return p.logWeight(b, x) }
+
+// NumHard returns the number of ground hard formulas (those the evidence
+// does not decide).
+func (p *Problem) NumHard() int { return len(p.hard) }
+
+// HardViolated returns the number of ground hard formulas that the
+// Boolean values b violate (not counting HardFalse).
+func (p *Problem) HardViolated(b []bool) int {
+	n := 0
+	for _, i := range p.hard {
+		if !p.ground[i].cond.eval(b) {
+			n++
+		}
+	}
+	return n
+}
 
 // Counts returns, for each template, the sum of the values of its ground
 // features in state (b, x).

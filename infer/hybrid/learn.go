@@ -32,7 +32,8 @@ type LearnOptions struct {
 }
 
 // Learn fits the weights of the model's features (Problem.Features order;
-// hard formulas keep HardWeight) to the databases, maximising the
+// hard formulas are not learned: they stay constraints, which the samples
+// satisfy, and their entries hold HardWeight) to the databases, maximising the
 // conditional log-likelihood of the query atoms given the other atoms,
 // with a Gaussian prior. The feature value of a grounding is its formula's
 // indicator times its numeric term; the gradient for a weight is the
@@ -197,6 +198,10 @@ func WriteModel(out io.Writer, m *mln.Model, weights []float64) error {
 		if f.Decl != nil || f.Hard {
 			continue
 		}
+		if len(f.Plus) > 0 {
+			m.Weights[m.Param(f.Formula, f.PlusConsts)] = weights[i] // written once per binding
+			continue
+		}
 		fm := m.Formulas[f.Formula]
 		fm.Weight, fm.HasWeight = weights[i], true
 		if p, ok := fm.Params[""]; ok {
@@ -212,6 +217,13 @@ func WriteModel(out io.Writer, m *mln.Model, weights []float64) error {
 			continue
 		}
 		d := *f.Decl
+		if len(f.Plus) > 0 {
+			b, err := bindPlus(m, f.Decl, f)
+			if err != nil {
+				return err
+			}
+			d = *b
+		}
 		d.Weight, d.HasWeight = weights[i], true
 		if err := syntax.Fprint(bw, &d); err != nil {
 			return err

@@ -2,6 +2,8 @@ package hybrid
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -29,19 +31,26 @@ type Marginals struct {
 	Counts []float64
 }
 
-// Sample runs hybrid MC-SAT. Each iteration draws, for every ground
+// Sample runs hybrid MC-SAT. Each iteration draws, for every soft ground
 // feature i with weighted value phi_i in the current state, a level
 // phi_i + log(u), u uniform on (0, 1]; the new state is drawn from the
-// states where every feature is at or above its level: the Boolean
-// variables are flipped one by one in random order (a flip that takes a
-// feature below its level is undone) and each continuous variable is moved
+// states where every soft feature is at or above its level and every
+// ground hard formula holds. The Boolean variables move by a SampleSAT-like
+// chain on the Boolean states (see samplesat.go: Metropolis-Hastings moves
+// that may leave the slice and are watched only when back in it, so that
+// atoms tied by hard formulas move together), and each continuous variable
 // by slice sampling with stepping-out and shrinkage (Neal 2003) on the set
 // where its features are above their levels. This leaves the uniform
 // distribution over that set invariant, so the chain's stationary
-// distribution is the model's. For mixing, each iteration then also makes
-// a Gibbs sweep over the Boolean variables and a slice-sampling step on
-// each continuous variable's conditional distribution (both leave the
-// model's distribution invariant too).
+// distribution is the model's, with the hard formulas exact. For mixing,
+// each iteration then also makes a Gibbs sweep over the Boolean variables
+// (a flip that would violate a hard formula has probability 0) and a
+// slice-sampling step on each continuous variable's conditional
+// distribution (both leave the model's distribution invariant too).
+//
+// The chain starts from Start or from a state MAP finds; if that state
+// violates a ground hard formula, WalkSAT on the hard formulas repairs it
+// first, and Sample fails (ErrHard) when it cannot.
 func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, error) {
 	if opt.Burn <= 0 {
 		opt.Burn = 100
@@ -58,12 +67,18 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 		s = State{Bools: append([]bool(nil), opt.Start.Bools...), Reals: append([]float64(nil), opt.Start.Reals...)}
 	} else {
 		st, _, err := p.MAP(ctx, MAPOptions{Seed: opt.Seed, MaxFlips: 10 * len(p.Bools)})
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrHard) {
 			return nil, err
 		}
 		s = st
 	}
 	b, x := s.Bools, s.Reals
+	if len(b) != len(p.Bools) || len(x) != len(p.Reals) {
+		return nil, fmt.Errorf("hybrid: the start state has %d Boolean and %d continuous values for %d and %d variables", len(b), len(x), len(p.Bools), len(p.Reals))
+	}
+	if p.HardViolated(b) > 0 && !p.satisfyHard(b, rng, max(100_000, 1000*len(b)), 0.5) {
+		return nil, fmt.Errorf("%w: WalkSAT left %d of %d ground hard formulas violated", ErrHard, p.HardViolated(b), len(p.hard))
+	}
 	res := &Marginals{
 		True:     make([]float64, len(b)),
 		Mean:     make([]float64, len(x)),
@@ -72,29 +87,24 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 	}
 	level := make([]float64, len(p.ground))
 	m2 := make([]float64, len(x))
-	order := make([]int32, max(len(b), len(x)))
+	order := make([]int32, len(x))
+	mover := p.newBoolMover(rng, level)
 	for it := 0; it < opt.Burn+opt.Samples; it++ {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		for i := range p.ground {
+			if p.ground[i].hard {
+				continue
+			}
 			phi := p.Weights[p.ground[i].tmpl] * p.value(int32(i), b, x)
 			level[i] = phi + math.Log(1-rng.Float64())
 		}
-		// Boolean variables.
-		ord := order[:len(b)]
-		for i := range ord {
-			ord[i] = int32(i)
-		}
-		rng.Shuffle(len(ord), func(i, j int) { ord[i], ord[j] = ord[j], ord[i] })
-		for _, v := range ord {
-			b[v] = !b[v]
-			if !p.above(p.boolOcc[v], level, b, x) {
-				b[v] = !b[v]
-			}
-		}
+		// Boolean variables: one watched move per variable, at least 16
+		// (cheap on small problems, and it lets tied atoms mix there).
+		mover.move(max(len(b), 16), b, x)
 		// Continuous variables.
-		ord = order[:len(x)]
+		ord := order[:len(x)]
 		for i := range ord {
 			ord[i] = int32(i)
 		}
@@ -106,6 +116,9 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 		// the Boolean variables and a slice-sampling step per continuous
 		// variable with one level for the sum of its features.
 		for v := range b {
+			if len(p.hard) > 0 && p.breaksHard(int32(v), b) {
+				continue
+			}
 			d := p.flipDelta(int32(v), b, x)
 			if rng.Float64()*(1+math.Exp(-d)) < 1 {
 				b[v] = !b[v]
@@ -148,6 +161,19 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 		res.Counts[i] /= n
 	}
 	return res, nil
+}
+
+// breaksHard reports whether flipping Boolean variable v violates a ground
+// hard formula (b satisfying them all).
+func (p *Problem) breaksHard(v int32, b []bool) bool {
+	b[v] = !b[v]
+	defer func() { b[v] = !b[v] }()
+	for _, f := range p.boolOcc[v] {
+		if gf := &p.ground[f]; gf.hard && !gf.cond.eval(b) {
+			return true
+		}
+	}
+	return false
 }
 
 // above reports whether the features fs are all at or above their levels.

@@ -28,18 +28,34 @@ type MAPOptions struct {
 	Start []bool
 }
 
+// HardFirst is the probability with which a step of hybrid MaxWalkSAT
+// repairs a violated ground hard formula, when there is one, rather than
+// improving a soft feature.
+const HardFirst = 0.9
+
 // MAP returns the most probable state found by hybrid MaxWalkSAT and its
-// log-weight. Each try starts from random Boolean values, optimises the
-// continuous variables for them (L-BFGS), then repeatedly picks a ground
-// feature that a flip could improve (a Boolean feature that is false with a
-// positive weight or true with a negative one; a hybrid feature whose
-// weighted term would add to the score by becoming true, or is negative
-// while true) and flips one of its Boolean atoms, at random with
+// log-weight (the weighted sum of the soft feature values). Each try
+// starts from random Boolean values, optimises the continuous variables
+// for them (L-BFGS), then repeatedly picks a ground feature that a flip
+// could improve and flips one of its Boolean atoms, at random with
 // probability Noise and otherwise the best, re-optimising the continuous
 // variables of the features it touches; it ends by flipping, from the best
-// state of the try, every Boolean variable whose flip raises the
-// log-weight until none does. It fails if the continuous part is unbounded
-// (no maximum).
+// state of the try, every Boolean variable whose flip improves the state
+// until none does.
+//
+// Hard formulas are constraints, compared before the log-weight: a state
+// violating fewer ground hard formulas is better. While some are violated,
+// a step repairs one of them with probability HardFirst (its best flip is
+// the one leaving the fewest violated, then the highest log-weight);
+// otherwise a step improves a soft feature (a Boolean feature that is
+// false with a positive weight or true with a negative one; a hybrid
+// feature whose weighted term would add to the score by becoming true, or
+// is negative while true), its best flip leaving the fewest hard formulas
+// violated, then the highest log-weight.
+//
+// When the best state found violates a ground hard formula, MAP returns it
+// with an error wrapping ErrHard (Problem.HardViolated counts them). It
+// fails if the continuous part is unbounded (no maximum).
 func (p *Problem) MAP(ctx context.Context, opt MAPOptions) (State, float64, error) {
 	if opt.Tries <= 0 {
 		opt.Tries = 1
@@ -52,9 +68,16 @@ func (p *Problem) MAP(ctx context.Context, opt MAPOptions) (State, float64, erro
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6879627269640001))
 	best := State{Bools: make([]bool, len(p.Bools)), Reals: make([]float64, len(p.Reals))}
-	bestW := math.Inf(-1)
+	bestW, bestH := math.Inf(-1), math.MaxInt
 	b := make([]bool, len(p.Bools))
 	x := make([]float64, len(p.Reals))
+	// better reports whether (h, w) beats the best state.
+	better := func(h int, w float64) bool { return h < bestH || h == bestH && w > bestW+1e-12 }
+	keep := func(h int, w float64) {
+		bestW, bestH = w, h
+		copy(best.Bools, b)
+		copy(best.Reals, x)
+	}
 	for try := 0; try < opt.Tries; try++ {
 		for i := range b {
 			b[i] = rng.IntN(2) == 1
@@ -67,32 +90,47 @@ func (p *Problem) MAP(ctx context.Context, opt MAPOptions) (State, float64, erro
 			return best, 0, err
 		}
 		w := p.logWeight(b, x) // the current state's, kept up to date
-		if w > bestW {
-			bestW = w
-			copy(best.Bools, b)
-			copy(best.Reals, x)
+		h := p.HardViolated(b)
+		if better(h, w) {
+			keep(h, w)
 		}
 		for flip := 0; flip < opt.MaxFlips && len(b) > 0; flip++ {
 			if flip%256 == 0 && ctx.Err() != nil {
 				return best, bestW, ctx.Err()
 			}
-			f, ok := p.pickImprovable(b, x, rng)
+			var f int32
+			ok := false
+			if h > 0 && (rng.Float64() < HardFirst) {
+				f, ok = p.pickViolatedHard(b, rng)
+			}
+			if !ok {
+				if f, ok = p.pickImprovable(b, x, rng); !ok && h > 0 {
+					f, ok = p.pickViolatedHard(b, rng)
+				}
+			}
 			if !ok {
 				break
 			}
-			vars := p.ground[f].cond.vars(nil)
+			vars := p.gvars[f]
 			var v int32
 			if rng.Float64() < opt.Noise {
 				v = vars[rng.IntN(len(vars))]
 			} else {
-				bestD := math.Inf(-1)
+				// The atom whose flip leaves the fewest hard formulas
+				// violated, then raises the log-weight most. A soft step
+				// may still break a hard formula when every atom of its
+				// feature does: the next steps repair it, which lets the
+				// walk move atoms that hard formulas tie together.
+				bestD, bestHD := math.Inf(-1), math.MaxInt
 				for _, u := range vars {
+					hd := p.hardDelta(u, b)
 					d := p.flipDelta(u, b, x)
-					if d > bestD {
-						bestD, v = d, u
+					if hd < bestHD || hd == bestHD && d > bestD {
+						bestD, bestHD, v = d, hd, u
 					}
 				}
 			}
+			h += p.hardDelta(v, b)
 			if p.touchesReals(v) {
 				b[v] = !b[v]
 				if err := p.optimizeReals(b, x); err != nil {
@@ -103,30 +141,31 @@ func (p *Problem) MAP(ctx context.Context, opt MAPOptions) (State, float64, erro
 				w += p.flipDelta(v, b, x)
 				b[v] = !b[v]
 			}
-			if w > bestW+1e-12 {
-				bestW = w
-				copy(best.Bools, b)
-				copy(best.Reals, x)
+			if better(h, w) {
+				keep(h, w)
 			}
 		}
 		// Finish at a local maximum: flip every Boolean variable that
-		// raises the log-weight, sweeping until none does.
+		// improves the state, sweeping until none does.
 		copy(b, best.Bools)
 		copy(x, best.Reals)
 		if err := p.ascend(ctx, b, x); err != nil {
 			return best, bestW, err
 		}
-		if w := p.logWeight(b, x); w > bestW+1e-12 {
-			bestW = w
-			copy(best.Bools, b)
-			copy(best.Reals, x)
+		if h, w := p.HardViolated(b), p.logWeight(b, x); better(h, w) {
+			keep(h, w)
 		}
 	}
-	return best, p.logWeight(best.Bools, best.Reals), nil
+	w := p.logWeight(best.Bools, best.Reals)
+	if h := p.HardViolated(best.Bools); h > 0 {
+		return best, w, fmt.Errorf("%w: the best state found violates %d of %d ground hard formulas", ErrHard, h, len(p.hard))
+	}
+	return best, w, nil
 }
 
-// ascend flips Boolean variables that raise the log-weight (re-optimising
-// the continuous variables they touch) until none does.
+// ascend flips Boolean variables that improve the state (fewer violated
+// hard formulas, or as many and a higher log-weight), re-optimising the
+// continuous variables they touch, until none does.
 func (p *Problem) ascend(ctx context.Context, b []bool, x []float64) error {
 	for sweep := 0; sweep < 1000; sweep++ {
 		if ctx.Err() != nil {
@@ -134,7 +173,8 @@ func (p *Problem) ascend(ctx context.Context, b []bool, x []float64) error {
 		}
 		improved := false
 		for v := range b {
-			if p.flipDelta(int32(v), b, x) <= 1e-12 {
+			hd := p.hardDelta(int32(v), b)
+			if hd > 0 || hd == 0 && p.flipDelta(int32(v), b, x) <= 1e-12 {
 				continue
 			}
 			b[v] = !b[v]
@@ -152,8 +192,32 @@ func (p *Problem) ascend(ctx context.Context, b []bool, x []float64) error {
 	return nil
 }
 
-// pickImprovable returns a ground feature that a flip could improve, at
-// random: among up to 64 random draws, else among all.
+// pickViolatedHard returns a violated ground hard formula, at random:
+// among up to 64 random draws, else among all.
+func (p *Problem) pickViolatedHard(b []bool, rng *rand.Rand) (int32, bool) {
+	if len(p.hard) == 0 {
+		return 0, false
+	}
+	for range 64 {
+		i := p.hard[rng.IntN(len(p.hard))]
+		if !p.ground[i].cond.eval(b) {
+			return i, true
+		}
+	}
+	var cands []int32
+	for _, i := range p.hard {
+		if !p.ground[i].cond.eval(b) {
+			cands = append(cands, i)
+		}
+	}
+	if len(cands) == 0 {
+		return 0, false
+	}
+	return cands[rng.IntN(len(cands))], true
+}
+
+// pickImprovable returns a soft ground feature that a flip could improve,
+// at random: among up to 64 random draws, else among all.
 func (p *Problem) pickImprovable(b []bool, x []float64, rng *rand.Rand) (int32, bool) {
 	for range 64 {
 		i := int32(rng.IntN(len(p.ground)))
@@ -168,10 +232,10 @@ func (p *Problem) pickImprovable(b []bool, x []float64, rng *rand.Rand) (int32, 
 	return cands[rng.IntN(len(cands))], true
 }
 
-// isImprovable reports whether a flip could raise ground feature i.
+// isImprovable reports whether a flip could raise soft ground feature i.
 func (p *Problem) isImprovable(i int32, b []bool, x []float64) bool {
 	gf := &p.ground[i]
-	if gf.cond == nil {
+	if gf.cond == nil || gf.hard {
 		return false
 	}
 	t := 1.0
@@ -185,8 +249,8 @@ func (p *Problem) isImprovable(i int32, b []bool, x []float64) bool {
 	return wt > 0
 }
 
-// improvable returns the ground features with Boolean atoms whose value a
-// flip could raise.
+// improvable returns the soft ground features with Boolean atoms whose
+// value a flip could raise.
 func (p *Problem) improvable(b []bool, x []float64) []int32 {
 	var out []int32
 	for i := range p.ground {
@@ -197,17 +261,42 @@ func (p *Problem) improvable(b []bool, x []float64) []int32 {
 	return out
 }
 
-// flipDelta returns the change of the log-weight when Boolean variable v
-// flips (the continuous variables fixed).
+// hardDelta returns the change of the number of violated ground hard
+// formulas when Boolean variable v flips.
+func (p *Problem) hardDelta(v int32, b []bool) int {
+	d := 0
+	for _, f := range p.boolOcc[v] {
+		if gf := &p.ground[f]; gf.hard {
+			before := gf.cond.eval(b)
+			b[v] = !b[v]
+			after := gf.cond.eval(b)
+			b[v] = !b[v]
+			switch {
+			case before && !after:
+				d++
+			case !before && after:
+				d--
+			}
+		}
+	}
+	return d
+}
+
+// flipDelta returns the change of the log-weight (of the soft features)
+// when Boolean variable v flips (the continuous variables fixed).
 func (p *Problem) flipDelta(v int32, b []bool, x []float64) float64 {
 	before := 0.0
 	for _, f := range p.boolOcc[v] {
-		before += p.Weights[p.ground[f].tmpl] * p.value(f, b, x)
+		if !p.ground[f].hard {
+			before += p.Weights[p.ground[f].tmpl] * p.value(f, b, x)
+		}
 	}
 	b[v] = !b[v]
 	after := 0.0
 	for _, f := range p.boolOcc[v] {
-		after += p.Weights[p.ground[f].tmpl] * p.value(f, b, x)
+		if !p.ground[f].hard {
+			after += p.Weights[p.ground[f].tmpl] * p.value(f, b, x)
+		}
 	}
 	b[v] = !b[v]
 	return after - before
