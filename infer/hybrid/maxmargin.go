@@ -234,6 +234,7 @@ func (p *Problem) lossAugmented(truth []bool) *Problem {
 	q.Weights = append(slices.Clone(p.Weights), 1)
 	q.ground = slices.Clip(slices.Clone(p.ground))
 	q.boolOcc = make([][]int32, len(p.boolOcc))
+	q.gvars = slices.Clip(slices.Clone(p.gvars))
 	for v, t := range truth {
 		e := &bexpr{op: 'v', v: int32(v)}
 		if t {
@@ -241,6 +242,7 @@ func (p *Problem) lossAugmented(truth []bool) *Problem {
 		}
 		q.boolOcc[v] = append(slices.Clip(p.boolOcc[v]), int32(len(q.ground)))
 		q.ground = append(q.ground, gfeat{tmpl: lt, cond: e})
+		q.gvars = append(q.gvars, []int32{int32(v)})
 	}
 	return &q
 }
