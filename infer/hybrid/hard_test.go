@@ -274,6 +274,27 @@ func TestLearnHard(t *testing.T) {
 	}
 }
 
+// Training data that violates a hard formula has probability 0 under the
+// model: both learners refuse it, naming the database.
+func TestLearnHardViolated(t *testing.T) {
+	m, err := mln.ParseModel("h.mln", "C(obj)\nD(obj)\n0 C(o)\nC(o) <=> D(o).\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, err := mln.ParseDatabase(m, "h.db", "C(A)\nD(A)\nC(B)\n!D(B)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := m.PredIDs("C", "D")
+	dbs := []*mln.Database{train}
+	if _, err := Learn(context.Background(), m, dbs, LearnOptions{Query: q, Iterations: 2}); err == nil || !strings.Contains(err.Error(), "database 1 violates 1 ground hard formula") {
+		t.Errorf("Learn: %v, want the violated hard formula named", err)
+	}
+	if _, err := LearnMaxMargin(context.Background(), m, dbs, MaxMarginOptions{Query: q, MaxIter: 2}); err == nil || !strings.Contains(err.Error(), "database 1 violates 1 ground hard formula") {
+		t.Errorf("LearnMaxMargin: %v, want the violated hard formula named", err)
+	}
+}
+
 // A predicate argument declared with "!" is a pair of hard constraints
 // (exactly one label per segment): the label distribution given the
 // length is exact by the formula, and with the length unknown each label's

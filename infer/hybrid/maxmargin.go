@@ -83,6 +83,9 @@ func groundExamples(m *mln.Model, dbs []*mln.Database, query []mln.PredID) ([]ex
 			}
 			s.Reals[i] = v
 		}
+		if h := p.HardFalse + p.HardViolated(s.Bools); h > 0 {
+			return nil, fmt.Errorf("hybrid: training database %d violates %d ground hard formulas: the model gives it probability 0", len(exs)+1, h)
+		}
 		exs = append(exs, example{p: p, truth: s})
 	}
 	return exs, nil
