@@ -206,6 +206,30 @@ func main() {
 	}
 }
 
+// inputFiles returns the data files that the comma-separated paths and
+// glob patterns of flag name give (pipeline.ExpandGlobs: each pattern's
+// matches sorted; a pattern that matches nothing is an error naming it).
+func inputFiles(ctx context.Context, name, value string) ([]string, error) {
+	files, err := pipeline.ExpandGlobs(ctx, list(value))
+	if err != nil {
+		return nil, fmt.Errorf("-%s: %v", name, err)
+	}
+	return files, nil
+}
+
+// modelFiles returns the model files of -i, its local glob patterns
+// expanded. The launcher and every worker load the model from these local
+// paths (an #include is resolved beside the file), so a path with a
+// scheme (gs://, ...) is a usage error.
+func modelFiles(ctx context.Context, value string) ([]string, error) {
+	for _, f := range list(value) {
+		if strings.Contains(f, "://") {
+			return nil, usagef("-i %s: model files are read from local paths (by the launcher and by every worker), not through a remote filesystem", f)
+		}
+	}
+	return inputFiles(ctx, "i", value)
+}
+
 func list(s string) []string {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
@@ -221,7 +245,7 @@ func list(s string) []string {
 func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 	fs := flag.CommandLine
 	var (
-		model = fs.String("i", "", "model file(s) (.mln), comma-separated")
+		model = fs.String("i", "", "model file(s) (.mln), comma-separated local paths or glob patterns")
 		exTyp = fs.String("exampleType", "auto", "one example per constant of this type (auto: the query predicates' argument type with the most constants)")
 		multi = fs.Bool("multipleDatabases", false, "each data file is one example")
 		seed  = fs.Int64("seed", 1, "random seed")
@@ -229,7 +253,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 	)
 	switch cmd {
 	case "learn":
-		train := fs.String("t", "", "training database file(s) (.db), comma-separated")
+		train := fs.String("t", "", "training database file(s) (.db), comma-separated paths or glob patterns (local or gs://)")
 		ne := fs.String("ne", "", "non-evidence (query) predicates, comma-separated")
 		out := fs.String("o", "", "output model file")
 		state := fs.String("state", "", "also write the final weights and per-epoch loss as JSON here")
@@ -268,8 +292,16 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			flagcheck.Positive("eta", *eta), flagcheck.NonNegative("delta", *delta), flagcheck.Output("o", *out), flagcheck.Output("state", *state)); err != nil {
 			return err
 		}
+		models, err := modelFiles(ctx, *model)
+		if err != nil {
+			return err
+		}
+		files, err := inputFiles(ctx, "t", *train)
+		if err != nil {
+			return err
+		}
 		cfg := pipeline.TrainConfig{
-			Data: pipeline.Data{Model: list(*model), Files: list(*train), Query: list(*ne), MultipleDatabases: *multi, ExampleType: *exTyp},
+			Data: pipeline.Data{Model: models, Files: files, Query: list(*ne), MultipleDatabases: *multi, ExampleType: *exTyp},
 			Learner: pipeline.Learner{Method: *method, Sigma: sigma, C: *c, Lambda: *lambda, Eta: *eta, Delta: *delta,
 				Loss: *loss, Solver: *sol, Seed: *seed},
 			Passes: *passes, Shards: *shards, Mix: *mix, Shuffle: *shuffle, Seed: *seed, NoAverage: *noAvg,
@@ -338,7 +370,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			st.Steps, st.Epoch, *shards, el.Round(time.Millisecond), float64(st.Steps)/el.Seconds(), round(st.Loss), st.Mistakes)
 		return nil
 	case "infer":
-		ev := fs.String("e", "", "test database file(s) (.db), comma-separated; their query atoms are the truth the metrics use")
+		ev := fs.String("e", "", "test database file(s) (.db), comma-separated paths or glob patterns (local or gs://); their query atoms are the truth the metrics use")
 		q := fs.String("q", "", "query predicates, comma-separated")
 		res := fs.String("r", "", "output result file")
 		metrics := fs.String("metrics", "", "write the metrics as JSON here")
@@ -356,8 +388,16 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		if err := checkFlags(flagcheck.Output("r", *res), flagcheck.Output("metrics", *metrics)); err != nil {
 			return err
 		}
+		models, err := modelFiles(ctx, *model)
+		if err != nil {
+			return err
+		}
+		files, err := inputFiles(ctx, "e", *ev)
+		if err != nil {
+			return err
+		}
 		cfg := pipeline.InferConfig{
-			Data:      pipeline.Data{Model: list(*model), Files: list(*ev), Query: list(*q), MultipleDatabases: *multi, ExampleType: *exTyp},
+			Data:      pipeline.Data{Model: models, Files: files, Query: list(*q), MultipleDatabases: *multi, ExampleType: *exTyp},
 			Solver:    pipeline.Learner{Solver: *sol, Seed: *seed},
 			Marginals: *ms, Samples: *samples,
 		}
@@ -426,7 +466,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "marple-beam generate: %s and %d data files (%d examples) in %s\n", modelFile, len(files), *n, *out)
 		return nil
 	case "replicate":
-		train := fs.String("t", "", "database file(s) (.db), comma-separated")
+		train := fs.String("t", "", "database file(s) (.db), comma-separated local paths or glob patterns")
 		typ := fs.String("type", "", "the example type whose constants are renamed in each copy")
 		k := fs.Int("k", 2, "copies")
 		out := fs.String("o", "", "output database file")
@@ -439,11 +479,19 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		if err := checkFlags(flagcheck.Output("o", *out)); err != nil {
 			return err
 		}
-		m, err := mln.LoadModel(list(*model)...)
+		models, err := modelFiles(ctx, *model)
 		if err != nil {
 			return err
 		}
-		db, err := mln.LoadDatabase(m, list(*train)...)
+		files, err := inputFiles(ctx, "t", *train)
+		if err != nil {
+			return err
+		}
+		m, err := mln.LoadModel(models...)
+		if err != nil {
+			return err
+		}
+		db, err := mln.LoadDatabase(m, files...)
 		if err != nil {
 			return err
 		}
