@@ -9,19 +9,24 @@
 //	marple-beam infer -i learned.mln -e test.db -q Pred -r out.result [-metrics m.json] [-ms]
 //	marple-beam generate -o dir -n 100000 [-perFile 1000 -seed 1]
 //	marple-beam replicate -i model.mln -t data.db -type bib -k 16 -o big.db
-//	marple-beam --worker_pool [--worker_pool_port 50000]
+//	marple-beam --worker_pool [--worker_pool_port 50000 --worker_pool_addr localhost]
 //
 // learn chooses σ as marple learn does (-sigma auto, by default), writes
 // its -state after every epoch, and -resume continues a failed job from
 // it. --worker_pool serves Beam's worker pool: a job server given
-// --environment_type=EXTERNAL --environment_config=localhost:PORT runs
-// the workers in that process. The runners linked are prism, universal
+// --environment_type=EXTERNAL --environment_config=HOST:PORT runs the
+// workers in that process (it listens on localhost unless
+// --worker_pool_addr names another address). The runners linked are prism, universal
 // (any portable job server) and dataflow.
 //
 // Flags follow marple's (single dash); Beam's own flags (--runner,
 // --endpoint, --environment_type, --worker_binary, ...) go with them.
-// Data files are read by the workers: on a cluster, give paths every
-// worker can read (a shared file system).
+// -t and -e take comma-separated paths and glob patterns, local or gs://
+// (-i: local ones): the launcher expands each pattern (its matches
+// sorted; a pattern that matches nothing is an error naming it) and reads
+// every file once to check it, and the workers read the files through
+// Beam's filesystems: on a cluster, give paths that the launcher and
+// every worker can read (a shared file system, or gs://).
 //
 // Flag values and inputs are checked before a pipeline starts: a flag
 // value out of range (NaN, infinite, negative) or an output that cannot be
@@ -73,8 +78,8 @@ Beam flags: --runner (prism, the default, in-process; universal; dataflow),
 --endpoint (a job server, e.g. Flink's or prism's), --environment_type,
 --worker_binary, ...
 "marple-beam <command> -h" lists a command's flags.
-"marple-beam --worker_pool [--worker_pool_port 50000]" serves workers for
---environment_type=EXTERNAL --environment_config=localhost:PORT.
+"marple-beam --worker_pool [--worker_pool_port 50000 --worker_pool_addr localhost]"
+serves workers for --environment_type=EXTERNAL --environment_config=HOST:PORT.
 `
 
 type usageError struct{ msg string }
@@ -176,10 +181,11 @@ func main() {
 		}
 		pool := flag.Bool("worker_pool", false, "serve as a Beam worker pool: run workers for a runner given --environment_type=EXTERNAL --environment_config=HOST:PORT")
 		port := flag.Int("worker_pool_port", 50000, "with --worker_pool: the port to listen on (0: any free port)")
+		addr := flag.String("worker_pool_addr", "localhost", "with --worker_pool: the host or address to listen on (localhost: this machine only; an address of this machine, or empty for every interface, lets a job server on another machine reach it)")
 		flag.Parse()
 		beam.Init()
 		if *pool {
-			if err := workerPool(*port, os.Stderr); err != nil {
+			if err := workerPool(*addr, *port, os.Stderr); err != nil {
 				fmt.Fprintf(os.Stderr, "marple-beam: worker pool: %v\n", err)
 				os.Exit(1)
 			}

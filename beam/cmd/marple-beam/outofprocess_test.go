@@ -108,7 +108,8 @@ func (l *lines) count(prefix string) int {
 }
 
 // TestOutOfProcessWorkers: a stand-alone prism job server and a worker
-// pool (marple-beam --worker_pool), each a process of its own, run
+// pool (marple-beam --worker_pool, listening on 127.0.0.1), each a process
+// of its own, run
 // marple-beam learn from a launcher with --environment_type=EXTERNAL; the
 // launcher is given the data files as a glob pattern, the workers read
 // them by path through Beam's filesystems and write the model and state,
@@ -124,7 +125,7 @@ func TestOutOfProcessWorkers(t *testing.T) {
 	}
 	jobPort := strings.TrimPrefix(closedPort(t), "127.0.0.1:")
 	startProcess(t, "MARPLE_BEAM_TEST_PRISM="+jobPort, true, "ready")
-	pool, poolLog, poolCmd := startProcess(t, "MARPLE_BEAM_TEST_MAIN=1", false, "marple-beam: worker pool at ", "--worker_pool", "--worker_pool_port=0")
+	pool, poolLog, poolCmd := startProcess(t, "MARPLE_BEAM_TEST_MAIN=1", false, "marple-beam: worker pool at ", "--worker_pool", "--worker_pool_port=0", "--worker_pool_addr=127.0.0.1")
 	poolAddr := strings.TrimPrefix(pool, "marple-beam: worker pool at ")
 
 	dir := t.TempDir()
