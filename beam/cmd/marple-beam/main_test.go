@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 )
 
 // TestMain runs marple-beam's main instead of the tests when the tests
@@ -184,5 +186,20 @@ func TestResumeCommand(t *testing.T) {
 	b, _ = os.ReadFile(filepath.Join(dir, "resumed.mln"))
 	if len(a) == 0 || string(a) != string(b) {
 		t.Errorf("resumed model:\n%s\nstraight:\n%s", b, a)
+	}
+}
+
+// TestFilesystemsLinked: marple-beam reads and writes local paths, gs://
+// and s3:// (the schemes are registered; no bucket is reached).
+func TestFilesystemsLinked(t *testing.T) {
+	for _, p := range []string{"data/a.db", "gs://bucket/a.db", "s3://bucket/a.db"} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: %v", p, r)
+				}
+			}()
+			filesystem.ValidateScheme(p)
+		}()
 	}
 }
