@@ -29,11 +29,12 @@ import (
 // not by fileio.MatchFiles inside it: the launcher reads and checks every
 // data file before a pipeline starts anyway (Data.CheckFiles), so it must
 // see the filesystem the workers read; the expanded list is part of the
-// pipeline, so every worker, a resumed job and the σ tuning's pipelines
-// read the same files in the same order (a match at run time could see
-// other files); and the examples' keys stay the file's index in the list,
-// as for an explicit list, so that a glob and the sorted list of its files
-// learn the same model.
+// pipeline, so every worker and each of the σ tuning's pipelines read the
+// same files in the same order (a match at run time could see other
+// files); and the examples' keys stay the file's index in the list, as
+// for an explicit list, so that a glob and the sorted list of its files
+// learn the same model. (A resumed job expands its patterns again: it
+// needs the same files.)
 func ExpandGlobs(ctx context.Context, paths []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
