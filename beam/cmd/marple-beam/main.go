@@ -16,17 +16,17 @@
 // it. --worker_pool serves Beam's worker pool: a job server given
 // --environment_type=EXTERNAL --environment_config=HOST:PORT runs the
 // workers in that process (it listens on localhost unless
-// --worker_pool_addr names another address). The runners linked are prism, universal
-// (any portable job server) and dataflow.
+// --worker_pool_addr names another address). The runners linked are
+// prism, universal (any portable job server) and dataflow.
 //
 // Flags follow marple's (single dash); Beam's own flags (--runner,
 // --endpoint, --environment_type, --worker_binary, ...) go with them.
-// -t and -e take comma-separated paths and glob patterns, local or gs://
-// (-i: local ones): the launcher expands each pattern (its matches
+// -t and -e take comma-separated paths and glob patterns, local, gs:// or
+// s3:// (-i: local ones): the launcher expands each pattern (its matches
 // sorted; a pattern that matches nothing is an error naming it) and reads
 // every file once to check it, and the workers read the files through
 // Beam's filesystems: on a cluster, give paths that the launcher and
-// every worker can read (a shared file system, or gs://).
+// every worker can read (a shared file system, gs:// or s3://).
 //
 // Flag values and inputs are checked before a pipeline starts: a flag
 // value out of range (NaN, infinite, negative) or an output that cannot be
@@ -259,7 +259,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 	)
 	switch cmd {
 	case "learn":
-		train := fs.String("t", "", "training database file(s) (.db), comma-separated paths or glob patterns (local or gs://)")
+		train := fs.String("t", "", "training database file(s) (.db), comma-separated paths or glob patterns (local, gs:// or s3://)")
 		ne := fs.String("ne", "", "non-evidence (query) predicates, comma-separated")
 		out := fs.String("o", "", "output model file")
 		state := fs.String("state", "", "also write the final weights and per-epoch loss as JSON here")
@@ -376,7 +376,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			st.Steps, st.Epoch, *shards, el.Round(time.Millisecond), float64(st.Steps)/el.Seconds(), round(st.Loss), st.Mistakes)
 		return nil
 	case "infer":
-		ev := fs.String("e", "", "test database file(s) (.db), comma-separated paths or glob patterns (local or gs://); their query atoms are the truth the metrics use")
+		ev := fs.String("e", "", "test database file(s) (.db), comma-separated paths or glob patterns (local, gs:// or s3://); their query atoms are the truth the metrics use")
 		q := fs.String("q", "", "query predicates, comma-separated")
 		res := fs.String("r", "", "output result file")
 		metrics := fs.String("metrics", "", "write the metrics as JSON here")
