@@ -223,17 +223,18 @@ func inputFiles(ctx context.Context, name, value string) ([]string, error) {
 	return files, nil
 }
 
-// modelFiles returns the model files of -i, its local glob patterns
-// expanded. The launcher and every worker load the model from these local
-// paths (an #include is resolved beside the file), so a path with a
-// scheme (gs://, ...) is a usage error.
-func modelFiles(ctx context.Context, value string) ([]string, error) {
+// localFiles returns the files of flag name, its local glob patterns
+// expanded: files read from local paths only (the model of -i, which the
+// launcher and every worker load, an #include resolved beside the file;
+// replicate's databases), so that a path with a scheme (gs://, ...) is a
+// usage error.
+func localFiles(ctx context.Context, name, value string) ([]string, error) {
 	for _, f := range list(value) {
 		if strings.Contains(f, "://") {
-			return nil, usagef("-i %s: model files are read from local paths (by the launcher and by every worker), not through a remote filesystem", f)
+			return nil, usagef("-%s %s: these files are read from local paths, not through a remote filesystem", name, f)
 		}
 	}
-	return inputFiles(ctx, "i", value)
+	return inputFiles(ctx, name, value)
 }
 
 func list(s string) []string {
@@ -298,7 +299,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			flagcheck.Positive("eta", *eta), flagcheck.NonNegative("delta", *delta), flagcheck.Output("o", *out), flagcheck.Output("state", *state)); err != nil {
 			return err
 		}
-		models, err := modelFiles(ctx, *model)
+		models, err := localFiles(ctx, "i", *model)
 		if err != nil {
 			return err
 		}
@@ -394,7 +395,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		if err := checkFlags(flagcheck.Output("r", *res), flagcheck.Output("metrics", *metrics)); err != nil {
 			return err
 		}
-		models, err := modelFiles(ctx, *model)
+		models, err := localFiles(ctx, "i", *model)
 		if err != nil {
 			return err
 		}
@@ -485,11 +486,11 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		if err := checkFlags(flagcheck.Output("o", *out)); err != nil {
 			return err
 		}
-		models, err := modelFiles(ctx, *model)
+		models, err := localFiles(ctx, "i", *model)
 		if err != nil {
 			return err
 		}
-		files, err := inputFiles(ctx, "t", *train)
+		files, err := localFiles(ctx, "t", *train)
 		if err != nil {
 			return err
 		}

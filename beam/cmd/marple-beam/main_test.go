@@ -88,7 +88,7 @@ func TestBadInput(t *testing.T) {
 		{"binary-model", []string{"infer", "-i", "binary.db", "-e", "train.db", "-q", "Cancer", "-r", filepath.Join(dir, "out.result")}, 1, "marple-beam infer: binary.db:2:1: binary data"},
 		{"glob-no-match", append(learn, "-t", "train.db,nothing-*.db"), 1, "marple-beam learn: -t: nothing-*.db: no file matches the pattern"},
 		{"glob-no-match-e", []string{"infer", "-i", "smokers.mln", "-e", "tr*.db,x/*.db", "-q", "Cancer", "-r", filepath.Join(dir, "out.result")}, 1, "marple-beam infer: -e: x/*.db: no file matches the pattern"},
-		{"model-remote", []string{"infer", "-i", "gs://bucket/m.mln", "-e", "train.db", "-q", "Cancer", "-r", filepath.Join(dir, "out.result")}, 2, "marple-beam infer: -i gs://bucket/m.mln: model files are read from local paths"},
+		{"model-remote", []string{"infer", "-i", "gs://bucket/m.mln", "-e", "train.db", "-q", "Cancer", "-r", filepath.Join(dir, "out.result")}, 2, "marple-beam infer: -i gs://bucket/m.mln: these files are read from local paths"},
 		{"resume-no-state", append(learn, "-t", "train.db", "-sigma", "0.1", "-resume"), 2, "marple-beam learn: -resume needs -state"},
 		{"resume-sigma-auto", append(learn, "-t", "train.db", "-resume", "-state", filepath.Join(dir, "s.json")), 2, "marple-beam learn: -resume needs a number for -sigma"},
 		{"runner-flink", append(learn, "-t", "train.db", "--runner=flink"), 2, `marple-beam learn: --runner must be prism, universal or dataflow, not "flink"`},
