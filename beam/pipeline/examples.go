@@ -119,8 +119,9 @@ func queryPreds(m *mln.Model, names []string) ([]mln.PredID, error) {
 	return q, nil
 }
 
-// CheckFiles reads and parses every data file as the workers will, so that
-// a launcher can refuse bad input before a pipeline starts: an unreadable
+// CheckFiles reads (through Beam's filesystems) and parses every data file
+// as the workers will, so that a launcher can refuse bad input before a
+// pipeline starts: an unreadable
 // or binary file, a syntax error or an unknown predicate is reported at its
 // position, and a file without any ground atom is refused. The files are
 // parsed against one model, as marple learn loads them; when ExampleType
@@ -136,7 +137,7 @@ func (d *Data) CheckFiles() error {
 		return err
 	}
 	for _, path := range d.Files {
-		src, err := mln.ReadInput(path)
+		src, err := ReadPath(context.Background(), path)
 		if err != nil {
 			return err
 		}
@@ -165,7 +166,7 @@ func (d *Data) CheckFiles() error {
 	}
 	d.ExampleType = m.Types[t].Name
 	for fi, path := range d.Files {
-		src, err := mln.ReadInput(path)
+		src, err := ReadPath(context.Background(), path)
 		if err != nil {
 			return err
 		}
@@ -203,10 +204,10 @@ func (d Data) exampleType(m *mln.Model, q []mln.PredID) (mln.TypeID, error) {
 	return t, nil
 }
 
-// ReadFile reads file number fi of d and returns its examples, in order
-// (Examples).
+// ReadFile reads file number fi of d through Beam's filesystems and
+// returns its examples, in order (Examples).
 func (d Data) ReadFile(fi int) ([]Example, error) {
-	src, err := mln.ReadInput(d.Files[fi])
+	src, err := ReadPath(context.Background(), d.Files[fi])
 	if err != nil {
 		return nil, err
 	}

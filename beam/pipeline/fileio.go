@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -13,6 +14,60 @@ import (
 	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/mln"
 )
+
+// ExpandGlobs expands the glob patterns among paths through Beam's
+// filesystems (local patterns as filepath.Glob reads them, gs:// ones as
+// the GCS filesystem lists objects, with ** across directories): each
+// pattern's matches are sorted, so that the files, and the keys that order
+// the examples (file index, position), do not depend on the order in which
+// a filesystem lists them; a pattern that matches no file is an error
+// naming it. A path without a glob character ('*', '?', '[') is kept as it
+// is, and the files keep the order of their patterns; a file named twice
+// is kept once, at its first place.
+//
+// The patterns are expanded by the launcher while it builds the pipeline,
+// not by fileio.MatchFiles inside it: the launcher reads and checks every
+// data file before a pipeline starts anyway (Data.CheckFiles), so it must
+// see the filesystem the workers read; the expanded list is part of the
+// pipeline, so every worker and each of the σ tuning's pipelines read the
+// same files in the same order (a match at run time could see other
+// files); and the examples' keys stay the file's index in the list, as
+// for an explicit list, so that a glob and the sorted list of its files
+// learn the same model. (A resumed job expands its patterns again: it
+// needs the same files.)
+func ExpandGlobs(ctx context.Context, paths []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	add := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	for _, p := range paths {
+		if !strings.ContainsAny(p, "*?[") {
+			add(p)
+			continue
+		}
+		fs, err := filesystem.New(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		matches, err := fs.List(ctx, p)
+		fs.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", p, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("%s: no file matches the pattern", p)
+		}
+		slices.Sort(matches)
+		for _, f := range matches {
+			add(f)
+		}
+	}
+	return out, nil
+}
 
 // ReadPath reads a data file through Beam's filesystems (a local path, or
 // gs://, s3://, ... when the program registers that scheme), as

@@ -9,19 +9,24 @@
 //	marple-beam infer -i learned.mln -e test.db -q Pred -r out.result [-metrics m.json] [-ms]
 //	marple-beam generate -o dir -n 100000 [-perFile 1000 -seed 1]
 //	marple-beam replicate -i model.mln -t data.db -type bib -k 16 -o big.db
-//	marple-beam --worker_pool [--worker_pool_port 50000]
+//	marple-beam --worker_pool [--worker_pool_port 50000 --worker_pool_addr localhost]
 //
 // learn chooses σ as marple learn does (-sigma auto, by default), writes
 // its -state after every epoch, and -resume continues a failed job from
 // it. --worker_pool serves Beam's worker pool: a job server given
-// --environment_type=EXTERNAL --environment_config=localhost:PORT runs
-// the workers in that process. The runners linked are prism, universal
-// (any portable job server) and dataflow.
+// --environment_type=EXTERNAL --environment_config=HOST:PORT runs the
+// workers in that process (it listens on localhost unless
+// --worker_pool_addr names another address). The runners linked are
+// prism, universal (any portable job server) and dataflow.
 //
 // Flags follow marple's (single dash); Beam's own flags (--runner,
 // --endpoint, --environment_type, --worker_binary, ...) go with them.
-// Data files are read by the workers: on a cluster, give paths every
-// worker can read (a shared file system).
+// -t and -e take comma-separated paths and glob patterns, local, gs:// or
+// s3:// (-i: local ones): the launcher expands each pattern (its matches
+// sorted; a pattern that matches nothing is an error naming it) and reads
+// every file once to check it, and the workers read the files through
+// Beam's filesystems: on a cluster, give paths that the launcher and
+// every worker can read (a shared file system, gs:// or s3://).
 //
 // Flag values and inputs are checked before a pipeline starts: a flag
 // value out of range (NaN, infinite, negative) or an output that cannot be
@@ -73,8 +78,8 @@ Beam flags: --runner (prism, the default, in-process; universal; dataflow),
 --endpoint (a job server, e.g. Flink's or prism's), --environment_type,
 --worker_binary, ...
 "marple-beam <command> -h" lists a command's flags.
-"marple-beam --worker_pool [--worker_pool_port 50000]" serves workers for
---environment_type=EXTERNAL --environment_config=localhost:PORT.
+"marple-beam --worker_pool [--worker_pool_port 50000 --worker_pool_addr localhost]"
+serves workers for --environment_type=EXTERNAL --environment_config=HOST:PORT.
 `
 
 type usageError struct{ msg string }
@@ -176,10 +181,11 @@ func main() {
 		}
 		pool := flag.Bool("worker_pool", false, "serve as a Beam worker pool: run workers for a runner given --environment_type=EXTERNAL --environment_config=HOST:PORT")
 		port := flag.Int("worker_pool_port", 50000, "with --worker_pool: the port to listen on (0: any free port)")
+		addr := flag.String("worker_pool_addr", "localhost", "with --worker_pool: the host or address to listen on (localhost: this machine only; an address of this machine, or empty for every interface, lets a job server on another machine reach it)")
 		flag.Parse()
 		beam.Init()
 		if *pool {
-			if err := workerPool(*port, os.Stderr); err != nil {
+			if err := workerPool(*addr, *port, os.Stderr); err != nil {
 				fmt.Fprintf(os.Stderr, "marple-beam: worker pool: %v\n", err)
 				os.Exit(1)
 			}
@@ -206,6 +212,31 @@ func main() {
 	}
 }
 
+// inputFiles returns the data files that the comma-separated paths and
+// glob patterns of flag name give (pipeline.ExpandGlobs: each pattern's
+// matches sorted; a pattern that matches nothing is an error naming it).
+func inputFiles(ctx context.Context, name, value string) ([]string, error) {
+	files, err := pipeline.ExpandGlobs(ctx, list(value))
+	if err != nil {
+		return nil, fmt.Errorf("-%s: %v", name, err)
+	}
+	return files, nil
+}
+
+// localFiles returns the files of flag name, its local glob patterns
+// expanded: files read from local paths only (the model of -i, which the
+// launcher and every worker load, an #include resolved beside the file;
+// replicate's databases), so that a path with a scheme (gs://, ...) is a
+// usage error.
+func localFiles(ctx context.Context, name, value string) ([]string, error) {
+	for _, f := range list(value) {
+		if strings.Contains(f, "://") {
+			return nil, usagef("-%s %s: these files are read from local paths, not through a remote filesystem", name, f)
+		}
+	}
+	return inputFiles(ctx, name, value)
+}
+
 func list(s string) []string {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
@@ -221,7 +252,7 @@ func list(s string) []string {
 func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 	fs := flag.CommandLine
 	var (
-		model = fs.String("i", "", "model file(s) (.mln), comma-separated")
+		model = fs.String("i", "", "model file(s) (.mln), comma-separated local paths or glob patterns")
 		exTyp = fs.String("exampleType", "auto", "one example per constant of this type (auto: the query predicates' argument type with the most constants)")
 		multi = fs.Bool("multipleDatabases", false, "each data file is one example")
 		seed  = fs.Int64("seed", 1, "random seed")
@@ -229,7 +260,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 	)
 	switch cmd {
 	case "learn":
-		train := fs.String("t", "", "training database file(s) (.db), comma-separated")
+		train := fs.String("t", "", "training database file(s) (.db), comma-separated paths or glob patterns (local, gs:// or s3://)")
 		ne := fs.String("ne", "", "non-evidence (query) predicates, comma-separated")
 		out := fs.String("o", "", "output model file")
 		state := fs.String("state", "", "also write the final weights and per-epoch loss as JSON here")
@@ -268,8 +299,16 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			flagcheck.Positive("eta", *eta), flagcheck.NonNegative("delta", *delta), flagcheck.Output("o", *out), flagcheck.Output("state", *state)); err != nil {
 			return err
 		}
+		models, err := localFiles(ctx, "i", *model)
+		if err != nil {
+			return err
+		}
+		files, err := inputFiles(ctx, "t", *train)
+		if err != nil {
+			return err
+		}
 		cfg := pipeline.TrainConfig{
-			Data: pipeline.Data{Model: list(*model), Files: list(*train), Query: list(*ne), MultipleDatabases: *multi, ExampleType: *exTyp},
+			Data: pipeline.Data{Model: models, Files: files, Query: list(*ne), MultipleDatabases: *multi, ExampleType: *exTyp},
 			Learner: pipeline.Learner{Method: *method, Sigma: sigma, C: *c, Lambda: *lambda, Eta: *eta, Delta: *delta,
 				Loss: *loss, Solver: *sol, Seed: *seed},
 			Passes: *passes, Shards: *shards, Mix: *mix, Shuffle: *shuffle, Seed: *seed, NoAverage: *noAvg,
@@ -338,7 +377,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			st.Steps, st.Epoch, *shards, el.Round(time.Millisecond), float64(st.Steps)/el.Seconds(), round(st.Loss), st.Mistakes)
 		return nil
 	case "infer":
-		ev := fs.String("e", "", "test database file(s) (.db), comma-separated; their query atoms are the truth the metrics use")
+		ev := fs.String("e", "", "test database file(s) (.db), comma-separated paths or glob patterns (local, gs:// or s3://); their query atoms are the truth the metrics use")
 		q := fs.String("q", "", "query predicates, comma-separated")
 		res := fs.String("r", "", "output result file")
 		metrics := fs.String("metrics", "", "write the metrics as JSON here")
@@ -356,8 +395,16 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		if err := checkFlags(flagcheck.Output("r", *res), flagcheck.Output("metrics", *metrics)); err != nil {
 			return err
 		}
+		models, err := localFiles(ctx, "i", *model)
+		if err != nil {
+			return err
+		}
+		files, err := inputFiles(ctx, "e", *ev)
+		if err != nil {
+			return err
+		}
 		cfg := pipeline.InferConfig{
-			Data:      pipeline.Data{Model: list(*model), Files: list(*ev), Query: list(*q), MultipleDatabases: *multi, ExampleType: *exTyp},
+			Data:      pipeline.Data{Model: models, Files: files, Query: list(*q), MultipleDatabases: *multi, ExampleType: *exTyp},
 			Solver:    pipeline.Learner{Solver: *sol, Seed: *seed},
 			Marginals: *ms, Samples: *samples,
 		}
@@ -426,7 +473,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "marple-beam generate: %s and %d data files (%d examples) in %s\n", modelFile, len(files), *n, *out)
 		return nil
 	case "replicate":
-		train := fs.String("t", "", "database file(s) (.db), comma-separated")
+		train := fs.String("t", "", "database file(s) (.db), comma-separated local paths or glob patterns")
 		typ := fs.String("type", "", "the example type whose constants are renamed in each copy")
 		k := fs.Int("k", 2, "copies")
 		out := fs.String("o", "", "output database file")
@@ -439,11 +486,19 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		if err := checkFlags(flagcheck.Output("o", *out)); err != nil {
 			return err
 		}
-		m, err := mln.LoadModel(list(*model)...)
+		models, err := localFiles(ctx, "i", *model)
 		if err != nil {
 			return err
 		}
-		db, err := mln.LoadDatabase(m, list(*train)...)
+		files, err := localFiles(ctx, "t", *train)
+		if err != nil {
+			return err
+		}
+		m, err := mln.LoadModel(models...)
+		if err != nil {
+			return err
+		}
+		db, err := mln.LoadDatabase(m, files...)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 )
 
 // TestMain runs marple-beam's main instead of the tests when the tests
@@ -84,6 +86,9 @@ func TestBadInput(t *testing.T) {
 		{"empty-db", append(learn, "-t", "empty.db"), 1, "marple-beam learn: empty.db holds no ground atom"},
 		{"binary-db", append(learn, "-t", "binary.db"), 1, "marple-beam learn: binary.db:2:1: binary data (byte 0x00 at offset 13)"},
 		{"binary-model", []string{"infer", "-i", "binary.db", "-e", "train.db", "-q", "Cancer", "-r", filepath.Join(dir, "out.result")}, 1, "marple-beam infer: binary.db:2:1: binary data"},
+		{"glob-no-match", append(learn, "-t", "train.db,nothing-*.db"), 1, "marple-beam learn: -t: nothing-*.db: no file matches the pattern"},
+		{"glob-no-match-e", []string{"infer", "-i", "smokers.mln", "-e", "tr*.db,x/*.db", "-q", "Cancer", "-r", filepath.Join(dir, "out.result")}, 1, "marple-beam infer: -e: x/*.db: no file matches the pattern"},
+		{"model-remote", []string{"infer", "-i", "gs://bucket/m.mln", "-e", "train.db", "-q", "Cancer", "-r", filepath.Join(dir, "out.result")}, 2, "marple-beam infer: -i gs://bucket/m.mln: these files are read from local paths"},
 		{"resume-no-state", append(learn, "-t", "train.db", "-sigma", "0.1", "-resume"), 2, "marple-beam learn: -resume needs -state"},
 		{"resume-sigma-auto", append(learn, "-t", "train.db", "-resume", "-state", filepath.Join(dir, "s.json")), 2, "marple-beam learn: -resume needs a number for -sigma"},
 		{"runner-flink", append(learn, "-t", "train.db", "--runner=flink"), 2, `marple-beam learn: --runner must be prism, universal or dataflow, not "flink"`},
@@ -182,5 +187,20 @@ func TestResumeCommand(t *testing.T) {
 	b, _ = os.ReadFile(filepath.Join(dir, "resumed.mln"))
 	if len(a) == 0 || string(a) != string(b) {
 		t.Errorf("resumed model:\n%s\nstraight:\n%s", b, a)
+	}
+}
+
+// TestFilesystemsLinked: marple-beam reads and writes local paths, gs://
+// and s3:// (the schemes are registered; no bucket is reached).
+func TestFilesystemsLinked(t *testing.T) {
+	for _, p := range []string{"data/a.db", "gs://bucket/a.db", "s3://bucket/a.db"} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: %v", p, r)
+				}
+			}()
+			filesystem.ValidateScheme(p)
+		}()
 	}
 }

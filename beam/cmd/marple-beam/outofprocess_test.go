@@ -108,11 +108,13 @@ func (l *lines) count(prefix string) int {
 }
 
 // TestOutOfProcessWorkers: a stand-alone prism job server and a worker
-// pool (marple-beam --worker_pool), each a process of its own, run
+// pool (marple-beam --worker_pool, listening on 127.0.0.1), each a process
+// of its own, run
 // marple-beam learn from a launcher with --environment_type=EXTERNAL; the
-// workers read the data files by path through Beam's filesystems and
-// write the model and state, and the learned weights equal those of the
-// in-process run on prism.
+// launcher is given the data files as a glob pattern, the workers read
+// them by path through Beam's filesystems and write the model and state,
+// and the learned weights and model equal those of the in-process run on
+// prism given the files as a list.
 func TestOutOfProcessWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a job server and a worker pool (-short)")
@@ -123,20 +125,28 @@ func TestOutOfProcessWorkers(t *testing.T) {
 	}
 	jobPort := strings.TrimPrefix(closedPort(t), "127.0.0.1:")
 	startProcess(t, "MARPLE_BEAM_TEST_PRISM="+jobPort, true, "ready")
-	pool, poolLog, poolCmd := startProcess(t, "MARPLE_BEAM_TEST_MAIN=1", false, "marple-beam: worker pool at ", "--worker_pool", "--worker_pool_port=0")
+	pool, poolLog, poolCmd := startProcess(t, "MARPLE_BEAM_TEST_MAIN=1", false, "marple-beam: worker pool at ", "--worker_pool", "--worker_pool_port=0", "--worker_pool_addr=127.0.0.1")
 	poolAddr := strings.TrimPrefix(pool, "marple-beam: worker pool at ")
 
 	dir := t.TempDir()
-	learnArgs := func(name string) []string {
-		return []string{"learn", "-i", filepath.Join(data, "smokers.mln"), "-t", filepath.Join(data, "train.db"), "-ne", "Cancer",
+	var files []string
+	for i, db := range []string{"Smokes(Anna)\nFriends(Anna, Bob)\nCancer(Anna)\n", "Smokes(Bob)\nFriends(Bob, Chris)\nCancer(Bob)\n", "Friends(Chris, Anna)\nSmokes(Chris)\n"} {
+		f := filepath.Join(dir, fmt.Sprintf("ex-%d.db", i))
+		if err := os.WriteFile(f, []byte(db), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	learnArgs := func(name, train string) []string {
+		return []string{"learn", "-i", filepath.Join(data, "smokers.mln"), "-t", train, "-ne", "Cancer",
 			"-multipleDatabases", "-sigma", "0.1", "-shards", "2", "-passes", "2",
 			"-o", filepath.Join(dir, name+".mln"), "-state", filepath.Join(dir, name+".json")}
 	}
-	cmd, stderr := marpleBeam(t, learnArgs("inprocess")...)
+	cmd, stderr := marpleBeam(t, learnArgs("inprocess", strings.Join(files, ","))...)
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("in-process: %v\n%s", err, stderr)
 	}
-	cmd, stderr = marpleBeam(t, append(learnArgs("external"), "--runner=universal", "--endpoint=localhost:"+jobPort,
+	cmd, stderr = marpleBeam(t, append(learnArgs("external", filepath.Join(dir, "ex-*.db")), "--runner=universal", "--endpoint=localhost:"+jobPort,
 		"--environment_type=EXTERNAL", "--environment_config="+poolAddr, "--worker_binary="+os.Args[0])...)
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("out of process: %v\n%s", err, stderr)

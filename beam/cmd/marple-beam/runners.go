@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"syscall"
 
 	"google.golang.org/grpc"
@@ -18,11 +19,13 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal/extworker"
 
 	// The reflection-optimized runtime, and the filesystems data and
-	// outputs are read and written through: local paths, and gs:// (which
-	// Dataflow needs).
+	// outputs are read and written through: local paths, gs:// (which
+	// Dataflow needs) and s3:// (AWS's default credential chain; it adds
+	// 11 MB to the binary, see results/beam.md).
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/exec/optimized"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
 
 	// The runners marple-beam documents, registered by these imports:
 	// prism (in-process, the default), universal (any portable job server:
@@ -63,15 +66,16 @@ func runPipeline(ctx context.Context, p *beam.Pipeline) error {
 	return err
 }
 
-// workerPool serves Beam's worker pool service on localhost:port until
-// an interrupt or SIGTERM: a runner given --environment_type=EXTERNAL
-// --environment_config=localhost:PORT asks it for workers, which run in
-// this process (outside the launcher's). It reports its address, and each
-// worker it starts, on stderr.
-func workerPool(port int, stderr io.Writer) error {
+// workerPool serves Beam's worker pool service on host:port (host: the
+// interface to listen on, localhost or an address of this machine; empty:
+// every interface) until an interrupt or SIGTERM: a runner given
+// --environment_type=EXTERNAL --environment_config=HOST:PORT asks it for
+// workers, which run in this process (outside the launcher's). It reports
+// its address, and each worker it starts, on stderr.
+func workerPool(host string, port int, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	lis, err := net.Listen("tcp", fmt.Sprintf("localhost:%d", port))
+	lis, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		return err
 	}
@@ -85,7 +89,7 @@ func workerPool(port int, stderr io.Writer) error {
 	srv := grpc.NewServer()
 	fnpb.RegisterBeamFnExternalWorkerPoolServer(srv, &loggingPool{Loopback: lb, log: stderr})
 	go srv.Serve(lis)
-	fmt.Fprintf(stderr, "marple-beam: worker pool at localhost:%d\n", lis.Addr().(*net.TCPAddr).Port)
+	fmt.Fprintf(stderr, "marple-beam: worker pool at %s\n", net.JoinHostPort(host, strconv.Itoa(lis.Addr().(*net.TCPAddr).Port)))
 	<-ctx.Done()
 	srv.Stop()
 	return lb.Stop(context.Background())
