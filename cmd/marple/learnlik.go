@@ -108,6 +108,10 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		}
 		err = f.extras.timedOut(ctx, err, learned, e.stderr)
 		lerr = err
+		if st != nil && st.Start != nil {
+			fmt.Fprintf(e.stderr, "marple: learn: independent start: %d joint parameters held at 0, CLL %.6g over %d atoms, gradient %.2g, %d L-BFGS iterations\n",
+				st.Start.Joint, st.Start.CLL, st.Start.Atoms, st.Start.GradNorm, st.Start.Iterations)
+		}
 		if err == nil {
 			noise := ""
 			if set.Adaptive {
