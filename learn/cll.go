@@ -168,6 +168,14 @@ type DiscriminativeSettings struct {
 	// such formulas thus starts at its optimum, and a joint model at the
 	// best model without its joint formulas, where the chains mix at once.
 	ZeroStart bool
+	// TunePrior chooses the prior's σ (instead of PriorStdDev) among
+	// TunedPriorStdDevs by the held-out conditional log-likelihood of the
+	// independent start, each example left out in turn and the others
+	// fitted (with two or more examples, and not with ZeroStart,
+	// KeepInitial or NoPrior); the σ chosen then holds for the whole run.
+	// It guards per-constant weights ("+w") against fitting the words of
+	// the training databases only.
+	TunePrior bool
 	// Sampler, when set, replaces the MC-SAT chains (for example by exact
 	// enumeration on tiny networks).
 	Sampler SamplerFactory
@@ -428,6 +436,7 @@ type cllProblem struct {
 	exs     []*cllExample
 	np      int
 	prec    float64 // 1/σ², 0 without prior
+	tune    bool    // the independent start chooses prec
 	workers int
 }
 
@@ -756,6 +765,7 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 	case s.KeepInitial:
 		copy(w, model.Weights)
 	case !s.ZeroStart && np > 0:
+		pb.tune = s.TunePrior && !s.NoPrior
 		if st.Start, err = pb.independentStart(ctx, w); err != nil {
 			return nil, err
 		}

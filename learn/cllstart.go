@@ -10,6 +10,10 @@ import (
 	"gonum.org/v1/gonum/optimize"
 )
 
+// TunedPriorStdDevs are the prior standard deviations among which
+// DiscriminativeSettings.TunePrior chooses.
+var TunedPriorStdDevs = []float64{0.25, 0.5, 1, 2, 4}
+
 // independentStartMaxIter bounds the L-BFGS iterations of the
 // independent start.
 const independentStartMaxIter = 2000
@@ -37,6 +41,10 @@ type IndependentStart struct {
 	// CLL is the start's conditional log-likelihood of the atoms counted,
 	// at the weights found.
 	CLL float64
+	// PriorStdDev is the σ chosen by DiscriminativeSettings.TunePrior (0:
+	// none chosen), and HeldOutCLL its held-out conditional
+	// log-likelihood, summed over the examples each left out in turn.
+	PriorStdDev, HeldOutCLL float64
 	// GradNorm is the largest entry of the start objective's gradient at
 	// the weights found; Iterations are L-BFGS's.
 	GradNorm   float64
@@ -184,87 +192,38 @@ func (pb *cllProblem) independentStart(ctx context.Context, w []float64) (*Indep
 		}
 	}
 	prec := pb.prec
-	// f(x) = −Σ_rows log P(truth) + prec·|x|²/2, gradient into g.
-	objective := func(x, g []float64) float64 {
-		f := 0.0
-		for k := range g {
-			g[k] = prec * x[k]
-			f += prec * x[k] * x[k] / 2
-		}
-		for _, r := range rows {
-			z := r.off
-			for k, c := range r.cols {
-				z += r.vals[k] * x[c]
+	if pb.tune && len(pb.exs) >= 2 && len(free) > 0 {
+		best := math.Inf(-1)
+		for _, sd := range TunedPriorStdDevs {
+			held := 0.0
+			for k := range pb.exs {
+				var train, test []startRow
+				for _, r := range rows {
+					if r.ex == k {
+						test = append(test, r)
+					} else {
+						train = append(train, r)
+					}
+				}
+				x, _, err := fitRows(ctx, train, len(free), 1/(sd*sd))
+				if err != nil {
+					return nil, err
+				}
+				held -= rowsObjective(test, x, nil, 0)
 			}
-			// −log P(truth) = log(1+e^z) − t·z; its derivative in z is
-			// σ(z) − t.
-			var nll, sig float64
-			if z > 0 {
-				nll = z + math.Log1p(math.Exp(-z))
-				sig = 1 / (1 + math.Exp(-z))
-			} else {
-				nll = math.Log1p(math.Exp(z))
-				sig = math.Exp(z) / (1 + math.Exp(z))
-			}
-			t := 0.0
-			if r.truth {
-				t = 1
-				nll -= z
-			}
-			f += nll
-			dz := sig - t
-			for k, c := range r.cols {
-				g[c] += dz * r.vals[k]
+			if held > best {
+				best, info.PriorStdDev = held, sd
 			}
 		}
-		return f
+		prec = 1 / (info.PriorStdDev * info.PriorStdDev)
+		pb.prec = prec
+		info.HeldOutCLL = best
 	}
-	var (
-		lastX []float64
-		lastF float64
-		lastG = make([]float64, len(free))
-	)
-	evalAt := func(x []float64) {
-		if lastX != nil && slices.Equal(lastX, x) {
-			return
-		}
-		lastF = objective(x, lastG)
-		lastX = append(lastX[:0], x...)
+	x, iters, err := fitRows(ctx, rows, len(free), prec)
+	if err != nil {
+		return nil, err
 	}
-	prob := optimize.Problem{
-		Func: func(x []float64) float64 { evalAt(x); return lastF },
-		Grad: func(g, x []float64) { evalAt(x); copy(g, lastG) },
-		Status: func() (optimize.Status, error) {
-			if err := ctx.Err(); err != nil {
-				return optimize.Failure, err
-			}
-			return optimize.NotTerminated, nil
-		},
-	}
-	settings := &optimize.Settings{
-		MajorIterations:   independentStartMaxIter,
-		GradientThreshold: 1e-8,
-		Converger:         &optimize.FunctionConverge{Relative: 1e-12, Iterations: 5},
-	}
-	x := make([]float64, len(free))
-	if len(free) > 0 {
-		res, err := optimize.Minimize(prob, x, settings, &optimize.LBFGS{})
-		if res == nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, err
-		}
-		if err != nil && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if err != nil && !errors.Is(err, optimize.ErrNoProgress) && !errors.Is(err, optimize.ErrLinesearcherFailure) &&
-			!errors.Is(err, optimize.ErrNonDescentDirection) {
-			return nil, err
-		}
-		x = res.X
-		info.Iterations = res.MajorIterations
-	}
+	info.Iterations = iters
 	for k, p := range free {
 		if math.IsNaN(x[k]) || math.IsInf(x[k], 0) {
 			clear(w)
@@ -287,18 +246,99 @@ func (pb *cllProblem) independentStart(ctx context.Context, w []float64) (*Indep
 		pb.exs[r.ex].startP[r.atom] = 1 / (1 + math.Exp(-z))
 	}
 	g := make([]float64, len(free))
-	f := objective(x, g)
-	for _, x := range g {
-		info.GradNorm = max(info.GradNorm, math.Abs(x))
+	rowsObjective(rows, x, g, prec)
+	for _, v := range g {
+		info.GradNorm = max(info.GradNorm, math.Abs(v))
 	}
-	info.CLL = -(f - func() float64 {
-		s := 0.0
-		for _, v := range x {
-			s += prec * v * v / 2
-		}
-		return s
-	}())
+	info.CLL = -rowsObjective(rows, x, nil, 0)
 	return info, nil
+}
+
+// rowsObjective returns −Σ_rows log P(truth) + prec·|x|²/2 and, when g is
+// not nil, stores its gradient in g.
+func rowsObjective(rows []startRow, x, g []float64, prec float64) float64 {
+	f := 0.0
+	for k := range x {
+		f += prec * x[k] * x[k] / 2
+	}
+	for k := range g {
+		g[k] = prec * x[k]
+	}
+	for _, r := range rows {
+		z := r.off
+		for k, c := range r.cols {
+			z += r.vals[k] * x[c]
+		}
+		// −log P(truth) = log(1+e^z) − t·z; its derivative in z is σ(z) − t.
+		var nll, sig float64
+		if z > 0 {
+			nll = z + math.Log1p(math.Exp(-z))
+			sig = 1 / (1 + math.Exp(-z))
+		} else {
+			nll = math.Log1p(math.Exp(z))
+			sig = math.Exp(z) / (1 + math.Exp(z))
+		}
+		t := 0.0
+		if r.truth {
+			t = 1
+			nll -= z
+		}
+		f += nll
+		if g != nil {
+			dz := sig - t
+			for k, c := range r.cols {
+				g[c] += dz * r.vals[k]
+			}
+		}
+	}
+	return f
+}
+
+// fitRows minimises rowsObjective over n weights by L-BFGS from 0.
+func fitRows(ctx context.Context, rows []startRow, n int, prec float64) ([]float64, int, error) {
+	x := make([]float64, n)
+	if n == 0 {
+		return x, 0, nil
+	}
+	var (
+		lastX []float64
+		lastF float64
+		lastG = make([]float64, n)
+	)
+	evalAt := func(x []float64) {
+		if lastX != nil && slices.Equal(lastX, x) {
+			return
+		}
+		lastF = rowsObjective(rows, x, lastG, prec)
+		lastX = append(lastX[:0], x...)
+	}
+	prob := optimize.Problem{
+		Func: func(x []float64) float64 { evalAt(x); return lastF },
+		Grad: func(g, x []float64) { evalAt(x); copy(g, lastG) },
+		Status: func() (optimize.Status, error) {
+			if err := ctx.Err(); err != nil {
+				return optimize.Failure, err
+			}
+			return optimize.NotTerminated, nil
+		},
+	}
+	settings := &optimize.Settings{
+		MajorIterations:   independentStartMaxIter,
+		GradientThreshold: 1e-8,
+		Converger:         &optimize.FunctionConverge{Relative: 1e-12, Iterations: 5},
+	}
+	res, err := optimize.Minimize(prob, x, settings, &optimize.LBFGS{})
+	if ctx.Err() != nil {
+		return nil, 0, ctx.Err()
+	}
+	if res == nil {
+		return nil, 0, err
+	}
+	if err != nil && !errors.Is(err, optimize.ErrNoProgress) && !errors.Is(err, optimize.ErrLinesearcherFailure) &&
+		!errors.Is(err, optimize.ErrNonDescentDirection) {
+		return nil, 0, err
+	}
+	return res.X, res.MajorIterations, nil
 }
 
 // worldSetter is a sampler whose chain can be moved to a given world.

@@ -7,8 +7,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/internal/testkit/randmln"
+	"github.com/marple-mln/marple/mln"
 )
 
 // TestIndependentStartExact checks the independent start on random MLNs
@@ -150,5 +152,82 @@ func TestStartWorldsFollowStart(t *testing.T) {
 			}
 		}
 		return
+	}
+}
+
+// TestTunePriorHeldOut checks the prior chosen by TunePrior against
+// enumeration: on two databases of a model without joint formulas, each
+// σ's held-out conditional log-likelihood is computed by fitting one
+// database exactly (Discriminative with exact expectations from zero) and
+// scoring the other by enumeration; the start must choose the best σ and
+// report its held-out CLL.
+func TestTunePriorHeldOut(t *testing.T) {
+	ctx := context.Background()
+	const src = `
+Smokes(person)
+Cancer(person)
+Smokes(x) => Cancer(x)
+Cancer(+x)
+Cancer(x)
+`
+	m, err := mln.ParseModel("sc.mln", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evA := "Smokes(A)\nSmokes(B)\n"
+	trA := "Cancer(A)\nCancer(B)\n"
+	evB := "Smokes(A)\nSmokes(C)\nSmokes(D)\n"
+	trB := "Cancer(A)\nCancer(C)\nCancer(D)\n"
+	for _, s := range []string{evA, trA, evB, trB, "Smokes(D)\n"} {
+		if _, err := mln.ParseDatabase(m, "x.db", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := m.Pred("Cancer")
+	example := func(ev, tr string) *Example {
+		e, err := mln.ParseDatabase(m, "ev.db", ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := mln.ParseDatabase(m, "tr.db", tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		net, err := ground.Ground(ctx, m, e, ground.Options{Query: []mln.PredID{ca.ID}, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Example{Net: net, Truth: net.Assignment(d)}
+	}
+	exs := Examples{example(evA, trA), example(evB, trB)}
+	bestSD, best := 0.0, math.Inf(-1)
+	for _, sd := range TunedPriorStdDevs {
+		held := 0.0
+		for k := range exs {
+			clear(m.Weights)
+			if _, err := Discriminative(ctx, m, Examples{exs[1-k]}, DiscriminativeSettings{
+				Sampler: exactSamplers, PriorStdDev: sd, ZeroStart: true, MaxIter: 1000, MinLLChange: 1e-14, Workers: 1}); err != nil {
+				t.Fatal(err)
+			}
+			held -= exactObjective(m, Examples{exs[k]}, slices.Clone(m.Weights), 0)
+		}
+		t.Logf("σ %g: held-out CLL %.6f", sd, held)
+		if held > best {
+			bestSD, best = sd, held
+		}
+	}
+	clear(m.Weights)
+	st, err := Discriminative(ctx, m, exs, DiscriminativeSettings{Sampler: exactSamplers, TunePrior: true, MaxIter: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bestSD == TunedPriorStdDevs[0] || bestSD == TunedPriorStdDevs[len(TunedPriorStdDevs)-1] {
+		t.Fatalf("the best σ %g is at an end of the grid: the case does not test the choice", bestSD)
+	}
+	if st.Start == nil || st.Start.PriorStdDev != bestSD || math.Abs(st.Start.HeldOutCLL-best) > 1e-5*(1+math.Abs(best)) {
+		t.Fatalf("start %+v, want σ %g with held-out CLL %.6f", st.Start, bestSD, best)
 	}
 }
