@@ -80,7 +80,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		method     = fs.String("method", "cda-ml", learnMethodNames())
 		gen        = fs.Bool("g", false, "generative weight learning: -method pll (Alchemy's learnwts -g)")
 		disc       = fs.Bool("d", false, "discriminative weight learning: -method dcll (Alchemy's learnwts -d)")
-		priorSD    = fs.Float64("priorStdDev", 0, fmt.Sprintf("pll, dcll: standard deviation of the Gaussian prior on the weights (0: Alchemy's default, %g for pll, %g for dcll; dcll with -multipleDatabases chooses it on the training databases)", float64(score.DefaultPLLPriorStdDev), float64(learn.DefaultCLLPriorStdDev)))
+		priorSD    = fs.Float64("priorStdDev", 0, fmt.Sprintf("pll, dcll: standard deviation of the Gaussian prior on the weights (0: Alchemy's default, %g for pll, %g for dcll; dcll with -multipleDatabases, without -withEM, chooses it on the training databases)", float64(score.DefaultPLLPriorStdDev), float64(learn.DefaultCLLPriorStdDev)))
 		noPrior    = fs.Bool("noPrior", false, "pll, dcll: no prior on the weights")
 		numSamples = fs.Int("numSamples", 0, fmt.Sprintf("dcll: MC-SAT steps per example and iteration (0: Alchemy's rule, %d / groundings of the smallest clause, at least %d)", learn.CLLSampleBudget, learn.CLLMinSamples))
 		dNewton    = fs.Bool("dNewton", false, "dcll: diagonal Newton instead of preconditioned scaled conjugate gradient")
