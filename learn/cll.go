@@ -89,6 +89,9 @@ type stepSampler interface {
 	SetSteps(n int)
 }
 
+// SetWorld moves the chain to world y.
+func (s *chainSampler) SetWorld(y []bool) { s.ch.SetWorld(y) }
+
 func (s *chainSampler) Sample(ctx context.Context, fn func(y []bool, p float64)) error {
 	return s.ch.Sample(ctx, s.steps, func(y []bool) { fn(y, 1) })
 }
@@ -154,8 +157,25 @@ type DiscriminativeSettings struct {
 	// GOMAXPROCS). Examples must then not share a network. The result
 	// does not depend on it.
 	Workers int
-	// KeepInitial starts from the model's weights instead of 0.
+	// KeepInitial starts from the model's weights.
 	KeepInitial bool
+	// ZeroStart starts from w = 0 (Alchemy's learnwts -d). Without it or
+	// KeepInitial, learning starts from the independent start: the exact
+	// optimum of the conditional log-likelihood (with the prior) when
+	// every parameter with a ground clause of two or more unknown atoms is
+	// held at 0, so that the atoms are independent given the evidence
+	// and the problem is a convex logistic regression. A model without
+	// such formulas thus starts at its optimum, and a joint model at the
+	// best model without its joint formulas, where the chains mix at once.
+	ZeroStart bool
+	// TunePrior chooses the prior's σ (instead of PriorStdDev) among
+	// TunedPriorStdDevs by the held-out conditional log-likelihood of the
+	// independent start, each example left out in turn and the others
+	// fitted (with two or more examples, and not with ZeroStart,
+	// KeepInitial or NoPrior); the σ chosen then holds for the whole run.
+	// It guards per-constant weights ("+w") against fitting the words of
+	// the training databases only.
+	TunePrior bool
 	// Sampler, when set, replaces the MC-SAT chains (for example by exact
 	// enumeration on tiny networks).
 	Sampler SamplerFactory
@@ -216,6 +236,9 @@ type DiscriminativeStats struct {
 	GradNorm, Lambda float64
 	Examples, Params int
 	Elapsed          time.Duration
+	// Start describes the independent start (nil with ZeroStart or
+	// KeepInitial).
+	Start *IndependentStart
 }
 
 // cllExample holds one example's network, its local parameters and the
@@ -225,6 +248,8 @@ type cllExample struct {
 	params  []int32   // local -> model parameter
 	local   []int32   // per clause: local parameter or -1
 	truth   []float64 // local counts of the gold world
+	y       []bool    // the gold world
+	startP  []float64 // per atom, P(true) at the independent start (-1: left out); nil without one
 	sampler WorldSampler
 
 	rows, prevRows []float64 // sampled count vectors, len(params) each
@@ -254,6 +279,7 @@ func newCLLExample(ex *Example) *cllExample {
 		e.local[c] = k
 	}
 	e.truth = make([]float64, len(e.params))
+	e.y = ex.Truth
 	e.count(ex.Truth, e.truth)
 	return e
 }
@@ -410,6 +436,7 @@ type cllProblem struct {
 	exs     []*cllExample
 	np      int
 	prec    float64 // 1/σ², 0 without prior
+	tune    bool    // the independent start chooses prec
 	workers int
 }
 
@@ -648,6 +675,10 @@ const varFloor = 1e-8
 // whether the stop was reached within MaxIter.
 // Parameters in no example's network are only pulled by the prior.
 //
+// Learning starts, unless ZeroStart or KeepInitial say otherwise, from the
+// independent start (see ZeroStart; Stats.Start), computed exactly from
+// the ground networks before the first MC-SAT step.
+//
 // If ctx is cancelled, the weights reached so far are written into the
 // model and ctx's error is returned with the Stats.
 func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSource, s DiscriminativeSettings) (*DiscriminativeStats, error) {
@@ -730,8 +761,15 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 	}
 
 	w := make([]float64, np)
-	if s.KeepInitial {
+	switch {
+	case s.KeepInitial:
 		copy(w, model.Weights)
+	case !s.ZeroStart && np > 0:
+		pb.tune = s.TunePrior && !s.NoPrior
+		if st.Start, err = pb.independentStart(ctx, w); err != nil {
+			return nil, err
+		}
+		pb.startWorlds(s.Seed)
 	}
 	finish := func() {
 		copy(model.Weights, w)

@@ -212,7 +212,7 @@ func TestDiscriminativeExactOptimum(t *testing.T) {
 		for _, newton := range []bool{false, true} {
 			clear(m.Weights)
 			st, err := Discriminative(ctx, m, Examples{ex}, DiscriminativeSettings{
-				Sampler: exactSamplers, Newton: newton, MaxIter: 500, MinLLChange: 1e-13, Workers: 1})
+				Sampler: exactSamplers, Newton: newton, MaxIter: 500, MinLLChange: 1e-13, Workers: 1, ZeroStart: true})
 			if err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}

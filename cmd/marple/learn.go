@@ -49,8 +49,14 @@ iterations), and dcll (alias -d), discriminative learning of the conditional
 log-likelihood of the -ne predicates given the rest, with expectations from
 MC-SAT (-numSamples steps per iteration, persistent chains) and preconditioned
 scaled conjugate gradient (-dNewton: diagonal Newton; -maxIter iterations).
-Both put a Gaussian prior N(0, σ²) on the weights (-priorStdDev, Alchemy's
-defaults 100 for pll and 2 for dcll; -noPrior drops it).
+dcll starts from the exact optimum of the model with the formulas that link
+query atoms at weight 0 (where the query atoms are independent given the
+evidence), its chains from worlds drawn from it (-dZeroStart: from zero
+weights and random worlds, as Alchemy). Both put a Gaussian prior N(0, σ²)
+on the weights (-priorStdDev, Alchemy's defaults 100 for pll and 2 for dcll;
+-noPrior drops it); with -multipleDatabases and no -priorStdDev, dcll
+chooses σ among 0.25, 0.5, 1, 2, 4 by the conditional log-likelihood of
+that start on each training database left out in turn.
 
 vp is Alchemy's voted perceptron (learnwts -d -dVP): every iteration finds
 the MAP state of the -ne atoms with the -solver engine and moves the weights
@@ -82,7 +88,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		method     = fs.String("method", "cda-ml", learnMethodNames())
 		gen        = fs.Bool("g", false, "generative weight learning: -method pll (Alchemy's learnwts -g)")
 		disc       = fs.Bool("d", false, "discriminative weight learning: -method dcll (Alchemy's learnwts -d)")
-		priorSD    = fs.Float64("priorStdDev", 0, fmt.Sprintf("pll, dcll: standard deviation of the Gaussian prior on the weights (0: Alchemy's default, %g for pll, %g for dcll)", float64(score.DefaultPLLPriorStdDev), float64(learn.DefaultCLLPriorStdDev)))
+		priorSD    = fs.Float64("priorStdDev", 0, fmt.Sprintf("pll, dcll: standard deviation of the Gaussian prior on the weights (0: Alchemy's default, %g for pll, %g for dcll; dcll with -multipleDatabases, without -withEM, chooses it on the training databases)", float64(score.DefaultPLLPriorStdDev), float64(learn.DefaultCLLPriorStdDev)))
 		noPrior    = fs.Bool("noPrior", false, "pll, dcll: no prior on the weights")
 		numSamples = fs.Int("numSamples", 0, fmt.Sprintf("dcll: MC-SAT steps per example and iteration (0: Alchemy's rule, %d / groundings of the smallest clause, at least %d)", learn.CLLSampleBudget, learn.CLLMinSamples))
 		dNewton    = fs.Bool("dNewton", false, "dcll: diagonal Newton instead of preconditioned scaled conjugate gradient")

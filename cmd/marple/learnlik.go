@@ -82,6 +82,9 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		set := learn.DiscriminativeSettings{
 			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter, Samples: f.numSamples,
 			Newton: f.newton, Seed: *tf.seed, Workers: tf.wf.workers,
+			// Without -priorStdDev, σ is chosen on the training databases,
+			// each left out in turn.
+			TunePrior: f.priorSD == 0 && f.multi,
 			Progress: func(pr learn.DiscriminativeProgress) {
 				if (time.Since(lastReport) < time.Second || pr.Elapsed < time.Second) && !*tf.verbose {
 					return
@@ -97,6 +100,7 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		}
 		f.extras.apply(&set)
 		if f.extras.withEM {
+			set.TunePrior = false // each M-step would choose its own σ
 			return learnEM(ctx, e, p, tf, m, dbs, src, set, f.extras.emIter)
 		}
 		done = p.stage("learn CLL (" + map[bool]string{true: "DN", false: "PSCG"}[f.newton] + ")")
@@ -108,6 +112,14 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		}
 		err = f.extras.timedOut(ctx, err, learned, e.stderr)
 		lerr = err
+		if st != nil && st.Start != nil {
+			tuned := ""
+			if st.Start.PriorStdDev > 0 {
+				tuned = fmt.Sprintf(", prior σ %g chosen by held-out CLL %.6g", st.Start.PriorStdDev, st.Start.HeldOutCLL)
+			}
+			fmt.Fprintf(e.stderr, "marple: learn: independent start: %d joint parameters held at 0, CLL %.6g over %d atoms, gradient %.2g, %d L-BFGS iterations%s\n",
+				st.Start.Joint, st.Start.CLL, st.Start.Atoms, st.Start.GradNorm, st.Start.Iterations, tuned)
+		}
 		if err == nil {
 			noise := ""
 			if set.Adaptive {

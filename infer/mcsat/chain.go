@@ -31,6 +31,15 @@ func NewChain(net *ground.Network, opt Options) (*Chain, error) {
 	return &Chain{net: net, opt: opt, s: s}, nil
 }
 
+// SetWorld moves the chain to world y (copied), which should satisfy the
+// hard clauses: the next Sample continues from it.
+func (c *Chain) SetWorld(y []bool) {
+	copy(c.s.y, y)
+}
+
+// World returns the chain's current world; it must not be modified.
+func (c *Chain) World() []bool { return c.s.y }
+
 // Sample reads the network's current clause weights, takes n MC-SAT steps
 // from the chain's world and calls fn with the world after each step. fn
 // must neither keep nor modify y. The weights may change between calls (the
