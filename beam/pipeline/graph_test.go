@@ -51,7 +51,7 @@ func TestFusionBreaks(t *testing.T) {
 			t.Errorf("train: the input of %s comes from %s, not a Reshuffle", fn, e.Op)
 		}
 	}
-	if e := producer(find("collectShard")); e.Op != graph.CoGBK {
+	if e := producer(find("trainFn")); e.Op != graph.CoGBK {
 		t.Errorf("train: the shards come from %s, not a GroupByKey", e.Op)
 	}
 	producer, find = build(func(s beam.Scope) { Infer(s, InferConfig{Data: d}, InferOutputs{}) })

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/marple-mln/marple/mln"
 
@@ -16,14 +18,14 @@ import (
 func init() {
 	register.DoFn3x1[context.Context, int, func(Example), error](&readFn{})
 	register.DoFn2x0[Example, func(int, Example)](&shardFn{})
-	register.Function3x0(collectShard)
-	register.DoFn4x1[context.Context, Shard, State, func(ShardResult), error](&trainFn{})
+	register.Function2x0(broadcastOf)
+	register.DoFn5x1[context.Context, int, func(*Example) bool, Broadcast, func(ShardResult), error](&trainFn{})
 	register.Combiner3[ShardResults, ShardResult, Mixture](&mixFn{})
 	register.DoFn2x1[Mixture, State, State](&nextFn{})
 	register.DoFn2x2[context.Context, State, State, error](&writeFn{})
 	register.Emitter1[Example]()
 	register.Emitter2[int, Example]()
-	register.Emitter1[Shard]()
+	register.Emitter1[Broadcast]()
 	register.Emitter1[ShardResult]()
 	register.Iter1[Example]()
 }
@@ -58,39 +60,98 @@ func (f *shardFn) ProcessElement(ex Example, emit func(int, Example)) {
 	emit(ShardOf(ex.ID, f.Seed, f.Shards), ex)
 }
 
-// collectShard gathers a shard's examples, their parts merged
-// (MergeParts), in key order (Beam does not order the elements of a
-// group).
-func collectShard(shard int, iter func(*Example) bool, emit func(Shard)) {
-	var exs []Example
-	var ex Example
-	for iter(&ex) {
-		exs = append(exs, ex)
-	}
-	emit(Shard{Index: shard, Examples: MergeParts(exs)})
+// Broadcast is what every shard of an epoch needs of the previous one,
+// the side input each epoch sends to the shards: the mixed weights and,
+// while every epoch had one shard, the learner's state (State.Learner).
+// The sums of the averaged model, the losses and the mistakes stay with
+// the state, which only the mixing reads.
+type Broadcast struct {
+	Weights Weights
+	Learner *NamedState `json:",omitempty"`
 }
 
-// trainFn runs one epoch of one shard (TrainShard) from the state of the
-// previous epoch, a singleton side input.
+// BroadcastOf returns the part of st that the next epoch's shards need.
+func BroadcastOf(st State) Broadcast { return Broadcast{Weights: st.Weights, Learner: st.Learner} }
+
+// state is the broadcast as the State that TrainShard starts from.
+func (b Broadcast) state() State { return State{Weights: b.Weights, Learner: b.Learner} }
+
+func broadcastOf(st State, emit func(Broadcast)) { emit(BroadcastOf(st)) }
+
+// trainFn runs one epoch of the shards (TrainShard) from the previous
+// epoch's weights, a singleton side input. Its input is the examples
+// grouped by shard (each example its own element, not a shard in one
+// element); their parts are merged (MergeParts) and put in key order, as
+// Beam does not order the elements of a group. The shards of a bundle are
+// trained side by side in FinishBundle, up to GOMAXPROCS at once, and
+// their results emitted in order of shard index: runners that put every
+// key of a stage in one bundle (prism) would otherwise train the shards
+// one after the other.
 type trainFn struct {
 	Config TrainConfig
 	Epoch  int
+
+	pending []Shard
 }
 
 // failEpoch, when at least 0, makes that epoch (0-based) fail: the tests
 // use it to stop a job part way.
 var failEpoch = -1
 
-func (f *trainFn) ProcessElement(ctx context.Context, sh Shard, prev State, emit func(ShardResult)) error {
+func (f *trainFn) ProcessElement(ctx context.Context, shard int, iter func(*Example) bool, prev Broadcast, emit func(ShardResult)) error {
 	if f.Epoch == failEpoch {
-		return fmt.Errorf("epoch %d, shard %d: failed by the test", f.Epoch+1, sh.Index)
+		return fmt.Errorf("epoch %d, shard %d: failed by the test", f.Epoch+1, shard)
 	}
-	r, err := TrainShard(ctx, f.Config, f.Epoch, sh, prev)
-	if err != nil {
-		return fmt.Errorf("epoch %d, shard %d: %w", f.Epoch+1, sh.Index, err)
+	var exs []Example
+	var ex Example
+	for iter(&ex) {
+		exs = append(exs, ex)
 	}
-	emit(r)
+	f.pending = append(f.pending, Shard{Index: shard, Examples: MergeParts(exs)})
 	return nil
+}
+
+func (f *trainFn) FinishBundle(ctx context.Context, prev Broadcast, emit func(ShardResult)) error {
+	shards := f.pending
+	f.pending = nil
+	sort.Slice(shards, func(i, j int) bool { return shards[i].Index < shards[j].Index })
+	rs, err := trainShards(ctx, f.Config, f.Epoch, shards, prev.state(), runtime.GOMAXPROCS(0))
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		emit(r)
+	}
+	return nil
+}
+
+// trainShards runs TrainShard on each shard, up to workers at once, and
+// returns the results in the order of shards; the error is the first
+// shard's (in that order) that failed.
+func trainShards(ctx context.Context, cfg TrainConfig, epoch int, shards []Shard, prev State, workers int) ([]ShardResult, error) {
+	rs := make([]ShardResult, len(shards))
+	errs := make([]error, len(shards))
+	sem := make(chan struct{}, max(workers, 1))
+	var wg sync.WaitGroup
+	for i := range shards {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			r, err := TrainShard(ctx, cfg, epoch, shards[i], prev)
+			if err != nil {
+				err = fmt.Errorf("epoch %d, shard %d: %w", epoch+1, shards[i].Index, err)
+			}
+			rs[i], errs[i] = r, err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return rs, nil
 }
 
 // ShardResults are the results of some of an epoch's shards, in order of
@@ -203,11 +264,16 @@ func TrainFrom(s beam.Scope, cfg TrainConfig, out Outputs, start State) beam.PCo
 	files := beam.Reshuffle(s, beam.CreateList(s, idx))
 	exs := beam.Reshuffle(s, beam.ParDo(s, &readFn{Data: cfg.Data}, files))
 	keyed := beam.ParDo(s, &shardFn{Seed: cfg.Seed, Shards: cfg.shards()}, exs)
-	shards := beam.ParDo(s, collectShard, beam.GroupByKey(s, keyed))
+	// The examples stay one element each, grouped by shard: every epoch
+	// reads the groups again.
+	shards := beam.GroupByKey(s, keyed)
 	state := beam.Create(s, start)
 	for e := start.Epoch; e < cfg.passes(); e++ {
 		es := s.Scope(fmt.Sprintf("epoch%d", e+1))
-		results := beam.ParDo(es, &trainFn{Config: cfg, Epoch: e}, shards, beam.SideInput{Input: state})
+		// Only the weights (and a single shard's learner state) go to
+		// every shard.
+		bc := beam.ParDo(es, broadcastOf, state)
+		results := beam.ParDo(es, &trainFn{Config: cfg, Epoch: e}, shards, beam.SideInput{Input: bc})
 		mixed := beam.Combine(es, mixFn{}, results)
 		state = beam.ParDo(es, &nextFn{Mix: cfg.Mix}, mixed, beam.SideInput{Input: state})
 		if out.State != "" && e+1 < cfg.passes() {
