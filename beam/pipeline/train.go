@@ -18,14 +18,15 @@ import (
 func init() {
 	register.DoFn3x1[context.Context, int, func(Example), error](&readFn{})
 	register.DoFn2x0[Example, func(int, Example)](&shardFn{})
-	register.Function2x0(broadcastOf)
-	register.DoFn5x1[context.Context, int, func(*Example) bool, Broadcast, func(ShardResult), error](&trainFn{})
+	register.DoFn2x0[State, func(int, Broadcast)](&broadcastFn{})
+	register.DoFn5x1[context.Context, int, func(*Example) bool, func(*Broadcast) bool, func(ShardResult), error](&trainFn{})
 	register.Combiner3[ShardResults, ShardResult, Mixture](&mixFn{})
 	register.DoFn2x1[Mixture, State, State](&nextFn{})
 	register.DoFn2x2[context.Context, State, State, error](&writeFn{})
 	register.Emitter1[Example]()
 	register.Emitter2[int, Example]()
-	register.Emitter1[Broadcast]()
+	register.Emitter2[int, Broadcast]()
+	register.Iter1[Broadcast]()
 	register.Emitter1[ShardResult]()
 	register.Iter1[Example]()
 }
@@ -76,46 +77,72 @@ func BroadcastOf(st State) Broadcast { return Broadcast{Weights: st.Weights, Lea
 // state is the broadcast as the State that TrainShard starts from.
 func (b Broadcast) state() State { return State{Weights: b.Weights, Learner: b.Learner} }
 
-func broadcastOf(st State, emit func(Broadcast)) { emit(BroadcastOf(st)) }
+// broadcastFn sends the broadcast of a state to every shard (keyed by
+// shard index), to be joined with the shard's examples.
+type broadcastFn struct {
+	Shards int
+}
 
-// trainFn runs one epoch of the shards (TrainShard) from the previous
-// epoch's weights, a singleton side input. Its input is the examples
-// grouped by shard (each example its own element, not a shard in one
-// element); their parts are merged (MergeParts) and put in key order, as
-// Beam does not order the elements of a group. The shards of a bundle are
-// trained side by side in FinishBundle, up to GOMAXPROCS at once, and
-// their results emitted in order of shard index: runners that put every
-// key of a stage in one bundle (prism) would otherwise train the shards
-// one after the other.
+func (f *broadcastFn) ProcessElement(st State, emit func(int, Broadcast)) {
+	b := BroadcastOf(st)
+	for i := 0; i < f.Shards; i++ {
+		emit(i, b)
+	}
+}
+
+// trainFn runs one epoch of the shards (TrainShard). Its input is, for
+// each shard, the shard's examples (each its own element) joined with the
+// previous epoch's broadcast (a CoGroupByKey by shard index, rather than
+// a side input: prism's scheduler spins for as long as a stage that reads
+// a side input runs). The examples' parts are merged (MergeParts) and put
+// in key order, as Beam does not order the elements of a group. The
+// shards of a bundle are trained side by side in FinishBundle, up to
+// GOMAXPROCS at once, and their results emitted in order of shard index,
+// so that a runner that puts several keys in one bundle does not train
+// them one after the other.
 type trainFn struct {
 	Config TrainConfig
 	Epoch  int
 
-	pending []Shard
+	pending []shardJob
+}
+
+// shardJob is a shard and the state its epoch starts from.
+type shardJob struct {
+	Shard Shard
+	Prev  State
 }
 
 // failEpoch, when at least 0, makes that epoch (0-based) fail: the tests
 // use it to stop a job part way.
 var failEpoch = -1
 
-func (f *trainFn) ProcessElement(ctx context.Context, shard int, iter func(*Example) bool, prev Broadcast, emit func(ShardResult)) error {
+func (f *trainFn) ProcessElement(ctx context.Context, shard int, exIter func(*Example) bool, bcIter func(*Broadcast) bool, emit func(ShardResult)) error {
 	if f.Epoch == failEpoch {
 		return fmt.Errorf("epoch %d, shard %d: failed by the test", f.Epoch+1, shard)
 	}
+	var b Broadcast
+	n := 0
+	for bcIter(&b) {
+		n++
+	}
+	if n != 1 {
+		return fmt.Errorf("epoch %d, shard %d: %d broadcasts of the weights, not 1", f.Epoch+1, shard, n)
+	}
 	var exs []Example
 	var ex Example
-	for iter(&ex) {
+	for exIter(&ex) {
 		exs = append(exs, ex)
 	}
-	f.pending = append(f.pending, Shard{Index: shard, Examples: MergeParts(exs)})
+	f.pending = append(f.pending, shardJob{Shard: Shard{Index: shard, Examples: MergeParts(exs)}, Prev: b.state()})
 	return nil
 }
 
-func (f *trainFn) FinishBundle(ctx context.Context, prev Broadcast, emit func(ShardResult)) error {
-	shards := f.pending
+func (f *trainFn) FinishBundle(ctx context.Context, emit func(ShardResult)) error {
+	jobs := f.pending
 	f.pending = nil
-	sort.Slice(shards, func(i, j int) bool { return shards[i].Index < shards[j].Index })
-	rs, err := trainShards(ctx, f.Config, f.Epoch, shards, prev.state(), runtime.GOMAXPROCS(0))
+	sort.Slice(jobs, func(i, j int) bool { return jobs[i].Shard.Index < jobs[j].Shard.Index })
+	rs, err := trainShards(ctx, f.Config, f.Epoch, jobs, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return err
 	}
@@ -128,19 +155,19 @@ func (f *trainFn) FinishBundle(ctx context.Context, prev Broadcast, emit func(Sh
 // trainShards runs TrainShard on each shard, up to workers at once, and
 // returns the results in the order of shards; the error is the first
 // shard's (in that order) that failed.
-func trainShards(ctx context.Context, cfg TrainConfig, epoch int, shards []Shard, prev State, workers int) ([]ShardResult, error) {
-	rs := make([]ShardResult, len(shards))
-	errs := make([]error, len(shards))
+func trainShards(ctx context.Context, cfg TrainConfig, epoch int, jobs []shardJob, workers int) ([]ShardResult, error) {
+	rs := make([]ShardResult, len(jobs))
+	errs := make([]error, len(jobs))
 	sem := make(chan struct{}, max(workers, 1))
 	var wg sync.WaitGroup
-	for i := range shards {
+	for i, job := range jobs {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			r, err := TrainShard(ctx, cfg, epoch, shards[i], prev)
+			r, err := TrainShard(ctx, cfg, epoch, job.Shard, job.Prev)
 			if err != nil {
-				err = fmt.Errorf("epoch %d, shard %d: %w", epoch+1, shards[i].Index, err)
+				err = fmt.Errorf("epoch %d, shard %d: %w", epoch+1, job.Shard.Index, err)
 			}
 			rs[i], errs[i] = r, err
 		}()
@@ -264,16 +291,14 @@ func TrainFrom(s beam.Scope, cfg TrainConfig, out Outputs, start State) beam.PCo
 	files := beam.Reshuffle(s, beam.CreateList(s, idx))
 	exs := beam.Reshuffle(s, beam.ParDo(s, &readFn{Data: cfg.Data}, files))
 	keyed := beam.ParDo(s, &shardFn{Seed: cfg.Seed, Shards: cfg.shards()}, exs)
-	// The examples stay one element each, grouped by shard: every epoch
-	// reads the groups again.
-	shards := beam.GroupByKey(s, keyed)
 	state := beam.Create(s, start)
 	for e := start.Epoch; e < cfg.passes(); e++ {
 		es := s.Scope(fmt.Sprintf("epoch%d", e+1))
-		// Only the weights (and a single shard's learner state) go to
-		// every shard.
-		bc := beam.ParDo(es, broadcastOf, state)
-		results := beam.ParDo(es, &trainFn{Config: cfg, Epoch: e}, shards, beam.SideInput{Input: bc})
+		// Every shard gets only the weights (and a single shard's learner
+		// state), joined with its examples, which stay one element each.
+		bc := beam.ParDo(es, &broadcastFn{Shards: cfg.shards()}, state)
+		shards := beam.CoGroupByKey(es, keyed, bc)
+		results := beam.ParDo(es, &trainFn{Config: cfg, Epoch: e}, shards)
 		mixed := beam.Combine(es, mixFn{}, results)
 		state = beam.ParDo(es, &nextFn{Mix: cfg.Mix}, mixed, beam.SideInput{Input: state})
 		if out.State != "" && e+1 < cfg.passes() {

@@ -457,6 +457,8 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		})
 	case "experiment":
 		return experiment(ctx, stdout, stderr)
+	case "experiment-run":
+		return experimentRun(ctx)
 	}
 	return usagef("unknown command %q (learn, infer, generate, replicate, experiment)", cmd)
 }
