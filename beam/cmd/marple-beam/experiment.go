@@ -373,7 +373,7 @@ func syntheticSize(ctx context.Context, self string, n int, runs []runSpec, pass
 	}
 	const sigma = 0.01
 	fmt.Fprintf(report, "## Synthetic semantic role labelling: %d training propositions, CDA-ML-HM (σ = %g, fixed: no tuning in any run), %d epoch(s)\n\n", n, sigma, passes)
-	fmt.Fprintf(report, "Each training run is a child process: wall time, CPU (user + sys) and peak resident memory are its own (median of %d run(s) for wall and CPU, the largest peak memory), and include loading the model, reading and splitting the files, grounding each example and the MAP inside training. F1 of the Role atoms on 2,000 held-out propositions. Load average (1, 5, 15 min) before: %s.\n\n", repeat, loadAvg())
+	fmt.Fprintf(report, "Each training run is a child process: wall time, CPU (user + sys) and peak resident memory are its own (median of %d interleaved run(s) for wall and CPU, the largest peak memory), and include loading the model, reading and splitting the files, grounding each example and the MAP inside training. F1 of the Role atoms on 2,000 held-out propositions. Load average (1, 5, 15 min) before: %s.\n\n", repeat, loadAvg())
 	fmt.Fprintf(report, "| run | wall s | wall / first row | CPU s (user+sys) | peak RSS MB | examples/s (wall) | test F1 |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	score := func(learned string) (float64, error) {
 		r := filepath.Join(dir, "test.result")
@@ -397,44 +397,51 @@ func syntheticSize(ctx context.Context, self string, n int, runs []runSpec, pass
 		}
 		return 100 * rep.Micro.F1, nil
 	}
-	var base time.Duration
-	for ri, r := range runs {
-		learned := filepath.Join(dir, fmt.Sprintf("run%d.mln", ri))
-		var name string
-		var args []string
-		switch {
-		case r.marple != "":
-			name = r.marple
-			args = []string{"learn", "-i", model, "-t", strings.Join(files, ","), "-ne", "Role", "-exampleType", "prop",
-				"-method", "cda-ml", "-sigma", fmt.Sprint(sigma), "-passes", fmt.Sprint(passes), "-o", learned}
-		default:
-			name = self
-			args = []string{"experiment-run", "-i", model, "-t", strings.Join(files, ","), "-exampleType", "prop",
-				"-shards", fmt.Sprint(r.shards), "-passes", fmt.Sprint(passes), "-sigma", fmt.Sprint(sigma), "-o", learned}
-			if profile != "" {
-				args = append(args, "-cpuprofile", fmt.Sprintf("%s.n%d-%d", profile, n, r.shards))
+	// The repetitions are interleaved (every run once, then again), so
+	// that a change of the machine's load weighs on every run alike.
+	type result struct {
+		walls, cpus []time.Duration
+		rss         int64
+		learned     string
+	}
+	res := make([]result, len(runs))
+	for k := 0; k < repeat; k++ {
+		for ri, r := range runs {
+			learned := filepath.Join(dir, fmt.Sprintf("run%d.mln", ri))
+			var name string
+			var args []string
+			switch {
+			case r.marple != "":
+				name = r.marple
+				args = []string{"learn", "-i", model, "-t", strings.Join(files, ","), "-ne", "Role", "-exampleType", "prop",
+					"-method", "cda-ml", "-sigma", fmt.Sprint(sigma), "-passes", fmt.Sprint(passes), "-o", learned}
+			default:
+				name = self
+				args = []string{"experiment-run", "-i", model, "-t", strings.Join(files, ","), "-exampleType", "prop",
+					"-shards", fmt.Sprint(r.shards), "-passes", fmt.Sprint(passes), "-sigma", fmt.Sprint(sigma), "-o", learned}
+				if profile != "" {
+					args = append(args, "-cpuprofile", fmt.Sprintf("%s.n%d-%d", profile, n, r.shards))
+				}
 			}
-		}
-		var walls, cpus []time.Duration
-		var rss int64
-		for k := 0; k < repeat; k++ {
 			m, err := runChild(ctx, name, args...)
 			if err != nil {
 				return err
 			}
-			walls, cpus = append(walls, m.wall), append(cpus, m.cpu)
-			rss = max(rss, m.rssKB)
+			x := &res[ri]
+			x.walls, x.cpus = append(x.walls, m.wall), append(x.cpus, m.cpu)
+			x.rss, x.learned = max(x.rss, m.rssKB), learned
 			fmt.Fprintf(stderr, "marple-beam experiment: n=%d, %s: %.1f s wall, %.1f s CPU, %.0f MB (load %s)\n", n, r.label, m.wall.Seconds(), m.cpu.Seconds(), float64(m.rssKB)/1024, loadAvg())
 		}
-		wall, cpu := median(walls), median(cpus)
-		if ri == 0 {
-			base = wall
-		}
-		f1, err := score(learned)
+	}
+	base := median(res[0].walls)
+	for ri, r := range runs {
+		x := res[ri]
+		wall, cpu := median(x.walls), median(x.cpus)
+		f1, err := score(x.learned)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(report, "| %s | %.1f | %.2f | %.1f | %.0f | %.0f | %.2f |\n", r.label, wall.Seconds(), wall.Seconds()/base.Seconds(), cpu.Seconds(), float64(rss)/1024, float64(n)/wall.Seconds(), f1)
+		fmt.Fprintf(report, "| %s | %.1f | %.2f | %.1f | %.0f | %.0f | %.2f |\n", r.label, wall.Seconds(), wall.Seconds()/base.Seconds(), cpu.Seconds(), float64(x.rss)/1024, float64(n)/wall.Seconds(), f1)
 	}
 	fmt.Fprintf(report, "\nLoad average after: %s.\n\n", loadAvg())
 	return nil
