@@ -23,9 +23,11 @@ import (
 	"github.com/marple-mln/marple/eval"
 )
 
-// experiment runs the scale experiment of the README's "Running on a
-// cluster" section: CiteSeer leave-one-topic-out through parameter mixing
-// against the sequential run, and throughput on synthetic data.
+// experiment runs the scale experiment (docs/cluster.md): CiteSeer
+// leave-one-topic-out through parameter mixing against the sequential
+// run, and the scaling table on synthetic data (synthetic), each training
+// run of which is a child process ("marple-beam experiment-run",
+// experimentRun) measured by its rusage.
 func experiment(ctx context.Context, stdout, stderr io.Writer) error {
 	fs := flag.CommandLine
 	data := fs.String("data", "../shared/data", "the shared data folder (CiteSeer)")
