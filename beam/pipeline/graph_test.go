@@ -51,8 +51,14 @@ func TestFusionBreaks(t *testing.T) {
 			t.Errorf("train: the input of %s comes from %s, not a Reshuffle", fn, e.Op)
 		}
 	}
-	if e := producer(find("collectShard")); e.Op != graph.CoGBK {
+	train := find("trainFn")
+	if e := producer(train); e.Op != graph.CoGBK {
 		t.Errorf("train: the shards come from %s, not a GroupByKey", e.Op)
+	}
+	// The weights reach the shards through the join, not as a side input
+	// (prism's scheduler spins while a stage with a side input runs).
+	if len(train.Input) != 1 {
+		t.Errorf("train: trainFn has %d inputs, want 1 (no side input)", len(train.Input))
 	}
 	producer, find = build(func(s beam.Scope) { Infer(s, InferConfig{Data: d}, InferOutputs{}) })
 	if e := producer(find("readFn")); e.Op != graph.Reshuffle {

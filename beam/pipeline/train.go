@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/marple-mln/marple/mln"
 
@@ -16,14 +18,15 @@ import (
 func init() {
 	register.DoFn3x1[context.Context, int, func(Example), error](&readFn{})
 	register.DoFn2x0[Example, func(int, Example)](&shardFn{})
-	register.Function3x0(collectShard)
-	register.DoFn4x1[context.Context, Shard, State, func(ShardResult), error](&trainFn{})
+	register.DoFn2x0[State, func(int, Broadcast)](&broadcastFn{})
+	register.DoFn5x1[context.Context, int, func(*Example) bool, func(*Broadcast) bool, func(ShardResult), error](&trainFn{})
 	register.Combiner3[ShardResults, ShardResult, Mixture](&mixFn{})
 	register.DoFn2x1[Mixture, State, State](&nextFn{})
 	register.DoFn2x2[context.Context, State, State, error](&writeFn{})
 	register.Emitter1[Example]()
 	register.Emitter2[int, Example]()
-	register.Emitter1[Shard]()
+	register.Emitter2[int, Broadcast]()
+	register.Iter1[Broadcast]()
 	register.Emitter1[ShardResult]()
 	register.Iter1[Example]()
 }
@@ -58,39 +61,124 @@ func (f *shardFn) ProcessElement(ex Example, emit func(int, Example)) {
 	emit(ShardOf(ex.ID, f.Seed, f.Shards), ex)
 }
 
-// collectShard gathers a shard's examples, their parts merged
-// (MergeParts), in key order (Beam does not order the elements of a
-// group).
-func collectShard(shard int, iter func(*Example) bool, emit func(Shard)) {
-	var exs []Example
-	var ex Example
-	for iter(&ex) {
-		exs = append(exs, ex)
-	}
-	emit(Shard{Index: shard, Examples: MergeParts(exs)})
+// Broadcast is what every shard of an epoch needs of the previous one,
+// the side input each epoch sends to the shards: the mixed weights and,
+// while every epoch had one shard, the learner's state (State.Learner).
+// The sums of the averaged model, the losses and the mistakes stay with
+// the state, which only the mixing reads.
+type Broadcast struct {
+	Weights Weights
+	Learner *NamedState `json:",omitempty"`
 }
 
-// trainFn runs one epoch of one shard (TrainShard) from the state of the
-// previous epoch, a singleton side input.
+// BroadcastOf returns the part of st that the next epoch's shards need.
+func BroadcastOf(st State) Broadcast { return Broadcast{Weights: st.Weights, Learner: st.Learner} }
+
+// state is the broadcast as the State that TrainShard starts from.
+func (b Broadcast) state() State { return State{Weights: b.Weights, Learner: b.Learner} }
+
+// broadcastFn sends the broadcast of a state to every shard (keyed by
+// shard index), to be joined with the shard's examples.
+type broadcastFn struct {
+	Shards int
+}
+
+func (f *broadcastFn) ProcessElement(st State, emit func(int, Broadcast)) {
+	b := BroadcastOf(st)
+	for i := 0; i < f.Shards; i++ {
+		emit(i, b)
+	}
+}
+
+// trainFn runs one epoch of the shards (TrainShard). Its input is, for
+// each shard, the shard's examples (each its own element) joined with the
+// previous epoch's broadcast (a CoGroupByKey by shard index, rather than
+// a side input: prism's scheduler spins for as long as a stage that reads
+// a side input runs). The examples' parts are merged (MergeParts) and put
+// in key order, as Beam does not order the elements of a group. The
+// shards of a bundle are trained side by side in FinishBundle, up to
+// GOMAXPROCS at once, and their results emitted in order of shard index,
+// so that a runner that puts several keys in one bundle does not train
+// them one after the other.
 type trainFn struct {
 	Config TrainConfig
 	Epoch  int
+
+	pending []shardJob
+}
+
+// shardJob is a shard and the state its epoch starts from.
+type shardJob struct {
+	Shard Shard
+	Prev  State
 }
 
 // failEpoch, when at least 0, makes that epoch (0-based) fail: the tests
 // use it to stop a job part way.
 var failEpoch = -1
 
-func (f *trainFn) ProcessElement(ctx context.Context, sh Shard, prev State, emit func(ShardResult)) error {
+func (f *trainFn) ProcessElement(ctx context.Context, shard int, exIter func(*Example) bool, bcIter func(*Broadcast) bool, emit func(ShardResult)) error {
 	if f.Epoch == failEpoch {
-		return fmt.Errorf("epoch %d, shard %d: failed by the test", f.Epoch+1, sh.Index)
+		return fmt.Errorf("epoch %d, shard %d: failed by the test", f.Epoch+1, shard)
 	}
-	r, err := TrainShard(ctx, f.Config, f.Epoch, sh, prev)
-	if err != nil {
-		return fmt.Errorf("epoch %d, shard %d: %w", f.Epoch+1, sh.Index, err)
+	var b Broadcast
+	n := 0
+	for bcIter(&b) {
+		n++
 	}
-	emit(r)
+	if n != 1 {
+		return fmt.Errorf("epoch %d, shard %d: %d broadcasts of the weights, not 1", f.Epoch+1, shard, n)
+	}
+	var exs []Example
+	var ex Example
+	for exIter(&ex) {
+		exs = append(exs, ex)
+	}
+	f.pending = append(f.pending, shardJob{Shard: Shard{Index: shard, Examples: MergeParts(exs)}, Prev: b.state()})
 	return nil
+}
+
+func (f *trainFn) FinishBundle(ctx context.Context, emit func(ShardResult)) error {
+	jobs := f.pending
+	f.pending = nil
+	sort.Slice(jobs, func(i, j int) bool { return jobs[i].Shard.Index < jobs[j].Shard.Index })
+	rs, err := trainShards(ctx, f.Config, f.Epoch, jobs, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		emit(r)
+	}
+	return nil
+}
+
+// trainShards runs TrainShard on each shard, up to workers at once, and
+// returns the results in the order of shards; the error is the first
+// shard's (in that order) that failed.
+func trainShards(ctx context.Context, cfg TrainConfig, epoch int, jobs []shardJob, workers int) ([]ShardResult, error) {
+	rs := make([]ShardResult, len(jobs))
+	errs := make([]error, len(jobs))
+	sem := make(chan struct{}, max(workers, 1))
+	var wg sync.WaitGroup
+	for i, job := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			r, err := TrainShard(ctx, cfg, epoch, job.Shard, job.Prev)
+			if err != nil {
+				err = fmt.Errorf("epoch %d, shard %d: %w", epoch+1, job.Shard.Index, err)
+			}
+			rs[i], errs[i] = r, err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return rs, nil
 }
 
 // ShardResults are the results of some of an epoch's shards, in order of
@@ -203,11 +291,14 @@ func TrainFrom(s beam.Scope, cfg TrainConfig, out Outputs, start State) beam.PCo
 	files := beam.Reshuffle(s, beam.CreateList(s, idx))
 	exs := beam.Reshuffle(s, beam.ParDo(s, &readFn{Data: cfg.Data}, files))
 	keyed := beam.ParDo(s, &shardFn{Seed: cfg.Seed, Shards: cfg.shards()}, exs)
-	shards := beam.ParDo(s, collectShard, beam.GroupByKey(s, keyed))
 	state := beam.Create(s, start)
 	for e := start.Epoch; e < cfg.passes(); e++ {
 		es := s.Scope(fmt.Sprintf("epoch%d", e+1))
-		results := beam.ParDo(es, &trainFn{Config: cfg, Epoch: e}, shards, beam.SideInput{Input: state})
+		// Every shard gets only the weights (and a single shard's learner
+		// state), joined with its examples, which stay one element each.
+		bc := beam.ParDo(es, &broadcastFn{Shards: cfg.shards()}, state)
+		shards := beam.CoGroupByKey(es, keyed, bc)
+		results := beam.ParDo(es, &trainFn{Config: cfg, Epoch: e}, shards)
 		mixed := beam.Combine(es, mixFn{}, results)
 		state = beam.ParDo(es, &nextFn{Mix: cfg.Mix}, mixed, beam.SideInput{Input: state})
 		if out.State != "" && e+1 < cfg.passes() {

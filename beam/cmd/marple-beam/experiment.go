@@ -6,8 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -18,25 +23,54 @@ import (
 	"github.com/marple-mln/marple/eval"
 )
 
-// experiment runs the scale experiment of the README's "Running on a
-// cluster" section: CiteSeer leave-one-topic-out through parameter mixing
-// against the sequential run, and throughput on synthetic data.
+// experiment runs the scale experiment (docs/cluster.md): CiteSeer
+// leave-one-topic-out through parameter mixing against the sequential
+// run, and the scaling table on synthetic data (synthetic), each training
+// run of which is a child process ("marple-beam experiment-run",
+// experimentRun) measured by its rusage.
 func experiment(ctx context.Context, stdout, stderr io.Writer) error {
 	fs := flag.CommandLine
 	data := fs.String("data", "../shared/data", "the shared data folder (CiteSeer)")
 	repo := fs.String("repo", ".", "the repository root (for examples/citeseer/ism.mln)")
-	n := fs.Int("n", 100000, "synthetic training examples")
+	sizeList := fs.String("n", "5000,20000", "synthetic training examples: the sizes of the scaling table, comma-separated")
 	shardList := fs.String("shards", "1,2,4", "shard counts to measure on synthetic data")
+	repeat := fs.Int("repeat", 1, "run each training of the scaling table this many times (the median wall and CPU are reported)")
+	marple := fs.String("marple", "marple", "the marple binary whose single-process `marple learn` is the baseline of the scaling table (looked up in PATH; empty: the sequential learner without Beam, in a child process)")
 	sigma := fs.Float64("sigma", 0.001, "σ of CDA-ML (CiteSeer)")
 	passes := fs.Int("passes", 1, "epochs")
 	out := fs.String("out", "results/beam.md", "write the tables here")
 	skipCiteSeer := fs.Bool("noCiteSeer", false, "skip the CiteSeer part")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the experiment process here, and of each training run of the scaling table to this path with \".nSIZE-SHARDS\" added")
 	if err := parseFlags("experiment"); err != nil {
 		return err
 	}
+	stop, err := startProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	var sizes []int
+	for _, f := range list(*sizeList) {
+		var n int
+		if _, err := fmt.Sscan(f, &n); err != nil || n < 1 {
+			return usagef("-n: bad size %q", f)
+		}
+		sizes = append(sizes, n)
+	}
+	if *repeat < 1 {
+		return usagef("-repeat must be at least 1")
+	}
+	if *marple != "" {
+		p, err := exec.LookPath(*marple)
+		if err != nil {
+			return usagef("-marple: %v", err)
+		}
+		*marple = p
+	}
 	beam.Init()
 	var report strings.Builder
-	fmt.Fprintf(&report, "# Marple on Apache Beam (prism runner, in-process)\n\nCommand: `marple-beam experiment -data %s -n %d -shards %s -passes %d`\n\n", *data, *n, *shardList, *passes)
+	fmt.Fprintf(&report, "# Marple on Apache Beam (prism runner, in-process)\n\nCommand: `marple-beam experiment %s`\n\n", strings.Join(os.Args[1:], " "))
+	fmt.Fprintf(&report, "Commit %s, %s, %d cores (GOMAXPROCS %d), %s/%s, %s.\n\n", commit(*repo), time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
 
 	if !*skipCiteSeer {
 		if _, err := os.Stat(filepath.Join(*data, "citeseer")); err != nil {
@@ -45,7 +79,7 @@ func experiment(ctx context.Context, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if err := synthetic(ctx, *n, *shardList, *passes, &report, stderr); err != nil {
+	if err := synthetic(ctx, sizes, *shardList, *passes, *repeat, *marple, *cpuProfile, &report, stderr); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, report.String())
@@ -53,6 +87,20 @@ func experiment(ctx context.Context, stdout, stderr io.Writer) error {
 		return atomicfile.Write(*out, func(w io.Writer) error { _, err := io.WriteString(w, report.String()); return err })
 	}
 	return nil
+}
+
+// commit returns the short commit of the repository at repo, with
+// "+changes" when its work tree differs ("unknown" without git).
+func commit(repo string) string {
+	out, err := exec.Command("git", "-C", repo, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+		c += "+changes"
+	}
+	return c
 }
 
 var topics = []string{"constraint", "face", "reasoning", "reinforcement"}
@@ -167,9 +215,141 @@ func concat(out string, files ...string) error {
 	})
 }
 
-// synthetic measures throughput and F1 on generated data: the in-process
-// sequential learner without Beam, then the pipeline on 1, 2, 4 shards.
-func synthetic(ctx context.Context, n int, shardList string, passes int, report *strings.Builder, stderr io.Writer) error {
+// run is one training run of the scaling table.
+type runSpec struct {
+	label  string
+	shards int    // pipeline shards; 0: the baseline
+	marple string // the baseline: the marple binary (empty: TrainLocal in a child)
+}
+
+// measured is what a child process used.
+type measured struct {
+	wall, cpu time.Duration // cpu: user + sys
+	rssKB     int64         // peak resident set size
+}
+
+// runChild runs a command as a child process and returns its wall time,
+// user+sys CPU and peak resident memory (from its rusage).
+func runChild(ctx context.Context, name string, args ...string) (measured, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	var errBuf strings.Builder
+	cmd.Stderr = &errBuf
+	t0 := time.Now()
+	err := cmd.Run()
+	m := measured{wall: time.Since(t0)}
+	if err != nil {
+		tail := errBuf.String()
+		if len(tail) > 2000 {
+			tail = tail[len(tail)-2000:]
+		}
+		return m, fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, tail)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		m.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		m.rssKB = ru.Maxrss
+	}
+	return m, nil
+}
+
+// startProfile starts a CPU profile written to path (none if empty) and
+// returns the function that stops it.
+func startProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, usagef("-cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// loadAvg returns the first three fields of /proc/loadavg ("" elsewhere).
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// experimentRun is the child process of one run of the scaling table
+// ("marple-beam experiment-run"): it trains CDA-ML-HM on the synthetic
+// files with -shards shards through the pipeline (on the runner the Beam
+// flags name, prism by default), or with -shards 0 with TrainLocal (the
+// sequential learner, no Beam), and writes the learned model to -o.
+func experimentRun(ctx context.Context) error {
+	fs := flag.CommandLine
+	train := fs.String("t", "", "training files, comma-separated")
+	out := fs.String("o", "", "output model")
+	shards := fs.Int("shards", 1, "shards (0: the sequential learner without Beam)")
+	passes := fs.Int("passes", 1, "epochs")
+	sigma := fs.Float64("sigma", 0.01, "σ of CDA-ML")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile here")
+	if err := parseFlags("experiment-run"); err != nil {
+		return err
+	}
+	stop, err := startProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	beam.Init()
+	d := pipeline.Data{Model: list(flagValue("i")), Files: list(*train), Query: []string{"Role"}, ExampleType: flagValue("exampleType")}
+	cfg := pipeline.TrainConfig{Data: d, Learner: pipeline.Learner{Method: "cda-ml", Sigma: *sigma}, Passes: *passes, Shards: *shards, Seed: 1}
+	if *shards == 0 {
+		cfg.Shards = 1
+		st, err := pipeline.TrainLocal(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		return pipeline.WriteModel(d, st.Final(false), *out)
+	}
+	p, s := beam.NewPipelineWithRoot()
+	pipeline.Train(s, cfg, pipeline.Outputs{Model: *out})
+	return runPipeline(ctx, p)
+}
+
+// synthetic measures the scaling table on generated data, for each size
+// in sizes: single-process marple learn (or, without a marple binary, the
+// sequential learner without Beam) against the pipeline on each number of
+// shards, every training run a child process whose wall time, CPU (user +
+// sys) and peak memory are measured, repeated `repeat` times (the median
+// wall and CPU are reported), and the F1 of each learned model on 2,000
+// held-out propositions.
+func synthetic(ctx context.Context, sizes []int, shardList string, passes, repeat int, marple, profile string, report *strings.Builder, stderr io.Writer) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	runs := []runSpec{{label: "sequential learner, no Beam (one process)"}}
+	if marple != "" {
+		runs[0] = runSpec{label: "`marple learn` (one process)", marple: marple}
+	}
+	for _, sh := range list(shardList) {
+		var shards int
+		if _, err := fmt.Sscan(sh, &shards); err != nil || shards < 1 {
+			return usagef("-shards: bad count %q", sh)
+		}
+		runs = append(runs, runSpec{label: fmt.Sprintf("prism, %d shard(s)", shards), shards: shards})
+	}
+	for _, n := range sizes {
+		if err := syntheticSize(ctx, self, n, runs, passes, repeat, profile, report, stderr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func syntheticSize(ctx context.Context, self string, n int, runs []runSpec, passes, repeat int, profile string, report *strings.Builder, stderr io.Writer) error {
 	dir, err := os.MkdirTemp("", "marple-beam-synth")
 	if err != nil {
 		return err
@@ -193,19 +373,15 @@ func synthetic(ctx context.Context, n int, shardList string, passes int, report 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(report, "## Synthetic semantic role labelling: %d training propositions, CDA-ML-HM, %d epoch(s)\n\n", n, passes)
-	fmt.Fprintf(report, "F1 of the Role atoms on 2,000 held-out propositions. Wall time on this machine (2 cores) includes reading, splitting, grounding each example and the MAP inside training.\n\n")
-	fmt.Fprintf(report, "| run | wall s | examples/s | test F1 |\n|---|---:|---:|---:|\n")
-	d := pipeline.Data{Model: []string{model}, Files: files, Query: []string{"Role"}, ExampleType: "prop"}
-	cfgFor := func(shards int) pipeline.TrainConfig {
-		return pipeline.TrainConfig{Data: d, Learner: pipeline.Learner{Method: "cda-ml", Sigma: 0.01}, Passes: passes, Shards: shards, Seed: 1}
-	}
+	const sigma = 0.01
+	fmt.Fprintf(report, "## Synthetic semantic role labelling: %d training propositions, CDA-ML-HM (σ = %g, fixed: no tuning in any run), %d epoch(s)\n\n", n, sigma, passes)
+	fmt.Fprintf(report, "Each training run is a child process: wall time, CPU (user + sys) and peak resident memory are its own (median of %d interleaved run(s) for wall and CPU, the largest peak memory), and include loading the model, reading and splitting the files, grounding each example and the MAP inside training. F1 of the Role atoms on 2,000 held-out propositions. Load average (1, 5, 15 min) before: %s.\n\n", repeat, loadAvg())
+	fmt.Fprintf(report, "| run | wall s | wall / first row | CPU s (user+sys) | peak RSS MB | examples/s (wall) | test F1 |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	score := func(learned string) (float64, error) {
 		r := filepath.Join(dir, "test.result")
-		m := filepath.Join(dir, "test-metrics.json")
 		p, s := beam.NewPipelineWithRoot()
 		pipeline.Infer(s, pipeline.InferConfig{Data: pipeline.Data{Model: []string{learned}, Files: []string{test}, Query: []string{"Role"}, ExampleType: "prop"}},
-			pipeline.InferOutputs{Result: r, Metrics: m})
+			pipeline.InferOutputs{Result: r})
 		if err := runPipeline(ctx, p); err != nil {
 			return 0, err
 		}
@@ -223,48 +399,59 @@ func synthetic(ctx context.Context, n int, shardList string, passes int, report 
 		}
 		return 100 * rep.Micro.F1, nil
 	}
-	// The sequential learner in this process, no Beam.
-	t0 := time.Now()
-	st, err := pipeline.TrainLocal(ctx, cfgFor(1))
-	if err != nil {
-		return err
+	// The repetitions are interleaved (every run once, then again), so
+	// that a change of the machine's load weighs on every run alike.
+	type result struct {
+		walls, cpus []time.Duration
+		rss         int64
+		learned     string
 	}
-	el := time.Since(t0)
-	learned := filepath.Join(dir, "seq.mln")
-	if err := pipeline.WriteModel(d, st.Final(false), learned); err != nil {
-		return err
-	}
-	f1, err := score(learned)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(report, "| sequential (no Beam) | %.1f | %.0f | %.2f |\n", el.Seconds(), float64(st.Steps)/el.Seconds(), f1)
-	fmt.Fprintf(stderr, "marple-beam experiment: sequential: %.1f s, F1 %.2f\n", el.Seconds(), f1)
-	for _, sh := range list(shardList) {
-		var shards int
-		if _, err := fmt.Sscan(sh, &shards); err != nil || shards < 1 {
-			return usagef("-shards: bad count %q", sh)
+	res := make([]result, len(runs))
+	for k := 0; k < repeat; k++ {
+		for ri, r := range runs {
+			learned := filepath.Join(dir, fmt.Sprintf("run%d.mln", ri))
+			var name string
+			var args []string
+			switch {
+			case r.marple != "":
+				name = r.marple
+				args = []string{"learn", "-i", model, "-t", strings.Join(files, ","), "-ne", "Role", "-exampleType", "prop",
+					"-method", "cda-ml", "-sigma", fmt.Sprint(sigma), "-passes", fmt.Sprint(passes), "-o", learned}
+			default:
+				name = self
+				args = []string{"experiment-run", "-i", model, "-t", strings.Join(files, ","), "-exampleType", "prop",
+					"-shards", fmt.Sprint(r.shards), "-passes", fmt.Sprint(passes), "-sigma", fmt.Sprint(sigma), "-o", learned}
+				if profile != "" {
+					args = append(args, "-cpuprofile", fmt.Sprintf("%s.n%d-%d", profile, n, r.shards))
+				}
+			}
+			m, err := runChild(ctx, name, args...)
+			if err != nil {
+				return err
+			}
+			x := &res[ri]
+			x.walls, x.cpus = append(x.walls, m.wall), append(x.cpus, m.cpu)
+			x.rss, x.learned = max(x.rss, m.rssKB), learned
+			fmt.Fprintf(stderr, "marple-beam experiment: n=%d, %s: %.1f s wall, %.1f s CPU, %.0f MB (load %s)\n", n, r.label, m.wall.Seconds(), m.cpu.Seconds(), float64(m.rssKB)/1024, loadAvg())
 		}
-		learned := filepath.Join(dir, fmt.Sprintf("mix%d.mln", shards))
-		stFile := filepath.Join(dir, fmt.Sprintf("mix%d.json", shards))
-		p, s := beam.NewPipelineWithRoot()
-		pipeline.Train(s, cfgFor(shards), pipeline.Outputs{Model: learned, State: stFile})
-		t0 := time.Now()
-		if err := runPipeline(ctx, p); err != nil {
-			return err
-		}
-		el := time.Since(t0)
-		st, err := pipeline.ReadState(stFile)
+	}
+	base := median(res[0].walls)
+	for ri, r := range runs {
+		x := res[ri]
+		wall, cpu := median(x.walls), median(x.cpus)
+		f1, err := score(x.learned)
 		if err != nil {
 			return err
 		}
-		f1, err := score(learned)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(report, "| prism, %d shard(s) | %.1f | %.0f | %.2f |\n", shards, el.Seconds(), float64(st.Steps)/el.Seconds(), f1)
-		fmt.Fprintf(stderr, "marple-beam experiment: %d shard(s): %.1f s, F1 %.2f\n", shards, el.Seconds(), f1)
+		fmt.Fprintf(report, "| %s | %.1f | %.2f | %.1f | %.0f | %.0f | %.2f |\n", r.label, wall.Seconds(), wall.Seconds()/base.Seconds(), cpu.Seconds(), float64(x.rss)/1024, float64(n)/wall.Seconds(), f1)
 	}
-	report.WriteString("\n")
+	fmt.Fprintf(report, "\nLoad average after: %s.\n\n", loadAvg())
 	return nil
+}
+
+// median returns the median of ds (the lower middle of an even count).
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
 }

@@ -72,7 +72,7 @@ Commands:
   infer      distributed MAP or MC-SAT inference, with evaluation
   generate   write synthetic semantic-role-labelling data (one example per proposition)
   replicate  write a database k times with renamed example constants
-  experiment the scale experiment (CiteSeer through parameter mixing, throughput on synthetic data)
+  experiment the scale experiment (CiteSeer through parameter mixing; the scaling table on synthetic data against marple learn)
 
 Beam flags: --runner (prism, the default, in-process; universal; dataflow),
 --endpoint (a job server, e.g. Flink's or prism's), --environment_type,
@@ -512,6 +512,8 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		})
 	case "experiment":
 		return experiment(ctx, stdout, stderr)
+	case "experiment-run":
+		return experimentRun(ctx)
 	}
 	return usagef("unknown command %q (learn, infer, generate, replicate, experiment)", cmd)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 )
@@ -202,5 +204,41 @@ func TestFilesystemsLinked(t *testing.T) {
 			}()
 			filesystem.ValidateScheme(p)
 		}()
+	}
+}
+
+// TestExperimentUsage: the scaling table's flags are checked before any
+// run, as usage errors naming the flag.
+func TestExperimentUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"-n", "5000,x"}, "-n"},
+		{[]string{"-n", "0"}, "-n"},
+		{[]string{"-repeat", "0"}, "-repeat"},
+		{[]string{"-marple", "no-such-marple-binary"}, "-marple"},
+	} {
+		cmd, stderr := marpleBeam(t, append([]string{"experiment", "-noCiteSeer", "-out", ""}, c.args...)...)
+		if code := exitCode(t, cmd.Run()); code != 2 || !strings.Contains(stderr.String(), c.flag) {
+			t.Errorf("%v: exit %d, %q; want 2 naming %s", c.args, code, stderr.String(), c.flag)
+		}
+	}
+}
+
+// TestMedianAndChild: median takes the middle (the lower of an even
+// count), and a child process's run is measured without error.
+func TestMedianAndChild(t *testing.T) {
+	if m := median([]time.Duration{3, 1, 2}); m != 2 {
+		t.Errorf("median of 3,1,2 = %d", m)
+	}
+	if m := median([]time.Duration{4, 1, 3, 2}); m != 2 {
+		t.Errorf("median of 4,1,3,2 = %d", m)
+	}
+	if _, err := runChild(context.Background(), os.Args[0], "-test.run=^$"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runChild(context.Background(), os.Args[0], "-test.run=^$", "-no-such-flag"); err == nil {
+		t.Error("a failing child gave no error")
 	}
 }
