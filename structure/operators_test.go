@@ -241,3 +241,30 @@ Q(t,t)
 		}
 	}
 }
+
+func TestJoin(t *testing.T) {
+	m, err := mln.ParseModel("j.mln", `P(t)
+Q(t,t)
+R(t,t)
+1 !Q(x,y) v !Q(y,z) v R(x,z)
+1 !Q(x,y) v !Q(x,z) v !P(z) v R(y,z)
+1 !Q(x,y) v !Q(y,z)
+1 !Q(x,y) v !Q(y,z) v Q(x,z)
+1 !R(x,y) v !Q(z,x) v Q(z,y)
+1 !Q(x,y) v !Q(y,z) v R(x,z) v R(z,x)
+1 !Q(x,y) v R(x,y)
+1 !Q(x,y) v !Q(y,z) v !R(x,z)
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	want := []bool{true, true, false, false, false, false, false, false}
+	for i, c := range m.Clauses {
+		if got := Join(c); got != want[i] {
+			t.Errorf("%s: Join %v, want %v", m.ClauseString(c), got, want[i])
+		}
+	}
+}

@@ -139,8 +139,28 @@ type Settings struct {
 	// loses by them is for held-out data to say: LearnValidated chooses
 	// this setting by the held-out conditional log-likelihood.
 	RepeatedPredicates bool
+	// Joins lets new clauses that repeat predicates enter the model when
+	// they are joins (Join): every repeated predicate occurs in negative
+	// literals only and a positive literal of another predicate is the
+	// clause's conclusion, as in !movie(f,a) v !movie(f,d) v
+	// !director(d) v workedUnder(a,d). Such a clause predicts its
+	// conclusion from a path through the repeated predicate's atoms,
+	// which are evidence when the conclusion is queried; the clauses the
+	// repeated-predicates rule guards against (a repeated predicate that
+	// predicts itself, as in !workedUnder(a,d) v !movie(f,a) v
+	// movie(f,d), or clauses with no conclusion) are still refused
+	// unless RepeatedPredicates. On IMDB it lifts workedUnder's held-out
+	// AUC-PR (results/dsa.md).
+	Joins bool
 	// MaxSteps, when positive, bounds the clauses added (or changed).
 	MaxSteps int
+	// MaxCandidates, when positive, ends the search at the first
+	// beam-search iteration or shortest-first round that would start
+	// with at least this many candidates scored, keeping the model so
+	// far (Result.Stopped says so). Unlike TimeLimit it does not depend
+	// on the machine's speed or load: the same data, settings and seed
+	// give the same model.
+	MaxCandidates int
 	// TimeLimit, when positive, ends the search once it has passed,
 	// keeping the model so far (a round of candidates under way is
 	// dropped; Result.Stopped says so).
@@ -174,6 +194,7 @@ func DefaultSettings() Settings {
 		NumClausesReEval:       DefaultNumClausesReEval,
 		ClausesPerStep:         DefaultSFSClausesPerStep,
 		DomainScaled:           true,
+		Joins:                  true,
 	}
 }
 
@@ -375,6 +396,10 @@ func (sr *searcher) outOfTime() bool {
 	}
 	if sr.s.MaxSteps > 0 && sr.steps >= sr.s.MaxSteps {
 		sr.stopped = fmt.Sprintf("%d steps taken", sr.steps)
+		return true
+	}
+	if n := int(sr.scored.Load()); sr.s.MaxCandidates > 0 && n >= sr.s.MaxCandidates {
+		sr.stopped = fmt.Sprintf("%d candidates scored (limit %d)", n, sr.s.MaxCandidates)
 		return true
 	}
 	return false
@@ -620,7 +645,7 @@ func (sr *searcher) keep(c *candidate) bool {
 // admit reports whether an evaluated candidate may enter the model: keep;
 // unless SinglePredicate, not a clause over one predicate (unless it
 // refines one); unless RepeatedPredicates, no predicate in two literals
-// (unless it refines such a clause); and unless FreeVars, no free
+// (unless it refines such a clause, or Joins and it is a Join); and unless FreeVars, no free
 // variable in a new clause (unless DomainScaled and FreeVarsNegative), and
 // no more free variables than the clause it replaces in a refinement (a
 // starting model's clauses may have some).
@@ -628,7 +653,7 @@ func (sr *searcher) admit(c *candidate) bool {
 	if !sr.keep(c) || c.op == opRemove {
 		return sr.keep(c)
 	}
-	if !sr.s.SinglePredicate && sr.newShape(c, SinglePredicate) || !sr.s.RepeatedPredicates && sr.newShape(c, RepeatsPredicate) {
+	if !sr.s.SinglePredicate && sr.newShape(c, SinglePredicate) || !sr.s.RepeatedPredicates && sr.newShape(c, RepeatsPredicate) && !(sr.s.Joins && Join(c.clause)) {
 		return false
 	}
 	if sr.s.FreeVars || c.clause.DomainScaled && FreeVarsNegative(c.clause) {
@@ -679,6 +704,33 @@ func RepeatsPredicate(c *mln.Clause) bool {
 		}
 	}
 	return false
+}
+
+// Join reports whether a clause that repeats a predicate (RepeatsPredicate)
+// is a join: every predicate in two or more of its literals occurs in
+// negative literals only, and it has a positive literal of a predicate
+// that occurs once.
+func Join(c *mln.Clause) bool {
+	count := map[mln.PredID]int{}
+	pos := map[mln.PredID]bool{}
+	for _, l := range c.Lits {
+		if l.Pred >= 0 {
+			count[l.Pred]++
+			pos[l.Pred] = pos[l.Pred] || !l.Neg
+		}
+	}
+	repeats, head := false, false
+	for p, n := range count {
+		switch {
+		case n >= 2 && pos[p]:
+			return false
+		case n >= 2:
+			repeats = true
+		case pos[p]:
+			head = true
+		}
+	}
+	return repeats && head
 }
 
 // FreeVarsNegative reports whether each free variable of a clause

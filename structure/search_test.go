@@ -337,3 +337,46 @@ func TestPruneKeepsStartClauses(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchMaxCandidates: a candidate budget ends beam and shortest-first
+// search at a round boundary, says so, and gives the same model on every
+// run (it counts candidates, not time).
+func TestSearchMaxCandidates(t *testing.T) {
+	m, w := plantedWorld(t, 1, 10)
+	for _, method := range []struct {
+		name string
+		run  func(context.Context, Settings) (*Result, error)
+	}{{"beam", BeamSearch}, {"sfs", ShortestFirst}} {
+		t.Run(method.name, func(t *testing.T) {
+			full, err := method.run(context.Background(), plantedSettings(m, w))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := plantedSettings(m, w)
+			s.MaxCandidates = 1
+			r, err := method.run(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(r.Stopped, "candidates scored") || r.Scored == 0 || r.Scored >= full.Scored {
+				t.Errorf("stopped %q after %d candidates (%d without a budget)", r.Stopped, r.Scored, full.Scored)
+			}
+			s.Workers = 1
+			r1, err := method.run(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if describe(m, r1) != describe(m, r) || r1.Scored != r.Scored {
+				t.Errorf("two runs differ:\n%s\n%s", describe(m, r1), describe(m, r))
+			}
+			s.MaxCandidates = full.Scored + 1
+			r2, err := method.run(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r2.Stopped != "" || describe(m, r2) != describe(m, full) {
+				t.Errorf("a budget above the search's own end changed it: %q\n%s", r2.Stopped, describe(m, r2))
+			}
+		})
+	}
+}
