@@ -380,3 +380,55 @@ func TestSearchMaxCandidates(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchJoins: in a world where Cancer(x) holds exactly when x has a
+// mutual friend, the clause that says so repeats Friends in negative
+// literals only (a Join). With Joins (the default) the search adds a join
+// concluding Cancer; with neither Joins nor RepeatedPredicates it adds no
+// clause that repeats a predicate.
+func TestSearchJoins(t *testing.T) {
+	m, w := plantedWorld(t, 3, 8)
+	sm, _ := m.Pred("Smokes")
+	ca, _ := m.Pred("Cancer")
+	fr, _ := m.Pred("Friends")
+	j := NewWorld(m)
+	people := m.Types[0].Consts
+	for _, x := range people {
+		mutual := false
+		for _, y := range people {
+			if w.True(fr.ID, []mln.ConstID{x, y}) {
+				j.Add(fr.ID, []mln.ConstID{x, y})
+				mutual = mutual || w.True(fr.ID, []mln.ConstID{y, x})
+			}
+		}
+		if w.True(sm.ID, []mln.ConstID{x}) {
+			j.Add(sm.ID, []mln.ConstID{x})
+		}
+		if mutual {
+			j.Add(ca.ID, []mln.ConstID{x})
+		}
+	}
+	s := plantedSettings(m, j)
+	s.MaxVars, s.MaxNumPredicates = 2, 3
+	r, err := BeamSearch(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range r.Clauses {
+		found = found || Join(c) && slices.ContainsFunc(c.Lits, func(l mln.Literal) bool { return l.Pred == ca.ID && !l.Neg })
+	}
+	if !found {
+		t.Errorf("no join concluding Cancer:\n%s", describe(m, r))
+	}
+	s.Joins = false
+	r, err = BeamSearch(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Clauses {
+		if RepeatsPredicate(c) {
+			t.Errorf("without Joins, learned %s", m.ClauseString(c))
+		}
+	}
+}
