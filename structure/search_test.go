@@ -383,9 +383,9 @@ func TestSearchMaxCandidates(t *testing.T) {
 
 // TestSearchJoins: in a world where Cancer(x) holds exactly when x has a
 // mutual friend, the clause that says so repeats Friends in negative
-// literals only (a Join). With Joins (the default) the search adds a join
-// concluding Cancer; with neither Joins nor RepeatedPredicates it adds no
-// clause that repeats a predicate.
+// literals only (a Join). With Joins the search adds a join concluding
+// Cancer; with neither Joins nor RepeatedPredicates (the default) it adds
+// no clause that repeats a predicate.
 func TestSearchJoins(t *testing.T) {
 	m, w := plantedWorld(t, 3, 8)
 	sm, _ := m.Pred("Smokes")
@@ -410,6 +410,7 @@ func TestSearchJoins(t *testing.T) {
 	}
 	s := plantedSettings(m, j)
 	s.MaxVars, s.MaxNumPredicates = 2, 3
+	s.Joins = true
 	r, err := BeamSearch(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
