@@ -203,6 +203,80 @@ func (o *Operators) AddLiteral(c *mln.Clause) []*mln.Clause {
 	return out
 }
 
+// AddJoin returns the clauses made by adding two negative literals of one
+// predicate that share a new variable in one argument and take variables
+// of c in all the others: !P(f,x) v !P(f,y) joins x and y through an f
+// that both are related to (!movie(f,a) v !movie(f,d) added to
+// workedUnder(a,d)). Adding a literal at a time reaches such a clause only
+// through a clause in which f is free, which pseudo-likelihood rarely
+// ranks high enough to stay in the beam. Results are bounded and
+// deduplicated as AddLiteral's.
+func (o *Operators) AddJoin(c *mln.Clause) []*mln.Clause {
+	if !Searchable(c) || predLits(c)+2 > o.maxLits() || len(c.Vars)+1 > o.maxVars() {
+		return nil
+	}
+	var out []*mln.Clause
+	seen := map[string]bool{}
+	nv := len(c.Vars)
+	for _, p := range o.preds() {
+		types := o.Model.Preds[p].Args
+		if len(types) < 2 {
+			continue
+		}
+		for i := range types {
+			// tuples lists the variables a literal may take: the new one
+			// at argument i, variables of c at every other.
+			var tuples [][]int
+			pick := make([]int, len(types))
+			var rec func(j int)
+			rec = func(j int) {
+				if j == len(types) {
+					tuples = append(tuples, slices.Clone(pick))
+					return
+				}
+				if j == i {
+					pick[j] = nv
+					rec(j + 1)
+					return
+				}
+				for v := 0; v < nv; v++ {
+					if c.Vars[v].Type == types[j] {
+						pick[j] = v
+						rec(j + 1)
+					}
+				}
+			}
+			rec(0)
+			for a := range tuples {
+				for b := a + 1; b < len(tuples); b++ {
+					d := &mln.Clause{Coef: 1, Formula: -1, Vars: slices.Clone(c.Vars), Lits: cloneLits(c.Lits)}
+					d.Vars = append(d.Vars, mln.Var{Name: varName(nv), Type: types[i]})
+					for _, t := range [][]int{tuples[a], tuples[b]} {
+						l := mln.Literal{Pred: p, Neg: true}
+						for _, v := range t {
+							l.Args = append(l.Args, mln.VarTerm(v))
+						}
+						if hasAtom(c, &l) {
+							d = nil
+							break
+						}
+						d.Lits = append(d.Lits, l)
+					}
+					if d == nil {
+						continue
+					}
+					d = normalize(d)
+					if k := CanonicalKey(d); !seen[k] {
+						seen[k] = true
+						out = append(out, d)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 // RemoveLiteral returns the clauses made by removing one literal from c
 // that stay connected and keep at least MinLen literals (Alchemy removes
 // literals from clauses of three or more: pass 2; shortest-first search

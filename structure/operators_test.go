@@ -241,3 +241,59 @@ Q(t,t)
 		}
 	}
 }
+
+func TestJoin(t *testing.T) {
+	m, err := mln.ParseModel("j.mln", `P(t)
+Q(t,t)
+R(t,t)
+1 !Q(x,y) v !Q(y,z) v R(x,z)
+1 !Q(x,y) v !Q(x,z) v !P(z) v R(y,z)
+1 !Q(x,y) v !Q(y,z)
+1 !Q(x,y) v !Q(y,z) v Q(x,z)
+1 !R(x,y) v !Q(z,x) v Q(z,y)
+1 !Q(x,y) v !Q(y,z) v R(x,z) v R(z,x)
+1 !Q(x,y) v R(x,y)
+1 !Q(x,y) v !Q(y,z) v !R(x,z)
+1 !Q(x,y) v !Q(x,z) v R(x,x)
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	want := []bool{true, true, false, false, false, false, false, false, false}
+	for i, c := range m.Clauses {
+		if got := Join(c); got != want[i] {
+			t.Errorf("%s: Join %v, want %v", m.ClauseString(c), got, want[i])
+		}
+	}
+}
+
+func TestAddJoin(t *testing.T) {
+	m, err := mln.ParseModel("j.mln", "P(t)\nQ(t,t)\nR(t,t)\n1 R(x,y)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	o := &Operators{Model: m}
+	got := map[string]bool{}
+	for _, d := range o.AddJoin(m.Clauses[0]) {
+		// Q joins R; R joined through R repeats the conclusion's
+		// predicate (a candidate, not a Join).
+		if Join(d) != (d.Lits[1].Pred != d.Lits[0].Pred || d.Lits[2].Pred != d.Lits[0].Pred) || predLits(d) != 3 {
+			t.Errorf("AddJoin made %s (Join %v)", m.ClauseString(d), Join(d))
+		}
+		got[CanonicalKey(d)] = true
+	}
+	want := parseClause(t, m, "R(x,y) v !Q(z,x) v !Q(z,y)")
+	if !got[CanonicalKey(want)] || len(got) != 4 {
+		t.Errorf("AddJoin: %d clauses, %s among them: %v", len(got), m.ClauseString(want), got[CanonicalKey(want)])
+	}
+	o.MaxNumPredicates = 2
+	if d := o.AddJoin(m.Clauses[0]); d != nil {
+		t.Errorf("AddJoin past MaxNumPredicates: %d clauses", len(d))
+	}
+}

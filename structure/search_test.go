@@ -337,3 +337,99 @@ func TestPruneKeepsStartClauses(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchMaxCandidates: a candidate budget ends beam and shortest-first
+// search at a round boundary, says so, and gives the same model on every
+// run (it counts candidates, not time).
+func TestSearchMaxCandidates(t *testing.T) {
+	m, w := plantedWorld(t, 1, 10)
+	for _, method := range []struct {
+		name string
+		run  func(context.Context, Settings) (*Result, error)
+	}{{"beam", BeamSearch}, {"sfs", ShortestFirst}} {
+		t.Run(method.name, func(t *testing.T) {
+			full, err := method.run(context.Background(), plantedSettings(m, w))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := plantedSettings(m, w)
+			s.MaxCandidates = 1
+			r, err := method.run(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(r.Stopped, "candidates scored") || r.Scored == 0 || r.Scored >= full.Scored {
+				t.Errorf("stopped %q after %d candidates (%d without a budget)", r.Stopped, r.Scored, full.Scored)
+			}
+			s.Workers = 1
+			r1, err := method.run(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if describe(m, r1) != describe(m, r) || r1.Scored != r.Scored {
+				t.Errorf("two runs differ:\n%s\n%s", describe(m, r1), describe(m, r))
+			}
+			s.MaxCandidates = full.Scored + 1
+			r2, err := method.run(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r2.Stopped != "" || describe(m, r2) != describe(m, full) {
+				t.Errorf("a budget above the search's own end changed it: %q\n%s", r2.Stopped, describe(m, r2))
+			}
+		})
+	}
+}
+
+// TestSearchJoins: in a world where Cancer(x) holds exactly when x has a
+// mutual friend, the clause that says so repeats Friends in negative
+// literals only (a Join). With Joins the search adds a join concluding
+// Cancer; with neither Joins nor RepeatedPredicates (the default) it adds
+// no clause that repeats a predicate.
+func TestSearchJoins(t *testing.T) {
+	m, w := plantedWorld(t, 3, 8)
+	sm, _ := m.Pred("Smokes")
+	ca, _ := m.Pred("Cancer")
+	fr, _ := m.Pred("Friends")
+	j := NewWorld(m)
+	people := m.Types[0].Consts
+	for _, x := range people {
+		mutual := false
+		for _, y := range people {
+			if w.True(fr.ID, []mln.ConstID{x, y}) {
+				j.Add(fr.ID, []mln.ConstID{x, y})
+				mutual = mutual || w.True(fr.ID, []mln.ConstID{y, x})
+			}
+		}
+		if w.True(sm.ID, []mln.ConstID{x}) {
+			j.Add(sm.ID, []mln.ConstID{x})
+		}
+		if mutual {
+			j.Add(ca.ID, []mln.ConstID{x})
+		}
+	}
+	s := plantedSettings(m, j)
+	s.MaxVars, s.MaxNumPredicates = 2, 3
+	s.Joins = true
+	r, err := BeamSearch(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range r.Clauses {
+		found = found || Join(c) && slices.ContainsFunc(c.Lits, func(l mln.Literal) bool { return l.Pred == ca.ID && !l.Neg })
+	}
+	if !found {
+		t.Errorf("no join concluding Cancer:\n%s", describe(m, r))
+	}
+	s.Joins = false
+	r, err = BeamSearch(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Clauses {
+		if RepeatsPredicate(c) {
+			t.Errorf("without Joins, learned %s", m.ClauseString(c))
+		}
+	}
+}

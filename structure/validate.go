@@ -87,7 +87,9 @@ type Choice struct {
 //
 // A positive s.TimeLimit bounds the whole: the validation searches share
 // half of it equally, the final search gets what is left (at least a
-// quarter).
+// quarter). A positive s.MaxCandidates bounds each search, validation
+// searches included, and, unlike a time limit, leaves the choice and the
+// model independent of the machine's load.
 func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s Settings, sc Scoring, v Validation) (*Result, *Choice, error) {
 	ch := &Choice{RepeatedPredicates: s.RepeatedPredicates, CLL: [2]float64{math.NaN(), math.NaN()}}
 	if len(dbs) < 2 || method == MethodWeights || s.Scorer != nil {

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"github.com/marple-mln/marple/internal/cmdflags"
 	"os"
-	"time"
 
 	"github.com/marple-mln/marple/cmd/marple-experiments/internal/experiment"
 	"github.com/marple-mln/marple/internal/testkit/datadir"
@@ -23,7 +22,8 @@ learned model infers every predicate in turn given all the others on the
 test fold with MC-SAT; the table gives CLL and AUC-PR per predicate and
 averaged, and the learning time per fold. Each search chooses whether new
 clauses may repeat a predicate with each training database held out in
-turn (-repeatedPredicates auto); -timeLimit bounds a fold's whole learning,
+turn (-repeatedPredicates auto); -maxCandidates bounds each search (the
+same on any machine), -timeLimit, when given, a fold's whole learning,
 validation included. Writes msl.md.`
 
 func runMSLExperiment(ctx context.Context, e *env, args []string) error {
@@ -36,7 +36,8 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		datasets  = fs.String("datasets", "", "data sets, comma-separated (default: uw-cse,imdb)")
 		folds     = fs.String("folds", "", "test folds, comma-separated file names or stems (default: all)")
 		rows      = fs.String("rows", "", "rows, comma-separated: weights-unit, weights-kb, beam-unit, sfs-unit, beam-kb (default: all)")
-		timeLimit = fs.Duration("timeLimit", 4*time.Minute, "end each search after this long, keeping the model so far")
+		timeLimit = fs.Duration("timeLimit", 0, "end each fold's learning after this long, keeping the model so far (0: no limit; a limit the machine's load reaches changes the results, -maxCandidates does not)")
+		maxCands  = fs.Int("maxCandidates", 250000, "end each search at the first beam iteration or shortest-first round that would start with this many candidates scored, keeping the model so far (0: no limit)")
 		maxPreds  = fs.Int("maxNumPredicates", d.MaxNumPredicates, "maximum number of literals in a learned clause")
 		maxVars   = fs.Int("maxVars", d.MaxVars, "maximum number of variables in a learned clause")
 		beamSize  = fs.Int("beamSize", d.BeamSize, "size of the beam")
@@ -45,6 +46,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		models    = fs.String("models", "", "folder that receives every learned model (optional)")
 		dsa       = fs.Bool("dsa", d.DomainScaled, "domain-size-aware weights for new clauses with free variables, which may then enter the model (learnstruct -dsa); set explicitly, also for the searches from the KB")
 		freeVars  = fs.Bool("freeVars", false, "let every clause with a variable in only one literal enter the model, scaled with -dsa (learnstruct -freeVars)")
+		joins     = fs.Bool("joins", d.Joins, "let new clauses that repeat a predicate in negative literals only, with a positive literal of another predicate and no free variable, enter the model whatever -repeatedPredicates chooses, and beam search propose them (learnstruct -joins)")
 		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (each search chooses with each training database held out in turn), true or false")
 		rf        = addResumeFlags(fs)
 	)
@@ -63,8 +65,11 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 	if *repeated != "auto" && *repeated != "true" && *repeated != "false" {
 		return usagef("-repeatedPredicates must be auto, true or false, not %q", *repeated)
 	}
-	d.TimeLimit, d.MaxNumPredicates, d.MaxVars, d.BeamSize = *timeLimit, *maxPreds, *maxVars, *beamSize
-	d.DomainScaled, d.FreeVars = *dsa, *freeVars
+	if *maxCands < 0 {
+		return usagef("-maxCandidates must not be negative, not %d", *maxCands)
+	}
+	d.TimeLimit, d.MaxCandidates, d.MaxNumPredicates, d.MaxVars, d.BeamSize = *timeLimit, *maxCands, *maxPreds, *maxVars, *beamSize
+	d.DomainScaled, d.FreeVars, d.Joins = *dsa, *freeVars, *joins
 	dsaSet := false
 	fs.Visit(func(f *flag.Flag) { dsaSet = dsaSet || f.Name == "dsa" })
 	so.Seed = *seed

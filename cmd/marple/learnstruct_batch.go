@@ -90,10 +90,12 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		dsa        = fs.Bool("dsa", d.DomainScaled, "domain-size-aware weights: a new clause with free variables (in only one literal) weighs its weight divided by their groundings in each database (written with a leading '@'), and enters the model if they are in negative literals; by default on unless the input model has clauses of two or more literals")
 		freeVars   = fs.Bool("freeVars", false, "let every clause with a variable in only one literal enter the model, as Alchemy does (by default -dsa admits those whose free variables are in negative literals; the others only extend the beam)")
 		singlePred = fs.Bool("singlePredicate", false, "let clauses whose literals are all of one predicate enter the model (by default they only extend the beam: pseudo-likelihood scores them by atoms of the predicate predicting each other)")
+		joins      = fs.Bool("joins", d.Joins, "let new clauses that repeat a predicate enter the model, whatever -repeatedPredicates chooses, when the repeated predicates are in negative literals only, a positive literal of another predicate concludes the clause and no variable is free (!movie(f,a) v !movie(f,d) v workedUnder(a,d)); beam search also proposes such joins")
 		repeated   = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: true, false, or auto: with -multipleDatabases and two or more -t files, search both ways without each file in turn and allow them only if their models predict the held-out file's -ne predicates better (MC-SAT CLL, each given all others) by more than the gain's standard error over the files; else false")
 		sfsK       = fs.Int("sfsK", d.ClausesPerStep, "shortest-first search: clauses of length L added at each step")
 		maxSteps   = fs.Int("maxSteps", 0, "stop after this many clauses added or changed (0: no limit)")
-		timeLimit  = fs.Duration("timeLimit", 0, "stop the search after this long, keeping the model so far (0: no limit)")
+		timeLimit  = fs.Duration("timeLimit", 0, "stop the search after this long, keeping the model so far (0: no limit; the model then depends on the machine's speed and load)")
+		maxCands   = fs.Int("maxCandidates", 0, "stop each search at the first beam iteration or shortest-first round that would start with this many candidates scored, keeping the model so far (0: no limit; the same on any machine)")
 		workers    = fs.Int("workers", 0, "candidates scored at once (0: all cores)")
 		checkpoint = fs.Bool("checkpoint", false, "save the search's state after each step (OUT.checkpoint, for -resume); on Ctrl-C, still write the best model so far")
 		resume     = fs.Bool("resume", false, "continue the run whose -checkpoint state is saved beside -o (OUT.checkpoint)")
@@ -121,7 +123,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		return usagef("-repeatedPredicates must be auto, true or false, not %q", *repeated)
 	}
 	if err := firstErr(nonNegative("minWt", *minWt), nonNegative("penalty", *penalty),
-		atLeast(0, map[string]int{"maxSteps": *maxSteps, "workers": *workers}), atLeast(-1, map[string]int{"refits": *refits}),
+		atLeast(0, map[string]int{"maxSteps": *maxSteps, "workers": *workers, "maxCandidates": *maxCands}), atLeast(-1, map[string]int{"refits": *refits}),
 		checkDuration("timeLimit", *timeLimit), checkOutput("o", *outFile)); err != nil {
 		return err
 	}
@@ -184,6 +186,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	s.MaxVars, s.MaxNumPredicates = *maxVars, *maxPreds
 	s.BestGainUnchangedLimit, s.NumClausesReEval, s.ClausesPerStep = *unchanged, *reEval, *sfsK
 	s.MaxSteps, s.TimeLimit, s.Workers, s.Refits = *maxSteps, *timeLimit, *workers, *refits
+	s.MaxCandidates, s.Joins = *maxCands, *joins
 	last := time.Time{}
 	s.Progress = func(pr structure.Progress) {
 		if time.Since(last) < time.Second && !*verbose {

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -233,7 +234,7 @@ func choiceNote(ch *structure.Choice) string {
 	}
 	stopped := ""
 	if ch.Stopped[0] != "" || ch.Stopped[1] != "" {
-		stopped = ", a validation search stopped by its time limit"
+		stopped = ", a validation search stopped early (" + cmp.Or(ch.Stopped[0], ch.Stopped[1]) + ")"
 	}
 	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %.4f with (± %.4f, %d databases held out in turn), %.0fs%s", ch.RepeatedPredicates, ch.CLL[0], ch.CLL[1], ch.SE, ch.Folds, ch.Seconds, stopped)
 }
