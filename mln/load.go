@@ -35,6 +35,25 @@ func ParseModel(name, src string) (*Model, error) {
 	return l.build([]*syntax.File{f})
 }
 
+// ParseModels builds a model from the texts of .mln files, srcs[i] being
+// the content of the file called names[i], in order (as LoadModel reads
+// them from disk; for models read through another filesystem). #include
+// directives are resolved relative to each name's directory, on disk.
+func ParseModels(names []string, srcs [][]byte) (*Model, error) {
+	l := newLoader()
+	var files []*syntax.File
+	for i, name := range names {
+		src := srcs[i]
+		if src == nil {
+			src = []byte{}
+		}
+		if f := l.load(name, src, syntax.Pos{}); f != nil {
+			files = append(files, f)
+		}
+	}
+	return l.build(files)
+}
+
 type loader struct {
 	known   syntax.Known
 	visited map[string]bool

@@ -77,6 +77,10 @@ func MergeParts(exs []Example) []Example {
 type Data struct {
 	// Model lists the .mln files.
 	Model []string
+	// ModelText holds the model files' contents when the launcher has
+	// read them (ReadModel, through Beam's filesystems: local, gs://,
+	// s3://); the workers then parse these rather than open Model's paths.
+	ModelText []string
 	// Files lists the .db files. Each is one example with
 	// MultipleDatabases; otherwise each is split into examples by
 	// ExampleType.
@@ -91,9 +95,24 @@ type Data struct {
 	ExampleType string
 }
 
-// LoadModel parses and compiles the model files.
+// ReadModel reads the model files through Beam's filesystems into
+// ModelText, so that the workers need no access to the launcher's paths.
+func (d *Data) ReadModel(ctx context.Context) error {
+	d.ModelText = make([]string, len(d.Model))
+	for i, p := range d.Model {
+		b, err := ReadPath(ctx, p)
+		if err != nil {
+			return err
+		}
+		d.ModelText[i] = string(b)
+	}
+	return nil
+}
+
+// LoadModel parses and compiles the model files (their texts when
+// ReadModel has read them).
 func (d Data) LoadModel() (*mln.Model, error) {
-	m, err := mln.LoadModel(d.Model...)
+	m, err := d.parseModel()
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +120,19 @@ func (d Data) LoadModel() (*mln.Model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// parseModel parses the model files, or their texts when ReadModel has
+// read them, without compiling the model (evidence may add constants).
+func (d Data) parseModel() (*mln.Model, error) {
+	if len(d.ModelText) == len(d.Model) && len(d.Model) > 0 {
+		srcs := make([][]byte, len(d.ModelText))
+		for i, t := range d.ModelText {
+			srcs[i] = []byte(t)
+		}
+		return mln.ParseModels(d.Model, srcs)
+	}
+	return mln.LoadModel(d.Model...)
 }
 
 // queryPreds resolves the query predicate names.
@@ -132,7 +164,7 @@ func (d *Data) CheckFiles() error {
 	if len(d.Files) == 0 {
 		return errors.New("no data files")
 	}
-	m, err := mln.LoadModel(d.Model...)
+	m, err := d.parseModel()
 	if err != nil {
 		return err
 	}
@@ -222,7 +254,7 @@ func (d Data) Examples(fi int, path string, src []byte) ([]Example, error) {
 	if d.MultipleDatabases {
 		return []Example{{Key: key(fi, 0), ID: key(fi, 0), Name: path, DB: string(src)}}, nil
 	}
-	m, err := mln.LoadModel(d.Model...)
+	m, err := d.parseModel()
 	if err != nil {
 		return nil, err
 	}

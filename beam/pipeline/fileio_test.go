@@ -60,6 +60,17 @@ func TestGlobThroughFilesystem(t *testing.T) {
 		t.Fatalf("got %q, %v; want %q", files, err, want)
 	}
 	remote.Files = files
+	// The model too: the launcher reads it through the filesystem and the
+	// workers parse its text (mln.LoadModel cannot open a memfs:// path).
+	mb, err := os.ReadFile(local.Model[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	memfs.Write("memfs://globtest/model/cite.mln", mb)
+	remote.Model = []string{"memfs://globtest/model/cite.mln"}
+	if err := remote.ReadModel(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	for _, d := range []*Data{&local, &remote} {
 		if err := d.CheckFiles(); err != nil {
 			t.Fatal(err)

@@ -21,11 +21,12 @@
 //
 // Flags follow marple's (single dash); Beam's own flags (--runner,
 // --endpoint, --environment_type, --worker_binary, ...) go with them.
-// -t and -e take comma-separated paths and glob patterns, local, gs:// or
-// s3:// (-i: local ones): the launcher expands each pattern (its matches
-// sorted; a pattern that matches nothing is an error naming it) and reads
-// every file once to check it, and the workers read the files through
-// Beam's filesystems: on a cluster, give paths that the launcher and
+// -i, -t and -e take comma-separated paths and glob patterns, local, gs://
+// or s3:// (replicate's: local ones): the launcher expands each pattern
+// (its matches sorted; a pattern that matches nothing is an error naming
+// it) and reads every file once to check it; the model's text goes with
+// the pipeline, and the workers read the data files through Beam's
+// filesystems: on a cluster, give paths that the launcher and
 // every worker can read (a shared file system, gs:// or s3://).
 //
 // Flag values and inputs are checked before a pipeline starts: a flag
@@ -224,10 +225,8 @@ func inputFiles(ctx context.Context, name, value string) ([]string, error) {
 }
 
 // localFiles returns the files of flag name, its local glob patterns
-// expanded: files read from local paths only (the model of -i, which the
-// launcher and every worker load, an #include resolved beside the file;
-// replicate's databases), so that a path with a scheme (gs://, ...) is a
-// usage error.
+// expanded: files read from local paths only (replicate's model and
+// databases), so that a path with a scheme (gs://, ...) is a usage error.
 func localFiles(ctx context.Context, name, value string) ([]string, error) {
 	for _, f := range list(value) {
 		if strings.Contains(f, "://") {
@@ -252,7 +251,7 @@ func list(s string) []string {
 func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 	fs := flag.CommandLine
 	var (
-		model = fs.String("i", "", "model file(s) (.mln), comma-separated local paths or glob patterns")
+		model = fs.String("i", "", "model file(s) (.mln), comma-separated local, gs:// or s3:// paths or glob patterns (read by the launcher; replicate: local ones)")
 		exTyp = fs.String("exampleType", "auto", "one example per constant of this type (auto: the query predicates' argument type with the most constants)")
 		multi = fs.Bool("multipleDatabases", false, "each data file is one example")
 		seed  = fs.Int64("seed", 1, "random seed")
@@ -299,7 +298,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			flagcheck.Positive("eta", *eta), flagcheck.NonNegative("delta", *delta), flagcheck.Output("o", *out), flagcheck.Output("state", *state)); err != nil {
 			return err
 		}
-		models, err := localFiles(ctx, "i", *model)
+		models, err := inputFiles(ctx, "i", *model)
 		if err != nil {
 			return err
 		}
@@ -333,6 +332,9 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			if start.Epoch > *passes {
 				return usagef("-resume: %s holds %d epochs, more than -passes %d", *state, start.Epoch, *passes)
 			}
+		}
+		if err := cfg.Data.ReadModel(ctx); err != nil {
+			return err
 		}
 		if _, err := cfg.Data.LoadModel(); err != nil {
 			return err
@@ -395,7 +397,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		if err := checkFlags(flagcheck.Output("r", *res), flagcheck.Output("metrics", *metrics)); err != nil {
 			return err
 		}
-		models, err := localFiles(ctx, "i", *model)
+		models, err := inputFiles(ctx, "i", *model)
 		if err != nil {
 			return err
 		}
@@ -407,6 +409,9 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 			Data:      pipeline.Data{Model: models, Files: files, Query: list(*q), MultipleDatabases: *multi, ExampleType: *exTyp},
 			Solver:    pipeline.Learner{Solver: *sol, Seed: *seed},
 			Marginals: *ms, Samples: *samples,
+		}
+		if err := cfg.Data.ReadModel(ctx); err != nil {
+			return err
 		}
 		if _, err := cfg.Data.LoadModel(); err != nil {
 			return err
