@@ -9,10 +9,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/marple-mln/marple/atomicfile"
+	"github.com/marple-mln/marple/internal/gobfile"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/structure"
 )
@@ -87,20 +87,8 @@ func readStructCheckpoint(path string, flags map[string]string, in []structInput
 // sameRun checks that the run that saved the state file path, with flags
 // saved and inputs savedIn, is the one with these flags and inputs.
 func sameRun(path string, flags map[string]string, in []structInput, saved map[string]string, savedIn []structInput) error {
-	var names []string
-	for k := range flags {
-		names = append(names, k)
-	}
-	for k := range saved {
-		if _, ok := flags[k]; !ok {
-			names = append(names, k)
-		}
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		if flags[k] != saved[k] {
-			return fmt.Errorf("%s: saved by a run with -%s %q, not %q: give the same flags to resume", path, k, saved[k], flags[k])
-		}
+	if err := gobfile.SameFlags(path, "-", flags, saved); err != nil {
+		return err
 	}
 	if len(in) != len(savedIn) {
 		return fmt.Errorf("%s: saved by a run with %d input files, not %d", path, len(savedIn), len(in))

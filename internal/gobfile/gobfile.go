@@ -6,7 +6,9 @@ package gobfile
 import (
 	"encoding/gob"
 	"errors"
+	"fmt"
 	"io"
+	"sort"
 )
 
 // ErrVersion is returned by Read when the stream does not start with the
@@ -39,6 +41,29 @@ func Read(r io.Reader, version string, values ...any) error {
 	for _, v := range values {
 		if err := dec.Decode(v); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// SameFlags checks that the run that saved the state file path, with the
+// settings saved, is the one with the settings want: it names the first
+// setting (by name, in order; prefix, e.g. "-", before it) whose values
+// differ.
+func SameFlags(path, prefix string, want, saved map[string]string) error {
+	names := make([]string, 0, len(want)+len(saved))
+	for k := range want {
+		names = append(names, k)
+	}
+	for k := range saved {
+		if _, ok := want[k]; !ok {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if want[k] != saved[k] {
+			return fmt.Errorf("%s: saved by a run with %s%s %q, not %q: give the same flags to resume", path, prefix, k, saved[k], want[k])
 		}
 	}
 	return nil

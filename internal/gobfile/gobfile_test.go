@@ -31,3 +31,14 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("truncated: %v", err)
 	}
 }
+
+func TestSameFlags(t *testing.T) {
+	saved := map[string]string{"a": "1", "b": "2"}
+	if err := SameFlags("s", "-", map[string]string{"b": "2", "a": "1"}, saved); err != nil {
+		t.Fatal(err)
+	}
+	err := SameFlags("s", "-", map[string]string{"a": "1", "c": "3"}, saved)
+	if want := `s: saved by a run with -b "2", not "": give the same flags to resume`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 
@@ -68,20 +67,8 @@ func OpenJournal(path string, meta map[string]string, resume bool) (*Journal, er
 	case err != nil:
 		return nil, fmt.Errorf("%s: damaged checkpoint: %v", path, err)
 	}
-	var names []string
-	for k := range meta {
-		names = append(names, k)
-	}
-	for k := range saved {
-		if _, ok := meta[k]; !ok {
-			names = append(names, k)
-		}
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		if meta[k] != saved[k] {
-			return nil, fmt.Errorf("%s: saved by a run with %s %q, not %q: give the same flags to resume", path, k, saved[k], meta[k])
-		}
+	if err := gobfile.SameFlags(path, "", meta, saved); err != nil {
+		return nil, err
 	}
 	if cells != nil {
 		j.cells = cells
