@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/marple-mln/marple/internal/lbfgs"
 	"gonum.org/v1/gonum/optimize"
 )
 
@@ -300,28 +301,7 @@ func fitRows(ctx context.Context, rows []startRow, n int, prec float64) ([]float
 	if n == 0 {
 		return x, 0, nil
 	}
-	var (
-		lastX []float64
-		lastF float64
-		lastG = make([]float64, n)
-	)
-	evalAt := func(x []float64) {
-		if lastX != nil && slices.Equal(lastX, x) {
-			return
-		}
-		lastF = rowsObjective(rows, x, lastG, prec)
-		lastX = append(lastX[:0], x...)
-	}
-	prob := optimize.Problem{
-		Func: func(x []float64) float64 { evalAt(x); return lastF },
-		Grad: func(g, x []float64) { evalAt(x); copy(g, lastG) },
-		Status: func() (optimize.Status, error) {
-			if err := ctx.Err(); err != nil {
-				return optimize.Failure, err
-			}
-			return optimize.NotTerminated, nil
-		},
-	}
+	prob := lbfgs.Problem(ctx, n, func(x, g []float64) float64 { return rowsObjective(rows, x, g, prec) })
 	settings := &optimize.Settings{
 		MajorIterations:   independentStartMaxIter,
 		GradientThreshold: 1e-8,

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/internal/lbfgs"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -715,32 +716,12 @@ func maximize(ctx context.Context, ps []*WPLL, np int, opt FitOptions) (*Fit, er
 		return finish(w0), nil
 	}
 
-	// gonum asks for the value and the gradient at the same point in two
-	// calls: evaluate both once and remember them.
-	var (
-		lastX  []float64
-		lastF  float64
-		lastG  = make([]float64, np)
-		evals  int
-		evalAt = func(x []float64) {
-			if lastX != nil && slices.Equal(lastX, x) {
-				return
-			}
-			lastF, _ = objective(x, lastG)
-			lastX = append(lastX[:0], x...)
-			evals++
-		}
-	)
-	prob := optimize.Problem{
-		Func: func(x []float64) float64 { evalAt(x); return lastF },
-		Grad: func(g, x []float64) { evalAt(x); copy(g, lastG) },
-		Status: func() (optimize.Status, error) {
-			if err := ctx.Err(); err != nil {
-				return optimize.Failure, err
-			}
-			return optimize.NotTerminated, nil
-		},
-	}
+	evals := 0
+	prob := lbfgs.Problem(ctx, np, func(x, g []float64) float64 {
+		evals++
+		f, _ := objective(x, g)
+		return f
+	})
 	settings := &optimize.Settings{
 		MajorIterations:   maxIter,
 		GradientThreshold: max(opt.GradTol, 1e-12),
