@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/marple-mln/marple/eval"
+	"gonum.org/v1/gonum/stat"
 )
 
 // TuneGrid lists the values of Options.Lambda and Options.Beta that Tune
@@ -183,15 +184,11 @@ func chooseTuned(res []TuneResult) int {
 
 // meanSE is the mean of xs and its standard error (0 for fewer than two).
 func meanSE(xs []float64) (mean, se float64) {
-	mean = meanOf(xs)
 	if len(xs) < 2 {
-		return mean, 0
+		return meanOf(xs), 0
 	}
-	ss := 0.0
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(xs)-1) / float64(len(xs)))
+	mean, sd := stat.MeanStdDev(xs, nil)
+	return mean, sd / math.Sqrt(float64(len(xs)))
 }
 
 // heldAtoms is a held-out slice of a Data's atoms: per group, the atoms'

@@ -16,6 +16,7 @@ import (
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/score"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Validation configures LearnValidated: which predicates the held-out
@@ -280,18 +281,11 @@ func orderFreeMean(xs []float64, start int) float64 {
 func meanSE(xs []float64) (mean, se float64) {
 	v := slices.Clone(xs)
 	slices.Sort(v)
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
 	if len(v) < 2 {
-		return mean, 0
+		return stat.Mean(v, nil), 0
 	}
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
+	mean, sd := stat.MeanStdDev(v, nil)
+	return mean, sd / math.Sqrt(float64(len(v)))
 }
 
 func (v Validation) options() mcsat.Options {
