@@ -30,7 +30,7 @@ type marginalFlags struct {
 }
 
 func (f *marginalFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.chains, "numChains", mcsat.DefaultChains, "MC-SAT/Gibbs: number of chains, run in parallel and pooled (a fixed default, so that results do not depend on the machine)")
+	fs.IntVar(&f.chains, "numChains", 0, "MC-SAT/Gibbs: number of chains, run in parallel and pooled (0: one per core, at least 2; the marginals for a seed depend on the number of chains, not on -workers, so give it to reproduce a run on another machine)")
 	fs.IntVar(&f.replicas, "replicas", mcsat.DefaultReplicas, "MC-SAT/Gibbs: tempered replicas per chain (parallel tempering; 1: none)")
 	fs.Float64Var(&f.minBeta, "minBeta", mcsat.DefaultMinBeta, "MC-SAT/Gibbs: weight scale of the hottest tempered replica, in (0, 1)")
 	fs.Float64Var(&f.blockW, "blockWeight", mcsat.DefaultBlockWeight, "MC-SAT/Gibbs: after each step, resample jointly the atoms that clauses of at least this absolute weight tie (block moves; negative: none)")
@@ -45,8 +45,12 @@ const defaultConvergeSeconds = 600
 
 func (f *marginalFlags) check() error {
 	if err := firstErr(checkFinite(map[string]float64{"minBeta": f.minBeta, "blockWeight": f.blockW, "converge": f.converge, "maxSeconds": f.maxSeconds}),
-		atLeast(1, map[string]int{"numChains": f.chains, "replicas": f.replicas, "maxBlock": f.maxBlock})); err != nil {
+		atLeast(0, map[string]int{"numChains": f.chains}),
+		atLeast(1, map[string]int{"replicas": f.replicas, "maxBlock": f.maxBlock})); err != nil {
 		return err
+	}
+	if f.chains == 0 {
+		f.chains = mcsat.DefaultChains()
 	}
 	switch {
 	case f.chains < 2 && f.converge > 0:

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/marple-mln/marple/infer/mcsat"
 )
 
 // tiedModel writes a model whose atoms P(A) and Q(A) a hard equivalence
@@ -97,7 +100,7 @@ func TestInferMarginalsBadFlags(t *testing.T) {
 	for _, c := range []struct {
 		flag, value, want string
 	}{
-		{"-numChains", "0", "numChains"},
+		{"-numChains", "-1", "numChains"},
 		{"-converge", "0.9", "-converge"},
 		{"-minBeta", "1.5", "-minBeta"},
 		{"-maxBlock", "30", "-maxBlock"},
@@ -107,5 +110,17 @@ func TestInferMarginalsBadFlags(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s %s: exit %d: %s", c.flag, c.value, code, stderr)
 		}
+	}
+}
+
+// TestInferDefaultChains: without -numChains the sampler runs one chain per
+// core (at least 2) and the summary says how many.
+func TestInferDefaultChains(t *testing.T) {
+	code, stdout, stderr := marple(t, "infer", "-ms", "-i", smokers+"smoking-weighted.mln", "-r", filepath.Join(t.TempDir(), "out"), "-q", "Smokes", "-numSamples", "50")
+	if want := fmt.Sprintf("50 samples x %d chains", mcsat.DefaultChains()); code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("exit %d, want %q in %s%s", code, want, stdout, stderr)
+	}
+	if mcsat.DefaultChains() < 2 {
+		t.Errorf("DefaultChains %d", mcsat.DefaultChains())
 	}
 }

@@ -80,7 +80,7 @@ type Settings struct {
 	// Samples is the number of samples of each chain (mcsat, gibbs).
 	Samples int
 	// Chains is the number of chains (mcsat, gibbs; 0:
-	// mcsat.DefaultChains), each started from its own random world, run
+	// mcsat.DefaultChains(), one per core), each started from its own random world, run
 	// in parallel on Workers and pooled; the marginals for a seed do not
 	// depend on Workers. Replicas and MinBeta set parallel tempering
 	// (mcsat.Options: 0 selects the defaults, one replica: none), and
@@ -114,9 +114,10 @@ type Settings struct {
 
 // DefaultSettings returns the default settings: every core as a worker, a
 // time limit of one minute, Alchemy's MaxWalkSAT (a million flips, one
-// try) and the sampler of marple infer: mcsat.DefaultChains chains of
-// 1,000 samples each after 100 burn-in steps, with block moves over atoms
-// tied by clauses of weight at least mcsat.DefaultBlockWeight.
+// try) and the sampler of marple infer: one chain per core (Chains 0:
+// mcsat.DefaultChains()) of 1,000 samples each after 100 burn-in steps,
+// with block moves over atoms tied by clauses of weight at least
+// mcsat.DefaultBlockWeight.
 func DefaultSettings() Settings {
 	return Settings{
 		Workers:     runtime.GOMAXPROCS(0),
@@ -126,7 +127,6 @@ func DefaultSettings() Settings {
 		Tabu:        mws.DefaultTabu,
 		Samples:     mcsat.DefaultSamples,
 		BurnIn:      mcsat.DefaultBurnIn,
-		Chains:      mcsat.DefaultChains,
 		Replicas:    mcsat.DefaultReplicas,
 		MinBeta:     mcsat.DefaultMinBeta,
 		BlockWeight: mcsat.DefaultBlockWeight,
@@ -134,21 +134,20 @@ func DefaultSettings() Settings {
 	}
 }
 
-// SplitSamples returns s with the samplers' budget of Samples (0: the
-// default) split over the chains: each of the Chains chains (0: the
-// default) takes Samples/Chains samples, rounded up. A learner that
-// samples in its inner loop keeps the cost of one chain of Samples
-// samples (plus each chain's BurnIn) and still gets the chains' different
-// starts and the block moves.
+// SplitSamples returns s for a sampler inside a learner: mcsat.LearnChains
+// chains (a fixed number, so that learned weights do not depend on the
+// machine's cores) sharing the budget of Samples (0: the default), each
+// taking Samples/LearnChains samples, rounded up. A learner that samples
+// in its inner loop keeps the cost of one chain of Samples samples (plus
+// each chain's BurnIn) and still gets the chains' different starts and the
+// block moves.
 func (s Settings) SplitSamples() Settings {
-	n, c := s.Samples, s.Chains
+	n := s.Samples
 	if n <= 0 {
 		n = mcsat.DefaultSamples
 	}
-	if c <= 0 {
-		c = mcsat.DefaultChains
-	}
-	s.Samples = (n + c - 1) / c
+	s.Chains = mcsat.LearnChains
+	s.Samples = (n + s.Chains - 1) / s.Chains
 	return s
 }
 

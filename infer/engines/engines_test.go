@@ -259,9 +259,9 @@ func TestReport(t *testing.T) {
 
 // TestSamplerIsTheCommands: the registry's mcsat and gibbs are the
 // multi-chain sampler of marple infer (mcsat.Run with the defaults:
-// mcsat.DefaultChains chains, block moves), bit for bit, whatever the
+// mcsat.DefaultChains() chains, block moves), bit for bit, whatever the
 // number of workers; the report gives the chains' diagnostics; and
-// SplitSamples shares one chain's budget among the chains.
+// SplitSamples shares one chain's budget among mcsat.LearnChains chains.
 func TestSamplerIsTheCommands(t *testing.T) {
 	ctx := context.Background()
 	var net *ground.Network
@@ -293,7 +293,7 @@ func TestSamplerIsTheCommands(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.HasPrefix(buf.String(), fmt.Sprintf("%s: %d chains x 300 samples, max R-hat ", name, mcsat.DefaultChains)) {
+			if !strings.HasPrefix(buf.String(), fmt.Sprintf("%s: %d chains x 300 samples, max R-hat ", name, mcsat.DefaultChains())) {
 				t.Errorf("%s report %q", name, buf.String())
 			}
 			outs = append(outs, got)
@@ -310,12 +310,11 @@ func TestSamplerIsTheCommands(t *testing.T) {
 	}
 	s := engines.DefaultSettings()
 	s.Samples = 1000
-	if got := s.SplitSamples().Samples; got != (1000+mcsat.DefaultChains-1)/mcsat.DefaultChains {
-		t.Errorf("SplitSamples: %d samples per chain", got)
-	}
-	s.Chains = 3
-	if got := s.SplitSamples().Samples; got != 334 {
-		t.Errorf("SplitSamples with 3 chains: %d samples per chain", got)
+	for _, chains := range []int{0, 3} {
+		s.Chains = chains
+		if got := s.SplitSamples(); got.Chains != mcsat.LearnChains || got.Samples != (1000+mcsat.LearnChains-1)/mcsat.LearnChains {
+			t.Errorf("SplitSamples from %d chains: %d chains of %d samples", chains, got.Chains, got.Samples)
+		}
 	}
 }
 

@@ -75,7 +75,7 @@ type Options struct {
 	BurnIn int
 	// Chains is the number of independent chains, each started from its
 	// own random world satisfying the hard clauses (default 1 for MCSAT
-	// and Gibbs, DefaultChains for Run and Sampling).
+	// and Gibbs, DefaultChains() for Run and Sampling).
 	Chains int
 	// Replicas, for Run and Sampling, is the number of tempered replicas
 	// of each chain (parallel tempering; default 1: none), at weight

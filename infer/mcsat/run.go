@@ -24,12 +24,19 @@ const (
 	MethodGibbs
 )
 
-// DefaultChains is the number of chains Run and Sampling use when
-// Options.Chains is not set. It is fixed rather than the number of cores
-// so that results do not depend on the machine: the chains run in
-// parallel on the workers given, and the result for a given seed is the
-// same whatever their number.
-const DefaultChains = 4
+// DefaultChains returns the number of chains Run and Sampling use when
+// Options.Chains is 0: one per core (runtime.NumCPU), and at least 2 so
+// that the chains can be compared (R-hat). The chains run in parallel on
+// the workers given, and the result for a given seed is the same whatever
+// their number; it depends on the number of chains, so a run on a machine
+// with another number of cores gives other (equally valid) marginals:
+// set Options.Chains to reproduce a run on any machine.
+func DefaultChains() int { return max(2, runtime.NumCPU()) }
+
+// LearnChains is the number of chains of a sampler inside a learner
+// (engines.Settings.SplitSamples): fixed, so that learned weights for a
+// given seed do not depend on the machine.
+const LearnChains = 4
 
 // Sampling is a run of several chains on every connected component of a
 // network, each work unit (a component's chain) on its own random stream
@@ -78,7 +85,7 @@ type unit struct {
 
 // NewSampling prepares a run on net: it splits net into its connected
 // components and starts every chain (no step taken yet). workers <= 0 means
-// GOMAXPROCS. Options.Chains defaults to DefaultChains; Samples and BurnIn
+// GOMAXPROCS. Options.Chains 0 means DefaultChains(); Samples and BurnIn
 // are the default round lengths of Sample (see Run).
 func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Options, method Method) (*Sampling, error) {
 	if opt.Bias != nil && len(opt.Bias) != net.NumAtoms() {
@@ -88,7 +95,7 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 		return nil, errors.New("mcsat: unknown sampling method")
 	}
 	if opt.Chains <= 0 {
-		opt.Chains = DefaultChains
+		opt.Chains = DefaultChains()
 	}
 	if opt.Replicas <= 0 {
 		opt.Replicas = DefaultReplicas
@@ -425,7 +432,7 @@ func (r *Sampling) SwapRates() []float64 {
 }
 
 // Run estimates the marginal probability of every atom of net with
-// several chains (Options.Chains, default DefaultChains) on every
+// several chains (Options.Chains, default DefaultChains()) on every
 // connected component, run in parallel on workers goroutines (0:
 // GOMAXPROCS), each chain taking Options.BurnIn then Options.Samples
 // steps; the samples of all chains are pooled. The result for a given
@@ -450,7 +457,7 @@ func Run(ctx context.Context, net *ground.Network, workers int, opt Options, met
 // from the sizes of the arrays, not measured.
 func RunMemory(chains, replicas int, method Method) ground.EngineCost {
 	if chains <= 0 {
-		chains = DefaultChains
+		chains = DefaultChains()
 	}
 	if replicas <= 0 {
 		replicas = DefaultReplicas
@@ -468,7 +475,7 @@ func RunMemory(chains, replicas int, method Method) ground.EngineCost {
 }
 
 // RunEngine is Run as an infer.Marginal: several chains on every
-// connected component (Options.Chains, default DefaultChains) with block
+// connected component (Options.Chains, default DefaultChains()) with block
 // moves (Options.BlockWeight, MaxBlock) and optional tempering, pooled,
 // Workers goroutines at a time (0: GOMAXPROCS). Options.Samples and
 // BurnIn are per chain. Each call replaces the infer.Options part of

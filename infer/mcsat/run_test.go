@@ -35,7 +35,7 @@ func TestRunMatchesExact(t *testing.T) {
 				if e > 0.03 {
 					t.Errorf("method %d %+v model %d: atom %d: %.4f, exact %.4f (R-hat %.3f)", method, set, i, a, got[a], exact[a], d.Rhat[a])
 				}
-				if d.Chains != DefaultChains || d.Samples != 10000 {
+				if d.Chains != DefaultChains() || d.Samples != 10000 {
 					t.Errorf("diagnostics of %d chains of %d samples", d.Chains, d.Samples)
 				}
 			}
