@@ -38,7 +38,9 @@ func Example_infer() {
 	res, err := engines.Default().Solve(ctx, net, infer.Options{Seed: 1})
 	check(err)
 	check(infer.WriteMAP(os.Stdout, db, net, res.Assign, query))
-	mcsat, err := engines.NewMarginal("mcsat", engines.DefaultSettings())
+	s := engines.DefaultSettings()
+	s.Chains = 4 // the default is one per core; a fixed number gives the same output on every machine
+	mcsat, err := engines.NewMarginal("mcsat", s)
 	check(err)
 	probs, err := mcsat.Marginals(ctx, net, infer.Options{Seed: 1})
 	check(err)
