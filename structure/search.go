@@ -156,10 +156,10 @@ type Settings struct {
 	// -0.855). The clauses the repeated-predicates rule guards against (a
 	// repeated predicate that predicts itself, as in !workedUnder(a,d) v
 	// !movie(f,a) v movie(f,d), or clauses with no conclusion) stay
-	// refused unless RepeatedPredicates. Off by default: on IMDB the join
-	// lifts held-out AUC-PR from 0.62 to 0.74, but joint inference over
-	// the repeated predicate then puts directors in no film, and CLL falls
-	// from -0.231 to -0.25 (results/dsa.md).
+	// refused unless RepeatedPredicates. Off by default: on IMDB (leave one
+	// fold out) it lifts held-out AUC-PR from 0.616 to 0.744, but with
+	// movie queried the join keeps directors out of films, and CLL falls
+	// from -0.231 to -0.252 (results/dsa.md).
 	Joins bool
 	// MaxSteps, when positive, bounds the clauses added (or changed).
 	MaxSteps int
