@@ -46,6 +46,15 @@ type CountOptions struct {
 	// atoms are unknown rather than false (held-out folds). Unlisted atoms
 	// are still false in the Markov blankets of the scored ones.
 	ListedOnly bool
+	// ScoredAt, when set, restricts the atoms at which a clause enters
+	// the pseudo-log-likelihood: when it returns predicates for a clause,
+	// the clause's counts are kept at those predicates' atoms only, and
+	// every other atom's conditional is scored without it (a composite
+	// pseudo-likelihood: the clause's weight is fit to the conditional
+	// likelihood of those atoms given the rest). nil, or nil for a clause:
+	// every scored atom. Structure search uses it for joins
+	// (structure.Join), scored at their conclusion's atoms.
+	ScoredAt func(*mln.Clause) []mln.PredID
 	// CacheMB bounds the memory of cached counts in megabytes (0:
 	// DefaultCacheMB, Alchemy's -cacheSize; negative: no bound). When a
 	// new count would exceed it, the cache is emptied first (counts held
@@ -364,7 +373,51 @@ type countScratch struct {
 // clause the counts carry its per-database factors (ClauseCounts.Scale).
 func (d *PLLData) Counts(c *mln.Clause) (*ClauseCounts, error) {
 	cc, err := d.counts(c)
-	return d.scaled(c, cc), err
+	return d.restricted(c, d.scaled(c, cc)), err
+}
+
+// restricted returns cc kept at the atoms of the predicates
+// CountOptions.ScoredAt gives for c (cc itself when it gives none). Each
+// predicate's rows are a contiguous range and each column's indices
+// increase, so the kept entries are subslices of cc's (shared, not
+// copied) when one predicate is kept.
+func (d *PLLData) restricted(c *mln.Clause, cc *ClauseCounts) *ClauseCounts {
+	if cc == nil || d.opt.ScoredAt == nil {
+		return cc
+	}
+	preds := d.opt.ScoredAt(c)
+	if preds == nil {
+		return cc
+	}
+	preds = slices.Clone(preds)
+	slices.Sort(preds)
+	preds = slices.Compact(preds)
+	x := *cc
+	x.cols = make([]column, len(cc.cols))
+	for db, col := range cc.cols {
+		var out column
+		for _, q := range preds {
+			if q < 0 || int(q) >= len(d.rowOff) || d.rowOff[q] < 0 {
+				continue
+			}
+			lo, _ := slices.BinarySearch(col.idx, int32(d.rowOff[q]))
+			hi, _ := slices.BinarySearch(col.idx, int32(d.rowOff[q]+d.sp.size[q]))
+			if len(preds) == 1 {
+				out.idx, out.val = col.idx[lo:hi:hi], col.val[lo:hi:hi]
+				if col.bind != nil {
+					out.bind = col.bind[lo:hi:hi]
+				}
+				break
+			}
+			out.idx = append(out.idx, col.idx[lo:hi]...)
+			out.val = append(out.val, col.val[lo:hi]...)
+			if col.bind != nil {
+				out.bind = append(out.bind, col.bind[lo:hi]...)
+			}
+		}
+		x.cols[db] = out
+	}
+	return &x
 }
 
 func (d *PLLData) counts(c *mln.Clause) (*ClauseCounts, error) {

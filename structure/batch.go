@@ -170,7 +170,7 @@ func withScorer(ctx context.Context, s Settings, dbs []*mln.Database, sc Scoring
 		return s, err
 	}
 	if s.Scorer == nil {
-		scorer, err := newBatchScorer(ctx, s.Model, dbs, s.NonEvidence, sc)
+		scorer, err := newBatchScorer(ctx, s, dbs, sc)
 		if err != nil {
 			return s, err
 		}

@@ -44,8 +44,8 @@ func (cs *countScorer) key(c *mln.Clause) string {
 // with 12, same model and speed.)
 const maxBases = 4
 
-func newCountScorer(m *mln.Model, dbs []*mln.Database, nonEv []mln.PredID, sc Scoring, maxGroundings int64) (*countScorer, error) {
-	opt := score.CountOptions{Key: CanonicalKey, MaxGroundings: maxGroundings, Seed: uint64(sc.Seed), OwnDomains: !sc.SharedDomains, ListedOnly: sc.ListedOnly}
+func newCountScorer(m *mln.Model, dbs []*mln.Database, nonEv []mln.PredID, sc Scoring, maxGroundings int64, scoredAt func(*mln.Clause) []mln.PredID) (*countScorer, error) {
+	opt := score.CountOptions{Key: CanonicalKey, MaxGroundings: maxGroundings, Seed: uint64(sc.Seed), OwnDomains: !sc.SharedDomains, ListedOnly: sc.ListedOnly, ScoredAt: scoredAt}
 	opt.Unweighted = sc.NoWtPredsEqually
 	exact, err := score.NewPLLData(m, dbs, nonEv, opt)
 	if err != nil {

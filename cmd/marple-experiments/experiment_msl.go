@@ -46,7 +46,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		models    = fs.String("models", "", "folder that receives every learned model (optional)")
 		dsa       = fs.Bool("dsa", d.DomainScaled, "domain-size-aware weights for new clauses with free variables, which may then enter the model (learnstruct -dsa); set explicitly, also for the searches from the KB")
 		freeVars  = fs.Bool("freeVars", false, "let every clause with a variable in only one literal enter the model, scaled with -dsa (learnstruct -freeVars)")
-		joins     = fs.Bool("joins", d.Joins, "let new clauses that repeat a predicate in negative literals only, with a positive literal of another predicate and no free variable, enter the model whatever -repeatedPredicates chooses, and beam search propose them (learnstruct -joins)")
+		joins     = fs.Bool("joins", d.Joins, "let new clauses that repeat a predicate in negative literals only, with a positive literal of another predicate and no free variable, enter the model whatever -repeatedPredicates chooses, and beam search propose them, each scored at its conclusion's atoms only (learnstruct -joins)")
 		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (each search chooses with each training database held out in turn), true or false")
 		rf        = addResumeFlags(fs)
 	)
