@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -197,6 +198,15 @@ type DiscriminativeSettings struct {
 	// entry counts as non-zero (0 means √(2 ln 2P) + 1 for P parameters:
 	// the largest of P standard normal errors rarely exceeds it).
 	Significance float64
+	// ScaleJointPrior divides σ of the prior on every weight with a
+	// ground clause of two or more atoms (a formula that links query
+	// atoms) by its connections: the largest number of its ground clauses
+	// through one atom of one example (Mittal, Bhardwaj & Singla 2019's
+	// scale of domain-size-aware weights). Such a weight pulls an atom by
+	// about that many times itself (transitivity: once per third
+	// constant), so the prior then bounds the pull, as it bounds a unit
+	// clause's, and does not let the weight grow with the domain.
+	ScaleJointPrior bool
 	// Progress, when set, is called after every sampling round.
 	Progress func(DiscriminativeProgress)
 }
@@ -239,6 +249,10 @@ type DiscriminativeStats struct {
 	// Start describes the independent start (nil with ZeroStart or
 	// KeepInitial).
 	Start *IndependentStart
+	// ScaledPriors counts the weights whose prior ScaleJointPrior
+	// narrowed, and MaxConnections is the largest divisor of σ.
+	ScaledPriors   int
+	MaxConnections float64
 }
 
 // cllExample holds one example's network, its local parameters and the
@@ -435,8 +449,9 @@ func resize(s []float64, n int) []float64 {
 type cllProblem struct {
 	exs     []*cllExample
 	np      int
-	prec    float64 // 1/σ², 0 without prior
-	tune    bool    // the independent start chooses prec
+	prec    float64   // 1/σ², 0 without prior
+	scale   []float64 // per parameter: the prior's precision is prec·scale[p]² (nil: 1)
+	tune    bool      // the independent start chooses prec
 	workers int
 }
 
@@ -531,12 +546,12 @@ func (pb *cllProblem) sample(ctx context.Context, w []float64, accumulate bool) 
 func (pb *cllProblem) gradient(w, g, v []float64) {
 	if g != nil {
 		for p := range g {
-			g[p] = pb.prec * w[p]
+			g[p] = pb.precOf(p) * w[p]
 		}
 	}
 	if v != nil {
 		for p := range v {
-			v[p] = pb.prec
+			v[p] = pb.precOf(p)
 		}
 	}
 	for _, e := range pb.exs {
@@ -549,6 +564,54 @@ func (pb *cllProblem) gradient(w, g, v []float64) {
 			}
 		}
 	}
+}
+
+// precOf returns the prior's precision on parameter p.
+func (pb *cllProblem) precOf(p int) float64 {
+	if pb.scale == nil {
+		return pb.prec
+	}
+	return pb.prec * pb.scale[p] * pb.scale[p]
+}
+
+// scaleJointPrior sets the prior of every parameter with a ground clause
+// of two or more atoms to N(0, (σ/c)²), c the largest number of its
+// ground clauses through one atom of one example (its connections, as in
+// Mittal, Bhardwaj & Singla 2019), so that the prior bounds the weight's
+// pull on one atom, c·w, as it bounds a unit clause's; other parameters
+// keep N(0, σ²).
+func (pb *cllProblem) scaleJointPrior() {
+	scale := make([]float64, pb.np)
+	for p := range scale {
+		scale[p] = 1
+	}
+	type key struct{ p, atom int32 }
+	var atoms []int32
+	for _, e := range pb.exs {
+		net := e.net
+		conn := map[key]int{}
+		for c := 0; c < net.NumClauses(); c++ {
+			p := net.Param(c)
+			if p < 0 {
+				continue
+			}
+			atoms = atoms[:0]
+			for _, l := range net.Clause(c) {
+				if !slices.Contains(atoms, l.Atom()) {
+					atoms = append(atoms, l.Atom())
+				}
+			}
+			if len(atoms) < 2 {
+				continue
+			}
+			for _, a := range atoms {
+				k := key{p, a}
+				conn[k]++
+				scale[p] = max(scale[p], float64(conn[k]))
+			}
+		}
+	}
+	pb.scale = scale
 }
 
 // noise returns the largest ratio |g_p| / SE_p of a gradient entry to its
@@ -591,7 +654,7 @@ func (pb *cllProblem) setSteps(n int) {
 func (pb *cllProblem) hessVec(d, out []float64) {
 	pb.each(func(_ int, e *cllExample) error { e.hess(d); return nil })
 	for p := range out {
-		out[p] = pb.prec * d[p]
+		out[p] = pb.precOf(p) * d[p]
 	}
 	for _, e := range pb.exs {
 		for k, p := range e.params {
@@ -741,6 +804,15 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 	}
 	np := pb.np
 	st.Examples, st.Params = len(pb.exs), np
+	if s.ScaleJointPrior && prec > 0 {
+		pb.scaleJointPrior()
+		for _, c := range pb.scale {
+			if c > 1 {
+				st.ScaledPriors++
+			}
+			st.MaxConnections = max(st.MaxConnections, c)
+		}
+	}
 	z := s.Significance
 	if z == 0 {
 		z = math.Sqrt(2*math.Log(2*float64(max(np, 1)))) + 1

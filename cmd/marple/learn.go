@@ -56,7 +56,9 @@ weights and random worlds, as Alchemy). Both put a Gaussian prior N(0, σ²)
 on the weights (-priorStdDev, Alchemy's defaults 100 for pll and 2 for dcll;
 -noPrior drops it); with -multipleDatabases and no -priorStdDev, dcll
 chooses σ among 0.25, 0.5, 1, 2, 4 by the conditional log-likelihood of
-that start on each training database left out in turn.
+that start on each training database left out in turn. dcll divides σ of a
+weight whose clauses link query atoms by its connections, the most ground
+clauses through one atom (-dFlatPrior: one σ for every weight, as Alchemy).
 
 vp is Alchemy's voted perceptron (learnwts -d -dVP): every iteration finds
 the MAP state of the -ne atoms with the -solver engine and moves the weights

@@ -32,6 +32,7 @@ type learnExtras struct {
 	dFixed                bool    // dcll: Alchemy's fixed samples, no noise-aware stop
 	dMaxSamples           int     // dcll: largest MC-SAT steps per round of the schedule
 	dZeroStart            bool    // dcll: start from w = 0, chains from random worlds
+	dFlatPrior            bool    // dcll: one σ for every weight, not divided by connections
 }
 
 // register declares the flags; -addUnitClauses sets tf's.
@@ -49,6 +50,7 @@ func (x *learnExtras) register(fs *flag.FlagSet, tf *trainFlags) {
 	fs.IntVar(&x.emIter, "emIter", 0, fmt.Sprintf("-withEM: EM rounds (0: %d)", learn.DefaultEMIter))
 	fs.BoolVar(&x.dFixed, "dFixedSamples", false, "dcll: Alchemy's schedule: -numSamples MC-SAT steps every iteration, stopping only on -cgMinLLChange or -maxIter (default: double the steps whenever the gradient is within the noise of the samples, stop converged when it is at -dMaxSamples)")
 	fs.BoolVar(&x.dZeroStart, "dZeroStart", false, "dcll: start from zero weights and random worlds (Alchemy's learnwts -d; default: from the exact optimum with the formulas that link query atoms at weight 0, the chains from worlds drawn from it)")
+	fs.BoolVar(&x.dFlatPrior, "dFlatPrior", false, "dcll: one prior σ for every weight, as Alchemy (default: σ of a weight whose clauses link query atoms is divided by its connections, the most ground clauses through one atom)")
 	fs.IntVar(&x.dMaxSamples, "dMaxSamples", 0, "dcll: largest number of MC-SAT steps per example and iteration the schedule reaches (0: 8 × -numSamples)")
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "pll, dcll, vp: only the -ne atoms a training database lists (true or false) are query atoms; its unlisted -ne atoms are false evidence (Alchemy's learnwts -queryEvidence; without -multipleDatabases, dcll and vp make the merged -t files one example)")
 	fs.BoolVar(&tf.addUnits, "addUnitClauses", false, "add a unit clause P(a1,...,an) of weight 0 for every predicate without one (Alchemy's learnwts does unless -noAddUnitClauses); they are learned and written")
@@ -76,6 +78,8 @@ func (x *learnExtras) check(method string) error {
 		return usagef("-dFixedSamples and -dMaxSamples apply to -method dcll (-d) only")
 	case x.dZeroStart && method != "dcll":
 		return usagef("-dZeroStart applies to -method dcll (-d) only")
+	case x.dFlatPrior && method != "dcll":
+		return usagef("-dFlatPrior applies to -method dcll (-d) only")
 	case x.emIter < 0:
 		return usagef("-emIter must not be negative")
 	case x.timeLimit < 0:
@@ -91,6 +95,7 @@ func (x *learnExtras) apply(s *learn.DiscriminativeSettings) {
 	s.Lambda, s.MaxLambda, s.NoPrecondition = x.cgLambda, x.cgMaxLambda, x.cgNoPrecond
 	s.Adaptive, s.MaxSamples = !x.dFixed, x.dMaxSamples
 	s.ZeroStart = x.dZeroStart
+	s.ScaleJointPrior = !x.dFlatPrior
 	if x.cgMinLLChange != 0 {
 		s.MinLLChange = x.cgMinLLChange
 	}

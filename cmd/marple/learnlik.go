@@ -120,6 +120,10 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			fmt.Fprintf(e.stderr, "marple: learn: independent start: %d joint parameters held at 0, CLL %.6g over %d atoms, gradient %.2g, %d L-BFGS iterations%s\n",
 				st.Start.Joint, st.Start.CLL, st.Start.Atoms, st.Start.GradNorm, st.Start.Iterations, tuned)
 		}
+		if st != nil && st.ScaledPriors > 0 {
+			fmt.Fprintf(e.stderr, "marple: learn: prior σ of %d weights linking query atoms divided by their connections (up to %g ground clauses through one atom)\n",
+				st.ScaledPriors, st.MaxConnections)
+		}
 		if err == nil {
 			noise := ""
 			if set.Adaptive {
