@@ -243,6 +243,48 @@ func (n *Network) Weight(c int) float64 {
 	return n.pw[p] * r.coef
 }
 
+// Weights returns Weight(c) of every clause c, in dst if it has the room.
+func (n *Network) Weights(dst []float64) []float64 {
+	nc := n.NumClauses()
+	if cap(dst) < nc {
+		dst = make([]float64, nc)
+	}
+	dst = dst[:nc]
+	if n.weight != nil {
+		copy(dst, n.weight)
+		return dst
+	}
+	first := nc // the clauses before the first run take its attributes
+	if len(n.runs) > 0 {
+		first = int(n.runs[0].first)
+	}
+	for c := range first {
+		dst[c] = n.Weight(c)
+	}
+	for i := range n.runs {
+		r := &n.runs[i]
+		end := nc
+		if i+1 < len(n.runs) {
+			end = int(n.runs[i+1].first)
+		}
+		for c := int(r.first); c < end; c++ {
+			p := r.param
+			if n.param != nil {
+				p = n.param[c]
+			}
+			switch {
+			case r.hard:
+				dst[c] = math.Inf(1)
+			case p < 0 || int(p) >= len(n.pw):
+				dst[c] = 0
+			default:
+				dst[c] = n.pw[p] * r.coef
+			}
+		}
+	}
+	return dst
+}
+
 // Source returns the index of the first-order clause (Model.Clauses)
 // clause c comes from, or -1.
 func (n *Network) Source(c int) int32 { return n.runOf(c).source }

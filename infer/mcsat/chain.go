@@ -2,6 +2,7 @@ package mcsat
 
 import (
 	"context"
+	"errors"
 
 	"github.com/marple-mln/marple/ground"
 )
@@ -14,21 +15,27 @@ type Chain struct {
 	net *ground.Network
 	opt Options
 	s   *state
+	// lay is the network's clause layout, kept across calls while the
+	// hard clauses stay the same; ws the weights read at the last call.
+	lay *layout
+	ws  []float64
 }
 
 // NewChain starts an MC-SAT chain on net in a random world satisfying the
 // hard clauses, found by WalkSAT from opt.Seed (as chain 0 of MCSAT with
 // the same options). opt.Samples, BurnIn and Chains are not used.
 func NewChain(net *ground.Network, opt Options) (*Chain, error) {
-	m, err := prepare(net, &opt)
+	if opt.Bias != nil && len(opt.Bias) != net.NumAtoms() {
+		return nil, errors.New("mcsat: Bias has the wrong length")
+	}
+	opt.defaults()
+	ws := net.Weights(nil)
+	lay := newLayout(net, opt.Bias, ws)
+	s, err := newChain(lay.model(ws, opt.Bias), &opt, 0)
 	if err != nil {
 		return nil, err
 	}
-	s, err := newChain(m, &opt, 0)
-	if err != nil {
-		return nil, err
-	}
-	return &Chain{net: net, opt: opt, s: s}, nil
+	return &Chain{net: net, opt: opt, s: s, lay: lay, ws: ws}, nil
 }
 
 // SetWorld moves the chain to world y (copied), which should satisfy the
@@ -46,7 +53,11 @@ func (c *Chain) World() []bool { return c.s.y }
 // hard clauses must not). If ctx is cancelled Sample stops and returns its
 // error; the chain stays usable.
 func (c *Chain) Sample(ctx context.Context, n int, fn func(y []bool)) error {
-	m := newModel(c.net, c.opt.Bias)
+	c.ws = c.net.Weights(c.ws)
+	if c.lay == nil || !c.lay.fits(c.ws, c.opt.Bias) {
+		c.lay = newLayout(c.net, c.opt.Bias, c.ws)
+	}
+	m := c.lay.model(c.ws, c.opt.Bias)
 	s := newState(m, c.s.rng)
 	copy(s.y, c.s.y)
 	s.recount()

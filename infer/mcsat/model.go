@@ -15,7 +15,7 @@ import (
 // bias term; then the soft clauses with the same literals merged into one
 // whose weight is the sum of theirs, and each soft unit clause ¬a of weight
 // w written as a of weight −w (merged with a's other units), both exact
-// for the distribution (see merge). Weights keep their sign; ±Inf marks a
+// for the distribution (see layout.model). Weights keep their sign; ±Inf marks a
 // hard clause (-Inf: the clause must be false).
 type model struct {
 	n     int
@@ -62,49 +62,203 @@ type selGroup struct {
 const skipAbove = 0.125
 
 func newModel(net *ground.Network, bias []float64) *model {
+	ws := net.Weights(nil)
+	return newLayout(net, bias, ws).model(ws, bias)
+}
+
+// layout is the part of a model that does not depend on the soft clauses'
+// weights: the network's clauses (and bias units) with duplicate literals
+// removed, tautologies and empty clauses dropped, and the soft clauses with
+// the same literals given one slot, in the form the model writes them (a long
+// clause's literals sorted, a unit clause as its positive literal). A model
+// is the slots whose summed weight is nonzero, in the order of their first
+// clause of nonzero weight: exactly what merging the clauses of those
+// weights gives, without building the merging maps again when only the
+// weights change (a learner's persistent chain).
+type layout struct {
+	numClauses int // the network's clauses; bias unit a is clause numClauses+a
+	n          int
+	slot       []int32 // each clause's slot, or -1 (tautology or empty)
+	flip       []bool  // soft unit clause ¬a, whose weight counts as −w for a
+	hard       []bool  // each slot: one hard clause (built at +-Inf weight)
+	lits       []ground.Lit
+	start      []int32
+
+	// Scratch and the last model's clause list, reused by model.
+	sum      []float64
+	seen     []bool
+	order    []int32
+	kept     []int32
+	last     *model
+	lastKept []int32
+}
+
+// newLayout builds the layout of net's clauses at weights ws (one per
+// clause: which clauses are hard) and the bias units.
+func newLayout(net *ground.Network, bias []float64, ws []float64) *layout {
 	n := net.NumAtoms()
-	m := &model{n: n, start: []int32{0}}
+	nc := net.NumClauses()
+	nb := 0
+	if len(bias) > 0 {
+		nb = min(len(bias), n)
+	}
+	l := &layout{numClauses: nc, n: n, start: []int32{0},
+		slot: make([]int32, nc+nb), flip: make([]bool, nc+nb)}
 	mark := make([]int32, n)
-	add := func(w float64) {
-		m.start = append(m.start, int32(len(m.lits)))
-		m.w = append(m.w, w)
-		m.sel = append(m.sel, -math.Expm1(-math.Abs(w)))
+	unit := make(map[int32]int32) // atom -> slot of its soft units
+	long := make(map[string]int32)
+	var buf []ground.Lit
+	var key []byte
+	addSlot := func(lits []ground.Lit, hard bool) int32 {
+		l.lits = append(l.lits, lits...)
+		l.start = append(l.start, int32(len(l.lits)))
+		l.hard = append(l.hard, hard)
+		return int32(len(l.hard) - 1)
 	}
-	for c := 0; c < net.NumClauses(); c++ {
-		w := net.Weight(c)
-		if w == 0 || math.IsNaN(w) {
-			continue
-		}
-		base := len(m.lits)
+	for c := range nc + nb {
+		buf = buf[:0]
 		taut := false
-		for _, l := range net.Clause(c) {
-			a := l.Atom()
-			if k := mark[a]; k != 0 {
-				if m.lits[base+int(k)-1] != l {
-					taut = true
+		hard := false
+		if c < nc {
+			hard = math.IsInf(ws[c], 0)
+			for _, lt := range net.Clause(c) {
+				a := lt.Atom()
+				if k := mark[a]; k != 0 {
+					if buf[k-1] != lt {
+						taut = true
+					}
+					continue
 				}
-				continue
+				buf = append(buf, lt)
+				mark[a] = int32(len(buf))
 			}
-			m.lits = append(m.lits, l)
-			mark[a] = int32(len(m.lits) - base)
+			for _, lt := range buf {
+				mark[lt.Atom()] = 0
+			}
+		} else {
+			hard = math.IsInf(bias[c-nc], 0)
+			buf = append(buf, ground.MakeLit(int32(c-nc), false))
 		}
-		for _, l := range m.lits[base:] {
-			mark[l.Atom()] = 0
+		switch {
+		case taut || len(buf) == 0:
+			l.slot[c] = -1
+		case hard:
+			l.slot[c] = addSlot(buf, true)
+		case len(buf) == 1:
+			lt := buf[0]
+			if lt.Neg() {
+				lt, l.flip[c] = lt.Not(), true
+			}
+			k, ok := unit[lt.Atom()]
+			if !ok {
+				k = addSlot([]ground.Lit{lt}, false)
+				unit[lt.Atom()] = k
+			}
+			l.slot[c] = k
+		default:
+			slices.Sort(buf)
+			key = key[:0]
+			for _, lt := range buf {
+				key = binary.LittleEndian.AppendUint32(key, uint32(lt))
+			}
+			k, ok := long[string(key)]
+			if !ok {
+				k = addSlot(buf, false)
+				long[string(key)] = k
+			}
+			l.slot[c] = k
 		}
-		if taut || len(m.lits) == base {
-			m.lits = m.lits[:base]
+	}
+	ns := len(l.hard)
+	l.sum = make([]float64, ns)
+	l.seen = make([]bool, ns)
+	return l
+}
+
+// fits reports whether the layout was built with the same hard clauses as
+// weights ws and bias give.
+func (l *layout) fits(ws, bias []float64) bool {
+	for c, k := range l.slot {
+		w := 0.0
+		if c < l.numClauses {
+			w = ws[c]
+		} else {
+			w = bias[c-l.numClauses]
+		}
+		if k >= 0 && math.IsInf(w, 0) != l.hard[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// model returns the model of the layout's network at clause weights ws
+// (the layout must fit them) and its bias: the same as newModel at those
+// weights. Merging duplicates is exact for the distribution (w·[¬a] =
+// −w·[a] + w, the constant does not matter), and MC-SAT needs it: where an
+// atom has many duplicate clauses pulling both ways (structure learning's
+// clauses with free variables give an atom hundreds of copies of a and of
+// ¬a), in either state some copy holding there is selected almost surely,
+// and the chain would keep its initial value whatever the weights say.
+// The returned model may share its clause lists and occurrence
+// index with the previous one.
+func (l *layout) model(ws []float64, bias []float64) *model {
+	l.order = l.order[:0]
+	for c := range l.slot {
+		var w float64
+		if c < l.numClauses {
+			w = ws[c]
+		} else {
+			w = bias[c-l.numClauses]
+		}
+		k := l.slot[c]
+		if w == 0 || math.IsNaN(w) || k < 0 {
 			continue
 		}
-		add(w)
-	}
-	for a, b := range bias {
-		if b == 0 || math.IsNaN(b) || a >= n {
+		if l.flip[c] {
+			w = -w
+		}
+		if !l.seen[k] {
+			l.seen[k] = true
+			l.order = append(l.order, k)
+			l.sum[k] = w
 			continue
 		}
-		m.lits = append(m.lits, ground.MakeLit(int32(a), false))
-		add(b)
+		l.sum[k] += w
 	}
-	m.merge()
+	l.kept = l.kept[:0]
+	for _, k := range l.order {
+		l.seen[k] = false
+		if l.sum[k] != 0 {
+			l.kept = append(l.kept, k)
+		}
+	}
+	m := &model{n: l.n}
+	if l.last != nil && slices.Equal(l.kept, l.lastKept) {
+		m.lits, m.start, m.occStart, m.occ = l.last.lits, l.last.start, l.last.occStart, l.last.occ
+	} else {
+		m.start = make([]int32, 1, len(l.kept)+1)
+		for _, k := range l.kept {
+			m.lits = append(m.lits, l.lits[l.start[k]:l.start[k+1]]...)
+			m.start = append(m.start, int32(len(m.lits)))
+		}
+		m.index()
+		l.lastKept = append(l.lastKept[:0], l.kept...)
+	}
+	m.w = make([]float64, len(l.kept))
+	m.sel = make([]float64, len(l.kept))
+	for i, k := range l.kept {
+		m.w[i] = l.sum[k]
+		m.sel[i] = -math.Expm1(-math.Abs(l.sum[k]))
+	}
+	m.group()
+	l.last = m
+	return m
+}
+
+// index builds the occurrence lists of the model's atoms.
+func (m *model) index() {
+	n := m.n
 	cnt := make([]int32, n+1)
 	for _, l := range m.lits {
 		cnt[l.Atom()+1]++
@@ -122,78 +276,6 @@ func newModel(net *ground.Network, bias []float64) *model {
 		}
 	}
 	m.occStart = cnt
-	m.group()
-	return m
-}
-
-// merge merges the soft clauses that have the same literals (in any
-// order) into one whose weight is the sum of theirs, after writing each
-// soft unit clause ¬a of weight w as a of weight −w (w·[¬a] = −w·[a] + w:
-// the constant does not change the distribution); clauses whose weights
-// cancel are dropped. Hard clauses stay as they are.
-//
-// Without it MC-SAT cannot mix on networks where an atom has many
-// duplicate clauses pulling both ways (structure learning's clauses with
-// free variables give an atom hundreds of copies of a and of ¬a): in
-// either state, some copy holding there is selected almost surely, so the
-// chain keeps its initial value whatever the weights say. Merged, the
-// atom's units are one clause of the net weight, and MC-SAT samples it
-// with its right probability.
-func (m *model) merge() {
-	nc := m.numClauses()
-	unit := make(map[int32]int32) // atom -> merged unit clause
-	long := make(map[string]int32)
-	out := make([]int32, 0, nc) // clauses kept, in order
-	w := make([]float64, 0, nc)
-	var key []byte
-	for c := range nc {
-		lits := m.clause(c)
-		wc := m.w[c]
-		if math.IsInf(wc, 0) {
-			out, w = append(out, int32(c)), append(w, wc)
-			continue
-		}
-		if len(lits) == 1 {
-			if lits[0].Neg() {
-				lits[0], wc = lits[0].Not(), -wc
-			}
-			if k, ok := unit[lits[0].Atom()]; ok {
-				w[k] += wc
-				continue
-			}
-			unit[lits[0].Atom()] = int32(len(out))
-			out, w = append(out, int32(c)), append(w, wc)
-			continue
-		}
-		slices.Sort(lits)
-		key = key[:0]
-		for _, l := range lits {
-			key = binary.LittleEndian.AppendUint32(key, uint32(l))
-		}
-		if k, ok := long[string(key)]; ok {
-			w[k] += wc
-			continue
-		}
-		long[string(key)] = int32(len(out))
-		out, w = append(out, int32(c)), append(w, wc)
-	}
-	if len(out) == nc {
-		copy(m.w, w)
-		return
-	}
-	lits := make([]ground.Lit, 0, len(m.lits))
-	start := []int32{0}
-	m.w, m.sel = m.w[:0], m.sel[:0]
-	for i, c := range out {
-		if w[i] == 0 {
-			continue
-		}
-		lits = append(lits, m.clause(int(c))...)
-		start = append(start, int32(len(lits)))
-		m.w = append(m.w, w[i])
-		m.sel = append(m.sel, -math.Expm1(-math.Abs(w[i])))
-	}
-	m.lits, m.start = lits, start
 }
 
 // group sorts the clauses into the selection roles and groups.
