@@ -2,6 +2,7 @@ package learn
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -28,6 +29,47 @@ type startRow struct {
 	vals  []float64
 	off   float64
 	truth bool
+}
+
+// startGroup is a set of atoms of one example whose rows are the same
+// (offset, columns and values): the objective counts the group's true and
+// false atoms at once. The rows of a domain's atoms repeat (the pairs of
+// citations that share the same features), so the groups are fewer than
+// the atoms, on Cora by a factor of about 18.
+type startGroup struct {
+	ex       int
+	cols     []int32
+	vals     []float64
+	off      float64
+	pos, neg float64 // the number of true and of false atoms
+}
+
+// groupRows merges the rows with the same example, offset, columns and
+// values, in the order of their first row.
+func groupRows(rows []startRow) []startGroup {
+	at := make(map[string]int, len(rows))
+	var gs []startGroup
+	var key []byte
+	for _, r := range rows {
+		key = binary.LittleEndian.AppendUint64(key[:0], uint64(r.ex))
+		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(r.off))
+		for k, c := range r.cols {
+			key = binary.LittleEndian.AppendUint32(key, uint32(c))
+			key = binary.LittleEndian.AppendUint64(key, math.Float64bits(r.vals[k]))
+		}
+		i, ok := at[string(key)]
+		if !ok {
+			i = len(gs)
+			at[string(key)] = i
+			gs = append(gs, startGroup{ex: r.ex, cols: r.cols, vals: r.vals, off: r.off})
+		}
+		if r.truth {
+			gs[i].pos++
+		} else {
+			gs[i].neg++
+		}
+	}
+	return gs
 }
 
 // IndependentStart describes the starting point Discriminative computed
@@ -192,14 +234,15 @@ func (pb *cllProblem) independentStart(ctx context.Context, w []float64) (*Indep
 			rows[i].cols[k] = idx[c]
 		}
 	}
+	groups := groupRows(rows)
 	prec := pb.prec
 	if pb.tune && len(pb.exs) >= 2 && len(free) > 0 {
 		best := math.Inf(-1)
 		for _, sd := range TunedPriorStdDevs {
 			held := 0.0
 			for k := range pb.exs {
-				var train, test []startRow
-				for _, r := range rows {
+				var train, test []startGroup
+				for _, r := range groups {
 					if r.ex == k {
 						test = append(test, r)
 					} else {
@@ -220,7 +263,7 @@ func (pb *cllProblem) independentStart(ctx context.Context, w []float64) (*Indep
 		pb.prec = prec
 		info.HeldOutCLL = best
 	}
-	x, iters, err := fitRows(ctx, rows, len(free), prec)
+	x, iters, err := fitRows(ctx, groups, len(free), prec)
 	if err != nil {
 		return nil, err
 	}
@@ -247,17 +290,17 @@ func (pb *cllProblem) independentStart(ctx context.Context, w []float64) (*Indep
 		pb.exs[r.ex].startP[r.atom] = 1 / (1 + math.Exp(-z))
 	}
 	g := make([]float64, len(free))
-	rowsObjective(rows, x, g, prec)
+	rowsObjective(groups, x, g, prec)
 	for _, v := range g {
 		info.GradNorm = max(info.GradNorm, math.Abs(v))
 	}
-	info.CLL = -rowsObjective(rows, x, nil, 0)
+	info.CLL = -rowsObjective(groups, x, nil, 0)
 	return info, nil
 }
 
-// rowsObjective returns −Σ_rows log P(truth) + prec·|x|²/2 and, when g is
-// not nil, stores its gradient in g.
-func rowsObjective(rows []startRow, x, g []float64, prec float64) float64 {
+// rowsObjective returns −Σ_atoms log P(truth) + prec·|x|²/2 over the
+// groups' atoms and, when g is not nil, stores its gradient in g.
+func rowsObjective(rows []startGroup, x, g []float64, prec float64) float64 {
 	f := 0.0
 	for k := range x {
 		f += prec * x[k] * x[k] / 2
@@ -271,22 +314,20 @@ func rowsObjective(rows []startRow, x, g []float64, prec float64) float64 {
 			z += r.vals[k] * x[c]
 		}
 		// −log P(truth) = log(1+e^z) − t·z; its derivative in z is σ(z) − t.
-		var nll, sig float64
+		// One exponential, e = exp(−|z|), gives both.
+		e := math.Exp(-math.Abs(z))
+		n := r.pos + r.neg
+		nll := math.Log1p(e)
+		var sig float64
 		if z > 0 {
-			nll = z + math.Log1p(math.Exp(-z))
-			sig = 1 / (1 + math.Exp(-z))
+			nll += z
+			sig = 1 / (1 + e)
 		} else {
-			nll = math.Log1p(math.Exp(z))
-			sig = math.Exp(z) / (1 + math.Exp(z))
+			sig = e / (1 + e)
 		}
-		t := 0.0
-		if r.truth {
-			t = 1
-			nll -= z
-		}
-		f += nll
+		f += n*nll - r.pos*z
 		if g != nil {
-			dz := sig - t
+			dz := n*sig - r.pos
 			for k, c := range r.cols {
 				g[c] += dz * r.vals[k]
 			}
@@ -296,7 +337,7 @@ func rowsObjective(rows []startRow, x, g []float64, prec float64) float64 {
 }
 
 // fitRows minimises rowsObjective over n weights by L-BFGS from 0.
-func fitRows(ctx context.Context, rows []startRow, n int, prec float64) ([]float64, int, error) {
+func fitRows(ctx context.Context, rows []startGroup, n int, prec float64) ([]float64, int, error) {
 	x := make([]float64, n)
 	if n == 0 {
 		return x, 0, nil

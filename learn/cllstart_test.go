@@ -231,3 +231,61 @@ Cancer(x)
 		t.Fatalf("start %+v, want σ %g with held-out CLL %.6f", st.Start, bestSD, best)
 	}
 }
+
+// TestGroupedRowsObjective checks that merging the independent start's
+// identical rows keeps the objective and its gradient: against the sum of
+// −log P(truth) over the rows one by one.
+func TestGroupedRowsObjective(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const n = 4
+	var rows []startRow
+	for i := range 200 {
+		row := startRow{ex: r.IntN(2), atom: int32(i), off: float64(r.IntN(2)) - 0.5, truth: r.IntN(3) == 0}
+		for c := range int32(n) {
+			if r.IntN(2) == 0 {
+				row.cols = append(row.cols, c)
+				row.vals = append(row.vals, 1.5)
+			}
+		}
+		rows = append(rows, row)
+	}
+	groups := groupRows(rows)
+	if len(groups) >= len(rows)/2 {
+		t.Fatalf("%d groups of %d rows: the case has too few repeats", len(groups), len(rows))
+	}
+	x := []float64{0.3, -1.2, 2.5, -0.1}
+	const prec = 0.5
+	g := make([]float64, n)
+	f := rowsObjective(groups, x, g, prec)
+	wantF := 0.0
+	wantG := make([]float64, n)
+	for k := range x {
+		wantF += prec * x[k] * x[k] / 2
+		wantG[k] = prec * x[k]
+	}
+	for _, row := range rows {
+		z := row.off
+		for k, c := range row.cols {
+			z += row.vals[k] * x[c]
+		}
+		p := 1 / (1 + math.Exp(-z))
+		t := 0.0
+		if row.truth {
+			t = 1
+			wantF -= math.Log(p)
+		} else {
+			wantF -= math.Log(1 - p)
+		}
+		for k, c := range row.cols {
+			wantG[c] += (p - t) * row.vals[k]
+		}
+	}
+	if math.Abs(f-wantF) > 1e-9*math.Abs(wantF) {
+		t.Errorf("objective %v, row by row %v", f, wantF)
+	}
+	for k := range g {
+		if math.Abs(g[k]-wantG[k]) > 1e-9*(1+math.Abs(wantG[k])) {
+			t.Errorf("gradient %d: %v, row by row %v", k, g[k], wantG[k])
+		}
+	}
+}
