@@ -261,6 +261,7 @@ type cllExample struct {
 	net     *ground.Network
 	params  []int32   // local -> model parameter
 	local   []int32   // per clause: local parameter or -1
+	coef    []float64 // per clause: Coef (read once: Coef searches the clause runs)
 	truth   []float64 // local counts of the gold world
 	y       []bool    // the gold world
 	startP  []float64 // per atom, P(true) at the independent start (-1: left out); nil without one
@@ -276,7 +277,7 @@ type cllExample struct {
 
 func newCLLExample(ex *Example) *cllExample {
 	net := ex.Net
-	e := &cllExample{net: net, local: make([]int32, net.NumClauses())}
+	e := &cllExample{net: net, local: make([]int32, net.NumClauses()), coef: make([]float64, net.NumClauses())}
 	index := map[int32]int32{}
 	for c := range e.local {
 		p := net.Param(c)
@@ -291,6 +292,7 @@ func newCLLExample(ex *Example) *cllExample {
 			e.params = append(e.params, p)
 		}
 		e.local[c] = k
+		e.coef[c] = net.Coef(c)
 	}
 	e.truth = make([]float64, len(e.params))
 	e.y = ex.Truth
@@ -303,7 +305,7 @@ func (e *cllExample) count(y []bool, dst []float64) {
 	net := e.net
 	for c, k := range e.local {
 		if k >= 0 && net.Satisfied(c, y) {
-			dst[k] += net.Coef(c)
+			dst[k] += e.coef[c]
 		}
 	}
 }

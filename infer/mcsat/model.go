@@ -237,6 +237,7 @@ func (l *layout) model(ws []float64, bias []float64) *model {
 	if l.last != nil && slices.Equal(l.kept, l.lastKept) {
 		m.lits, m.start, m.occStart, m.occ = l.last.lits, l.last.start, l.last.occStart, l.last.occ
 	} else {
+		m.lits = make([]ground.Lit, 0, len(l.lits))
 		m.start = make([]int32, 1, len(l.kept)+1)
 		for _, k := range l.kept {
 			m.lits = append(m.lits, l.lits[l.start[k]:l.start[k+1]]...)
