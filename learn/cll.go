@@ -184,9 +184,12 @@ type DiscriminativeSettings struct {
 	// make learning converge on sampled expectations: the standard error
 	// of every gradient entry is estimated from the samples (batch means
 	// over each chain's steps); when no entry exceeds Significance
-	// standard errors the gradient is within the noise of the samples,
-	// and the number of MC-SAT steps per round is doubled, up to
-	// MaxSamples, at which learning stops and has converged. A step the
+	// standard errors, or the mean squared ratio of the entries to their
+	// standard errors is what noise alone gives (within three standard
+	// errors of its expectation under Student t errors), the gradient is
+	// within the noise of the samples, and the number of MC-SAT steps per
+	// round is doubled, up to MaxSamples, at which learning stops and has
+	// converged. A step the
 	// trust region rejects also doubles the samples of the next rounds.
 	// Without it (Alchemy's learnwts -d) every round takes Samples steps
 	// and only MinLLChange or MaxIter stop learning.
@@ -272,6 +275,7 @@ type cllExample struct {
 	mean, vari     []float64 // p-weighted mean and variance of the rows
 	se2            []float64 // squared standard error of mean (batch means; nil: exact)
 	batched        bool      // the sampler is a chain: estimate se2
+	batches        int       // the number of batch means behind se2
 	out            []float64 // scratch for Hessian products
 }
 
@@ -370,6 +374,7 @@ func (e *cllExample) batchMeans(L int, W float64) {
 	e.se2 = resize(e.se2, L)
 	n := len(e.wts)
 	B := min(10, n)
+	e.batches = B
 	if B < 2 {
 		for k := range e.se2 {
 			e.se2[k] = max(e.vari[k], 1) // one sample: no estimate of the error
@@ -618,29 +623,59 @@ func (pb *cllProblem) scaleJointPrior() {
 
 // noise returns the largest ratio |g_p| / SE_p of a gradient entry to its
 // standard error, the entries below tol counting as zero (+Inf when an
-// entry of zero standard error is not).
-func (pb *cllProblem) noise(g []float64, tol float64) float64 {
+// entry of zero standard error is not), and whether the gradient as a
+// whole is within the noise of the samples (aggregateWithinNoise over the
+// entries with a standard error).
+func (pb *cllProblem) noise(g []float64, tol float64) (worst float64, within bool) {
 	se2 := make([]float64, len(g))
+	batches := 0 // the fewest batch means of an example
 	for _, e := range pb.exs {
 		if e.se2 == nil {
 			continue
+		}
+		if batches == 0 || e.batches < batches {
+			batches = e.batches
 		}
 		for k, p := range e.params {
 			se2[p] += e.se2[k]
 		}
 	}
-	worst := 0.0
+	var sum float64
+	count := 0
 	for p, x := range g {
 		x = math.Abs(x)
+		if se2[p] > 0 {
+			sum += x * x / se2[p]
+			count++
+		}
 		if x <= tol {
 			continue
 		}
 		if se2[p] == 0 {
-			return math.Inf(1)
+			return math.Inf(1), false
 		}
 		worst = max(worst, x/math.Sqrt(se2[p]))
 	}
-	return worst
+	return worst, aggregateWithinNoise(sum, count, batches-1)
+}
+
+// aggregateWithinNoise reports whether sum, the sum over count gradient
+// entries of (entry / standard error)², is what sampling noise alone
+// gives when each standard error comes from batch means with nu degrees
+// of freedom: each term is then the square of a Student t variable, of
+// mean ν/(ν−2) and variance 2ν²(ν−1)/((ν−2)²(ν−4)), and the mean of
+// count of them rarely exceeds its expectation by three of its standard
+// errors (the terms are taken as independent). Needs ν > 4 (a finite
+// variance) and at least aggregateMinEntries entries, for the mean to be
+// about normal (with fewer, one entry far out is within the bound).
+func aggregateWithinNoise(sum float64, count, nu int) bool {
+	if nu <= 4 || count < aggregateMinEntries {
+		return false
+	}
+	v := float64(nu)
+	mean := v / (v - 2)
+	sd := math.Sqrt(2 * v * v * (v - 1) / ((v - 2) * (v - 2) * (v - 4)))
+	return sum/float64(count) <= mean+3*sd/math.Sqrt(float64(count))
 }
 
 // setSteps sets the number of steps of every example's chain.
@@ -693,6 +728,10 @@ func dot(a, b []float64) float64 {
 // in the noise test of the adaptive schedule.
 const adaptiveGradTol = 1e-6
 
+// aggregateMinEntries is the fewest gradient entries on which the
+// adaptive schedule's aggregate noise test is made.
+const aggregateMinEntries = 30
+
 // varFloor keeps the diagonal Hessian positive for parameters whose count
 // does not vary in the samples (only without a prior); the trust region
 // then bounds their step.
@@ -734,6 +773,9 @@ const varFloor = 1e-8
 // within the noise of the samples at the largest sample size: each round
 // estimates the standard error of every gradient entry by batch means over
 // the chains' steps; when no entry exceeds Significance standard errors,
+// or the entries' mean squared ratio to them is at the level of noise
+// (a joint model's many weights keep a few entries beyond Significance
+// long after the gradient as a whole has stopped falling),
 // the steps per round are doubled (up to MaxSamples) to resolve the
 // gradient further, and a step the trust region rejects doubles them too.
 // Early rounds are cheap and the last ones precise; Stats.Converged says
@@ -929,7 +971,9 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		if s.Adaptive {
 			// The gradient is within the noise of the samples: sample more
 			// precisely, or stop at the largest sample.
-			if st.Noise = pb.noise(g, adaptiveGradTol); st.Noise <= z && !grow() {
+			var within bool
+			st.Noise, within = pb.noise(g, adaptiveGradTol)
+			if (st.Noise <= z || within) && !grow() {
 				st.Converged = true
 				report(0, false)
 				break

@@ -368,3 +368,43 @@ func TestDiscriminativeAdaptiveConverges(t *testing.T) {
 		t.Logf("%s: %d iterations, %d rounds, %d backtracks, noise %.2f: %v (exact %v)", st.Method, st.Iterations, st.Rounds, st.Backtracks, st.Noise, m.Weights, exact)
 	}
 }
+
+// TestAggregateWithinNoise checks the aggregate noise test of the
+// adaptive schedule: gradient entries that are pure noise (each a Student
+// t variable, its standard error from 9 degrees of freedom) pass in
+// nearly every draw, entries of 1.5 standard errors of true gradient do
+// not, and too few entries or degrees of freedom never pass.
+func TestAggregateWithinNoise(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	const nu, P, draws = 9, 300, 400
+	tdraw := func() float64 { // Student t with nu degrees of freedom
+		chi := 0.0
+		for range nu {
+			x := r.NormFloat64()
+			chi += x * x
+		}
+		return r.NormFloat64() / math.Sqrt(chi/nu)
+	}
+	noisePass, signalPass := 0, 0
+	for range draws {
+		var noise, signal float64
+		for range P {
+			x := tdraw()
+			noise += x * x
+			y := x + 1.5
+			signal += y * y
+		}
+		if aggregateWithinNoise(noise, P, nu) {
+			noisePass++
+		}
+		if aggregateWithinNoise(signal, P, nu) {
+			signalPass++
+		}
+	}
+	if noisePass < draws*95/100 || signalPass > 0 {
+		t.Errorf("noise passed %d of %d draws, signal %d", noisePass, draws, signalPass)
+	}
+	if aggregateWithinNoise(0, aggregateMinEntries-1, nu) || aggregateWithinNoise(0, P, 4) {
+		t.Error("passed with too few entries or degrees of freedom")
+	}
+}
