@@ -229,7 +229,12 @@ func (n *Network) Weight(c int) float64 {
 	if n.weight != nil {
 		return n.weight[c]
 	}
-	r := n.runOf(c)
+	return n.runWeight(n.runOf(c), c)
+}
+
+// runWeight is the weight of clause c of run r (the network keeps no
+// per-clause weights).
+func (n *Network) runWeight(r *run, c int) float64 {
 	if r.hard {
 		return math.Inf(1)
 	}
@@ -268,18 +273,7 @@ func (n *Network) Weights(dst []float64) []float64 {
 			end = int(n.runs[i+1].first)
 		}
 		for c := int(r.first); c < end; c++ {
-			p := r.param
-			if n.param != nil {
-				p = n.param[c]
-			}
-			switch {
-			case r.hard:
-				dst[c] = math.Inf(1)
-			case p < 0 || int(p) >= len(n.pw):
-				dst[c] = 0
-			default:
-				dst[c] = n.pw[p] * r.coef
-			}
+			dst[c] = n.runWeight(r, c)
 		}
 	}
 	return dst
