@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
+	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -139,10 +141,29 @@ func LearnBatch(ctx context.Context, method Method, dbs []*mln.Database, s Setti
 		return nil, err
 	}
 	switch method {
-	case MethodBeam:
-		return BeamSearch(ctx, s)
-	case MethodSFS:
-		return ShortestFirst(ctx, s)
+	case MethodBeam, MethodSFS:
+		search := BeamSearch
+		if method == MethodSFS {
+			search = ShortestFirst
+		}
+		r, err := search(ctx, s)
+		if err != nil || !s.Joins {
+			return r, err
+		}
+		opt := mcsat.Options{Samples: mcsat.DefaultSamples}
+		opt.Seed = sc.Seed
+		sigma := sc.PriorStdDev
+		if sc.NoPrior {
+			sigma = 0
+		}
+		workers := s.Workers
+		if workers <= 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		if _, err := FitJoinCompanions(ctx, s.Model, dbs, r, sigma, s.MinWt, MCSATBlockMarginals(opt), workers); err != nil {
+			return r, err
+		}
+		return r, nil
 	case MethodWeights:
 		return FitWeights(ctx, s)
 	}
