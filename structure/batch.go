@@ -160,7 +160,21 @@ func LearnBatch(ctx context.Context, method Method, dbs []*mln.Database, s Setti
 		if workers <= 0 {
 			workers = runtime.GOMAXPROCS(0)
 		}
-		if _, err := FitJoinCompanions(ctx, s.Model, dbs, r, sigma, s.MinWt, MCSATBlockMarginals(opt), workers); err != nil {
+		// The companions of the joins the search made (a given join is
+		// scored at every atom, as without Joins).
+		given := map[string]bool{}
+		for _, cs := range [][]*mln.Clause{s.Start, s.InitialBeam, s.InitialClauses} {
+			for _, c := range cs {
+				given[CanonicalKey(c)] = true
+			}
+		}
+		var joins []*mln.Clause
+		for _, c := range r.Clauses {
+			if Join(c) && !given[CanonicalKey(c)] {
+				joins = append(joins, c)
+			}
+		}
+		if _, err := FitJoinCompanions(ctx, s.Model, dbs, r, joins, sigma, s.MinWt, MCSATBlockMarginals(opt), workers); err != nil {
 			return r, err
 		}
 		return r, nil

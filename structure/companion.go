@@ -267,8 +267,8 @@ const (
 	companionCycles     = 2
 )
 
-// FitJoinCompanions adds to r the companions (JoinCompanions) of its
-// joins that it does not hold, each weight fit to the blocked
+// FitJoinCompanions adds to r the companions (JoinCompanions) of the
+// joins given (r's learned joins) that r does not hold, each weight fit to the blocked
 // pseudo-likelihood of the databases (BlockedPLLGradient) with a Gaussian
 // prior of σ sigma, every other weight fixed: each in turn, twice, by
 // bisection on the sign of its derivative over [0, 64] (the objective is
@@ -280,13 +280,13 @@ const (
 // matches the expected number of the guarded constants' true atoms in
 // each block to the data's. Companions whose weight is under minWt are
 // not added. It returns the number added.
-func FitJoinCompanions(ctx context.Context, base *mln.Model, dbs []*mln.Database, r *Result, sigma, minWt float64, marg BlockMarginals, workers int) (int, error) {
+func FitJoinCompanions(ctx context.Context, base *mln.Model, dbs []*mln.Database, r *Result, joins []*mln.Clause, sigma, minWt float64, marg BlockMarginals, workers int) (int, error) {
 	have := map[string]bool{}
 	for _, c := range r.Clauses {
 		have[CanonicalKey(c)] = true
 	}
 	var comps []*mln.Clause
-	for _, c := range r.Clauses {
+	for _, c := range joins {
 		for _, d := range JoinCompanions(c) {
 			if k := CanonicalKey(d); !have[k] {
 				have[k] = true
