@@ -147,7 +147,7 @@ func LearnBatch(ctx context.Context, method Method, dbs []*mln.Database, s Setti
 			search = ShortestFirst
 		}
 		r, err := search(ctx, s)
-		if err != nil || !s.Joins {
+		if err != nil || !s.Joins || !s.JoinCompanions {
 			return r, err
 		}
 		opt := mcsat.Options{Samples: mcsat.DefaultSamples}
