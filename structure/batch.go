@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"time"
 
-	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -141,43 +139,10 @@ func LearnBatch(ctx context.Context, method Method, dbs []*mln.Database, s Setti
 		return nil, err
 	}
 	switch method {
-	case MethodBeam, MethodSFS:
-		search := BeamSearch
-		if method == MethodSFS {
-			search = ShortestFirst
-		}
-		r, err := search(ctx, s)
-		if err != nil || !s.Joins || !s.JoinCompanions {
-			return r, err
-		}
-		opt := mcsat.Options{Samples: mcsat.DefaultSamples}
-		opt.Seed = sc.Seed
-		sigma := sc.PriorStdDev
-		if sc.NoPrior {
-			sigma = 0
-		}
-		workers := s.Workers
-		if workers <= 0 {
-			workers = runtime.GOMAXPROCS(0)
-		}
-		// The companions of the joins the search made (a given join is
-		// scored at every atom, as without Joins).
-		given := map[string]bool{}
-		for _, cs := range [][]*mln.Clause{s.Start, s.InitialBeam, s.InitialClauses} {
-			for _, c := range cs {
-				given[CanonicalKey(c)] = true
-			}
-		}
-		var joins []*mln.Clause
-		for _, c := range r.Clauses {
-			if Join(c) && !given[CanonicalKey(c)] {
-				joins = append(joins, c)
-			}
-		}
-		if _, err := FitJoinCompanions(ctx, s.Model, dbs, r, joins, sigma, s.MinWt, MCSATBlockMarginals(opt), workers); err != nil {
-			return r, err
-		}
-		return r, nil
+	case MethodBeam:
+		return BeamSearch(ctx, s)
+	case MethodSFS:
+		return ShortestFirst(ctx, s)
 	case MethodWeights:
 		return FitWeights(ctx, s)
 	}

@@ -161,17 +161,6 @@ type Settings struct {
 	// movie queried the join keeps directors out of films, and CLL falls
 	// from -0.231 to -0.252 (results/dsa.md).
 	Joins bool
-	// JoinCompanions, with Joins, adds to the model LearnBatch learns the
-	// companions of each join the search made (JoinCompanions: for the
-	// IMDB join, movie(f,d) v !director(d)), each weight fit to the
-	// blocked pseudo-likelihood of the training databases with every
-	// other weight fixed (FitJoinCompanions). The companion gives back the
-	// repeated predicate's atoms the join keeps false when that predicate
-	// is queried. Off by default: on IMDB it met both goals in one run
-	// and lost CLL in another, the fitted weight (1.0-1.4) lying where
-	// fold 3's held-out movie CLL falls steeply and MC-SAT's estimate of
-	// it varies by seed (results/dsa.md).
-	JoinCompanions bool
 	// MaxSteps, when positive, bounds the clauses added (or changed).
 	MaxSteps int
 	// MaxCandidates, when positive, ends the search at the first

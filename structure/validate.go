@@ -301,14 +301,6 @@ func (v Validation) options() mcsat.Options {
 // (closed world), and MC-SAT gives the marginal of each of p's atoms.
 // It returns the marginals and the atoms' truth in the database.
 func InferHeldOut(ctx context.Context, model *mln.Model, db *mln.Database, p mln.PredID, opt mcsat.Options) (probs []float64, gold []bool, err error) {
-	probs, gold, _, err = inferBlock(ctx, model, db, p, opt, 0)
-	return probs, gold, err
-}
-
-// inferBlock is InferHeldOut, which also returns each atom's arguments,
-// with workers chains of components at a time (0: GOMAXPROCS; the result
-// does not depend on it).
-func inferBlock(ctx context.Context, model *mln.Model, db *mln.Database, p mln.PredID, opt mcsat.Options, workers int) (probs []float64, gold []bool, args [][]mln.ConstID, err error) {
 	truth := map[string]bool{}
 	ev := mln.NewDatabase(model)
 	for q := range model.Preds {
@@ -328,11 +320,11 @@ func inferBlock(ctx context.Context, model *mln.Model, db *mln.Database, p mln.P
 	}
 	net, err := ground.Ground(ctx, model, ev, ground.Options{Query: []mln.PredID{p}, Domains: doms})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	marg, err := mcsat.Components(ctx, net, workers, opt, mcsat.MCSAT)
+	marg, err := mcsat.Components(ctx, net, 0, opt, mcsat.MCSAT)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	for a := 0; a < net.NumAtoms(); a++ {
 		if net.AtomPred[a] != p {
@@ -340,7 +332,6 @@ func inferBlock(ctx context.Context, model *mln.Model, db *mln.Database, p mln.P
 		}
 		probs = append(probs, marg[a])
 		gold = append(gold, truth[mln.BindingKey(net.AtomArgs[a])])
-		args = append(args, net.AtomArgs[a])
 	}
-	return probs, gold, args, nil
+	return probs, gold, nil
 }

@@ -47,7 +47,6 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		dsa       = fs.Bool("dsa", d.DomainScaled, "domain-size-aware weights for new clauses with free variables, which may then enter the model (learnstruct -dsa); set explicitly, also for the searches from the KB")
 		freeVars  = fs.Bool("freeVars", false, "let every clause with a variable in only one literal enter the model, scaled with -dsa (learnstruct -freeVars)")
 		joins     = fs.Bool("joins", d.Joins, "let new clauses that repeat a predicate in negative literals only, with a positive literal of another predicate and no free variable, enter the model whatever -repeatedPredicates chooses, and beam search propose them, each scored at its conclusion's atoms only (learnstruct -joins)")
-		joinComps = fs.Bool("joinCompanions", d.JoinCompanions, "with -joins, add to each learned model the companions of its learned joins (movie(f,d) v !director(d) for IMDB's), each weight fit to the blocked pseudo-likelihood of the training databases (structure.Settings.JoinCompanions)")
 		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (each search chooses with each training database held out in turn), true or false")
 		rf        = addResumeFlags(fs)
 	)
@@ -66,14 +65,11 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 	if *repeated != "auto" && *repeated != "true" && *repeated != "false" {
 		return usagef("-repeatedPredicates must be auto, true or false, not %q", *repeated)
 	}
-	if *joinComps && !*joins {
-		return usagef("-joinCompanions needs -joins")
-	}
 	if *maxCands < 0 {
 		return usagef("-maxCandidates must not be negative, not %d", *maxCands)
 	}
 	d.TimeLimit, d.MaxCandidates, d.MaxNumPredicates, d.MaxVars, d.BeamSize = *timeLimit, *maxCands, *maxPreds, *maxVars, *beamSize
-	d.DomainScaled, d.FreeVars, d.Joins, d.JoinCompanions = *dsa, *freeVars, *joins, *joinComps
+	d.DomainScaled, d.FreeVars, d.Joins = *dsa, *freeVars, *joins
 	dsaSet := false
 	fs.Visit(func(f *flag.Flag) { dsaSet = dsaSet || f.Name == "dsa" })
 	so.Seed = *seed
