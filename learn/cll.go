@@ -270,8 +270,6 @@ type DiscriminativeStats struct {
 type cllExample struct {
 	net     *ground.Network
 	params  []int32   // local -> model parameter
-	local   []int32   // per clause: local parameter or -1
-	coef    []float64 // per clause: Coef (read once: Coef searches the clause runs)
 	truth   []float64 // local counts of the gold world
 	y       []bool    // the gold world
 	startP  []float64 // per atom, P(true) at the independent start (-1: left out); nil without one
@@ -304,18 +302,23 @@ type cllExample struct {
 
 func newCLLExample(ex *Example) *cllExample {
 	net := ex.Net
-	e := &cllExample{net: net, local: make([]int32, net.NumClauses()), coef: make([]float64, net.NumClauses()),
-		slot: make([]int32, net.NumClauses())}
+	e := &cllExample{net: net, slot: make([]int32, net.NumClauses())}
 	index := map[int32]int32{}
 	type slotKey struct {
-		k    int32
+		p    int32
 		coef float64
 	}
 	slots := map[slotKey]int32{}
-	for c := range e.local {
+	last, lastSlot := slotKey{p: -1}, int32(-1) // clauses come in runs of one parameter and coefficient
+	for c := range e.slot {
 		p := net.Param(c)
 		if p < 0 {
-			e.local[c], e.slot[c] = -1, -1
+			e.slot[c] = -1
+			continue
+		}
+		sk := slotKey{p, net.Coef(c)}
+		if sk == last {
+			e.slot[c] = lastSlot
 			continue
 		}
 		k, ok := index[p]
@@ -324,9 +327,6 @@ func newCLLExample(ex *Example) *cllExample {
 			index[p] = k
 			e.params = append(e.params, p)
 		}
-		e.local[c] = k
-		e.coef[c] = net.Coef(c)
-		sk := slotKey{k, e.coef[c]}
 		s, ok := slots[sk]
 		if !ok {
 			s = int32(len(e.slotK))
@@ -335,6 +335,7 @@ func newCLLExample(ex *Example) *cllExample {
 			e.slotCoef = append(e.slotCoef, sk.coef)
 		}
 		e.slot[c] = s
+		last, lastSlot = sk, s
 	}
 	e.slotN = make([]int64, len(e.slotK))
 	e.lastN = make([]int64, len(e.slotK))

@@ -89,8 +89,8 @@ func TestIncrementalCountsMatchDirect(t *testing.T) {
 				e.count(y, full)
 				plain := make([]float64, L) // Σ Coef over the satisfied clauses
 				for c := 0; c < net.NumClauses(); c++ {
-					if k := e.local[c]; k >= 0 && net.Satisfied(c, y) {
-						plain[k] += net.Coef(c)
+					if p := net.Param(c); p >= 0 && net.Satisfied(c, y) {
+						plain[slices.Index(e.params, p)] += net.Coef(c)
 					}
 				}
 				got := e.rows[(first+s)*L : (first+s+1)*L]
