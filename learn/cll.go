@@ -34,7 +34,7 @@ const (
 	// CLLSampleBudget and CLLMinSamples give the default number of MC-SAT
 	// steps per iteration (see CLLSamples).
 	CLLSampleBudget = 10000
-	CLLMinSamples   = 100
+	CLLMinSamples   = 25
 )
 
 // WorldSampler draws the worlds from which Discriminative estimates one
@@ -97,12 +97,19 @@ func (s *chainSampler) Sample(ctx context.Context, fn func(y []bool, p float64))
 	return s.ch.Sample(ctx, s.steps, func(y []bool) { fn(y, 1) })
 }
 
-// CLLSamples returns Alchemy's default number of MC-SAT steps per
-// iteration of discriminative learning for model: CLLSampleBudget divided
-// by the number of groundings of the clause with the fewest (the product
-// of the domain sizes of its universally quantified variables), and at
-// least CLLMinSamples, so that every clause gets about 10,000 sampled
-// groundings per iteration.
+// CLLSamples returns the default number of MC-SAT steps per iteration of
+// discriminative learning for model, Alchemy's rule: CLLSampleBudget
+// divided by the number of groundings of the clause with the fewest (the
+// product of the domain sizes of its universally quantified variables),
+// so that every clause gets at least 10,000 sampled groundings per
+// iteration, and at least CLLMinSamples, so that the batch means of the
+// adaptive schedule (ten batches) hold two or more steps each. Lowd &
+// Domingos (2007) floor the rule at 5 steps, Alchemy's code at 100; with
+// the adaptive schedule, which doubles the steps whenever the gradient is
+// within their noise (up to 8 times the start by default), the start only
+// needs to resolve the first, large gradients, and a floor of 100 made
+// the last rounds of a model with large domains (800 steps of millions of
+// ground clauses) resolve a gradient the held-out scores do not follow.
 func CLLSamples(model *mln.Model) int {
 	fewest := math.MaxFloat64
 	for _, c := range model.Clauses {
@@ -263,8 +270,6 @@ type DiscriminativeStats struct {
 type cllExample struct {
 	net     *ground.Network
 	params  []int32   // local -> model parameter
-	local   []int32   // per clause: local parameter or -1
-	coef    []float64 // per clause: Coef (read once: Coef searches the clause runs)
 	truth   []float64 // local counts of the gold world
 	y       []bool    // the gold world
 	startP  []float64 // per atom, P(true) at the independent start (-1: left out); nil without one
@@ -277,16 +282,43 @@ type cllExample struct {
 	batched        bool      // the sampler is a chain: estimate se2
 	batches        int       // the number of batch means behind se2
 	out            []float64 // scratch for Hessian products
+
+	// Counts are kept as integer numbers of satisfied clauses per slot
+	// (a local parameter and a coefficient) and turned into a row by one
+	// formula, so that the count from the changed atoms and the full count
+	// of a world agree to the bit (see countNext).
+	slot     []int32   // per clause: its slot, or -1
+	slotK    []int32   // per slot: the local parameter
+	slotCoef []float64 // per slot: the coefficient
+	slotN    []int64   // scratch: satisfied clauses per slot
+	last     []bool    // the world counted last in the sampler's call
+	lastN    []int64   // its satisfied clauses per slot
+	hasLast  bool      // last holds a world of this call
+	nTrue    []int32   // per clause of a slot: its true literals in last
+	occStart []int32   // per atom: where its occurrences start in occ
+	occ      []uint32  // literal occurrences in clauses of a slot: clause<<1 | negated
+	changed  []int32   // scratch: the atoms on which two worlds differ
 }
 
 func newCLLExample(ex *Example) *cllExample {
 	net := ex.Net
-	e := &cllExample{net: net, local: make([]int32, net.NumClauses()), coef: make([]float64, net.NumClauses())}
+	e := &cllExample{net: net, slot: make([]int32, net.NumClauses())}
 	index := map[int32]int32{}
-	for c := range e.local {
+	type slotKey struct {
+		p    int32
+		coef float64
+	}
+	slots := map[slotKey]int32{}
+	last, lastSlot := slotKey{p: -1}, int32(-1) // clauses come in runs of one parameter and coefficient
+	for c := range e.slot {
 		p := net.Param(c)
 		if p < 0 {
-			e.local[c] = -1
+			e.slot[c] = -1
+			continue
+		}
+		sk := slotKey{p, net.Coef(c)}
+		if sk == last {
+			e.slot[c] = lastSlot
 			continue
 		}
 		k, ok := index[p]
@@ -295,23 +327,140 @@ func newCLLExample(ex *Example) *cllExample {
 			index[p] = k
 			e.params = append(e.params, p)
 		}
-		e.local[c] = k
-		e.coef[c] = net.Coef(c)
+		s, ok := slots[sk]
+		if !ok {
+			s = int32(len(e.slotK))
+			slots[sk] = s
+			e.slotK = append(e.slotK, k)
+			e.slotCoef = append(e.slotCoef, sk.coef)
+		}
+		e.slot[c] = s
+		last, lastSlot = sk, s
 	}
+	e.slotN = make([]int64, len(e.slotK))
+	e.lastN = make([]int64, len(e.slotK))
 	e.truth = make([]float64, len(e.params))
 	e.y = ex.Truth
 	e.count(ex.Truth, e.truth)
+	e.occStart = make([]int32, net.NumAtoms()+1)
+	for c, sl := range e.slot {
+		if sl >= 0 {
+			for _, l := range net.Clause(c) {
+				e.occStart[l.Atom()+1]++
+			}
+		}
+	}
+	for a := 1; a < len(e.occStart); a++ {
+		e.occStart[a] += e.occStart[a-1]
+	}
+	e.occ = make([]uint32, e.occStart[len(e.occStart)-1])
+	fill := slices.Clone(e.occStart)
+	for c, sl := range e.slot {
+		if sl >= 0 {
+			for _, l := range net.Clause(c) {
+				a := l.Atom()
+				e.occ[fill[a]] = uint32(c)<<1 | uint32(l&1)
+				fill[a]++
+			}
+		}
+	}
 	return e
 }
 
 // count adds the local counts of world y into dst.
 func (e *cllExample) count(y []bool, dst []float64) {
+	e.countSlots(y, e.slotN)
+	e.addSlots(e.slotN, dst)
+}
+
+// countSlots stores in n the number of satisfied clauses of each slot
+// under world y.
+func (e *cllExample) countSlots(y []bool, n []int64) {
+	clear(n)
 	net := e.net
-	for c, k := range e.local {
-		if k >= 0 && net.Satisfied(c, y) {
-			dst[k] += e.coef[c]
+	for c, s := range e.slot {
+		if s >= 0 && net.Satisfied(c, y) {
+			n[s]++
 		}
 	}
+}
+
+// addSlots adds the local counts of the slot counts n into dst.
+func (e *cllExample) addSlots(n []int64, dst []float64) {
+	for s, x := range n {
+		if x != 0 {
+			dst[e.slotK[s]] += e.slotCoef[s] * float64(x)
+		}
+	}
+}
+
+// countNext adds into dst the local counts of world y, the next world of
+// the sampler's current call. Successive states of a chain differ in few
+// atoms: when the changed atoms occur in fewer than half the literals of
+// the counted clauses, the counts are those of the last world updated
+// through the true literals of each clause that those atoms touch (a
+// clause turns satisfied or not as its number of true literals leaves or
+// reaches 0); otherwise, and for the first world of a call, every clause
+// is counted. Both give the same integer counts per slot, hence the same
+// row.
+func (e *cllExample) countNext(y []bool, dst []float64) {
+	if e.hasLast && len(y) == len(e.last) {
+		e.changed = e.changed[:0]
+		work, limit := 0, len(e.occ)/2
+		for a, v := range y {
+			if v != e.last[a] {
+				e.changed = append(e.changed, int32(a))
+				if work += int(e.occStart[a+1] - e.occStart[a]); work > limit {
+					break
+				}
+			}
+		}
+		if work <= limit {
+			for _, a := range e.changed {
+				v := y[a]
+				for _, o := range e.occ[e.occStart[a]:e.occStart[a+1]] {
+					c := o >> 1
+					if v != (o&1 == 1) { // the literal turned true
+						if e.nTrue[c]++; e.nTrue[c] == 1 {
+							e.lastN[e.slot[c]]++
+						}
+					} else if e.nTrue[c]--; e.nTrue[c] == 0 {
+						e.lastN[e.slot[c]]--
+					}
+				}
+				e.last[a] = v
+			}
+			e.addSlots(e.lastN, dst)
+			return
+		}
+	}
+	// Count every clause, keeping its true literals.
+	net := e.net
+	if e.nTrue == nil {
+		e.nTrue = make([]int32, len(e.slot))
+	}
+	clear(e.lastN)
+	for c, s := range e.slot {
+		if s < 0 {
+			continue
+		}
+		k := int32(0)
+		for _, l := range net.Clause(c) {
+			if l.True(y) {
+				k++
+			}
+		}
+		e.nTrue[c] = k
+		if k > 0 {
+			e.lastN[s]++
+		}
+	}
+	e.addSlots(e.lastN, dst)
+	if len(e.last) != len(y) {
+		e.last = make([]bool, len(y))
+	}
+	copy(e.last, y)
+	e.hasLast = true
 }
 
 // sample draws worlds under weights w (appending to the rows already held
@@ -322,10 +471,11 @@ func (e *cllExample) sample(ctx context.Context, w []float64, accumulate bool) e
 		e.rows, e.wts = e.rows[:0], e.wts[:0]
 	}
 	L := len(e.params)
+	e.hasLast = false // count the call's first world in full
 	err := e.sampler.Sample(ctx, func(y []bool, p float64) {
 		n := len(e.rows)
 		e.rows = append(e.rows, make([]float64, L)...)
-		e.count(y, e.rows[n:])
+		e.countNext(y, e.rows[n:])
 		e.wts = append(e.wts, p)
 	})
 	if err != nil {
