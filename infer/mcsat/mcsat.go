@@ -59,6 +59,11 @@ const (
 	// DefaultInitSteps is the default step limit of the WalkSAT search
 	// for a world satisfying the hard clauses.
 	DefaultInitSteps = 1000000
+	// DefaultExactAtoms is the default size, in atoms, up to which a
+	// connected component's marginals are computed exactly, by
+	// enumerating its worlds, instead of sampled (see
+	// Options.ExactAtoms).
+	DefaultExactAtoms = 12
 )
 
 // ErrHard is returned when no world satisfying the hard clauses was found.
@@ -119,6 +124,16 @@ type Options struct {
 	// clauses; by default they are constraints the chain never violates.
 	HardWeight float64
 
+	// ExactAtoms, for Components, Engine, Run and Sampling, is the size
+	// (in atoms) up to which a connected component's marginals are
+	// computed exactly, by enumerating its 2^n worlds, instead of sampled
+	// (default DefaultExactAtoms; negative: every component with a clause
+	// is sampled). Exact marginals carry no Monte Carlo error, so atoms
+	// that clauses of small weight set apart are ranked by those weights,
+	// not by sampling noise. A component whose hard clauses no world
+	// satisfies is sampled as before.
+	ExactAtoms int
+
 	// selection forces one way of drawing MC-SAT's clause selection (the
 	// package's tests and benchmarks compare them); zero chooses per step.
 	selection selectMode
@@ -156,6 +171,9 @@ func (o *Options) defaults() {
 	}
 	if o.InitSteps <= 0 {
 		o.InitSteps = DefaultInitSteps
+	}
+	if o.ExactAtoms == 0 {
+		o.ExactAtoms = DefaultExactAtoms
 	}
 }
 

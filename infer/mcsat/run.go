@@ -64,10 +64,12 @@ type Sampling struct {
 	workers int
 
 	comps  []ground.Component
-	fixed  []float64 // closed-form marginals of atoms in no clause (NaN: sampled)
+	fixed  []float64 // exact marginals: atoms in no clause, small components (NaN: sampled)
 	units  []*unit   // component-major, one per (sampled component, chain)
 	byComp [][]*unit
 	burned bool
+	// recorded is the number of samples each chain has recorded.
+	recorded int
 }
 
 // unit is one chain on one component.
@@ -126,6 +128,12 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 					b = opt.Bias[a]
 				}
 				r.fixed[a] = 1 / (1 + math.Exp(-b))
+			}
+			continue
+		}
+		if p, ok := enumerateMarginals(net, c, opt.Bias, exactLimit(opt)); ok {
+			for i, a := range c.Atoms {
+				r.fixed[a] = p[i]
 			}
 			continue
 		}
@@ -325,6 +333,7 @@ func (r *Sampling) Sample(ctx context.Context, n int) error {
 		return err
 	}
 	r.burned = true
+	r.recorded += n
 	return nil
 }
 
@@ -388,7 +397,7 @@ func (r *Sampling) Marginals() []float64 {
 // summarized over all atoms with RhatThreshold (see Summarize).
 func (r *Sampling) Diagnostics() *Diagnostics {
 	n := r.net.NumAtoms()
-	d := &Diagnostics{Chains: r.opt.Chains, Rhat: make([]float64, n), ESS: make([]float64, n)}
+	d := &Diagnostics{Chains: r.opt.Chains, Samples: r.recorded, Rhat: make([]float64, n), ESS: make([]float64, n)}
 	for a := range d.Rhat {
 		d.Rhat[a], d.ESS[a] = 1, math.Inf(1)
 	}
@@ -400,7 +409,6 @@ func (r *Sampling) Diagnostics() *Diagnostics {
 		for i, u := range us {
 			accs[i] = u.acc
 		}
-		d.Samples = us[0].acc.count
 		diagnose(accs, us[0].atoms, d.Rhat, d.ESS)
 	}
 	d.Summarize(nil, RhatThreshold)
