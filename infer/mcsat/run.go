@@ -17,7 +17,9 @@ import (
 type Method int
 
 const (
-	// MethodMCSAT samples by MC-SAT; the marginals average indicators.
+	// MethodMCSAT samples by MC-SAT; the marginals average the atoms'
+	// conditional probabilities given the rest of each recorded world
+	// (Rao-Blackwellised).
 	MethodMCSAT Method = iota
 	// MethodGibbs samples by Gibbs sampling; the marginals average the
 	// atoms' conditional probabilities (Rao-Blackwellised).
@@ -78,7 +80,7 @@ type unit struct {
 	atoms       []int32 // the component's atoms, as indices in the network
 	lad         *ladder
 	acc         *accum
-	vals        []float64 // Gibbs: the sweep's conditional probabilities
+	vals        []float64 // the recorded world's conditional probabilities
 	blocks      [][]int32 // the blocks of the block moves
 	bscore      []float64 // scratch of the block moves
 	bhard       []int32
@@ -216,10 +218,8 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 			u.bscore = make([]float64, 1<<big)
 			u.bhard = make([]int32, 1<<big)
 		}
-		u.acc = newAccum(len(u.atoms), method == MethodGibbs)
-		if method == MethodGibbs {
-			u.vals = make([]float64, len(u.atoms))
-		}
+		u.acc = newAccum(len(u.atoms), true)
+		u.vals = make([]float64, len(u.atoms))
 		return nil
 	}, func(i int) int { return r.units[i].cost })
 	if err != nil {
@@ -361,10 +361,12 @@ func (r *Sampling) step(u *unit, record bool) {
 	}
 	if record {
 		if r.method == MethodMCSAT {
-			u.acc.addBool(l.reps[0].y)
-		} else {
-			u.acc.addValues(u.vals)
+			s := l.reps[0]
+			for a := range s.y {
+				u.vals[a] = s.conditional(int32(a), r.opt.HardWeight)
+			}
 		}
+		u.acc.addValues(u.vals)
 	}
 	l.exchange()
 }
