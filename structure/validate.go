@@ -41,7 +41,17 @@ type Validation struct {
 	// (with the same settings and data): the validation searches done are
 	// not run again.
 	Resume *ValidatedState
+	// NoJoins leaves Settings.Joins as given. By default every search of
+	// LearnValidated makes joins (Settings.Joins), and the weights of the
+	// joins the final search made are then capped at a value chosen on
+	// held-out data (see JoinChoice).
+	NoJoins bool
 }
+
+// DefaultValidation returns the default validation: the scored
+// predicates chosen from the settings, mcsat.DefaultSamples samples, seed
+// 0, and joins searched and capped (NoJoins false).
+func DefaultValidation() Validation { return Validation{} }
 
 // Choice is the setting LearnValidated chose and the held-out scores
 // behind it.
@@ -70,6 +80,9 @@ type Choice struct {
 	// Seconds is the time the validation took (both searches and their
 	// inference), not counting the final search.
 	Seconds float64
+	// Joins is the choice of the cap on the learned joins' weights (nil
+	// when the final model has no learned join).
+	Joins *JoinChoice
 }
 
 // LearnValidated is LearnBatch with s.RepeatedPredicates chosen on held-out
@@ -81,7 +94,10 @@ type Choice struct {
 // databases. Repeated predicates, which admit more clauses, are used for
 // the final search on every training database only when their mean gain
 // exceeds its standard error over the held-out databases; within that
-// noise the simpler setting, without, is kept. Every search sees the
+// noise the simpler setting, without, is kept. Unless v.NoJoins, every
+// search makes joins (Settings.Joins), and the final model's learned joins
+// get their weights capped at a value chosen on the held-out databases
+// (chooseJoinCap, reported in Choice.Joins). Every search sees the
 // databases sorted by a hash of their contents, so neither the choice nor
 // the model depends on the order of dbs. With one training database there is nothing to hold out, and with s.Scorer set the databases cannot be split: s is
 // then used as given (so is it for MethodWeights, which adds no clause).
@@ -109,6 +125,9 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		for p := range s.Model.Preds {
 			preds = append(preds, mln.PredID(p))
 		}
+	}
+	if !v.NoJoins {
+		s.Joins = true
 	}
 	// The searches see the databases in an order of their contents, not
 	// the order given (a search's result can depend on it).
@@ -217,6 +236,10 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		s.TimeLimit = max(s.TimeLimit-time.Since(t0), s.TimeLimit/4)
 	}
 	r, err := LearnBatch(ctx, method, dbs, withPhase(s, final), sc)
+	if err != nil || !s.Joins {
+		return r, ch, err
+	}
+	ch.Joins, err = chooseJoinCap(ctx, r, dbs, s, sc, v, preds)
 	return r, ch, err
 }
 
