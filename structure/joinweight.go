@@ -35,7 +35,10 @@ type JoinChoice struct {
 }
 
 // chooseJoinCap chooses the cap on the weights of the joins of r that the
-// search made, on held-out data, and applies it to r. Each database of dbs
+// search made, on held-out data, and applies it to r: r becomes its other
+// clauses with their weights refit on every database of dbs without the
+// joins, and the joins at their capped weights (none for a cap of 0); its
+// Score is then the objective of the refit clauses without the joins. Each database of dbs
 // is held out in turn: the weights of r's other clauses are refit on the
 // rest (FitWeights), the joins added at each cap of JoinCaps, and every
 // scored predicate of the held-out database inferred given the others
@@ -118,20 +121,22 @@ func chooseJoinCap(ctx context.Context, r *Result, dbs []*mln.Database, s Settin
 	}
 	chosen, best, se := pickCap(cll, auc)
 	jc.Cap, jc.Best, jc.SE = JoinCaps[chosen], JoinCaps[best], se
-	// Apply the cap to r.
-	if jc.Cap == 0 {
-		keep := r.Clauses[:0:0]
-		var w []float64
-		for _, i := range rest {
-			keep = append(keep, r.Clauses[i])
-			w = append(w, r.Weights[i])
-		}
-		r.Clauses, r.Weights = keep, w
-	} else {
+	// The final model is built as the held-out ones were: the other
+	// clauses' weights refit on every database without the joins (the
+	// search fit them around the joins' own weights), the joins added at
+	// the cap.
+	all, err := LearnBatch(ctx, MethodWeights, dbs, fit, sc)
+	if err != nil {
+		return nil, err
+	}
+	final := &Result{Clauses: all.Clauses, Weights: all.Weights, Score: all.Score, Scored: r.Scored, Steps: r.Steps, Stopped: r.Stopped, Elapsed: r.Elapsed}
+	if jc.Cap > 0 {
 		for _, i := range joins {
-			r.Weights[i] = capWeight(r.Weights[i], jc.Cap)
+			final.Clauses = append(final.Clauses, r.Clauses[i])
+			final.Weights = append(final.Weights, capWeight(r.Weights[i], jc.Cap))
 		}
 	}
+	*r = *final
 	if v.Log != nil {
 		fmt.Fprintf(v.Log, "marple: validation capped the weights of %d learned joins at %g (held-out CLL %.4f, AUC-PR %.4f; best CLL %.4f at cap %g)\n",
 			jc.Joins, jc.Cap, jc.CLL[chosen], jc.AUCPR[chosen], jc.CLL[best], jc.Best)
