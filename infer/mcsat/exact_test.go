@@ -71,3 +71,31 @@ func TestEnumerationLimit(t *testing.T) {
 		t.Error("ExactAtoms -1: the marginals came out exact")
 	}
 }
+
+// TestConditionals checks the one-pass conditionals of every atom against
+// conditional, atom by atom, on random models and worlds.
+func TestConditionals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	for i := 0; i < 300; i++ {
+		net, bias, _ := randomModel(rng, false)
+		m := newModel(net, bias)
+		s := newState(m, rng)
+		s.begin()
+		for a := range s.y {
+			if rng.IntN(2) == 0 {
+				s.flip(int32(a))
+			}
+		}
+		hw := 0.0
+		if i%3 == 0 {
+			hw = 4
+		}
+		got := make([]float64, m.n)
+		s.conditionals(got, make([]float64, m.n), make([]uint8, m.n), hw)
+		for a := range got {
+			if want := s.conditional(int32(a), hw); math.Abs(got[a]-want) > 1e-12 {
+				t.Fatalf("model %d, atom %d: %g, conditional %g", i, a, got[a], want)
+			}
+		}
+	}
+}

@@ -19,7 +19,7 @@ type Method int
 const (
 	// MethodMCSAT samples by MC-SAT; the marginals average the atoms'
 	// conditional probabilities given the rest of each recorded world
-	// (Rao-Blackwellised).
+	// (Rao-Blackwellised), or with Options.Indicators their indicators.
 	MethodMCSAT Method = iota
 	// MethodGibbs samples by Gibbs sampling; the marginals average the
 	// atoms' conditional probabilities (Rao-Blackwellised).
@@ -81,6 +81,8 @@ type unit struct {
 	lad         *ladder
 	acc         *accum
 	vals        []float64 // the recorded world's conditional probabilities
+	diff        []float64 // MC-SAT: scratch of conditionals
+	force       []uint8
 	blocks      [][]int32 // the blocks of the block moves
 	bscore      []float64 // scratch of the block moves
 	bhard       []int32
@@ -220,6 +222,9 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 		}
 		u.acc = newAccum(len(u.atoms), true)
 		u.vals = make([]float64, len(u.atoms))
+		if method == MethodMCSAT && !opt.Indicators {
+			u.diff, u.force = make([]float64, len(u.atoms)), make([]uint8, len(u.atoms))
+		}
 		return nil
 	}, func(i int) int { return r.units[i].cost })
 	if err != nil {
@@ -361,9 +366,15 @@ func (r *Sampling) step(u *unit, record bool) {
 	}
 	if record {
 		if r.method == MethodMCSAT {
-			s := l.reps[0]
-			for a := range s.y {
-				u.vals[a] = s.conditional(int32(a), r.opt.HardWeight)
+			if s := l.reps[0]; !r.opt.Indicators {
+				s.conditionals(u.vals, u.diff, u.force, r.opt.HardWeight)
+			} else {
+				for a, v := range s.y {
+					u.vals[a] = 0
+					if v {
+						u.vals[a] = 1
+					}
+				}
 			}
 		}
 		u.acc.addValues(u.vals)

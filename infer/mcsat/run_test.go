@@ -25,7 +25,8 @@ func TestRunMatchesExact(t *testing.T) {
 			worst := 0.0
 			for i := range 12 {
 				net, bias, exact := randomModel(rng, method == MethodGibbs)
-				opt := Options{Options: infer.Options{Bias: bias, Seed: int64(i)}, Samples: 10000, Replicas: reps, MinBeta: 0.3, BlockWeight: set.blockW, MaxBlock: 4, ExactAtoms: -1}
+				opt := Options{Options: infer.Options{Bias: bias, Seed: int64(i)}, Samples: 10000, Replicas: reps, MinBeta: 0.3, BlockWeight: set.blockW, MaxBlock: 4, ExactAtoms: -1,
+					Indicators: i%2 == 1}
 				got, d, err := Run(context.Background(), net, 2, opt, method)
 				if err != nil {
 					t.Fatal(err)
