@@ -38,11 +38,11 @@ type JoinChoice struct {
 // search made, on held-out data, and applies it to r: r becomes its other
 // clauses with their weights refit on every database of dbs without the
 // joins, and the joins at their capped weights (none for a cap of 0); its
-// Score is then the objective of the refit clauses without the joins. Each database of dbs
-// is held out in turn: the weights of r's other clauses are refit on the
-// rest (FitWeights), the joins added at each cap of JoinCaps, and every
-// scored predicate of the held-out database inferred given the others
-// (InferHeldOut). The held-out CLL decides; among the caps whose mean CLL
+// Score is then the objective of the refit clauses without the joins.
+// Each database of dbs is held out in turn: the weights of r's other
+// clauses are refit on the rest (FitWeights), the joins added at each cap
+// of JoinCaps, and every scored predicate of the held-out database
+// inferred given the others (InferHeldOut). The held-out CLL decides; among the caps whose mean CLL
 // is within one standard error (over the held-out databases) of the best
 // one's, the cap with the best mean AUC-PR is chosen, the smaller cap on a
 // tie. A join holds on every grounding of the data it was learned from,
