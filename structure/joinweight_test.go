@@ -111,3 +111,26 @@ func TestChooseJoinCap(t *testing.T) {
 		}
 	}
 }
+
+// TestAddJoinConcludesOnPreds checks that AddJoin makes no join whose
+// conclusion is a predicate outside Operators.Preds.
+func TestAddJoinConcludesOnPreds(t *testing.T) {
+	m, err := mln.ParseModel("imdb.mln", joinWorld+"Same(person, person)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	movie, _ := m.Pred("Movie")
+	dir, _ := m.Pred("Dir")
+	under, _ := m.Pred("Under")
+	same, _ := m.Pred("Same")
+	o := &Operators{Model: m, Preds: []mln.PredID{movie.ID, dir.ID, under.ID}, MaxVars: 4, MaxNumPredicates: 4}
+	if got := o.AddJoin(UnitClause(m, same.ID)); len(got) != 0 {
+		t.Errorf("%d joins concluding on Same, outside Preds: %s", len(got), m.ClauseString(got[0]))
+	}
+	if got := o.AddJoin(UnitClause(m, under.ID)); len(got) == 0 {
+		t.Error("no join concluding on Under")
+	}
+}
