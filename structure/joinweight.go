@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/marple-mln/marple/eval"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -102,17 +101,10 @@ func chooseJoinCap(ctx context.Context, r *Result, dbs []*mln.Database, s Settin
 			if err != nil {
 				return nil, err
 			}
-			sumC, sumA := 0.0, 0.0
-			for _, p := range preds {
-				probs, gold, err := InferHeldOut(ctx, learned, dbs[f], p, v.options())
-				if err != nil {
-					return nil, err
-				}
-				sumC += eval.CLL(probs, gold)
-				sumA += eval.AUCPR(probs, gold)
+			cll[k][f], auc[k][f], err = heldOutScores(ctx, learned, dbs[f], preds, v)
+			if err != nil {
+				return nil, err
 			}
-			cll[k][f] = sumC / float64(len(preds))
-			auc[k][f] = sumA / float64(len(preds))
 		}
 	}
 	for k := range JoinCaps {
@@ -160,6 +152,9 @@ func pickCap(cll, auc [][]float64) (chosen, best int, se float64) {
 	}
 	chosen = -1
 	for k := range cll {
+		if math.IsInf(mean(cll[k]), -1) {
+			continue // too large to ground on some held-out database
+		}
 		d := make([]float64, len(cll[k]))
 		for f := range d {
 			d[f] = cll[k][f] - cll[best][f]
@@ -171,6 +166,9 @@ func pickCap(cll, auc [][]float64) (chosen, best int, se float64) {
 		if chosen < 0 || mean(auc[k]) > mean(auc[chosen]) {
 			chosen, se = k, e
 		}
+	}
+	if chosen < 0 {
+		chosen = 0
 	}
 	return chosen, best, se
 }

@@ -21,6 +21,7 @@ func TestPickCap(t *testing.T) {
 		{"better AUC-PR within the CLL's error", [][]float64{{-1, -1.2, -0.9}, {-1.05, -1.1, -1}}, [][]float64{{0.5, 0.5, 0.5}, {0.9, 0.8, 0.9}}, 1, 0},
 		{"tie on AUC-PR: the first", [][]float64{{-1, -1}, {-1, -1}, {-1, -1}}, [][]float64{{0.5, 0.5}, {0.7, 0.7}, {0.7, 0.7}}, 1, 0},
 		{"best CLL last", [][]float64{{-2, -2}, {-1, -1.1}}, [][]float64{{0.9, 0.9}, {0.5, 0.5}}, 1, 1},
+		{"a model too large to ground loses", [][]float64{{-1, -1}, {-1, math.Inf(-1)}}, [][]float64{{0.5, 0.5}, {0.9, math.NaN()}}, 0, 0},
 	} {
 		chosen, best, _ := pickCap(c.cll, c.auc)
 		if chosen != c.chosen || best != c.best {

@@ -3,6 +3,7 @@ package structure
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -189,15 +190,10 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		if err != nil {
 			return nil, nil, err
 		}
-		sum := 0.0
-		for _, p := range preds {
-			probs, gold, err := InferHeldOut(ctx, learned, dbs[f], p, v.options())
-			if err != nil {
-				return nil, nil, err
-			}
-			sum += eval.CLL(probs, gold)
+		cll[ph], _, err = heldOutScores(ctx, learned, dbs[f], preds, v)
+		if err != nil {
+			return nil, nil, err
 		}
-		cll[ph] = sum / float64(len(preds))
 		stops[ph] = r.Stopped
 		if v.Log != nil {
 			stopped := ""
@@ -315,6 +311,29 @@ func (v Validation) options() mcsat.Options {
 	opt := mcsat.Options{Samples: v.Samples}
 	opt.Seed = v.Seed
 	return opt
+}
+
+// heldOutScores returns the mean over preds of the CLL and AUC-PR of each
+// predicate of db inferred given the others (InferHeldOut). A model too
+// large to ground on db (ground.ErrTooLarge) scores -Inf and NaN: it
+// cannot be used there, so the setting that learned it loses.
+func heldOutScores(ctx context.Context, model *mln.Model, db *mln.Database, preds []mln.PredID, v Validation) (cll, auc float64, err error) {
+	for _, p := range preds {
+		probs, gold, err := InferHeldOut(ctx, model, db, p, v.options())
+		if errors.Is(err, ground.ErrTooLarge) {
+			if v.Log != nil {
+				fmt.Fprintf(v.Log, "marple: validation: a model too large to ground on a held-out database scores -Inf (%v)\n", err)
+			}
+			return math.Inf(-1), math.NaN(), nil
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		cll += eval.CLL(probs, gold)
+		auc += eval.AUCPR(probs, gold)
+	}
+	n := float64(len(preds))
+	return cll / n, auc / n, nil
 }
 
 // InferHeldOut infers predicate p of a database given all its other
