@@ -210,10 +210,20 @@ func (o *Operators) AddLiteral(c *mln.Clause) []*mln.Clause {
 // workedUnder(a,d)). Adding a literal at a time reaches such a clause only
 // through a clause in which f is free, which pseudo-likelihood rarely
 // ranks high enough to stay in the beam. Results are bounded and
-// deduplicated as AddLiteral's.
+// deduplicated as AddLiteral's. A join concludes on c's predicates, so c
+// must have only predicates of Preds (when set): a join that concluded on
+// a predicate never queried, such as UW-CSE's samePerson, would predict
+// nothing.
 func (o *Operators) AddJoin(c *mln.Clause) []*mln.Clause {
 	if !Searchable(c) || predLits(c)+2 > o.maxLits() || len(c.Vars)+1 > o.maxVars() {
 		return nil
+	}
+	if o.Preds != nil {
+		for _, l := range c.Lits {
+			if l.Pred >= 0 && !slices.Contains(o.Preds, l.Pred) {
+				return nil
+			}
+		}
 	}
 	var out []*mln.Clause
 	seen := map[string]bool{}

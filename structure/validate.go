@@ -3,6 +3,7 @@ package structure
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -41,7 +42,17 @@ type Validation struct {
 	// (with the same settings and data): the validation searches done are
 	// not run again.
 	Resume *ValidatedState
+	// NoJoins leaves Settings.Joins as given. By default every search of
+	// LearnValidated makes joins (Settings.Joins), and the weights of the
+	// joins the final search made are then capped at a value chosen on
+	// held-out data (see JoinChoice).
+	NoJoins bool
 }
+
+// DefaultValidation returns the default validation: the scored
+// predicates chosen from the settings, mcsat.DefaultSamples samples, seed
+// 0, and joins searched and capped (NoJoins false).
+func DefaultValidation() Validation { return Validation{} }
 
 // Choice is the setting LearnValidated chose and the held-out scores
 // behind it.
@@ -70,6 +81,9 @@ type Choice struct {
 	// Seconds is the time the validation took (both searches and their
 	// inference), not counting the final search.
 	Seconds float64
+	// Joins is the choice of the cap on the learned joins' weights (nil
+	// when the final model has no learned join).
+	Joins *JoinChoice
 }
 
 // LearnValidated is LearnBatch with s.RepeatedPredicates chosen on held-out
@@ -81,7 +95,10 @@ type Choice struct {
 // databases. Repeated predicates, which admit more clauses, are used for
 // the final search on every training database only when their mean gain
 // exceeds its standard error over the held-out databases; within that
-// noise the simpler setting, without, is kept. Every search sees the
+// noise the simpler setting, without, is kept. Unless v.NoJoins, every
+// search makes joins (Settings.Joins), and the final model's learned joins
+// get their weights capped at a value chosen on the held-out databases
+// (chooseJoinCap, reported in Choice.Joins). Every search sees the
 // databases sorted by a hash of their contents, so neither the choice nor
 // the model depends on the order of dbs. With one training database there is nothing to hold out, and with s.Scorer set the databases cannot be split: s is
 // then used as given (so is it for MethodWeights, which adds no clause).
@@ -109,6 +126,9 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		for p := range s.Model.Preds {
 			preds = append(preds, mln.PredID(p))
 		}
+	}
+	if !v.NoJoins {
+		s.Joins = true
 	}
 	// The searches see the databases in an order of their contents, not
 	// the order given (a search's result can depend on it).
@@ -170,15 +190,10 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		if err != nil {
 			return nil, nil, err
 		}
-		sum := 0.0
-		for _, p := range preds {
-			probs, gold, err := InferHeldOut(ctx, learned, dbs[f], p, v.options())
-			if err != nil {
-				return nil, nil, err
-			}
-			sum += eval.CLL(probs, gold)
+		cll[ph], _, err = heldOutScores(ctx, learned, dbs[f], preds, v)
+		if err != nil {
+			return nil, nil, err
 		}
-		cll[ph] = sum / float64(len(preds))
 		stops[ph] = r.Stopped
 		if v.Log != nil {
 			stopped := ""
@@ -217,6 +232,10 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		s.TimeLimit = max(s.TimeLimit-time.Since(t0), s.TimeLimit/4)
 	}
 	r, err := LearnBatch(ctx, method, dbs, withPhase(s, final), sc)
+	if err != nil || !s.Joins {
+		return r, ch, err
+	}
+	ch.Joins, err = chooseJoinCap(ctx, r, dbs, s, sc, v, preds)
 	return r, ch, err
 }
 
@@ -292,6 +311,29 @@ func (v Validation) options() mcsat.Options {
 	opt := mcsat.Options{Samples: v.Samples}
 	opt.Seed = v.Seed
 	return opt
+}
+
+// heldOutScores returns the mean over preds of the CLL and AUC-PR of each
+// predicate of db inferred given the others (InferHeldOut). A model too
+// large to ground on db (ground.ErrTooLarge) scores -Inf and NaN: it
+// cannot be used there, so the setting that learned it loses.
+func heldOutScores(ctx context.Context, model *mln.Model, db *mln.Database, preds []mln.PredID, v Validation) (cll, auc float64, err error) {
+	for _, p := range preds {
+		probs, gold, err := InferHeldOut(ctx, model, db, p, v.options())
+		if errors.Is(err, ground.ErrTooLarge) {
+			if v.Log != nil {
+				fmt.Fprintf(v.Log, "marple: validation: a model too large to ground on a held-out database scores -Inf (%v)\n", err)
+			}
+			return math.Inf(-1), math.NaN(), nil
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		cll += eval.CLL(probs, gold)
+		auc += eval.AUCPR(probs, gold)
+	}
+	n := float64(len(preds))
+	return cll / n, auc / n, nil
 }
 
 // InferHeldOut infers predicate p of a database given all its other

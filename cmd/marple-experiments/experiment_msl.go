@@ -46,7 +46,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		models    = fs.String("models", "", "folder that receives every learned model (optional)")
 		dsa       = fs.Bool("dsa", d.DomainScaled, "domain-size-aware weights for new clauses with free variables, which may then enter the model (learnstruct -dsa); set explicitly, also for the searches from the KB")
 		freeVars  = fs.Bool("freeVars", false, "let every clause with a variable in only one literal enter the model, scaled with -dsa (learnstruct -freeVars)")
-		joins     = fs.Bool("joins", d.Joins, "let new clauses that repeat a predicate in negative literals only, with a positive literal of another predicate and no free variable, enter the model whatever -repeatedPredicates chooses, and beam search propose them, each scored at its conclusion's atoms only (learnstruct -joins)")
+		joins     = fs.Bool("joins", !structure.DefaultValidation().NoJoins, "with -repeatedPredicates auto and two or more training databases: let new clauses that repeat a predicate in negative literals only, with a positive literal of another predicate and no free variable, enter the model whatever -repeatedPredicates chooses beam search propose them, each scored at its conclusion's atoms only, and cap the learned joins' weights at the value (0 drops them) that the held-out databases choose: the best held-out AUC-PR among the caps whose held-out CLL is within one standard error of the best; otherwise no joins are searched (learnstruct -joins)")
 		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (each search chooses with each training database held out in turn), true or false")
 		rf        = addResumeFlags(fs)
 	)
@@ -69,13 +69,13 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		return usagef("-maxCandidates must not be negative, not %d", *maxCands)
 	}
 	d.TimeLimit, d.MaxCandidates, d.MaxNumPredicates, d.MaxVars, d.BeamSize = *timeLimit, *maxCands, *maxPreds, *maxVars, *beamSize
-	d.DomainScaled, d.FreeVars, d.Joins = *dsa, *freeVars, *joins
+	d.DomainScaled, d.FreeVars = *dsa, *freeVars
 	dsaSet := false
 	fs.Visit(func(f *flag.Flag) { dsaSet = dsaSet || f.Name == "dsa" })
 	so.Seed = *seed
 	cfg := experiment.MSLConfig{
 		Dir: *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Rows: splitList(*rows),
-		Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, ModelsDir: *models, Repeated: *repeated, DSAFromKB: dsaSet && *dsa,
+		Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, ModelsDir: *models, Repeated: *repeated, NoJoins: !*joins, DSAFromKB: dsaSet && *dsa,
 	}
 	if err := cfg.Check(); err != nil {
 		return usagef("%v", err)

@@ -27,6 +27,8 @@ type marginalFlags struct {
 	diagFile   string
 	converge   float64
 	maxSeconds float64
+	exactAtoms int
+	indicators bool
 }
 
 func (f *marginalFlags) register(fs *flag.FlagSet) {
@@ -35,6 +37,8 @@ func (f *marginalFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.minBeta, "minBeta", mcsat.DefaultMinBeta, "MC-SAT/Gibbs: weight scale of the hottest tempered replica, in (0, 1)")
 	fs.Float64Var(&f.blockW, "blockWeight", mcsat.DefaultBlockWeight, "MC-SAT/Gibbs: after each step, resample jointly the atoms that clauses of at least this absolute weight tie (block moves; negative: none)")
 	fs.IntVar(&f.maxBlock, "maxBlock", mcsat.DefaultMaxBlock, "MC-SAT/Gibbs: most atoms in a block of the block moves (at most 20)")
+	fs.IntVar(&f.exactAtoms, "exactAtoms", mcsat.DefaultExactAtoms, "MC-SAT/Gibbs: a connected component of at most this many atoms gets its exact marginals, by enumerating its worlds, instead of samples (negative: sample every component)")
+	fs.BoolVar(&f.indicators, "indicators", false, "MC-SAT: estimate each marginal by the fraction of samples in which the atom is true (Alchemy's estimate) instead of the mean of its probability given the rest of each sample (Rao-Blackwellised: less variance, more CPU per sample)")
 	fs.StringVar(&f.diagFile, "diagnostics", "", "MC-SAT/Gibbs: write each query atom's probability, R-hat and effective sample size to this file")
 	fs.Float64Var(&f.converge, "converge", 0, "MC-SAT/Gibbs: sample in rounds until every query atom's R-hat is below this threshold (e.g. 1.05) or -maxSeconds runs out (0: one round of -numSamples)")
 	fs.Float64Var(&f.maxSeconds, "maxSeconds", 0, "MC-SAT/Gibbs with -converge: start no sampling round that would end after this many seconds from the start of the command (the first round always runs; 0: "+strconv.Itoa(defaultConvergeSeconds)+"); MC-SAT without -converge: stop sampling after this many seconds, with the samples drawn so far by one chain (0: no limit)")
@@ -77,6 +81,10 @@ func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, 
 	done := p.stage("sample")
 	opt.Chains, opt.Replicas, opt.MinBeta = f.chains, f.replicas, f.minBeta
 	opt.BlockWeight, opt.MaxBlock = f.blockW, f.maxBlock
+	opt.ExactAtoms, opt.Indicators = f.exactAtoms, f.indicators
+	if f.exactAtoms == 0 {
+		opt.ExactAtoms = -1 // mcsat: 0 selects the default
+	}
 	s, err := mcsat.NewSampling(ctx, net, workers, opt, method)
 	if err != nil {
 		return err

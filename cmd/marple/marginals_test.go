@@ -30,7 +30,7 @@ func TestInferMarginalsWarnNotConverged(t *testing.T) {
 	dir, model := tiedModel(t)
 	diag := filepath.Join(dir, "diag.txt")
 	code, stdout, stderr := marple(t, "infer", "-p", "-i", model, "-r", filepath.Join(dir, "out"), "-q", "P,Q,R",
-		"-numSamples", "200", "-numChains", "8", "-blockWeight", "-1", "-diagnostics", diag)
+		"-numSamples", "200", "-numChains", "8", "-blockWeight", "-1", "-exactAtoms", "-1", "-diagnostics", diag)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -71,7 +71,7 @@ func TestInferMarginalsWarnNotConverged(t *testing.T) {
 
 	// -converge gives up when -maxSeconds runs out.
 	code, _, stderr = marple(t, "infer", "-p", "-i", model, "-r", filepath.Join(dir, "out"), "-q", "P,Q",
-		"-numSamples", "100", "-numChains", "8", "-blockWeight", "-1", "-converge", "1.05", "-maxSeconds", "0.2")
+		"-numSamples", "100", "-numChains", "8", "-blockWeight", "-1", "-exactAtoms", "-1", "-converge", "1.05", "-maxSeconds", "0.2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

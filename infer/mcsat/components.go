@@ -19,7 +19,9 @@ type Sampler func(ctx context.Context, net *ground.Network, opt Options) ([]floa
 // and the marginals are those of the whole network; each chain only has to
 // mix over its own component. Component k is sampled with seed
 // opt.Seed+k, so the result does not depend on workers. An atom in no
-// clause gets its probability in closed form from its bias (0.5 without).
+// clause gets its probability in closed form from its bias (0.5 without),
+// and a component of at most Options.ExactAtoms atoms its exact marginals
+// by enumeration.
 func Components(ctx context.Context, net *ground.Network, workers int, opt Options, sampler Sampler) ([]float64, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -45,6 +47,12 @@ func Components(ctx context.Context, net *ground.Network, workers int, opt Optio
 							b = opt.Bias[a]
 						}
 						probs[a] = 1 / (1 + math.Exp(-b))
+					}
+					continue
+				}
+				if p, ok := enumerateMarginals(net, c, opt.Bias, exactLimit(opt)); ok {
+					for i, a := range c.Atoms {
+						probs[a] = p[i]
 					}
 					continue
 				}
@@ -118,4 +126,16 @@ func (e Engine) Marginals(ctx context.Context, net *ground.Network, opt infer.Op
 		sampler = Gibbs
 	}
 	return Components(ctx, net, e.Workers, o, sampler)
+}
+
+// exactLimit is the largest component whose marginals are enumerated
+// (Options.ExactAtoms with its default; 0 for none).
+func exactLimit(opt Options) int {
+	switch {
+	case opt.ExactAtoms == 0:
+		return DefaultExactAtoms
+	case opt.ExactAtoms < 0:
+		return 0
+	}
+	return opt.ExactAtoms
 }

@@ -25,7 +25,7 @@ func TestComponentsMatchesExact(t *testing.T) {
 	want := brute.Marginals(withBias(net, bias))
 	for _, workers := range []int{1, 3} {
 		for name, s := range map[string]Sampler{"MC-SAT": MCSAT, "Gibbs": Gibbs} {
-			opt := Options{Samples: 20000, BurnIn: 200}
+			opt := Options{Samples: 20000, BurnIn: 200, ExactAtoms: -1}
 			opt.Seed = 5
 			opt.Bias = bias
 			got, err := Components(context.Background(), net, workers, opt, s)

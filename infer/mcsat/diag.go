@@ -42,18 +42,6 @@ func newAccum(n int, squares bool) *accum {
 	return c
 }
 
-// addBool records an indicator sample.
-func (c *accum) addBool(y []bool) {
-	cur := c.bs[c.nb*c.n : (c.nb+1)*c.n]
-	for a, v := range y {
-		if v {
-			c.sum[a]++
-			cur[a]++
-		}
-	}
-	c.done()
-}
-
 // addValues records a sample of values in [0, 1].
 func (c *accum) addValues(p []float64) {
 	cur := c.bs[c.nb*c.n : (c.nb+1)*c.n]
@@ -118,12 +106,13 @@ type Diagnostics struct {
 	// rank normalisation): about 1 when the chains agree, larger when they
 	// sample different parts of the distribution. An atom every sequence
 	// keeps at the same constant value gets 1; one they keep at different
-	// constants gets +Inf. Atoms in no clause (probability in closed form)
-	// get 1.
+	// constants gets +Inf. Atoms whose marginals are exact (in no clause,
+	// or in a component of at most Options.ExactAtoms atoms) get 1.
 	Rhat []float64
 	// ESS is every atom's effective sample size over all chains, from
 	// batch means around the pooled mean (so that chains disagreeing lower
-	// it), at most Chains*Samples; +Inf for atoms in no clause.
+	// it), at most Chains*Samples; +Inf for atoms whose marginals are
+	// exact.
 	ESS []float64
 
 	// Summary over the atoms given to Summarize (all atoms for Run).

@@ -59,6 +59,11 @@ const (
 	// DefaultInitSteps is the default step limit of the WalkSAT search
 	// for a world satisfying the hard clauses.
 	DefaultInitSteps = 1000000
+	// DefaultExactAtoms is the default size, in atoms, up to which a
+	// connected component's marginals are computed exactly, by
+	// enumerating its worlds, instead of sampled (see
+	// Options.ExactAtoms).
+	DefaultExactAtoms = 12
 )
 
 // ErrHard is returned when no world satisfying the hard clauses was found.
@@ -119,6 +124,27 @@ type Options struct {
 	// clauses; by default they are constraints the chain never violates.
 	HardWeight float64
 
+	// ExactAtoms, for Components, Engine, Run and Sampling, is the size
+	// (in atoms) up to which a connected component's marginals are
+	// computed exactly, by enumerating its 2^n worlds, instead of sampled
+	// (default DefaultExactAtoms; negative: every component with a clause
+	// is sampled). Exact marginals carry no Monte Carlo error, so atoms
+	// that clauses of small weight set apart are ranked by those weights,
+	// not by sampling noise. A component whose hard clauses no world
+	// satisfies is sampled as before.
+	ExactAtoms int
+
+	// Indicators, for MC-SAT, estimates each marginal by the fraction of
+	// the recorded worlds in which the atom is true. By default the
+	// estimate is the mean over the recorded worlds of the atom's
+	// probability given the rest of the world (Rao-Blackwellised, as Gibbs
+	// sampling always is): the same expectation with less variance, nearly
+	// none for an atom that clauses tie only weakly to the others, for a
+	// pass over the clauses with at most one true literal per recorded
+	// world (on UW-CSE's advisedBy network, a run of 2 chains of 5,000
+	// samples took 2.7 s of CPU against 1.2 s).
+	Indicators bool
+
 	// selection forces one way of drawing MC-SAT's clause selection (the
 	// package's tests and benchmarks compare them); zero chooses per step.
 	selection selectMode
@@ -157,6 +183,9 @@ func (o *Options) defaults() {
 	if o.InitSteps <= 0 {
 		o.InitSteps = DefaultInitSteps
 	}
+	if o.ExactAtoms == 0 {
+		o.ExactAtoms = DefaultExactAtoms
+	}
 }
 
 func prepare(net *ground.Network, opt *Options) (*model, error) {
@@ -174,13 +203,19 @@ func newChain(m *model, opt *Options, k int) (*state, error) {
 }
 
 // MCSAT returns the marginal probability of each atom of net being true,
-// estimated by MC-SAT: the fraction of samples in which the atom is true.
+// estimated by MC-SAT: the mean over the samples of the atom's probability
+// given the rest of the sampled world (Rao-Blackwellised: the same
+// expectation as the fraction of samples in which the atom is true, with
+// less variance; an atom that clauses tie only weakly to the others gets
+// nearly its exact marginal from few samples), or with Options.Indicators
+// that fraction.
 func MCSAT(ctx context.Context, net *ground.Network, opt Options) ([]float64, error) {
 	m, err := prepare(net, &opt)
 	if err != nil {
 		return nil, err
 	}
 	counts := make([]float64, m.n)
+	cond, diff, force := make([]float64, m.n), make([]float64, m.n), make([]uint8, m.n)
 	for k := 0; k < opt.Chains; k++ {
 		s, err := newChain(m, &opt, k)
 		if err != nil {
@@ -192,10 +227,17 @@ func MCSAT(ctx context.Context, net *ground.Network, opt Options) ([]float64, er
 			}
 			s.mcsatStep(&opt)
 			if step >= opt.BurnIn {
-				for a, v := range s.y {
-					if v {
-						counts[a]++
+				if opt.Indicators {
+					for a, v := range s.y {
+						if v {
+							counts[a]++
+						}
 					}
+					continue
+				}
+				s.conditionals(cond, diff, force, opt.HardWeight)
+				for a, p := range cond {
+					counts[a] += p
 				}
 			}
 		}
@@ -479,3 +521,66 @@ func (s *state) conditional(a int32, hardWeight float64) float64 {
 // (ground.Options.Engine), fitted to the peak live heap on real groundings
 // (infer/memory_test.go).
 var Memory = ground.EngineCost{PerAtom: 80, PerClause: 150, PerLit: 24}
+
+// conditionals sets dst[a] to the probability that atom a is true given
+// the other atoms, for every atom, as conditional does, in one pass over
+// the clauses: only a clause with at most one true literal changes when
+// one atom flips (every literal of a false clause, the true literal of a
+// clause with one), so the clauses with two or more are skipped. diff and
+// force are scratch space of the atoms' length.
+func (s *state) conditionals(dst, diff []float64, force []uint8, hardWeight float64) {
+	m := s.m
+	clear(diff)
+	clear(force)
+	const forceT, forceF = 1, 2
+	for c := 0; c < m.numClauses(); c++ {
+		nt := s.numTrue[c]
+		if nt >= 2 {
+			continue
+		}
+		w := m.w[c]
+		if math.IsInf(w, 0) && hardWeight > 0 {
+			w = math.Copysign(hardWeight, w)
+		}
+		for _, l := range m.clause(c) {
+			a := l.Atom()
+			neg := l.Neg()
+			if nt == 1 && s.y[a] == neg {
+				continue // a false literal of a clause another literal holds
+			}
+			switch {
+			case math.IsInf(w, 1):
+				if neg {
+					force[a] |= forceF
+				} else {
+					force[a] |= forceT
+				}
+			case math.IsInf(w, -1):
+				if neg {
+					force[a] |= forceT
+				} else {
+					force[a] |= forceF
+				}
+			case neg:
+				diff[a] -= w
+			default:
+				diff[a] += w
+			}
+		}
+	}
+	for a := range dst {
+		switch force[a] {
+		case forceT | forceF:
+			dst[a] = 0
+			if s.y[a] {
+				dst[a] = 1
+			}
+		case forceT:
+			dst[a] = 1
+		case forceF:
+			dst[a] = 0
+		default:
+			dst[a] = 1 / (1 + math.Exp(-diff[a]))
+		}
+	}
+}

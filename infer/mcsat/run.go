@@ -17,7 +17,9 @@ import (
 type Method int
 
 const (
-	// MethodMCSAT samples by MC-SAT; the marginals average indicators.
+	// MethodMCSAT samples by MC-SAT; the marginals average the atoms'
+	// conditional probabilities given the rest of each recorded world
+	// (Rao-Blackwellised), or with Options.Indicators their indicators.
 	MethodMCSAT Method = iota
 	// MethodGibbs samples by Gibbs sampling; the marginals average the
 	// atoms' conditional probabilities (Rao-Blackwellised).
@@ -64,10 +66,12 @@ type Sampling struct {
 	workers int
 
 	comps  []ground.Component
-	fixed  []float64 // closed-form marginals of atoms in no clause (NaN: sampled)
+	fixed  []float64 // exact marginals: atoms in no clause, small components (NaN: sampled)
 	units  []*unit   // component-major, one per (sampled component, chain)
 	byComp [][]*unit
 	burned bool
+	// recorded is the number of samples each chain has recorded.
+	recorded int
 }
 
 // unit is one chain on one component.
@@ -76,7 +80,9 @@ type unit struct {
 	atoms       []int32 // the component's atoms, as indices in the network
 	lad         *ladder
 	acc         *accum
-	vals        []float64 // Gibbs: the sweep's conditional probabilities
+	vals        []float64 // the recorded world's conditional probabilities
+	diff        []float64 // MC-SAT: scratch of conditionals
+	force       []uint8
 	blocks      [][]int32 // the blocks of the block moves
 	bscore      []float64 // scratch of the block moves
 	bhard       []int32
@@ -126,6 +132,12 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 					b = opt.Bias[a]
 				}
 				r.fixed[a] = 1 / (1 + math.Exp(-b))
+			}
+			continue
+		}
+		if p, ok := enumerateMarginals(net, c, opt.Bias, exactLimit(opt)); ok {
+			for i, a := range c.Atoms {
+				r.fixed[a] = p[i]
 			}
 			continue
 		}
@@ -208,9 +220,10 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 			u.bscore = make([]float64, 1<<big)
 			u.bhard = make([]int32, 1<<big)
 		}
-		u.acc = newAccum(len(u.atoms), method == MethodGibbs)
-		if method == MethodGibbs {
-			u.vals = make([]float64, len(u.atoms))
+		u.acc = newAccum(len(u.atoms), true)
+		u.vals = make([]float64, len(u.atoms))
+		if method == MethodMCSAT && !opt.Indicators {
+			u.diff, u.force = make([]float64, len(u.atoms)), make([]uint8, len(u.atoms))
 		}
 		return nil
 	}, func(i int) int { return r.units[i].cost })
@@ -325,6 +338,7 @@ func (r *Sampling) Sample(ctx context.Context, n int) error {
 		return err
 	}
 	r.burned = true
+	r.recorded += n
 	return nil
 }
 
@@ -352,10 +366,18 @@ func (r *Sampling) step(u *unit, record bool) {
 	}
 	if record {
 		if r.method == MethodMCSAT {
-			u.acc.addBool(l.reps[0].y)
-		} else {
-			u.acc.addValues(u.vals)
+			if s := l.reps[0]; !r.opt.Indicators {
+				s.conditionals(u.vals, u.diff, u.force, r.opt.HardWeight)
+			} else {
+				for a, v := range s.y {
+					u.vals[a] = 0
+					if v {
+						u.vals[a] = 1
+					}
+				}
+			}
 		}
+		u.acc.addValues(u.vals)
 	}
 	l.exchange()
 }
@@ -388,7 +410,7 @@ func (r *Sampling) Marginals() []float64 {
 // summarized over all atoms with RhatThreshold (see Summarize).
 func (r *Sampling) Diagnostics() *Diagnostics {
 	n := r.net.NumAtoms()
-	d := &Diagnostics{Chains: r.opt.Chains, Rhat: make([]float64, n), ESS: make([]float64, n)}
+	d := &Diagnostics{Chains: r.opt.Chains, Samples: r.recorded, Rhat: make([]float64, n), ESS: make([]float64, n)}
 	for a := range d.Rhat {
 		d.Rhat[a], d.ESS[a] = 1, math.Inf(1)
 	}
@@ -400,7 +422,6 @@ func (r *Sampling) Diagnostics() *Diagnostics {
 		for i, u := range us {
 			accs[i] = u.acc
 		}
-		d.Samples = us[0].acc.count
 		diagnose(accs, us[0].atoms, d.Rhat, d.ESS)
 	}
 	d.Summarize(nil, RhatThreshold)

@@ -25,7 +25,8 @@ func TestRunMatchesExact(t *testing.T) {
 			worst := 0.0
 			for i := range 12 {
 				net, bias, exact := randomModel(rng, method == MethodGibbs)
-				opt := Options{Options: infer.Options{Bias: bias, Seed: int64(i)}, Samples: 10000, Replicas: reps, MinBeta: 0.3, BlockWeight: set.blockW, MaxBlock: 4}
+				opt := Options{Options: infer.Options{Bias: bias, Seed: int64(i)}, Samples: 10000, Replicas: reps, MinBeta: 0.3, BlockWeight: set.blockW, MaxBlock: 4, ExactAtoms: -1,
+					Indicators: i%2 == 1}
 				got, d, err := Run(context.Background(), net, 2, opt, method)
 				if err != nil {
 					t.Fatal(err)
@@ -58,7 +59,7 @@ func TestRunDeterministic(t *testing.T) {
 		var first []float64
 		var firstD *Diagnostics
 		for _, workers := range []int{1, 2} {
-			opt := Options{Options: infer.Options{Seed: 11}, Samples: 300, Chains: 3, Replicas: 2, BlockWeight: 1}
+			opt := Options{Options: infer.Options{Seed: 11}, Samples: 300, Chains: 3, Replicas: 2, BlockWeight: 1, ExactAtoms: -1}
 			p, d, err := Run(context.Background(), net, workers, opt, method)
 			if err != nil {
 				t.Fatal(err)
@@ -152,7 +153,7 @@ func TestMovesCrossModes(t *testing.T) {
 	}
 	for _, method := range []Method{MethodMCSAT, MethodGibbs} {
 		run := func(chains, reps int, blockW float64) ([]float64, *Diagnostics) {
-			opt := Options{Options: infer.Options{Seed: 1}, Samples: 4000, Chains: chains, Replicas: reps, MinBeta: 0.05, BlockWeight: blockW}
+			opt := Options{Options: infer.Options{Seed: 1}, Samples: 4000, Chains: chains, Replicas: reps, MinBeta: 0.05, BlockWeight: blockW, ExactAtoms: -1}
 			p, d, err := Run(context.Background(), net, 2, opt, method)
 			if err != nil {
 				t.Fatal(err)
@@ -198,7 +199,7 @@ func TestRhatFlagsStuckGibbs(t *testing.T) {
 	net.AddClause([]ground.Lit{lit(0, false), lit(1, true)}, math.Inf(1), -1, -1, 1)
 	net.AddClause([]ground.Lit{lit(0, true), lit(1, false)}, math.Inf(1), -1, -1, 1)
 	net.AddClause([]ground.Lit{lit(2, false)}, 0.5, -1, -1, 1)
-	opt := Options{Options: infer.Options{Seed: 1}, Samples: 200, Chains: 8, BlockWeight: -1}
+	opt := Options{Options: infer.Options{Seed: 1}, Samples: 200, Chains: 8, BlockWeight: -1, ExactAtoms: -1}
 	p, d, err := Run(context.Background(), net, 2, opt, MethodGibbs)
 	if err != nil {
 		t.Fatal(err)

@@ -84,6 +84,9 @@ type MSLConfig struct {
 	// chooses per search on a held-out training database
 	// (structure.LearnValidated), "true" and "false" fix it.
 	Repeated string
+	// NoJoins turns off the joins of the validated search
+	// (structure.Validation.NoJoins).
+	NoJoins bool
 	// DSAFromKB keeps Search.DomainScaled for the searches from the KB
 	// (by default they are unscaled).
 	DSAFromKB bool
@@ -236,7 +239,20 @@ func choiceNote(ch *structure.Choice) string {
 	if ch.Stopped[0] != "" || ch.Stopped[1] != "" {
 		stopped = ", a validation search stopped early (" + cmp.Or(ch.Stopped[0], ch.Stopped[1]) + ")"
 	}
-	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %.4f with (± %.4f, %d databases held out in turn), %.0fs%s", ch.RepeatedPredicates, ch.CLL[0], ch.CLL[1], ch.SE, ch.Folds, ch.Seconds, stopped)
+	joins := ""
+	if j := ch.Joins; j != nil {
+		joins = fmt.Sprintf("; %d learned joins capped at %g (held-out CLL / AUC-PR per cap %s)", j.Joins, j.Cap, capScores(j))
+	}
+	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %.4f with (± %.4f, %d databases held out in turn), %.0fs%s%s", ch.RepeatedPredicates, ch.CLL[0], ch.CLL[1], ch.SE, ch.Folds, ch.Seconds, stopped, joins)
+}
+
+// capScores lists the held-out scores of each join cap.
+func capScores(j *structure.JoinChoice) string {
+	var parts []string
+	for k, c := range structure.JoinCaps {
+		parts = append(parts, fmt.Sprintf("%g: %.4f / %.4f", c, j.CLL[k], j.AUCPR[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func stoppedNote(s string) string {
@@ -307,7 +323,11 @@ func runMSLCell(ctx context.Context, cfg MSLConfig, ds MSLDataset, row MSLRow, t
 			default:
 				return nil, fmt.Errorf("repeated predicates %q: auto, true or false", cfg.Repeated)
 			}
-			r, ch, err := structure.LearnValidated(ctx, row.Method, dbs, s, sc, structure.Validation{Samples: cfg.Samples, Seed: cfg.Seed})
+			r, ch, err := structure.LearnValidated(ctx, row.Method, dbs, s, sc, func() structure.Validation {
+				v := structure.DefaultValidation()
+				v.Samples, v.Seed, v.NoJoins = cfg.Samples, cfg.Seed, cfg.NoJoins
+				return v
+			}())
 			if ch != nil && ch.Folds > 0 {
 				choice = ch
 			}
