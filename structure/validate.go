@@ -98,7 +98,9 @@ type Choice struct {
 // noise the simpler setting, without, is kept. Unless v.NoJoins, every
 // search makes joins (Settings.Joins), and the final model's learned joins
 // get their weights capped at a value chosen on the held-out databases
-// (chooseJoinCap, reported in Choice.Joins). Every search sees the
+// (chooseJoinCap, reported in Choice.Joins); when the final search made
+// none, or the choice drops them, it runs again without joins (unless
+// s.Joins asked for them). Every search sees the
 // databases sorted by a hash of their contents, so neither the choice nor
 // the model depends on the order of dbs. With one training database there is nothing to hold out, and with s.Scorer set the databases cannot be split: s is
 // then used as given (so is it for MethodWeights, which adds no clause).
@@ -127,6 +129,7 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 			preds = append(preds, mln.PredID(p))
 		}
 	}
+	givenJoins := s.Joins
 	if !v.NoJoins {
 		s.Joins = true
 	}
@@ -236,6 +239,16 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		return r, ch, err
 	}
 	ch.Joins, err = chooseJoinCap(ctx, r, dbs, s, sc, v, preds)
+	if err != nil || givenJoins || ch.Joins != nil && ch.Joins.Cap > 0 {
+		return r, ch, err
+	}
+	// No learned join is kept: the model is the search's without joins,
+	// whose path the joins in its beam would otherwise have changed.
+	if v.Log != nil {
+		fmt.Fprintln(v.Log, "marple: validation kept no learned join: the final search runs again without joins")
+	}
+	s.Joins, s.Checkpoint, s.Resume = false, nil, nil
+	r, err = LearnBatch(ctx, method, dbs, s, sc)
 	return r, ch, err
 }
 
