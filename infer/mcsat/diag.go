@@ -42,6 +42,18 @@ func newAccum(n int, squares bool) *accum {
 	return c
 }
 
+// addBool records an indicator sample.
+func (c *accum) addBool(y []bool) {
+	cur := c.bs[c.nb*c.n : (c.nb+1)*c.n]
+	for a, v := range y {
+		if v {
+			c.sum[a]++
+			cur[a]++
+		}
+	}
+	c.done()
+}
+
 // addValues records a sample of values in [0, 1].
 func (c *accum) addValues(p []float64) {
 	cur := c.bs[c.nb*c.n : (c.nb+1)*c.n]

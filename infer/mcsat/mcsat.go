@@ -183,9 +183,6 @@ func (o *Options) defaults() {
 	if o.InitSteps <= 0 {
 		o.InitSteps = DefaultInitSteps
 	}
-	if o.ExactAtoms == 0 {
-		o.ExactAtoms = DefaultExactAtoms
-	}
 }
 
 func prepare(net *ground.Network, opt *Options) (*model, error) {

@@ -80,7 +80,7 @@ type unit struct {
 	atoms       []int32 // the component's atoms, as indices in the network
 	lad         *ladder
 	acc         *accum
-	vals        []float64 // the recorded world's conditional probabilities
+	vals        []float64 // the recorded world's conditional probabilities (not with Indicators)
 	diff        []float64 // MC-SAT: scratch of conditionals
 	force       []uint8
 	blocks      [][]int32 // the blocks of the block moves
@@ -220,9 +220,12 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 			u.bscore = make([]float64, 1<<big)
 			u.bhard = make([]int32, 1<<big)
 		}
-		u.acc = newAccum(len(u.atoms), true)
-		u.vals = make([]float64, len(u.atoms))
-		if method == MethodMCSAT && !opt.Indicators {
+		indicators := method == MethodMCSAT && opt.Indicators
+		u.acc = newAccum(len(u.atoms), !indicators)
+		if !indicators {
+			u.vals = make([]float64, len(u.atoms))
+		}
+		if method == MethodMCSAT && !indicators {
 			u.diff, u.force = make([]float64, len(u.atoms)), make([]uint8, len(u.atoms))
 		}
 		return nil
@@ -364,19 +367,14 @@ func (r *Sampling) step(u *unit, record bool) {
 			s.blockMove(b, r.opt.HardWeight, u.bscore, u.bhard)
 		}
 	}
-	if record {
-		if r.method == MethodMCSAT {
-			if s := l.reps[0]; !r.opt.Indicators {
-				s.conditionals(u.vals, u.diff, u.force, r.opt.HardWeight)
-			} else {
-				for a, v := range s.y {
-					u.vals[a] = 0
-					if v {
-						u.vals[a] = 1
-					}
-				}
-			}
-		}
+	switch {
+	case !record:
+	case r.method == MethodMCSAT && r.opt.Indicators:
+		u.acc.addBool(l.reps[0].y)
+	case r.method == MethodMCSAT:
+		l.reps[0].conditionals(u.vals, u.diff, u.force, r.opt.HardWeight)
+		u.acc.addValues(u.vals)
+	default:
 		u.acc.addValues(u.vals)
 	}
 	l.exchange()
