@@ -463,7 +463,7 @@ func (s *state) conditional(a int32, hardWeight float64) float64 {
 	m := s.m
 	ya := s.y[a]
 	diff := 0.0 // score(a true) - score(a false)
-	forceT, forceF := false, false
+	var force uint8
 	for _, o := range m.occurrences(a) {
 		c := o >> 1
 		neg := o&1 == 1
@@ -477,31 +477,44 @@ func (s *state) conditional(a int32, hardWeight float64) float64 {
 		}
 		// The clause is true exactly when a's literal is: when a is true
 		// for a positive literal, false for a negative one.
-		w := m.w[c]
-		if math.IsInf(w, 0) && hardWeight > 0 {
-			w = math.Copysign(hardWeight, w)
-		}
-		switch {
-		case math.IsInf(w, 1):
-			if neg {
-				forceF = true
-			} else {
-				forceT = true
-			}
-		case math.IsInf(w, -1):
-			if neg {
-				forceT = true
-			} else {
-				forceF = true
-			}
-		case neg:
-			diff -= w
-		default:
-			diff += w
-		}
+		d, f := pull(m.w[c], neg, hardWeight)
+		diff += d
+		force |= f
+	}
+	return condProb(diff, force, ya)
+}
+
+// The values a clause can force on an atom (pull, condProb).
+const (
+	forceT uint8 = 1 << iota
+	forceF
+)
+
+// pull returns what a clause of weight w that is true exactly when a
+// literal of atom a (negative when neg) is adds to score(a true) -
+// score(a false), or, for a hard clause, the value it forces on a. Hard
+// clauses weigh hardWeight when it is positive.
+func pull(w float64, neg bool, hardWeight float64) (diff float64, force uint8) {
+	if math.IsInf(w, 0) && hardWeight > 0 {
+		w = math.Copysign(hardWeight, w)
 	}
 	switch {
-	case forceT && forceF:
+	case math.IsInf(w, 0) && (w > 0) == neg:
+		return 0, forceF // a hard clause true when a is false, or a hard negated one true when it is true
+	case math.IsInf(w, 0):
+		return 0, forceT
+	case neg:
+		return -w, 0
+	}
+	return w, 0
+}
+
+// condProb returns the probability that an atom whose current value is ya
+// is true, given score(true) - score(false) = diff and the values its
+// clauses force (when they force both, it keeps its value).
+func condProb(diff float64, force uint8, ya bool) float64 {
+	switch force {
+	case forceT | forceF:
 		if ya {
 			return 1
 		}
@@ -529,15 +542,10 @@ func (s *state) conditionals(dst, diff []float64, force []uint8, hardWeight floa
 	m := s.m
 	clear(diff)
 	clear(force)
-	const forceT, forceF = 1, 2
 	for c := 0; c < m.numClauses(); c++ {
 		nt := s.numTrue[c]
 		if nt >= 2 {
 			continue
-		}
-		w := m.w[c]
-		if math.IsInf(w, 0) && hardWeight > 0 {
-			w = math.Copysign(hardWeight, w)
 		}
 		for _, l := range m.clause(c) {
 			a := l.Atom()
@@ -545,39 +553,12 @@ func (s *state) conditionals(dst, diff []float64, force []uint8, hardWeight floa
 			if nt == 1 && s.y[a] == neg {
 				continue // a false literal of a clause another literal holds
 			}
-			switch {
-			case math.IsInf(w, 1):
-				if neg {
-					force[a] |= forceF
-				} else {
-					force[a] |= forceT
-				}
-			case math.IsInf(w, -1):
-				if neg {
-					force[a] |= forceT
-				} else {
-					force[a] |= forceF
-				}
-			case neg:
-				diff[a] -= w
-			default:
-				diff[a] += w
-			}
+			d, f := pull(m.w[c], neg, hardWeight)
+			diff[a] += d
+			force[a] |= f
 		}
 	}
 	for a := range dst {
-		switch force[a] {
-		case forceT | forceF:
-			dst[a] = 0
-			if s.y[a] {
-				dst[a] = 1
-			}
-		case forceT:
-			dst[a] = 1
-		case forceF:
-			dst[a] = 0
-		default:
-			dst[a] = 1 / (1 + math.Exp(-diff[a]))
-		}
+		dst[a] = condProb(diff[a], force[a], s.y[a])
 	}
 }
