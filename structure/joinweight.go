@@ -36,8 +36,10 @@ type JoinChoice struct {
 // chooseJoinCap chooses the cap on the weights of the joins of r that the
 // search made, on held-out data, and applies it to r: r becomes its other
 // clauses with their weights refit on every database of dbs without the
-// joins, and the joins at their capped weights (none for a cap of 0); its
-// Score is then the objective of the refit clauses without the joins.
+// joins, and the joins at their capped weights; its Score is then the
+// objective of the refit clauses without the joins. A cap of 0 is applied
+// so (the joins dropped) only with keepDropped: otherwise r is left as it
+// is, for the caller to search again without joins.
 // Each database of dbs is held out in turn: the weights of r's other
 // clauses are refit on the rest (FitWeights), the joins added at each cap
 // of JoinCaps, and every scored predicate of the held-out database
@@ -48,7 +50,7 @@ type JoinChoice struct {
 // so no likelihood of that data bounds its weight, while a small weight
 // already ranks its conclusion's atoms: the CLL guards the query
 // predicates the join couples, the AUC-PR the ranking it gives.
-func chooseJoinCap(ctx context.Context, r *Result, dbs []*mln.Database, s Settings, sc Scoring, v Validation, preds []mln.PredID) (*JoinChoice, error) {
+func chooseJoinCap(ctx context.Context, r *Result, dbs []*mln.Database, s Settings, sc Scoring, v Validation, preds []mln.PredID, keepDropped bool) (*JoinChoice, error) {
 	given := map[string]bool{}
 	for _, c := range s.Start {
 		given[CanonicalKey(c)] = true
@@ -113,6 +115,13 @@ func chooseJoinCap(ctx context.Context, r *Result, dbs []*mln.Database, s Settin
 	}
 	chosen, best, se := pickCap(cll, auc)
 	jc.Cap, jc.Best, jc.SE = JoinCaps[chosen], JoinCaps[best], se
+	if v.Log != nil {
+		fmt.Fprintf(v.Log, "marple: validation capped the weights of %d learned joins at %g (held-out CLL %.4f, AUC-PR %.4f; best CLL %.4f at cap %g)\n",
+			jc.Joins, jc.Cap, jc.CLL[chosen], jc.AUCPR[chosen], jc.CLL[best], jc.Best)
+	}
+	if jc.Cap == 0 && !keepDropped {
+		return jc, nil
+	}
 	// The final model is built as the held-out ones were: the other
 	// clauses' weights refit on every database without the joins (the
 	// search fit them around the joins' own weights), the joins added at
@@ -129,10 +138,6 @@ func chooseJoinCap(ctx context.Context, r *Result, dbs []*mln.Database, s Settin
 		}
 	}
 	*r = *final
-	if v.Log != nil {
-		fmt.Fprintf(v.Log, "marple: validation capped the weights of %d learned joins at %g (held-out CLL %.4f, AUC-PR %.4f; best CLL %.4f at cap %g)\n",
-			jc.Joins, jc.Cap, jc.CLL[chosen], jc.AUCPR[chosen], jc.CLL[best], jc.Best)
-	}
 	return jc, nil
 }
 

@@ -82,7 +82,7 @@ func TestChooseJoinCap(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Weights[len(r.Weights)-1] = 11 // as a search fits a join that always holds
-		jc, err := chooseJoinCap(ctx, r, dbs, s, DefaultScoring(), Validation{Seed: 1}, []mln.PredID{0, 1, 2})
+		jc, err := chooseJoinCap(ctx, r, dbs, s, DefaultScoring(), Validation{Seed: 1}, []mln.PredID{0, 1, 2}, true)
 		if err != nil {
 			t.Fatal(err)
 		}

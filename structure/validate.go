@@ -238,7 +238,7 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 	if err != nil || !s.Joins {
 		return r, ch, err
 	}
-	ch.Joins, err = chooseJoinCap(ctx, r, dbs, s, sc, v, preds)
+	ch.Joins, err = chooseJoinCap(ctx, r, dbs, s, sc, v, preds, givenJoins)
 	if err != nil || givenJoins || ch.Joins != nil && ch.Joins.Cap > 0 {
 		return r, ch, err
 	}
