@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/marple-mln/marple/mln"
 )
@@ -51,15 +52,10 @@ type JoinChoice struct {
 // already ranks its conclusion's atoms: the CLL guards the query
 // predicates the join couples, the AUC-PR the ranking it gives.
 func chooseJoinCap(ctx context.Context, r *Result, dbs []*mln.Database, s Settings, sc Scoring, v Validation, preds []mln.PredID, keepDropped bool) (*JoinChoice, error) {
-	given := map[string]bool{}
-	for _, c := range s.Start {
-		given[CanonicalKey(c)] = true
-	}
-	var joins, rest []int
-	for i, c := range r.Clauses {
-		if !c.Hard && Join(c) && !given[CanonicalKey(c)] {
-			joins = append(joins, i)
-		} else {
+	joins := learnedJoins(r, s)
+	var rest []int
+	for i := range r.Clauses {
+		if !slices.Contains(joins, i) {
 			rest = append(rest, i)
 		}
 	}
@@ -139,6 +135,22 @@ func chooseJoinCap(ctx context.Context, r *Result, dbs []*mln.Database, s Settin
 	}
 	*r = *final
 	return jc, nil
+}
+
+// learnedJoins returns the indices of r's joins that the search made (not
+// given in s.Start).
+func learnedJoins(r *Result, s Settings) []int {
+	given := map[string]bool{}
+	for _, c := range s.Start {
+		given[CanonicalKey(c)] = true
+	}
+	var joins []int
+	for i, c := range r.Clauses {
+		if !c.Hard && Join(c) && !given[CanonicalKey(c)] {
+			joins = append(joins, i)
+		}
+	}
+	return joins
 }
 
 // pickCap applies the rule of chooseJoinCap to the held-out scores

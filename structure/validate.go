@@ -47,11 +47,20 @@ type Validation struct {
 	// joins the final search made are then capped at a value chosen on
 	// held-out data (see JoinChoice).
 	NoJoins bool
+	// NoConstants turns off the per-constant refinements: by default the
+	// final model's clauses are tried with variables given a weight per
+	// constant, and those that improve the held-out CLL are kept (see
+	// ConstantChoice).
+	NoConstants bool
+	// MaxExpansion bounds the per-constant clauses of one refinement (0:
+	// DefaultMaxExpansion).
+	MaxExpansion int
 }
 
 // DefaultValidation returns the default validation: the scored
 // predicates chosen from the settings, mcsat.DefaultSamples samples, seed
-// 0, and joins searched and capped (NoJoins false).
+// 0, joins searched and capped (NoJoins false), and per-constant
+// refinements tried (NoConstants false).
 func DefaultValidation() Validation { return Validation{} }
 
 // Choice is the setting LearnValidated chose and the held-out scores
@@ -84,6 +93,9 @@ type Choice struct {
 	// Joins is the choice of the cap on the learned joins' weights (nil
 	// when the final model has no learned join).
 	Joins *JoinChoice
+	// Constants is the choice of per-constant refinements (nil when none
+	// was tried).
+	Constants *ConstantChoice
 }
 
 // LearnValidated is LearnBatch with s.RepeatedPredicates chosen on held-out
@@ -100,14 +112,18 @@ type Choice struct {
 // get their weights capped at a value chosen on the held-out databases
 // (chooseJoinCap, reported in Choice.Joins); when the final search made
 // none, or the choice drops them, it runs again without joins (unless
-// s.Joins asked for them). Every search sees the
+// s.Joins asked for them). Unless v.NoConstants, the final model's clauses
+// are then tried with variables given a weight per constant, and the
+// refinements that improve the held-out CLL are kept (chooseConstants,
+// reported in Choice.Constants). Every search sees the
 // databases sorted by a hash of their contents, so neither the choice nor
 // the model depends on the order of dbs. With one training database there is nothing to hold out, and with s.Scorer set the databases cannot be split: s is
 // then used as given (so is it for MethodWeights, which adds no clause).
 //
-// A positive s.TimeLimit bounds the whole: the validation searches share
-// half of it equally, the final search gets what is left (at least a
-// quarter). A positive s.MaxCandidates bounds each search, validation
+// A positive s.TimeLimit bounds the searches: the validation searches
+// share half of it equally, the final search gets what is left (at least a
+// quarter); the choices of join caps and refinements after it are not
+// bounded. A positive s.MaxCandidates bounds each search, validation
 // searches included, and, unlike a time limit, leaves the choice and the
 // model independent of the machine's load.
 func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s Settings, sc Scoring, v Validation) (*Result, *Choice, error) {
@@ -235,21 +251,40 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		s.TimeLimit = max(s.TimeLimit-time.Since(t0), s.TimeLimit/4)
 	}
 	r, err := LearnBatch(ctx, method, dbs, withPhase(s, final), sc)
-	if err != nil || !s.Joins {
-		return r, ch, err
+	if err != nil {
+		return nil, nil, err
 	}
-	ch.Joins, err = chooseJoinCap(ctx, r, dbs, s, sc, v, preds, givenJoins)
-	if err != nil || givenJoins || ch.Joins != nil && ch.Joins.Cap > 0 {
-		return r, ch, err
+	if s.Joins {
+		ch.Joins, err = chooseJoinCap(ctx, r, dbs, s, sc, v, preds, givenJoins)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !givenJoins && (ch.Joins == nil || ch.Joins.Cap == 0) {
+			// No learned join is kept: the model is the search's without
+			// joins, whose path the joins in its beam would otherwise have
+			// changed.
+			if v.Log != nil {
+				fmt.Fprintln(v.Log, "marple: validation kept no learned join: the final search runs again without joins")
+			}
+			ns := s
+			ns.Joins, ns.Checkpoint, ns.Resume = false, nil, nil
+			if r, err = LearnBatch(ctx, method, dbs, ns, sc); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
-	// No learned join is kept: the model is the search's without joins,
-	// whose path the joins in its beam would otherwise have changed.
-	if v.Log != nil {
-		fmt.Fprintln(v.Log, "marple: validation kept no learned join: the final search runs again without joins")
+	if v.NoConstants {
+		return r, ch, nil
 	}
-	s.Joins, s.Checkpoint, s.Resume = false, nil, nil
-	r, err = LearnBatch(ctx, method, dbs, s, sc)
-	return r, ch, err
+	var fixed []int
+	if ch.Joins != nil && ch.Joins.Cap > 0 {
+		fixed = learnedJoins(r, s)
+	}
+	ch.Constants, err = chooseConstants(ctx, r, dbs, s, sc, v, preds, fixed)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, ch, nil
 }
 
 // canonicalOrder returns dbs sorted by a hash of their contents (each

@@ -47,6 +47,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 		dsa       = fs.Bool("dsa", d.DomainScaled, "domain-size-aware weights for new clauses with free variables, which may then enter the model (learnstruct -dsa); set explicitly, also for the searches from the KB")
 		freeVars  = fs.Bool("freeVars", false, "let every clause with a variable in only one literal enter the model, scaled with -dsa (learnstruct -freeVars)")
 		joins     = fs.Bool("joins", !structure.DefaultValidation().NoJoins, "with -repeatedPredicates auto and two or more training databases: let new clauses that repeat a predicate in negative literals only, with a positive literal of another predicate and no free variable, enter the model whatever -repeatedPredicates chooses beam search propose them, each scored at its conclusion's atoms only, and cap the learned joins' weights at the value (0 drops them) that the held-out databases choose: the best held-out AUC-PR among the caps whose held-out CLL is within one standard error of the best; otherwise no joins are searched (learnstruct -joins)")
+		constants = fs.Bool("constants", !structure.DefaultValidation().NoConstants, cmdflags.ConstantsUsage+" (learnstruct -constants)")
 		repeated  = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: auto (each search chooses with each training database held out in turn), true or false")
 		rf        = addResumeFlags(fs)
 	)
@@ -75,7 +76,7 @@ func runMSLExperiment(ctx context.Context, e *env, args []string) error {
 	so.Seed = *seed
 	cfg := experiment.MSLConfig{
 		Dir: *data, Datasets: splitList(*datasets), Folds: splitList(*folds), Rows: splitList(*rows),
-		Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, ModelsDir: *models, Repeated: *repeated, NoJoins: !*joins, DSAFromKB: dsaSet && *dsa,
+		Search: d, Scoring: so, Samples: *samples, Seed: *seed, Progress: e.stderr, ModelsDir: *models, Repeated: *repeated, NoJoins: !*joins, NoConstants: !*constants, DSAFromKB: dsaSet && *dsa,
 	}
 	if err := cfg.Check(); err != nil {
 		return usagef("%v", err)

@@ -91,6 +91,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		freeVars   = fs.Bool("freeVars", false, "let every clause with a variable in only one literal enter the model, as Alchemy does (by default -dsa admits those whose free variables are in negative literals; the others only extend the beam)")
 		singlePred = fs.Bool("singlePredicate", false, "let clauses whose literals are all of one predicate enter the model (by default they only extend the beam: pseudo-likelihood scores them by atoms of the predicate predicting each other)")
 		joins      = fs.Bool("joins", !structure.DefaultValidation().NoJoins, "with -repeatedPredicates auto and two or more training databases: let new clauses that repeat a predicate in negative literals only, with a positive literal of another predicate and no free variable, enter the model whatever -repeatedPredicates chooses (!movie(f,a) v !movie(f,d) v workedUnder(a,d)), beam search propose them, each scored at its conclusion's atoms only, and cap the learned joins' weights at the value (0 drops them) that the held-out databases choose: the best held-out AUC-PR among the caps whose held-out CLL is within one standard error of the best; otherwise no joins are searched")
+		constants  = fs.Bool("constants", !structure.DefaultValidation().NoConstants, cmdflags.ConstantsUsage)
 		repeated   = fs.String("repeatedPredicates", "auto", "let new clauses repeat a predicate: true, false, or auto: with -multipleDatabases and two or more -t files, search both ways without each file in turn and allow them only if their models predict the held-out file's -ne predicates better (MC-SAT CLL, each given all others) by more than the gain's standard error over the files; else false")
 		sfsK       = fs.Int("sfsK", d.ClausesPerStep, "shortest-first search: clauses of length L added at each step")
 		maxSteps   = fs.Int("maxSteps", 0, "stop after this many clauses added or changed (0: no limit)")
@@ -210,7 +211,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	}
 	validated := *repeated == "auto" && tf.file == "" && len(dbs) > 1
 	v := structure.DefaultValidation()
-	v.Seed, v.Log, v.NoJoins = *seed, e.stderr, !*joins
+	v.Seed, v.Log, v.NoJoins, v.NoConstants = *seed, e.stderr, !*joins, !*constants
 	ckPath := *outFile + ".checkpoint"
 	if *resume && tf.file != "" {
 		return usagef("-resume does not apply to -transfer")

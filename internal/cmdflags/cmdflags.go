@@ -98,3 +98,7 @@ func MRC(fs *flag.FlagSet) func() (invent.Options, *invent.TuneGrid, error) {
 		return opt, &grid, nil
 	}
 }
+
+// ConstantsUsage is the help of learnstruct's and the msl experiment's
+// -constants flag (structure.Validation.NoConstants).
+const ConstantsUsage = "with -repeatedPredicates auto and two or more training databases: try the learned clauses with variables given a weight per constant, over the constants every training database mentions (inPhase(a1,+a2) v !yearsInProgram(a1,+a3): one clause per phase and year beside the clause), and keep each that improves the held-out CLL by more than its standard error over the databases held out in turn without lowering the held-out AUC-PR"

@@ -87,6 +87,9 @@ type MSLConfig struct {
 	// NoJoins turns off the joins of the validated search
 	// (structure.Validation.NoJoins).
 	NoJoins bool
+	// NoConstants turns off its per-constant refinements
+	// (structure.Validation.NoConstants).
+	NoConstants bool
 	// DSAFromKB keeps Search.DomainScaled for the searches from the KB
 	// (by default they are unscaled).
 	DSAFromKB bool
@@ -243,6 +246,13 @@ func choiceNote(ch *structure.Choice) string {
 	if j := ch.Joins; j != nil {
 		joins = fmt.Sprintf("; %d learned joins capped at %g (held-out CLL / AUC-PR per cap %s)", j.Joins, j.Cap, capScores(j))
 	}
+	if c := ch.Constants; c != nil {
+		kept := "none"
+		if len(c.Kept) > 0 {
+			kept = strings.Join(c.Kept, "; ")
+		}
+		joins += fmt.Sprintf("; per-constant refinements kept %d of %d (%s), held-out CLL %.4f -> %.4f, AUC-PR %.4f -> %.4f, %.0fs", len(c.Kept), len(c.Tried), kept, c.CLL[0], c.CLL[1], c.AUCPR[0], c.AUCPR[1], c.Seconds)
+	}
 	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %.4f with (± %.4f, %d databases held out in turn), %.0fs%s%s", ch.RepeatedPredicates, ch.CLL[0], ch.CLL[1], ch.SE, ch.Folds, ch.Seconds, stopped, joins)
 }
 
@@ -325,7 +335,7 @@ func runMSLCell(ctx context.Context, cfg MSLConfig, ds MSLDataset, row MSLRow, t
 			}
 			r, ch, err := structure.LearnValidated(ctx, row.Method, dbs, s, sc, func() structure.Validation {
 				v := structure.DefaultValidation()
-				v.Samples, v.Seed, v.NoJoins = cfg.Samples, cfg.Seed, cfg.NoJoins
+				v.Samples, v.Seed, v.NoJoins, v.NoConstants, v.Log = cfg.Samples, cfg.Seed, cfg.NoJoins, cfg.NoConstants, cfg.Progress
 				return v
 			}())
 			if ch != nil && ch.Folds > 0 {
