@@ -15,12 +15,13 @@ import (
 const phaseWorld = `
 InPhase(person, phase)
 Years(person, year)
+Prof(person)
 `
 
 // plantedPhases returns a small database of people, each with a year in
 // the programme and the phase it fixes: Year1 Pre, Year2 Mid, Year3 and
-// Year4 Post. Every database mentions the three phases and four years;
-// the people are its own.
+// Year4 Post; as many professors have neither. Every database mentions the
+// three phases and four years; the people are its own.
 func plantedPhases(t *testing.T, m *mln.Model, rng *rand.Rand, tag string, people int) *mln.Database {
 	t.Helper()
 	phase := []string{"Pre", "Mid", "Post", "Post"}
@@ -30,7 +31,7 @@ func plantedPhases(t *testing.T, m *mln.Model, rng *rand.Rand, tag string, peopl
 		if i >= 4 {
 			y = rng.IntN(4)
 		}
-		fmt.Fprintf(&b, "Years(P%s%d, Year%d)\nInPhase(P%s%d, %s)\n", tag, i, y+1, tag, i, phase[y])
+		fmt.Fprintf(&b, "Years(P%s%d, Year%d)\nInPhase(P%s%d, %s)\nProf(Q%s%d)\n", tag, i, y+1, tag, i, phase[y], tag, i)
 	}
 	db, err := mln.ParseDatabase(m, tag+".db", b.String())
 	if err != nil {
@@ -178,5 +179,42 @@ func TestChooseConstants(t *testing.T) {
 	}
 	if len(r2.Clauses) != len(r.Clauses) {
 		t.Errorf("another order gave %d clauses, before %d", len(r2.Clauses), len(r.Clauses))
+	}
+}
+
+// TestLearnValidatedConstants checks that LearnValidated refines the
+// searched model by default and reports the choice, and that
+// Validation.NoConstants turns the refinements off.
+func TestLearnValidatedConstants(t *testing.T) {
+	m, err := mln.ParseModel("phase.mln", phaseWorld)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var dbs []*mln.Database
+	for i := 0; i < 4; i++ {
+		dbs = append(dbs, plantedPhases(t, m, rng, string(rune('a'+i)), 10))
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	s := DefaultSettings()
+	s.Model = m
+	s.MaxVars, s.MaxNumPredicates, s.DomainScaled = 3, 2, true // learnstruct's default
+	ctx := context.Background()
+	r, ch, err := LearnValidated(ctx, MethodBeam, dbs, s, DefaultScoring(), Validation{Samples: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Constants == nil || len(ch.Constants.Kept) == 0 || !(ch.Constants.CLL[1] > ch.Constants.CLL[0]) {
+		t.Fatalf("constant choice %+v, want a refinement kept\n%s", ch.Constants, describe(m, r))
+	}
+	t.Logf("kept %q; held-out CLL %.4f -> %.4f\n%s", ch.Constants.Kept, ch.Constants.CLL[0], ch.Constants.CLL[1], describe(m, r))
+	r2, ch2, err := LearnValidated(ctx, MethodBeam, dbs, s, DefaultScoring(), Validation{Samples: 200, Seed: 1, NoConstants: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch2.Constants != nil || len(r2.Clauses) >= len(r.Clauses) {
+		t.Errorf("NoConstants: choice %+v, %d clauses against %d refined", ch2.Constants, len(r2.Clauses), len(r.Clauses))
 	}
 }
