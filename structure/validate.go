@@ -250,14 +250,15 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 	if s.TimeLimit > 0 {
 		s.TimeLimit = max(s.TimeLimit-time.Since(t0), s.TimeLimit/4)
 	}
+	// On an error (Ctrl-C, say) the model so far is returned with it, as
+	// LearnBatch returns its search's.
 	r, err := LearnBatch(ctx, method, dbs, withPhase(s, final), sc)
 	if err != nil {
-		return nil, nil, err
+		return r, ch, err
 	}
 	if s.Joins {
-		ch.Joins, err = chooseJoinCap(ctx, r, dbs, s, sc, v, preds, givenJoins)
-		if err != nil {
-			return nil, nil, err
+		if ch.Joins, err = chooseJoinCap(ctx, r, dbs, s, sc, v, preds, givenJoins); err != nil {
+			return r, ch, err
 		}
 		if !givenJoins && (ch.Joins == nil || ch.Joins.Cap == 0) {
 			// No learned join is kept: the model is the search's without
@@ -269,7 +270,7 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 			ns := s
 			ns.Joins, ns.Checkpoint, ns.Resume = false, nil, nil
 			if r, err = LearnBatch(ctx, method, dbs, ns, sc); err != nil {
-				return nil, nil, err
+				return r, ch, err
 			}
 		}
 	}
@@ -281,10 +282,7 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		fixed = learnedJoins(r, s)
 	}
 	ch.Constants, err = chooseConstants(ctx, r, dbs, s, sc, v, preds, fixed)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, ch, nil
+	return r, ch, err
 }
 
 // canonicalOrder returns dbs sorted by a hash of their contents (each
