@@ -234,12 +234,7 @@ func chooseConstants(ctx context.Context, r *Result, dbs []*mln.Database, s Sett
 	n := len(dbs)
 	folds := make([]Settings, n)
 	for f := range dbs {
-		var train []*mln.Database
-		for k, db := range dbs {
-			if k != f {
-				train = append(train, db)
-			}
-		}
+		train := without(dbs, f)
 		var err error
 		if folds[f], err = withScorer(ctx, fit, train, sc); err != nil {
 			return nil, err

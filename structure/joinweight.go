@@ -76,12 +76,7 @@ func chooseJoinCap(ctx context.Context, r *Result, dbs []*mln.Database, s Settin
 		fit.Start = append(fit.Start, r.Clauses[i])
 	}
 	for f := range dbs {
-		var train []*mln.Database
-		for k, db := range dbs {
-			if k != f {
-				train = append(train, db)
-			}
-		}
+		train := without(dbs, f)
 		base, err := LearnBatch(ctx, MethodWeights, train, fit, sc)
 		if err != nil {
 			return nil, err

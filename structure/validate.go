@@ -190,12 +190,7 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 			}
 			continue
 		}
-		var train []*mln.Database
-		for k, db := range dbs {
-			if k != f {
-				train = append(train, db)
-			}
-		}
+		train := without(dbs, f)
 		vs := withPhase(s, ph)
 		vs.RepeatedPredicates = rep
 		if s.TimeLimit > 0 {
@@ -323,6 +318,12 @@ func canonicalOrder(m *mln.Model, dbs []*mln.Database) ([]*mln.Database, []int) 
 		out[i] = dbs[k]
 	}
 	return out, pos
+}
+
+// without returns dbs without its f-th database: the training databases
+// when that one is held out.
+func without(dbs []*mln.Database, f int) []*mln.Database {
+	return append(slices.Clone(dbs[:f]), dbs[f+1:]...)
 }
 
 // orderFreeMean is the mean of every other element of xs from start,
