@@ -129,6 +129,10 @@ const maxNesting = 2000
 // bound is about the size of what later stages build, not the stack.
 const MaxConnectives = 1 << 20
 
+// MaxRange is the most constants an integer range {lo,...,hi} may
+// declare beyond its first; a larger one is an error at its upper bound.
+var MaxRange = 10_000_000
+
 // bailout is panicked to abandon the current statement after an error.
 type bailout struct{}
 
@@ -385,7 +389,7 @@ func (p *parser) typeDecl() Decl {
 			if hi < lo {
 				p.errorAt(h, "empty range {%d,...,%d}", lo, hi)
 			}
-			if hi-lo > 10_000_000 {
+			if hi-lo > MaxRange {
 				p.errorAt(h, "range {%d,...,%d} is too large", lo, hi)
 			}
 			d.IsRange, d.Lo, d.Hi, d.Consts = true, lo, hi, nil
