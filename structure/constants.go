@@ -197,8 +197,7 @@ func bitsSet(x int) int {
 // gain's standard error over the held-out databases (the rule that admits
 // repeated predicates) and its mean held-out AUC-PR is no lower: a
 // refinement adds weights, so held-out data must show that it helps. When
-// one is kept,
-// r's refittable clauses are refit on every database of dbs.
+// one is kept, r's refittable clauses are refit on every database of dbs.
 func chooseConstants(ctx context.Context, r *Result, dbs []*mln.Database, s Settings, sc Scoring, v Validation, preds []mln.PredID, fixed []int) (*ConstantChoice, error) {
 	t0 := time.Now()
 	maxExp := v.MaxExpansion
