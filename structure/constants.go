@@ -1,6 +1,7 @@
 package structure
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -67,15 +68,7 @@ func categoryConsts(m *mln.Model, dbs []*mln.Database) [][]mln.ConstID {
 				out[t] = append(out[t], c)
 			}
 		}
-		slices.SortFunc(out[t], func(a, b mln.ConstID) int {
-			if m.ConstName(a) < m.ConstName(b) {
-				return -1
-			}
-			if m.ConstName(a) > m.ConstName(b) {
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(out[t], func(a, b mln.ConstID) int { return cmp.Compare(m.ConstName(a), m.ConstName(b)) })
 	}
 	return out
 }
@@ -227,9 +220,7 @@ func chooseConstants(ctx context.Context, r *Result, dbs []*mln.Database, s Sett
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	fit := s
-	fit.Start, fit.StartFromEmpty, fit.Joins = nil, false, false
-	fit.Checkpoint, fit.Resume, fit.Progress, fit.TimeLimit = nil, nil, nil, 0
+	fit := refitSettings(s)
 	n := len(dbs)
 	folds := make([]Settings, n)
 	for f := range dbs {
@@ -250,7 +241,7 @@ func chooseConstants(ctx context.Context, r *Result, dbs []*mln.Database, s Sett
 			if err != nil {
 				return nil, nil, err
 			}
-			m := &Result{Clauses: append(slices.Clone(base.Clauses), fixC...), Weights: append(slices.Clone(base.Weights), fixW...)}
+			m := &Result{Clauses: append(base.Clauses, fixC...), Weights: append(base.Weights, fixW...)}
 			learned, err := m.Model(s.Model)
 			if err != nil {
 				return nil, nil, err

@@ -40,6 +40,25 @@ func plantedPhases(t *testing.T, m *mln.Model, rng *rand.Rand, tag string, peopl
 	return db
 }
 
+// fourPhaseDBs returns the phase model, compiled, and four planted
+// databases of ten people each (plantedPhases) drawn with seed (s1, s2).
+func fourPhaseDBs(t *testing.T, s1, s2 uint64) (*mln.Model, []*mln.Database) {
+	t.Helper()
+	m, err := mln.ParseModel("phase.mln", phaseWorld)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(s1, s2))
+	var dbs []*mln.Database
+	for i := 0; i < 4; i++ {
+		dbs = append(dbs, plantedPhases(t, m, rng, string(rune('a'+i)), 10))
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	return m, dbs
+}
+
 func TestCategoryConsts(t *testing.T) {
 	m, err := mln.ParseModel("phase.mln", phaseWorld)
 	if err != nil {
@@ -120,18 +139,7 @@ func TestRefinements(t *testing.T) {
 // choice keeps it, the held-out CLL and AUC-PR rise, and the choice and
 // the model do not depend on the order of the databases.
 func TestChooseConstants(t *testing.T) {
-	m, err := mln.ParseModel("phase.mln", phaseWorld)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	var dbs []*mln.Database
-	for i := 0; i < 4; i++ {
-		dbs = append(dbs, plantedPhases(t, m, rng, string(rune('a'+i)), 10))
-	}
-	if err := m.Compile(); err != nil {
-		t.Fatal(err)
-	}
+	m, dbs := fourPhaseDBs(t, 5, 6)
 	link := parseClause(t, m, "!InPhase(a1,a2) v !Years(a1,a3)")
 	s := DefaultSettings()
 	s.Model = m
@@ -186,18 +194,7 @@ func TestChooseConstants(t *testing.T) {
 // searched model by default and reports the choice, and that
 // Validation.NoConstants turns the refinements off.
 func TestLearnValidatedConstants(t *testing.T) {
-	m, err := mln.ParseModel("phase.mln", phaseWorld)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(7, 8))
-	var dbs []*mln.Database
-	for i := 0; i < 4; i++ {
-		dbs = append(dbs, plantedPhases(t, m, rng, string(rune('a'+i)), 10))
-	}
-	if err := m.Compile(); err != nil {
-		t.Fatal(err)
-	}
+	m, dbs := fourPhaseDBs(t, 7, 8)
 	s := DefaultSettings()
 	s.Model = m
 	s.MaxVars, s.MaxNumPredicates, s.DomainScaled = 3, 2, true // learnstruct's default

@@ -69,9 +69,7 @@ func chooseJoinCap(ctx context.Context, r *Result, dbs []*mln.Database, s Settin
 	for k := range cll {
 		cll[k], auc[k] = make([]float64, n), make([]float64, n)
 	}
-	fit := s
-	fit.Start, fit.StartFromEmpty, fit.Joins = nil, false, false
-	fit.Checkpoint, fit.Resume, fit.Progress, fit.TimeLimit = nil, nil, nil, 0
+	fit := refitSettings(s)
 	for _, i := range rest {
 		fit.Start = append(fit.Start, r.Clauses[i])
 	}
@@ -130,6 +128,15 @@ func chooseJoinCap(ctx context.Context, r *Result, dbs []*mln.Database, s Settin
 	}
 	*r = *final
 	return jc, nil
+}
+
+// refitSettings returns s for refitting the weights of given clauses
+// (MethodWeights with them as s.Start): no start, no joins, no checkpoint,
+// progress or time limit.
+func refitSettings(s Settings) Settings {
+	s.Start, s.StartFromEmpty, s.Joins = nil, false, false
+	s.Checkpoint, s.Resume, s.Progress, s.TimeLimit = nil, nil, nil, 0
+	return s
 }
 
 // learnedJoins returns the indices of r's joins that the search made (not

@@ -242,18 +242,18 @@ func choiceNote(ch *structure.Choice) string {
 	if ch.Stopped[0] != "" || ch.Stopped[1] != "" {
 		stopped = ", a validation search stopped early (" + cmp.Or(ch.Stopped[0], ch.Stopped[1]) + ")"
 	}
-	joins := ""
+	more := ""
 	if j := ch.Joins; j != nil {
-		joins = fmt.Sprintf("; %d learned joins capped at %g (held-out CLL / AUC-PR per cap %s)", j.Joins, j.Cap, capScores(j))
+		more = fmt.Sprintf("; %d learned joins capped at %g (held-out CLL / AUC-PR per cap %s)", j.Joins, j.Cap, capScores(j))
 	}
 	if c := ch.Constants; c != nil {
 		kept := "none"
 		if len(c.Kept) > 0 {
 			kept = strings.Join(c.Kept, "; ")
 		}
-		joins += fmt.Sprintf("; per-constant refinements kept %d of %d (%s), held-out CLL %.4f -> %.4f, AUC-PR %.4f -> %.4f, %.0fs", len(c.Kept), len(c.Tried), kept, c.CLL[0], c.CLL[1], c.AUCPR[0], c.AUCPR[1], c.Seconds)
+		more += fmt.Sprintf("; per-constant refinements kept %d of %d (%s), held-out CLL %.4f -> %.4f, AUC-PR %.4f -> %.4f, %.0fs", len(c.Kept), len(c.Tried), kept, c.CLL[0], c.CLL[1], c.AUCPR[0], c.AUCPR[1], c.Seconds)
 	}
-	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %.4f with (± %.4f, %d databases held out in turn), %.0fs%s%s", ch.RepeatedPredicates, ch.CLL[0], ch.CLL[1], ch.SE, ch.Folds, ch.Seconds, stopped, joins)
+	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %.4f with (± %.4f, %d databases held out in turn), %.0fs%s%s", ch.RepeatedPredicates, ch.CLL[0], ch.CLL[1], ch.SE, ch.Folds, ch.Seconds, stopped, more)
 }
 
 // capScores lists the held-out scores of each join cap.
