@@ -60,12 +60,16 @@ that start on each training database left out in turn. dcll divides σ of a
 weight whose clauses link query atoms by its connections, the most ground
 clauses through one atom (-dFlatPrior: one σ for every weight, as Alchemy).
 
-vp is Alchemy's voted perceptron (learnwts -d -dVP): every iteration finds
-the MAP state of the -ne atoms with the -solver engine and moves the weights
-by -dLearningRate times the difference between the counts of the training
-world and of the MAP state (each weight's rate divided by its count in the
-training world unless -dNoPW; -dMomentum; the dcll prior's gradient); the
-result is the average of the weights over the -maxIter iterations.
+vp is Alchemy's voted perceptron (learnwts -d -dVP): every iteration
+estimates the expected counts of the -ne atoms' formulas with MC-SAT
+(-numSamples steps per iteration, default as for dcll, persistent chains;
+-dMAPCounts: the counts of the MAP state found by the -solver engine, as
+Alchemy's -dVP -infer -m) and moves the weights by -dLearningRate times the
+difference between the counts of the training world and those expected
+(each weight's rate divided by its count in the training world unless
+-dNoPW; -dMomentum; the dcll prior's gradient); the result is the average
+of the weights over the -maxIter iterations. It starts as dcll does
+(-dZeroStart: from zero weights, as Alchemy).
 
 With -d -withEM (Alchemy's learnwts -withEM) the -ne atoms a training
 database lists as unknown ("?Smokes(Anna)") are hidden, and the weights are
@@ -92,7 +96,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		disc       = fs.Bool("d", false, "discriminative weight learning: -method dcll (Alchemy's learnwts -d)")
 		priorSD    = fs.Float64("priorStdDev", 0, fmt.Sprintf("pll, dcll: standard deviation of the Gaussian prior on the weights (0: Alchemy's default, %g for pll, %g for dcll; dcll with -multipleDatabases, without -withEM, chooses it on the training databases)", float64(score.DefaultPLLPriorStdDev), float64(learn.DefaultCLLPriorStdDev)))
 		noPrior    = fs.Bool("noPrior", false, "pll, dcll: no prior on the weights")
-		numSamples = fs.Int("numSamples", 0, fmt.Sprintf("dcll: MC-SAT steps per example and iteration (0: Alchemy's rule, %d / groundings of the smallest clause, at least %d)", learn.CLLSampleBudget, learn.CLLMinSamples))
+		numSamples = fs.Int("numSamples", 0, fmt.Sprintf("dcll, vp: MC-SAT steps per example and iteration (0: Alchemy's rule, %d / groundings of the smallest clause, at least %d)", learn.CLLSampleBudget, learn.CLLMinSamples))
 		dNewton    = fs.Bool("dNewton", false, "dcll: diagonal Newton instead of preconditioned scaled conjugate gradient")
 		noEqualWt  = fs.Bool("gNoEqualPredWt", false, "pll: weight every atom 1 instead of 1/(atoms of its predicate)")
 		loss       = fs.String("loss", "hamming", "label loss: hamming or f1 (f1 with prediction-based methods only)")
