@@ -145,6 +145,8 @@ func TestAlchemyTranslate(t *testing.T) {
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -addUnitClauses=true"},
 		{alLearnwts, "-g -i a.mln -o b.mln -t c.db -gMaxIter 5 -dNumIter 7 -noAddUnitClauses", "-i=a.mln -o=b.mln -t=c.db -g=true -maxIter=5"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dMaxMin 1 -dMaxSec 30 -infer \"-ms -maxSteps 20\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -numSamples=20 -d=true -learnTimeLimit=1m30s -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dVP -infer \"-m\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -method=vp -dMAPCounts=true -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -infer \"-a\"", "error: learnwts -m and -a apply to -dVP only"},
 		{alLearnwts, "-i a.mln,b.mln -o b.mln -t c.db,d.db -multipleDatabases", "error: -i: with -multipleDatabases"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -priorMean 1", "error: -priorMean is not supported"},
 		{alLearnstruct, "-i a.mln -o b.mln -t c.db -beamSize 3 -noSampleClauses -delta 0.05 -priorMean 0", "-i=a.mln -o=b.mln -t=c.db -beamSize=3"},
