@@ -35,6 +35,10 @@ type VPSettings struct {
 	NoPerWeight bool
 	// MaxIter is the number of iterations (0 means DefaultVPMaxIter).
 	MaxIter int
+	// Average writes the average of the weights after each iteration
+	// also with expected counts (with MAPCounts it is always written);
+	// by default, with expected counts, the last weights are.
+	Average bool
 	// PriorStdDev is σ of the Gaussian prior on the weights, whose
 	// gradient −w/σ² is added to every update (0 means
 	// DefaultCLLPriorStdDev); NoPrior drops it.
@@ -137,15 +141,19 @@ func MAPSamplers(solver infer.MAP, seed int64) SamplerFactory {
 // on the conditional log-likelihood with the prior. The expected counts
 // are the means over s.Samples steps of a persistent MC-SAT chain per
 // example (Alchemy's default); with MAPCounts they are the counts of the
-// MAP state found by s.Solver (Collins' perceptron). The weights written
-// into model.Weights are the average of the weights after each iteration
-// (the "voted" part). As in Discriminative, every atom of an example's
+// MAP state found by s.Solver (Collins' perceptron). With MAPCounts (or
+// Average) the weights written into model.Weights are the average of the
+// weights after each iteration (the "voted" part), which damps the
+// oscillation of MAP states; with expected counts they are the weights
+// after the last iteration, as Alchemy's learnwts writes them (it averages
+// only with MaxWalkSAT's MAP states): the steps are then those of
+// gradient ascent, and an average would lag behind them. As in Discriminative, every atom of an example's
 // network is a query atom, the hard clauses constrain the samples and the
 // MAP states, learning starts from w = 0 (from the model's weights with
 // KeepInitial), and the examples are ground once.
 //
-// If ctx is cancelled, the average so far is written and ctx's error
-// returned with the stats.
+// If ctx is cancelled, the weights so far (or their average) are written
+// and ctx's error returned with the stats.
 func VotedPerceptron(ctx context.Context, model *mln.Model, examples ExampleSource, s VPSettings) (*VPStats, error) {
 	start := time.Now()
 	if model == nil || examples == nil {
@@ -219,8 +227,9 @@ func VotedPerceptron(ctx context.Context, model *mln.Model, examples ExampleSour
 			rate[p] = eta / max(1, cnt[p])
 		}
 	}
+	average := s.MAPCounts || s.Average
 	finish := func() {
-		if st.Iterations > 0 {
+		if average && st.Iterations > 0 {
 			for p := range w {
 				model.Weights[p] = sum[p] / float64(st.Iterations)
 			}

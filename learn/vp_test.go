@@ -238,12 +238,12 @@ func TestVPExpectedUpdateIsCLLGradient(t *testing.T) {
 }
 
 // TestVPMovesTowardCLLOptimum runs VotedPerceptron with expected counts
-// on random MLNs, from w = 0 with exact expectations and with MC-SAT, and
-// from the independent start with MC-SAT (the default), and checks that
-// the averaged weights have a lower −CLL + prior (computed by enumeration)
-// than w = 0 and lie at most half as far from its optimum, found by
-// Discriminative with exact expectations; and that a seed fixes the MC-SAT
-// runs.
+// on random MLNs, from w = 0 with exact expectations and with MC-SAT (the
+// weights averaged), and from the independent start with MC-SAT (the
+// default), and checks that the weights learned have a lower −CLL + prior
+// (computed by enumeration) than w = 0 and lie at most half as far from
+// its optimum, found by Discriminative with exact expectations; and that
+// a seed fixes the MC-SAT runs.
 func TestVPMovesTowardCLLOptimum(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(43, 44))
@@ -280,7 +280,7 @@ func TestVPMovesTowardCLLOptimum(t *testing.T) {
 		f0 := exactObjective(m, Examples{ex}, zero, prec)
 		for run := range 3 {
 			mcsat := run > 0
-			set := VPSettings{LearningRate: 0.02, NoPerWeight: true, MaxIter: 400, ZeroStart: run < 2, Workers: 1, Seed: seed}
+			set := VPSettings{LearningRate: 0.02, NoPerWeight: true, MaxIter: 400, ZeroStart: run < 2, Average: run == 1, Workers: 1, Seed: seed}
 			if !mcsat {
 				set.Sampler = exactSamplers
 			} else {
