@@ -67,9 +67,10 @@ estimates the expected counts of the -ne atoms' formulas with MC-SAT
 Alchemy's -dVP -infer -m) and moves the weights by -dLearningRate times the
 difference between the counts of the training world and those expected
 (each weight's rate divided by its count in the training world unless
--dNoPW; -dMomentum; the dcll prior's gradient); the result is the average
-of the weights over the -maxIter iterations. It starts as dcll does
-(-dZeroStart: from zero weights, as Alchemy).
+-dNoPW; -dMomentum; the dcll prior's gradient); the result is the weights
+of the last of the -maxIter iterations, with -dMAPCounts their average over
+the iterations (as Alchemy). It starts as dcll does (-dZeroStart: from
+zero weights, as Alchemy).
 
 With -d -withEM (Alchemy's learnwts -withEM) the -ne atoms a training
 database lists as unknown ("?Smokes(Anna)") are hidden, and the weights are
