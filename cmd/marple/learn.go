@@ -141,8 +141,11 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if *holdout < 0 || *holdout >= 1 {
 		return usagef("-tuneHoldout must be in [0, 1)")
 	}
-	methodSet := false
-	fs.Visit(func(f *flag.Flag) { methodSet = methodSet || f.Name == "method" })
+	methodSet, solverSet := false, false
+	fs.Visit(func(f *flag.Flag) {
+		methodSet = methodSet || f.Name == "method"
+		solverSet = solverSet || f.Name == "solver"
+	})
 	switch {
 	case *gen && *disc:
 		return usagef("-g and -d exclude each other")
@@ -155,6 +158,12 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 			return usagef("-%s means -method %s, not %s", map[bool]string{true: "g", false: "d"}[*gen], want, *method)
 		}
 		*method = want
+	}
+	switch {
+	case *method == "vp" && solverSet && !lx.vpMAP:
+		return usagef("-solver with -method vp needs -dMAPCounts: the voted perceptron's expected counts come from MC-SAT")
+	case *method == "vp" && *numSamples != 0 && lx.vpMAP:
+		return usagef("-numSamples does not apply to -dMAPCounts: the counts are those of one MAP state")
 	}
 	likelihood, batch := *method == "pll" || *method == "dcll" || *method == "vp", *method == "mm"
 	if err := lx.check(*method); err != nil {

@@ -127,6 +127,8 @@ func TestLearnLikelihood(t *testing.T) {
 		{"-g", "-priorStdDev", "-1"},
 		{"-d", "-ne", "Cancer", "-numSamples", "-5"},
 		{"-d", "-ne", "Cancer", "-dMAPCounts"},
+		{"-method", "vp", "-ne", "Cancer", "-solver", "exact"},
+		{"-method", "vp", "-ne", "Cancer", "-dMAPCounts", "-numSamples", "10"},
 	} {
 		out := filepath.Join(t.TempDir(), "bad.mln")
 		code, _, _ := marple(t, append([]string{"learn", "-i", model, "-o", out, "-t", train}, bad...)...)
