@@ -70,6 +70,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if err := firstErr(wf.check(), ef.check(), checkOutput("r", *out), mf.check()); err != nil {
 		return err
 	}
+	e.resultsToStdout(*out)
 	if *hybridInf {
 		if *lazyInf || *countsOut || df.on {
 			return usagef("-hybrid excludes -lazy, -counts and -decision")

@@ -111,6 +111,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if err := tf.check(); err != nil {
 		return err
 	}
+	e.resultsToStdout(*tf.outFile)
 	if *hybridL {
 		hf := hybridFlags{multi: *multi, iters: *maxIter, samples: *numSamples, priorSD: *priorSD,
 			c: *cFlag, epsilon: *epsilon, holdout: *holdout}

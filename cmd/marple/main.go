@@ -46,6 +46,15 @@ type env struct {
 	stderr io.Writer
 }
 
+// resultsToStdout sends the command's own messages to stderr when its
+// output file is "-" or /dev/stdout, so that standard output carries the
+// results alone.
+func (e *env) resultsToStdout(out string) {
+	if out == "-" || out == "/dev/stdout" {
+		e.stdout = e.stderr
+	}
+}
+
 var commands = []command{
 	{"infer", "MAP or marginal inference (Alchemy's infer)", runInfer},
 	{"learn", "weight learning (Alchemy's learnwts; online max-margin learners)", runLearn},

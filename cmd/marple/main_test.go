@@ -322,3 +322,38 @@ func TestLazyWhereEagerIsRefused(t *testing.T) {
 		t.Errorf("-lazy -bp: exit %d, stderr %q; want a one-line usage error", code, stderr)
 	}
 }
+
+// TestResultsToStdout: -r - writes the results to standard output and the
+// command's summary to stderr, so that a pipe receives the results alone.
+func TestResultsToStdout(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan string)
+	go func() { var b bytes.Buffer; b.ReadFrom(r); done <- b.String() }()
+	code, summary, stderr := marple(t, "infer", "-i", smokers+"smoking-weighted.mln", "-e", smokers+"smoking-test.db",
+		"-r", "-", "-q", "Smokes")
+	os.Stdout = old
+	w.Close()
+	got := <-done
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if summary != "" {
+		t.Errorf("summary on stdout: %q", summary)
+	}
+	if !strings.Contains(stderr, "marple infer:") {
+		t.Errorf("no summary on stderr: %q", stderr)
+	}
+	if !strings.Contains(got, "Smokes(Ivan)\n") || strings.Contains(got, "marple") {
+		t.Errorf("standard output: %q", got)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		os.Remove("-")
+		t.Error(`a file named "-" was written`)
+	}
+}
