@@ -24,7 +24,7 @@ func tiedModel(t *testing.T) (dir, model string) {
 	return dir, model
 }
 
-var marginalSummary = regexp.MustCompile(`^marple infer: \d+ atoms, \d+ clauses, \d+ samples x \d+ chains, max R-hat ([0-9.]+|inf), (\d+) query atoms above [0-9.]+, min ESS (\d+|inf), [0-9.]+s\n$`)
+var marginalSummary = regexp.MustCompile(`^marple infer: \d+ atoms, \d+ clauses, \d+ samples x \d+ chains, max R-hat ([0-9.]+|inf), (\d+) query atoms above [0-9.]+, min ESS (\d+|n/a \(every query atom's marginal computed exactly\)), [0-9.]+s\n$`)
 
 func TestInferMarginalsWarnNotConverged(t *testing.T) {
 	dir, model := tiedModel(t)
@@ -93,6 +93,11 @@ func TestInferMarginalsMCSATSummary(t *testing.T) {
 	}
 	if m[2] != "0" || strings.Contains(stderr, "not converged") {
 		t.Errorf("smokers not converged: %s%s", stdout, stderr)
+	}
+	// Every component of smokers is small enough to enumerate: the summary
+	// says so rather than "min ESS inf".
+	if !strings.Contains(m[3], "computed exactly") {
+		t.Errorf("summary does not say the marginals are exact: %s", stdout)
 	}
 }
 

@@ -288,8 +288,12 @@ func sampler(gibbs bool, s Settings) mcsat.RunEngine {
 
 // samplerReport says how a run of chains went.
 func samplerReport(name string, d *mcsat.Diagnostics) string {
-	return fmt.Sprintf("%s: %d chains x %d samples, max R-hat %.3f (%d atoms above %g), min ESS %.0f",
-		name, d.Chains, d.Samples, d.MaxRhat, d.NumAbove, d.Threshold, d.MinESS)
+	ess := fmt.Sprintf("%.0f", d.MinESS)
+	if math.IsInf(d.MinESS, 1) {
+		ess = "n/a (every marginal computed exactly)"
+	}
+	return fmt.Sprintf("%s: %d chains x %d samples, max R-hat %.3f (%d atoms above %g), min ESS %s",
+		name, d.Chains, d.Samples, d.MaxRhat, d.NumAbove, d.Threshold, ess)
 }
 
 // NewMAP returns the MAP engine called name (one of MAPNames) configured by
