@@ -75,7 +75,7 @@ func preds(m *mln.Model, list, flagName string) ([]mln.PredID, error) {
 	for _, name := range splitList(list) {
 		p, ok := m.Pred(name)
 		if !ok {
-			return nil, fmt.Errorf("-%s: unknown predicate %q", flagName, name)
+			return nil, fmt.Errorf("-%s: unknown predicate %q%s", flagName, name, m.PredHint(name))
 		}
 		out = append(out, p.ID)
 	}

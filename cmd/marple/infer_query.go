@@ -220,7 +220,7 @@ func (x *inferExtras) resolve(m *mln.Model, qdb *mln.Database, wf *worldFlags) e
 	for _, a := range x.atoms {
 		pr, ok := m.Pred(a.pred)
 		if !ok {
-			return usagef("-q: unknown predicate %q", a.pred)
+			return fmt.Errorf("-q: unknown predicate %q%s", a.pred, m.PredHint(a.pred))
 		}
 		if a.args == nil {
 			whole[pr.ID] = true

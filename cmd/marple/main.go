@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/marple-mln/marple/internal/cmdflags"
+	"github.com/marple-mln/marple/internal/suggest"
 	"io"
 	"os"
 	"os/signal"
@@ -147,8 +148,11 @@ func run(ctx context.Context, e *env, args []string) int {
 			return 1
 		}
 	}
-	fmt.Fprintf(e.stderr, "marple: unknown command %q\n", name)
-	printUsage(e.stderr)
+	names := []string{"help", "version"}
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(e.stderr, "marple: unknown command %q%s; marple help lists the commands\n", name, suggest.Hint(name, names))
 	return 2
 }
 

@@ -357,3 +357,25 @@ func TestResultsToStdout(t *testing.T) {
 		t.Error(`a file named "-" was written`)
 	}
 }
+
+// TestSuggestions: a misspelt command, flag or predicate gets a "did you
+// mean" hint, and an unknown predicate in -q exits 1 as docs/commands.md
+// says.
+func TestSuggestions(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"infr"}, 2, `marple: unknown command "infr" (did you mean infer?)`},
+		{[]string{"infer", "-i", smokers + "smoking-weighted.mln", "-r", "out", "-q", "Smokes", "-numSample", "5"}, 2,
+			"flag provided but not defined: -numSample (did you mean -numSamples?)"},
+		{[]string{"infer", "-i", smokers + "smoking-weighted.mln", "-e", smokers + "smoking-test.db", "-r", filepath.Join(t.TempDir(), "out"), "-q", "Smoke"}, 1,
+			`-q: unknown predicate "Smoke" (did you mean Smokes?)`},
+	} {
+		code, _, stderr := marple(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
