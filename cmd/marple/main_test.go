@@ -209,6 +209,24 @@ func TestEvalJSON(t *testing.T) {
 	}
 }
 
+// TestEvalMarginalMissingPred: a marginal result without any atom of a
+// scored predicate is refused (it would score the truth's true atoms alone,
+// AUC-PR 1); a MAP result without one scores them as false negatives.
+func TestEvalMarginalMissingPred(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "m.result")
+	os.WriteFile(res, []byte("Smokes(Anna) 0.7\nSmokes(Bob) 0.2\n"), 0o644)
+	code, _, stderr := marple(t, "eval", "-r", res, "-t", smokers+"smoking-train.db", "-q", "Cancer")
+	if code != 1 || !strings.Contains(stderr, "has no atom of Cancer") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	os.WriteFile(res, []byte("Smokes(Anna)\n"), 0o644)
+	code, out, stderr := marple(t, "eval", "-r", res, "-t", smokers+"smoking-train.db", "-q", "Cancer")
+	if code != 0 || !strings.Contains(out, "Cancer      2   0   0   2") {
+		t.Errorf("MAP result without Cancer: exit %d: %s%s", code, out, stderr)
+	}
+}
+
 func TestGroundingTooLargeRefused(t *testing.T) {
 	res := filepath.Join(t.TempDir(), "out.result")
 	code, _, stderr := marple(t, "infer", "-i", "testdata/huge.mln", "-r", res, "-q", "P,Q,R", "-maxMem", "64")
