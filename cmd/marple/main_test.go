@@ -397,3 +397,20 @@ func TestSuggestions(t *testing.T) {
 		}
 	}
 }
+
+// TestNewcomerMistakes: swapped -i and -e get a hint; a query over a type
+// with no constant (no -e) is refused rather than answered with 0 atoms.
+func TestNewcomerMistakes(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := marple(t, "infer", "-e", smokers+"smoking-weighted.mln", "-i", smokers+"smoking-test.db", "-r", out, "-q", "Smokes")
+	if code != 1 || !strings.Contains(stderr, "swapped? models (.mln) go to -i, evidence (.db) to -e") {
+		t.Errorf("swapped: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := marple(t, "infer", "-i", smokers+"smoking-weighted.mln", "-r", out, "-q", "Smokes")
+	if code != 1 || !strings.Contains(stderr, "the type person has no constant") || !strings.Contains(stderr, "give the evidence with -e") {
+		t.Errorf("no evidence: exit %d: %s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("output written")
+	}
+}

@@ -121,7 +121,7 @@ func TestInferMarginalsBadFlags(t *testing.T) {
 // TestInferDefaultChains: without -numChains the sampler runs one chain per
 // core (at least 2) and the summary says how many.
 func TestInferDefaultChains(t *testing.T) {
-	code, stdout, stderr := marple(t, "infer", "-ms", "-i", smokers+"smoking-weighted.mln", "-r", filepath.Join(t.TempDir(), "out"), "-q", "Smokes", "-numSamples", "50")
+	code, stdout, stderr := marple(t, "infer", "-ms", "-i", smokers+"smoking-weighted.mln", "-e", smokers+"smoking-test.db", "-r", filepath.Join(t.TempDir(), "out"), "-q", "Smokes", "-numSamples", "50")
 	if want := fmt.Sprintf("50 samples x %d chains", mcsat.DefaultChains()); code != 0 || !strings.Contains(stdout, want) {
 		t.Errorf("exit %d, want %q in %s%s", code, want, stdout, stderr)
 	}
