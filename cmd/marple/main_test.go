@@ -414,3 +414,32 @@ func TestNewcomerMistakes(t *testing.T) {
 		t.Error("output written")
 	}
 }
+
+// TestInferIgnoredFlags: a flag the chosen inference does not use is
+// named in a warning, with the inference it belongs to.
+func TestInferIgnoredFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	base := []string{"infer", "-i", smokers + "smoking-weighted.mln", "-e", smokers + "smoking-test.db", "-r", out, "-q", "Smokes"}
+	for _, c := range []struct {
+		extra      []string
+		warn, none string
+	}{
+		{[]string{"-numSamples", "5"}, "-numSamples applies to -ms and -p", ""},
+		{[]string{"-burnIn", "3", "-tries", "3"}, "-tries applies to MAP inference with -solver mws", ""},
+		{[]string{"-ms", "-tries", "3", "-solver", "lp"}, "-solver applies to MAP inference", ""},
+		{[]string{"-solver", "mws", "-tries", "2"}, "", "warning"},
+		{[]string{"-ms", "-numSamples", "50", "-maxSteps", "100"}, "", "warning"},
+		{[]string{"-bp", "-maxSteps", "10", "-convThresh", "0.001"}, "", "warning"},
+	} {
+		code, _, stderr := marple(t, append(base, c.extra...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.extra, code, stderr)
+		}
+		if c.warn != "" && !strings.Contains(stderr, c.warn) {
+			t.Errorf("%v: no warning %q: %s", c.extra, c.warn, stderr)
+		}
+		if c.none != "" && strings.Contains(stderr, c.none) {
+			t.Errorf("%v: unexpected %q: %s", c.extra, c.none, stderr)
+		}
+	}
+}
