@@ -421,7 +421,7 @@ func List(names []string) string {
 
 // reportLP writes the LP relaxation's line.
 func reportLP(w io.Writer, st *lp.Stats) {
-	fmt.Fprintf(w, "LP relaxation: bound on the cost %s (LP value %s), ROUNDUP cost %s, final cost %s, %.1f%% of atoms integral, %d iterations, converged %v\n",
+	fmt.Fprintf(w, "LP relaxation: lower bound on the cost %s (the LP optimum, an upper bound on the score: %s), ROUNDUP cost %s, final cost %s, %.1f%% of atoms integral, %d iterations, converged %v\n",
 		infer.FormatCost(st.LPBound, st.RoundedCost), infer.FormatCost(st.LPValue, st.LPValue), infer.FormatCost(st.RoundupCost, st.RoundupCost),
 		infer.FormatCost(st.RoundedCost, st.RoundedCost), 100*st.FracIntegral, st.Iterations, st.Converged)
 }
