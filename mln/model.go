@@ -34,6 +34,10 @@ type Type struct {
 	// model files (declarations and constants in formulas): Consts[:Declared].
 	// The rest come from evidence; printers write only the declared ones.
 	Declared int
+	// Listed is where the model lists the type's constants (person = {Anna,
+	// Bob} or a range); zero when no declaration does. Evidence that adds
+	// a constant to a listed type is accepted with a warning.
+	Listed syntax.Pos
 }
 
 // Size returns the number of constants in the type's domain.

@@ -3,6 +3,7 @@ package mln
 import (
 	"context"
 	"fmt"
+	"github.com/marple-mln/marple/internal/suggest"
 	"strings"
 )
 
@@ -73,10 +74,21 @@ func (m *Model) PredIDs(names ...string) ([]PredID, error) {
 			}
 			p, ok := m.Pred(name)
 			if !ok {
-				return nil, fmt.Errorf("unknown predicate %q", name)
+				return nil, fmt.Errorf("unknown predicate %q%s", name, m.PredHint(name))
 			}
 			ids = append(ids, p.ID)
 		}
 	}
 	return ids, nil
+}
+
+// PredHint returns " (did you mean P?)" for the declared predicate P whose
+// name is closest to name, or "" when none is close: for error messages
+// about an unknown predicate.
+func (m *Model) PredHint(name string) string {
+	names := make([]string, len(m.Preds))
+	for i, p := range m.Preds {
+		names[i] = p.Name
+	}
+	return suggest.Hint(name, names)
 }

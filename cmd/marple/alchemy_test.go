@@ -214,6 +214,14 @@ func TestAlchemyQueryAtoms(t *testing.T) {
 		if err == nil {
 			err = x.resolve(m, nil, &wf)
 		}
+		// An unknown predicate is bad input for the model (exit 1, as
+		// docs/commands.md says); a malformed item is a usage error.
+		if bad == "Nope" {
+			if err == nil || isUsage(err) {
+				t.Errorf("-q %s: error %v, want an unknown-predicate error", bad, err)
+			}
+			continue
+		}
 		if err == nil || !isUsage(err) {
 			t.Errorf("-q %s: error %v, want a usage error", bad, err)
 		}

@@ -186,10 +186,10 @@ func (x *inferExtras) load(ctx context.Context, p *progress, wf *worldFlags, mod
 	} else {
 		done := p.stage("parse")
 		if m, err = mln.LoadModel(modelFiles...); err != nil {
-			return nil, nil, err
+			return nil, nil, swapHint(err, modelFiles, evidenceFiles)
 		}
 		if db, err = mln.LoadDatabase(m, evidenceFiles...); err != nil {
-			return nil, nil, err
+			return nil, nil, swapHint(err, modelFiles, evidenceFiles)
 		}
 		if qdb, err = mln.LoadDatabase(m, x.queryFile); err != nil {
 			return nil, nil, err
@@ -206,6 +206,9 @@ func (x *inferExtras) load(ctx context.Context, p *progress, wf *worldFlags, mod
 	if err := x.resolve(m, qdb, wf); err != nil {
 		return nil, nil, err
 	}
+	if err := emptyQueryDomains(m, wf.query, evidenceFiles); err != nil {
+		return nil, nil, err
+	}
 	if x.queryEvidence {
 		x.applyQueryEvidence(m, db, wf)
 	}
@@ -220,7 +223,7 @@ func (x *inferExtras) resolve(m *mln.Model, qdb *mln.Database, wf *worldFlags) e
 	for _, a := range x.atoms {
 		pr, ok := m.Pred(a.pred)
 		if !ok {
-			return usagef("-q: unknown predicate %q", a.pred)
+			return fmt.Errorf("-q: unknown predicate %q%s", a.pred, m.PredHint(a.pred))
 		}
 		if a.args == nil {
 			whole[pr.ID] = true
@@ -545,4 +548,27 @@ func writeNetwork(w io.Writer, m *mln.Model, net *ground.Network) error {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// emptyQueryDomains refuses a query predicate with an argument type that has
+// no constant: it has no ground atom, and an answer would be empty for want
+// of evidence, not because of the model.
+func emptyQueryDomains(m *mln.Model, query string, evidenceFiles []string) error {
+	ids, err := m.PredIDs(query)
+	if err != nil {
+		return err
+	}
+	for _, p := range ids {
+		pr := m.Preds[p]
+		for _, t := range pr.Args {
+			if ty := m.Types[t]; ty.Size() == 0 {
+				hint := "list its constants in the model (" + ty.Name + " = {A, B}) or give evidence that names them"
+				if len(evidenceFiles) == 0 {
+					hint = "give the evidence with -e, or list its constants in the model (" + ty.Name + " = {A, B})"
+				}
+				return fmt.Errorf("-q %s: the type %s has no constant, so %s has no ground atom: %s", pr.Name, ty.Name, pr.Name, hint)
+			}
+		}
+	}
+	return nil
 }

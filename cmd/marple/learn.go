@@ -116,6 +116,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if err := tf.check(); err != nil {
 		return err
 	}
+	e.resultsToStdout(*tf.outFile)
 	if *hybridL {
 		hf := hybridFlags{multi: *multi, iters: *maxIter, samples: *numSamples, priorSD: *priorSD,
 			c: *cFlag, epsilon: *epsilon, holdout: *holdout}
@@ -228,7 +229,8 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	done("%d examples", src.Len())
-	settings, err := tf.settings(e, "learn", func() string { return "" })
+	tuneLabel := "" // while σ or C is tuned: the value being learned
+	settings, err := tf.settings(e, "learn", func() string { return tuneLabel })
 	if err != nil {
 		return err
 	}
@@ -248,7 +250,13 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		if batch {
 			res, err = learn.TuneMaxMargin(ctx, m, src, mm, settings, tuning)
 		} else {
+			k := 0
 			res, err = learn.TuneOnline(ctx, m, src, func(v float64) learn.Method {
+				if k++; k <= len(grid) {
+					tuneLabel = fmt.Sprintf(", tuning %s = %g (%d of %d)", name, v, k, len(grid))
+				} else {
+					tuneLabel = fmt.Sprintf(", %s = %g on all examples", name, v)
+				}
 				meth, _, _ := learnMethod(*method, v, c, *tf.lambda, *tf.eta, *tf.delta)
 				return meth
 			}, settings, tuning)

@@ -98,9 +98,18 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 					pr.Iter, pr.Round, pr.GradNorm, noise, pr.Lambda, pr.Improvement, pr.Samples, map[bool]string{true: ", backtracked"}[pr.Backtracked])
 			},
 		}
+		set.OnStart = func(st *learn.IndependentStart) {
+			tuned := ""
+			if st.PriorStdDev > 0 {
+				tuned = fmt.Sprintf(", prior σ %g chosen by held-out CLL %.6g", st.PriorStdDev, st.HeldOutCLL)
+			}
+			fmt.Fprintf(e.stderr, "marple: learn: independent start: %d joint parameters held at 0, CLL %.6g over %d atoms, gradient %.2g, %d L-BFGS iterations%s\n",
+				st.Joint, st.CLL, st.Atoms, st.GradNorm, st.Iterations, tuned)
+		}
 		f.extras.apply(&set)
 		if f.extras.withEM {
 			set.TunePrior = false // each M-step would choose its own σ
+			set.OnStart = nil     // one start per M-step
 			return learnEM(ctx, e, p, tf, m, dbs, src, set, f.extras.emIter)
 		}
 		done = p.stage("learn CLL (" + map[bool]string{true: "DN", false: "PSCG"}[f.newton] + ")")
@@ -112,14 +121,6 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		}
 		err = f.extras.timedOut(ctx, err, learned, e.stderr)
 		lerr = err
-		if st != nil && st.Start != nil {
-			tuned := ""
-			if st.Start.PriorStdDev > 0 {
-				tuned = fmt.Sprintf(", prior σ %g chosen by held-out CLL %.6g", st.Start.PriorStdDev, st.Start.HeldOutCLL)
-			}
-			fmt.Fprintf(e.stderr, "marple: learn: independent start: %d joint parameters held at 0, CLL %.6g over %d atoms, gradient %.2g, %d L-BFGS iterations%s\n",
-				st.Start.Joint, st.Start.CLL, st.Start.Atoms, st.Start.GradNorm, st.Start.Iterations, tuned)
-		}
 		if st != nil && st.ScaledPriors > 0 {
 			fmt.Fprintf(e.stderr, "marple: learn: prior σ of %d weights linking query atoms divided by their connections (up to %g ground clauses through one atom)\n",
 				st.ScaledPriors, st.MaxConnections)

@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/marple-mln/marple/internal/cmdflags"
+	"github.com/marple-mln/marple/internal/suggest"
 	"io"
 	"os"
 	"os/signal"
@@ -44,6 +45,15 @@ type command struct {
 type env struct {
 	stdout io.Writer
 	stderr io.Writer
+}
+
+// resultsToStdout sends the command's own messages to stderr when its
+// output file is "-" or /dev/stdout, so that standard output carries the
+// results alone.
+func (e *env) resultsToStdout(out string) {
+	if out == "-" || out == "/dev/stdout" {
+		e.stdout = e.stderr
+	}
 }
 
 var commands = []command{
@@ -138,8 +148,11 @@ func run(ctx context.Context, e *env, args []string) int {
 			return 1
 		}
 	}
-	fmt.Fprintf(e.stderr, "marple: unknown command %q\n", name)
-	printUsage(e.stderr)
+	names := []string{"help", "version"}
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(e.stderr, "marple: unknown command %q%s; marple help lists the commands\n", name, suggest.Hint(name, names))
 	return 2
 }
 

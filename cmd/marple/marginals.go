@@ -109,7 +109,7 @@ func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, 
 		total += round
 		d = s.Diagnostics()
 		d.Summarize(query, threshold)
-		p.logf("%d samples per chain: max R-hat %s, min ESS %s", total, fmtRhat(d.MaxRhat), fmtESS(d.MinESS))
+		p.logf("%d samples per chain: max R-hat %s, min ESS %s", total, fmtRhat(d.MaxRhat), summaryESS(d.MinESS))
 		if rates := s.SwapRates(); rates != nil {
 			p.logf("replica exchange acceptance between neighbouring scales: %.3f", rates)
 		}
@@ -173,7 +173,7 @@ func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, 
 		return err
 	}
 	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples x %d chains, max R-hat %s, %d query atoms above %g, min ESS %s, %.2fs\n",
-		net.NumAtoms(), net.NumClauses(), total, f.chains, fmtRhat(d.MaxRhat), d.NumAbove, threshold, fmtESS(d.MinESS), time.Since(start).Seconds())
+		net.NumAtoms(), net.NumClauses(), total, f.chains, fmtRhat(d.MaxRhat), d.NumAbove, threshold, summaryESS(d.MinESS), time.Since(start).Seconds())
 	return nil
 }
 
@@ -185,6 +185,15 @@ func fmtRhat(r float64) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(r, 'f', 3, 64)
+}
+
+// summaryESS is the smallest ESS over the query atoms as the summary says
+// it: +Inf means that no query atom was sampled.
+func summaryESS(x float64) string {
+	if math.IsInf(x, 1) {
+		return "n/a (every query atom's marginal computed exactly)"
+	}
+	return fmtESS(x)
 }
 
 func fmtESS(x float64) string {

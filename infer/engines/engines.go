@@ -288,8 +288,12 @@ func sampler(gibbs bool, s Settings) mcsat.RunEngine {
 
 // samplerReport says how a run of chains went.
 func samplerReport(name string, d *mcsat.Diagnostics) string {
-	return fmt.Sprintf("%s: %d chains x %d samples, max R-hat %.3f (%d atoms above %g), min ESS %.0f",
-		name, d.Chains, d.Samples, d.MaxRhat, d.NumAbove, d.Threshold, d.MinESS)
+	ess := fmt.Sprintf("%.0f", d.MinESS)
+	if math.IsInf(d.MinESS, 1) {
+		ess = "n/a (every marginal computed exactly)"
+	}
+	return fmt.Sprintf("%s: %d chains x %d samples, max R-hat %.3f (%d atoms above %g), min ESS %s",
+		name, d.Chains, d.Samples, d.MaxRhat, d.NumAbove, d.Threshold, ess)
 }
 
 // NewMAP returns the MAP engine called name (one of MAPNames) configured by
@@ -417,7 +421,7 @@ func List(names []string) string {
 
 // reportLP writes the LP relaxation's line.
 func reportLP(w io.Writer, st *lp.Stats) {
-	fmt.Fprintf(w, "LP relaxation: bound on the cost %s (LP value %s), ROUNDUP cost %s, final cost %s, %.1f%% of atoms integral, %d iterations, converged %v\n",
+	fmt.Fprintf(w, "LP relaxation: lower bound on the cost %s (the LP optimum, an upper bound on the score: %s), ROUNDUP cost %s, final cost %s, %.1f%% of atoms integral, %d iterations, converged %v\n",
 		infer.FormatCost(st.LPBound, st.RoundedCost), infer.FormatCost(st.LPValue, st.LPValue), infer.FormatCost(st.RoundupCost, st.RoundupCost),
 		infer.FormatCost(st.RoundedCost, st.RoundedCost), 100*st.FracIntegral, st.Iterations, st.Converged)
 }
