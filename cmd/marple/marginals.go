@@ -103,7 +103,7 @@ func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, 
 	var verdict string
 	for {
 		t0 := time.Now()
-		if err := s.Sample(ctx, round); err != nil {
+		if err := sampleWithProgress(ctx, e.stderr, s, round, total, start); err != nil {
 			return err
 		}
 		total += round
@@ -201,4 +201,38 @@ func fmtESS(x float64) string {
 		return "inf"
 	}
 	return strconv.FormatFloat(x, 'f', 0, 64)
+}
+
+// sampleWithProgress advances the chains by n samples in slices, saying
+// on stderr every few seconds how far they are and how long is left. The
+// samples do not depend on the slicing: each chain goes on from its state
+// with its own random numbers.
+func sampleWithProgress(ctx context.Context, w io.Writer, s *mcsat.Sampling, n, before int, start time.Time) error {
+	const every = 5 * time.Second
+	t0 := time.Now()
+	last := t0
+	chunk := min(n, 16)
+	for done := 0; done < n; {
+		k := min(chunk, n-done)
+		t := time.Now()
+		if err := s.Sample(ctx, k); err != nil {
+			return err
+		}
+		done += k
+		// Slices of about half a second keep the reports timely and the
+		// calls' overhead negligible.
+		if el := time.Since(t); el < 250*time.Millisecond {
+			chunk *= 2
+		} else if el > time.Second && chunk > 1 {
+			chunk /= 2
+		}
+		if time.Since(last) >= every && done < n {
+			last = time.Now()
+			el := time.Since(t0)
+			eta := time.Duration(float64(el) / float64(done) * float64(n-done))
+			fmt.Fprintf(w, "marple infer: sampling: %d/%d samples per chain, %s elapsed, ETA %s\n",
+				before+done, before+n, time.Since(start).Round(time.Second), eta.Round(time.Second))
+		}
+	}
+	return nil
 }
