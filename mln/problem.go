@@ -3,8 +3,9 @@ package mln
 import (
 	"context"
 	"fmt"
-	"github.com/marple-mln/marple/internal/suggest"
 	"strings"
+
+	"github.com/marple-mln/marple/internal/suggest"
 )
 
 // Load reads the model files and the evidence files (none is fine) and
@@ -28,6 +29,26 @@ func Load(ctx context.Context, modelFiles, evidenceFiles []string) (*Model, *Dat
 		return nil, nil, err
 	}
 	return m, db, nil
+}
+
+// LoadEvidence reads other evidence for a model already loaded (and
+// perhaps learned) on some: the test databases after the training ones.
+// The database's model (db.Model) is m.WithoutEvidence() with the new
+// evidence's constants, compiled; m itself is left as it is. This is what
+// writing the learned model with WriteModel and loading it again with the
+// new evidence would give, without the round trip: the new domains hold
+// the model's own constants and the new evidence's, none of the training
+// constants.
+func LoadEvidence(ctx context.Context, m *Model, evidenceFiles ...string) (*Database, error) {
+	t := m.WithoutEvidence()
+	db, err := LoadDatabase(t, evidenceFiles...)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.CompileContext(ctx); err != nil {
+		return nil, err
+	}
+	return db, nil
 }
 
 // LoadMultiple is Load with one database per evidence file instead of one
