@@ -11,7 +11,7 @@ import (
 
 const dataSynopsis = `list | check | fetch [-dir folder] [-from mirror] [set ...]
 
-The real data sets that the experiments and the documentation use (the
+The real data sets that the papers' reproductions and the docs use (the
 folder ../shared/data beside a clone; docs/data.md says where each comes
 from). list prints every data set with its files and where they come from;
 check compares a folder with the list (size and SHA-256 of every file,

@@ -63,7 +63,7 @@ var commands = []command{
 	{"invent", "statistical predicate invention: multiple relational clusterings (MRC)", runInvent},
 	{"eval", "score predictions against the truth: P, R, F1, Hamming, CLL, AUC-PR", runEval},
 	{"check", "parse a model and evidence; print predicates, clauses and ground network size", runCheck},
-	{"data", "list, check and fetch the real data sets the experiments and docs use (docs/data.md)", runData},
+	{"data", "list, check and fetch the real data sets (docs/data.md)", runData},
 	{"transfer-templates", "deep transfer (DTM): rank second-order clique templates in a source domain", runTransferTemplates},
 }
 
