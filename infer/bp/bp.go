@@ -27,10 +27,12 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/mcsat"
 )
 
 // Defaults.
@@ -63,6 +65,25 @@ type Options struct {
 	// Workers is the number of goroutines (default GOMAXPROCS). The result
 	// does not depend on it.
 	Workers int
+	// Merge merges the ground clauses that have the same literals into one
+	// clause of the summed weight before passing messages (the same
+	// distribution). BP counts each of several factors over the same atoms
+	// as independent evidence, so k copies of a clause push its atoms k
+	// times; merged, a network that is a tree once its copies are merged
+	// gets exact marginals.
+	Merge bool
+	// Check, when positive, compares the marginals with MC-SAT's (Check
+	// samples per chain, more in up to three doubling rounds while an
+	// atom's sampling error is what keeps it from being confirmed;
+	// components of at most mcsat.DefaultExactAtoms atoms are enumerated
+	// exactly): Stats.Unreliable lists the atoms not confirmed within
+	// CheckTolerance. The seed is infer.Options.Seed.
+	Check int
+	// CheckTolerance is the largest difference from the true marginal the
+	// check accepts (default DefaultCheckTolerance).
+	CheckTolerance float64
+
+	checkExact int // mcsat.Options.ExactAtoms of the check (tests)
 }
 
 // Stats describes a run.
@@ -74,6 +95,47 @@ type Stats struct {
 	Converged bool
 	// MaxChange is that largest change.
 	MaxChange float64
+	// Changing lists, when the run did not converge, the atoms whose
+	// marginal changed by more than the tolerance in the last iteration,
+	// the largest change first (at most MaxListed).
+	Changing []int32
+	// Checked is set when the marginals were compared with MC-SAT
+	// (Options.Check); Unreliable then lists the atoms the check did not
+	// confirm, the largest difference first, and CheckDiff is the largest
+	// difference between BP's and the check's marginal of an atom (NaN
+	// when the check found no world satisfying the hard clauses and lists
+	// every atom).
+	Checked    bool
+	Unreliable []int32
+	CheckDiff  float64
+}
+
+// MaxListed bounds Stats.Changing.
+const MaxListed = 10
+
+// Reliable reports whether the run converged and the check, when it ran,
+// confirmed every marginal.
+func (st *Stats) Reliable() bool { return st.Converged && len(st.Unreliable) == 0 }
+
+// changing returns the atoms whose entry of change exceeds tol, the
+// largest first, at most MaxListed.
+func changing(change []float64, tol float64) []int32 {
+	var out []int32
+	for a, d := range change {
+		if d > tol {
+			out = append(out, int32(a))
+		}
+	}
+	slices.SortStableFunc(out, func(x, y int32) int {
+		switch {
+		case change[x] > change[y]:
+			return -1
+		case change[x] < change[y]:
+			return 1
+		}
+		return 0
+	})
+	return out[:min(len(out), MaxListed)]
 }
 
 // Memory is what Marginals takes on top of the network
@@ -97,6 +159,7 @@ type graph struct {
 	msg       []float64 // clause-to-atom messages, log-odds of the atom being true
 	tot       []float64 // per atom: bias plus all incoming messages
 	marginal  []float64
+	change    []float64 // per atom: the last change of its marginal (when not nil)
 }
 
 func newGraph(net *ground.Network, bias []float64, workers int) (*graph, error) {
@@ -179,7 +242,11 @@ func (g *graph) sums() float64 {
 			}
 			g.tot[a] = t
 			p := sigmoid(t)
-			change = math.Max(change, math.Abs(p-g.marginal[a]))
+			d := math.Abs(p - g.marginal[a])
+			change = math.Max(change, d)
+			if g.change != nil {
+				g.change[a] = d
+			}
 			g.marginal[a] = p
 		}
 		return change
@@ -255,10 +322,15 @@ func Marginals(ctx context.Context, net *ground.Network, opt Options) ([]float64
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
-	g, err := newGraph(net, opt.Bias, opt.Workers)
+	bnet := net
+	if opt.Merge {
+		bnet = mergeClauses(net)
+	}
+	g, err := newGraph(bnet, opt.Bias, opt.Workers)
 	if err != nil {
 		return nil, nil, err
 	}
+	g.change = make([]float64, g.nAtoms)
 	st := &Stats{}
 	g.sums()
 	for st.Iterations < opt.MaxIterations {
@@ -271,6 +343,14 @@ func Marginals(ctx context.Context, net *ground.Network, opt Options) ([]float64
 		if st.MaxChange <= opt.Tolerance {
 			st.Converged = true
 			break
+		}
+	}
+	if !st.Converged {
+		st.Changing = changing(g.change, opt.Tolerance)
+	}
+	if opt.Check > 0 {
+		if err := check(ctx, net, g.marginal, opt, st); err != nil {
+			return nil, nil, err
 		}
 	}
 	return g.marginal, st, nil
@@ -324,13 +404,45 @@ type LiftedEngine struct {
 // Name returns "lifted-bp".
 func (LiftedEngine) Name() string { return "lifted-bp" }
 
-// Marginals runs Lifted with the engine's options and opt's seed and bias.
+// Marginals runs Lifted with the engine's options and opt's seed and bias
+// (on the network with its clauses merged when Options.Merge is set), and
+// the check when Options.Check is set.
 func (e LiftedEngine) Marginals(ctx context.Context, net *ground.Network, opt infer.Options) ([]float64, error) {
 	o := e.Options
 	o.Options = opt
-	p, st, err := Lifted(ctx, net, o)
-	if err == nil && e.Stats != nil {
+	bnet := net
+	if o.Merge {
+		bnet = mergeClauses(net)
+	}
+	p, st, err := Lifted(ctx, bnet, o)
+	if err == nil && o.Check > 0 {
+		err = check(ctx, net, p, o, &st.Stats)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if e.Stats != nil {
 		e.Stats(st)
 	}
-	return p, err
+	return p, nil
+}
+
+// Check compares marginals p of net (for the bias terms of opt) with
+// MC-SAT's as Options.Check does (opt.Check samples per chain, default
+// mcsat.DefaultSamples) and returns the atoms not confirmed within
+// opt.CheckTolerance, the largest difference first, and the largest
+// difference. It serves engines that compute BP's marginals another way
+// (LiftModel, Frontier after SetBias).
+func Check(ctx context.Context, net *ground.Network, p []float64, opt Options) (unreliable []int32, maxDiff float64, err error) {
+	if len(p) != net.NumAtoms() {
+		return nil, 0, errors.New("bp: Check: the marginals have the wrong length")
+	}
+	if opt.Check <= 0 {
+		opt.Check = mcsat.DefaultSamples
+	}
+	var st Stats
+	if err := check(ctx, net, p, opt, &st); err != nil {
+		return nil, 0, err
+	}
+	return st.Unreliable, st.CheckDiff, nil
 }

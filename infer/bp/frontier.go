@@ -24,17 +24,20 @@ const DefaultFrontierTolerance = 1e-10
 // decision making) then costs in proportion to the part of the network
 // the change reaches, not to the whole network.
 type Frontier struct {
-	g   *graph
-	tol float64
-	max int
+	g       *graph
+	tol     float64
+	max     int
+	damping float64
 	// Stats of the last run (Start or SetBias).
 	Stats Stats
 	// Updated is the number of clause updates done by the last SetBias.
 	Updated int
 }
 
-// Start runs belief propagation on net to convergence (as Marginals) and
-// returns the state for later changes. opt.Tolerance is the tolerance of
+// Start runs belief propagation on net to convergence (as Marginals, with
+// its Merge, Damping and Check) and returns the state for later changes;
+// Stats say whether it converged and what the check found (SetBias does
+// not check again: Check does). opt.Tolerance is the tolerance of
 // the first run; changes propagate down to DefaultFrontierTolerance.
 // The network is only read, and must not change while the Frontier is in
 // use.
@@ -55,11 +58,18 @@ func Start(ctx context.Context, net *ground.Network, opt Options) (*Frontier, er
 		}
 		copy(bias, opt.Bias)
 	}
-	g, err := newGraph(net, bias, opt.Workers)
+	if opt.Damping < 0 || opt.Damping >= 1 {
+		return nil, errors.New("bp: Damping must be in [0, 1)")
+	}
+	bnet := net
+	if opt.Merge {
+		bnet = mergeClauses(net)
+	}
+	g, err := newGraph(bnet, bias, opt.Workers)
 	if err != nil {
 		return nil, err
 	}
-	f := &Frontier{g: g, tol: DefaultFrontierTolerance, max: opt.MaxIterations}
+	f := &Frontier{g: g, tol: DefaultFrontierTolerance, max: opt.MaxIterations, damping: opt.Damping}
 	g.sums()
 	for f.Stats.Iterations < opt.MaxIterations {
 		if err := ctx.Err(); err != nil {
@@ -86,7 +96,15 @@ func Start(ctx context.Context, net *ground.Network, opt Options) (*Frontier, er
 	}
 	st.Iterations += f.Stats.Iterations
 	st.Converged = f.Stats.Converged
+	st.Changing = f.Stats.Changing
 	f.Stats = st
+	if opt.Check > 0 {
+		o := opt
+		o.Bias = bias
+		if err := check(ctx, net, g.marginal, o, &f.Stats); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
 }
 
@@ -134,7 +152,13 @@ func (f *Frontier) propagate(ctx context.Context, dirty map[int32]bool) error {
 	stamp := make(map[int32]bool)
 	for len(dirty) > 0 {
 		if f.Stats.Iterations >= f.max {
-			return nil // not converged: Stats.Converged stays false
+			// Not converged: Stats.Converged stays false.
+			for a := range dirty {
+				f.Stats.Changing = append(f.Stats.Changing, a)
+			}
+			slices.Sort(f.Stats.Changing)
+			f.Stats.Changing = f.Stats.Changing[:min(len(f.Stats.Changing), MaxListed)]
+			return nil
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -166,7 +190,7 @@ func (f *Frontier) propagate(ctx context.Context, dirty map[int32]bool) error {
 		clear(dirty)
 		for _, c := range clauses {
 			f.Updated++
-			logq = g.updateClause(int(c), 0, logq, func(k int32, old, m float64) {
+			logq = g.updateClause(int(c), f.damping, logq, func(k int32, old, m float64) {
 				if math.Abs(m-old) > f.tol {
 					dirty[g.lits[k].Atom()] = true
 				}
