@@ -353,8 +353,9 @@ func (x *inferExtras) samplerOptions(opt *mcsat.Options) {
 }
 
 // marginals computes the query marginals with the marginal engine called
-// name (bp with -bp) and says how in a few words for the summary line.
-func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name string, s engines.Settings, seed int64) ([]float64, string, error) {
+// name (bp with -bp) and says how in a few words for the summary line;
+// with -bp it also returns BP's statistics.
+func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name string, s engines.Settings, seed int64) ([]float64, string, *bp.Stats, error) {
 	s.WalkProb = x.walkProb
 	if x.walkProb == 0 {
 		s.WalkProb = -1 // mcsat: negative means none
@@ -374,22 +375,25 @@ func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name s
 		if burnIn == 0 {
 			burnIn = -1
 		}
-		return x.timedMCSAT(ctx, net, mcsat.Options{Options: infer.Options{Seed: seed}, Samples: s.Samples, BurnIn: burnIn, WalkProb: s.WalkProb, Temp: s.Temp})
+		probs, how, err := x.timedMCSAT(ctx, net, mcsat.Options{Options: infer.Options{Seed: seed}, Samples: s.Samples, BurnIn: burnIn, WalkProb: s.WalkProb, Temp: s.Temp})
+		return probs, how, nil, err
 	}
 	var report strings.Builder
 	s.Report = &report
+	var st *bp.Stats
+	s.BPStats = func(b *bp.Stats) { st = b }
 	e, err := engines.NewMarginal(name, s)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	probs, err := e.Marginals(ctx, net, infer.Options{Seed: seed})
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if how := strings.TrimSpace(report.String()); how != "" {
-		return probs, how, nil
+		return probs, how, st, nil
 	}
-	return probs, fmt.Sprintf("%d samples", s.Samples), nil
+	return probs, fmt.Sprintf("%d samples", s.Samples), st, nil
 }
 
 // timedMCSAT samples the whole network with one MC-SAT chain until it has
@@ -428,6 +432,32 @@ func (x *inferExtras) timedMCSAT(ctx context.Context, net *ground.Network, opt m
 		counts[a] /= float64(n)
 	}
 	return counts, fmt.Sprintf("%d samples%s", n, stopped), nil
+}
+
+// warnBP says on w when belief propagation did not converge or its check
+// did not confirm some marginals, naming the atoms (at most ten).
+func warnBP(w io.Writer, m *mln.Model, net *ground.Network, st *bp.Stats, tol float64) {
+	if st == nil {
+		return
+	}
+	names := func(atoms []int32, total int) string {
+		var ns []string
+		for _, a := range atoms[:min(len(atoms), 10)] {
+			ns = append(ns, atomString(m, net.AtomPred[a], net.AtomArgs[a]))
+		}
+		if total > len(ns) {
+			ns = append(ns, fmt.Sprintf("and %d more", total-len(ns)))
+		}
+		return strings.Join(ns, ", ")
+	}
+	if !st.Converged {
+		fmt.Fprintf(w, "marple infer: warning: belief propagation did not converge in %d iterations: largest change of a marginal %.3g > -convThresh %g (raise -maxSteps); still changing: %s\n",
+			st.Iterations, st.MaxChange, tol, names(st.Changing, st.NumChanging))
+	}
+	if len(st.Unreliable) > 0 {
+		fmt.Fprintf(w, "marple infer: warning: belief propagation unreliable: %d atoms' marginals not confirmed by MC-SAT within %g (largest difference %.3g; loopy BP can settle on a wrong fixed point, use -ms): %s\n",
+			len(st.Unreliable), bp.DefaultCheckTolerance, st.CheckDiff, names(st.Unreliable, len(st.Unreliable)))
+	}
 }
 
 // writeMarginals writes "atom probability" for every query atom asked for.

@@ -97,8 +97,10 @@ type Stats struct {
 	MaxChange float64
 	// Changing lists, when the run did not converge, the atoms whose
 	// marginal changed by more than the tolerance in the last iteration,
-	// the largest change first (at most MaxListed).
-	Changing []int32
+	// the largest change first (at most MaxListed of them; NumChanging
+	// counts them all).
+	Changing    []int32
+	NumChanging int
 	// Checked is set when the marginals were compared with MC-SAT
 	// (Options.Check); Unreliable then lists the atoms the check did not
 	// confirm, the largest difference first, and CheckDiff is the largest
@@ -118,8 +120,8 @@ const MaxListed = 10
 func (st *Stats) Reliable() bool { return st.Converged && len(st.Unreliable) == 0 }
 
 // changing returns the atoms whose entry of change exceeds tol, the
-// largest first, at most MaxListed.
-func changing(change []float64, tol float64) []int32 {
+// largest first, at most MaxListed, and their number.
+func changing(change []float64, tol float64) ([]int32, int) {
 	var out []int32
 	for a, d := range change {
 		if d > tol {
@@ -135,7 +137,7 @@ func changing(change []float64, tol float64) []int32 {
 		}
 		return 0
 	})
-	return out[:min(len(out), MaxListed)]
+	return out[:min(len(out), MaxListed)], len(out)
 }
 
 // Memory is what Marginals takes on top of the network
@@ -346,7 +348,7 @@ func Marginals(ctx context.Context, net *ground.Network, opt Options) ([]float64
 		}
 	}
 	if !st.Converged {
-		st.Changing = changing(g.change, opt.Tolerance)
+		st.Changing, st.NumChanging = changing(g.change, opt.Tolerance)
 	}
 	if opt.Check > 0 {
 		if err := check(ctx, net, g.marginal, opt, st); err != nil {

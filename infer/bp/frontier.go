@@ -96,7 +96,7 @@ func Start(ctx context.Context, net *ground.Network, opt Options) (*Frontier, er
 	}
 	st.Iterations += f.Stats.Iterations
 	st.Converged = f.Stats.Converged
-	st.Changing = f.Stats.Changing
+	st.Changing, st.NumChanging = f.Stats.Changing, f.Stats.NumChanging
 	f.Stats = st
 	if opt.Check > 0 {
 		o := opt
@@ -157,6 +157,7 @@ func (f *Frontier) propagate(ctx context.Context, dirty map[int32]bool) error {
 				f.Stats.Changing = append(f.Stats.Changing, a)
 			}
 			slices.Sort(f.Stats.Changing)
+			f.Stats.NumChanging = len(f.Stats.Changing)
 			f.Stats.Changing = f.Stats.Changing[:min(len(f.Stats.Changing), MaxListed)]
 			return nil
 		}

@@ -1,0 +1,211 @@
+package bp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/internal/testenv"
+	"github.com/marple-mln/marple/internal/testkit/brute"
+	"github.com/marple-mln/marple/internal/testkit/randmln"
+	"github.com/marple-mln/marple/mln"
+)
+
+// randomCase is a random MLN whose hard clauses some world satisfies,
+// ground, with its exact marginals.
+type randomCase struct {
+	name  string
+	m     *mln.Model
+	db    *mln.Database
+	query []mln.PredID
+	open  bool // open-world predicates: LiftModel does not apply
+	net   *ground.Network
+	want  []float64
+	hard  bool // the network has a hard clause
+}
+
+// randomCases returns n satisfiable random MLNs (internal/testkit/randmln)
+// of at most maxAtoms unknown ground atoms, at least half of them with
+// hard clauses.
+func randomCases(t *testing.T, n, maxAtoms int) []randomCase {
+	var out []randomCase
+	withHard := 0
+	for seed := int64(0); len(out) < n; seed++ {
+		c := randmln.GenerateConfig(seed, randmln.Config{MaxUnknown: maxAtoms})
+		m, db, query, ow, err := c.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		net, err := ground.Ground(context.Background(), m, db, ground.Options{Query: query, OpenWorld: ow, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if net.NumAtoms() == 0 || net.NumAtoms() > maxAtoms || net.HardFalse > 0 {
+			continue
+		}
+		if _, _, h := brute.MAP(net); h > 0 {
+			continue // unsatisfiable
+		}
+		rc := randomCase{name: fmt.Sprintf("randmln seed %d", seed), m: m, db: db, query: query, open: len(ow) > 0, net: net}
+		for c := 0; c < net.NumClauses(); c++ {
+			rc.hard = rc.hard || math.IsInf(net.Weight(c), 1)
+		}
+		if rc.hard {
+			withHard++
+		} else if 2*(len(out)-withHard) >= n {
+			continue // half the cases have hard clauses
+		}
+		rc.want = brute.Marginals(net)
+		out = append(out, rc)
+	}
+	return out
+}
+
+// tally counts a variant's outcomes on the random cases.
+type tally struct {
+	agree, flagged, wrong, flaggedWrong int
+	worstFlagged                        float64
+}
+
+// add records one run: the largest error of marginals p, and whether
+// the run said it did not converge or is unreliable.
+func (ty *tally) add(t *testing.T, variant, name string, p, want []float64, st *Stats) {
+	t.Helper()
+	e := 0.0
+	for a := range want {
+		e = math.Max(e, math.Abs(p[a]-want[a]))
+	}
+	switch {
+	case !st.Reliable():
+		ty.flagged++
+		if e > 0.05 {
+			ty.flaggedWrong++
+			ty.worstFlagged = math.Max(ty.worstFlagged, e)
+		}
+	case e <= 0.05:
+		ty.agree++
+	default:
+		ty.wrong++
+		t.Errorf("%s: %s: largest error %.3f, and the run says converged and confirmed (%+v)", variant, name, e, *st)
+	}
+}
+
+// TestRandomMLNsAgreeOrSay checks every BP variant with the engine
+// registry's settings (merged clauses, damping 0.5, the MC-SAT check) on
+// satisfiable random MLNs with hard clauses against enumeration: each
+// either agrees with the exact marginals within 0.05 on every atom, or
+// says that it did not converge or that the check did not confirm it.
+// The check enumerates components this small exactly; the "sampled" runs
+// make it sample them, as it does larger components.
+func TestRandomMLNsAgreeOrSay(t *testing.T) {
+	n, maxAtoms := 60, 10
+	if testenv.Long() {
+		n, maxAtoms = 300, 12
+	}
+	cases := randomCases(t, n, maxAtoms)
+	ctx := context.Background()
+	base := Options{Merge: true, Damping: 0.5, Check: 1000, Workers: 1}
+	sampled := base
+	sampled.checkExact = -1
+	var ground, groundSampled, plain, lifted, model, frontier tally
+	hard, unchecked := 0, tally{}
+	for i, c := range cases {
+		if c.hard {
+			hard++
+		}
+		opt := base
+		opt.Seed = int64(i)
+		p, st, err := Marginals(ctx, c.net, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ground.add(t, "ground BP", c.name, p, c.want, st)
+
+		// Unchecked, undamped, unmerged (the library's zero Options):
+		// only counted, to show what the rest adds.
+		p, st, err = Marginals(ctx, c.net, Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := maxErr(p, c.want); st.Converged && e > 0.05 {
+			unchecked.wrong++
+		}
+
+		opt = sampled
+		opt.Seed = int64(i)
+		p, st, err = Marginals(ctx, c.net, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		groundSampled.add(t, "ground BP, check sampled", c.name, p, c.want, st)
+
+		// Merged and checked but not damped.
+		opt = base
+		opt.Damping = 0
+		p, st, err = Marginals(ctx, c.net, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain.add(t, "ground BP undamped", c.name, p, c.want, st)
+
+		var lst *LiftedStats
+		le := LiftedEngine{Options: base, Stats: func(s *LiftedStats) { lst = s }}
+		le.Damping = 0
+		p, err = le.Marginals(ctx, c.net, infer.Options{Seed: int64(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lifted.add(t, "lifted BP (network)", c.name, p, c.want, &lst.Stats)
+
+		f, err := Start(ctx, c.net, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frontier.add(t, "expanding frontier BP", c.name, f.Marginals(), c.want, &f.Stats)
+
+		if !c.open {
+			mm, mst, err := LiftModel(ctx, c.m, c.db, c.query, Options{})
+			if errors.Is(err, ErrNotLiftable) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := make([]float64, c.net.NumAtoms())
+			for a := range p {
+				p[a] = mm.Prob(c.net.AtomPred[a], c.net.AtomArgs[a])
+			}
+			st := mst.Stats
+			st.Checked = true
+			if st.Unreliable, st.CheckDiff, err = Check(ctx, c.net, p, Options{Options: infer.Options{Seed: int64(i)}, Workers: 1}); err != nil {
+				t.Fatal(err)
+			}
+			model.add(t, "lifted BP (model)", c.name, p, c.want, &st)
+		}
+	}
+	t.Logf("%d satisfiable random MLNs of at most %d atoms, %d with hard clauses", len(cases), maxAtoms, hard)
+	t.Logf("library defaults (no merge, damping or check): %d converged more than 0.05 off", unchecked.wrong)
+	for _, r := range []struct {
+		name string
+		t    tally
+	}{{"ground BP", ground}, {"ground BP, check sampled", groundSampled}, {"ground BP undamped", plain},
+		{"lifted BP (network)", lifted}, {"lifted BP (model)", model}, {"expanding frontier BP", frontier}} {
+		t.Logf("%-26s agree %3d, flagged %3d (%d of them more than 0.05 off, worst %.3f), wrong and not flagged %d",
+			r.name, r.t.agree, r.t.flagged, r.t.flaggedWrong, r.t.worstFlagged, r.t.wrong)
+	}
+	if hard < len(cases)/2 {
+		t.Errorf("only %d of %d cases have hard clauses", hard, len(cases))
+	}
+}
+
+func maxErr(p, want []float64) float64 {
+	e := 0.0
+	for a := range want {
+		e = math.Max(e, math.Abs(p[a]-want[a]))
+	}
+	return e
+}
