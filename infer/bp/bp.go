@@ -62,6 +62,13 @@ type Options struct {
 	// d·old in log-odds, 0 <= d < 1 (default 0). Damping helps loopy
 	// networks converge and does not change the fixed points.
 	Damping float64
+	// DampAfter, when positive, raises the damping each time DampAfter
+	// iterations pass without convergence: to 0.5 from 0, else half way to
+	// 1, up to MaxAutoDamping. BP that converges undamped is left as it
+	// is (the same iterations and marginals); BP whose messages oscillate
+	// gets the damping it needs. Stats.Damping is the damping it ended
+	// with.
+	DampAfter int
 	// Workers is the number of goroutines (default GOMAXPROCS). The result
 	// does not depend on it.
 	Workers int
@@ -95,6 +102,8 @@ type Stats struct {
 	Converged bool
 	// MaxChange is that largest change.
 	MaxChange float64
+	// Damping is the damping of the last iteration (Options.DampAfter).
+	Damping float64
 	// Changing lists, when the run did not converge, the atoms whose
 	// marginal changed by more than the tolerance in the last iteration,
 	// the largest change first (at most MaxListed of them; NumChanging
@@ -110,6 +119,40 @@ type Stats struct {
 	Checked    bool
 	Unreliable []int32
 	CheckDiff  float64
+}
+
+// MaxAutoDamping is the largest damping Options.DampAfter reaches.
+const MaxAutoDamping = 0.9375
+
+// iterate passes messages until they converge or opt.MaxIterations
+// iterations are done, with the damping of opt (Damping, DampAfter), and
+// records the run in st.
+func (g *graph) iterate(ctx context.Context, opt Options, st *Stats) error {
+	d, since := opt.Damping, 0
+	g.sums()
+	for st.Iterations < opt.MaxIterations {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if opt.DampAfter > 0 && since >= opt.DampAfter && d < MaxAutoDamping {
+			if d == 0 {
+				d = 0.5
+			} else {
+				d = min(MaxAutoDamping, (1+d)/2)
+			}
+			since = 0
+		}
+		g.update(d)
+		st.Iterations++
+		since++
+		st.MaxChange = g.sums()
+		if st.MaxChange <= opt.Tolerance {
+			st.Converged = true
+			break
+		}
+	}
+	st.Damping = d
+	return nil
 }
 
 // MaxListed bounds Stats.Changing.
@@ -318,8 +361,8 @@ func Marginals(ctx context.Context, net *ground.Network, opt Options) ([]float64
 	if opt.Tolerance <= 0 {
 		opt.Tolerance = DefaultTolerance
 	}
-	if opt.Damping < 0 || opt.Damping >= 1 {
-		return nil, nil, errors.New("bp: Damping must be in [0, 1)")
+	if opt.Damping < 0 || opt.Damping >= 1 || opt.DampAfter < 0 {
+		return nil, nil, errors.New("bp: Damping must be in [0, 1) and DampAfter not negative")
 	}
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
@@ -334,18 +377,8 @@ func Marginals(ctx context.Context, net *ground.Network, opt Options) ([]float64
 	}
 	g.change = make([]float64, g.nAtoms)
 	st := &Stats{}
-	g.sums()
-	for st.Iterations < opt.MaxIterations {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		g.update(opt.Damping)
-		st.Iterations++
-		st.MaxChange = g.sums()
-		if st.MaxChange <= opt.Tolerance {
-			st.Converged = true
-			break
-		}
+	if err := g.iterate(ctx, opt, st); err != nil {
+		return nil, nil, err
 	}
 	if !st.Converged {
 		st.Changing, st.NumChanging = changing(g.change, opt.Tolerance)

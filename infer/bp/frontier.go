@@ -58,8 +58,8 @@ func Start(ctx context.Context, net *ground.Network, opt Options) (*Frontier, er
 		}
 		copy(bias, opt.Bias)
 	}
-	if opt.Damping < 0 || opt.Damping >= 1 {
-		return nil, errors.New("bp: Damping must be in [0, 1)")
+	if opt.Damping < 0 || opt.Damping >= 1 || opt.DampAfter < 0 {
+		return nil, errors.New("bp: Damping must be in [0, 1) and DampAfter not negative")
 	}
 	bnet := net
 	if opt.Merge {
@@ -69,20 +69,12 @@ func Start(ctx context.Context, net *ground.Network, opt Options) (*Frontier, er
 	if err != nil {
 		return nil, err
 	}
-	f := &Frontier{g: g, tol: DefaultFrontierTolerance, max: opt.MaxIterations, damping: opt.Damping}
-	g.sums()
-	for f.Stats.Iterations < opt.MaxIterations {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		g.update(opt.Damping)
-		f.Stats.Iterations++
-		f.Stats.MaxChange = g.sums()
-		if f.Stats.MaxChange <= opt.Tolerance {
-			f.Stats.Converged = true
-			break
-		}
+	f := &Frontier{g: g, tol: DefaultFrontierTolerance, max: opt.MaxIterations}
+	if err := g.iterate(ctx, opt, &f.Stats); err != nil {
+		return nil, err
 	}
+	// Later changes propagate with the damping the first run ended with.
+	f.damping = f.Stats.Damping
 	g.indexFactors()
 	// Settle every message to the frontier's tolerance, so that a later
 	// change propagates only its own effect.
@@ -96,6 +88,7 @@ func Start(ctx context.Context, net *ground.Network, opt Options) (*Frontier, er
 	}
 	st.Iterations += f.Stats.Iterations
 	st.Converged = f.Stats.Converged
+	st.Damping = f.damping
 	st.Changing, st.NumChanging = f.Stats.Changing, f.Stats.NumChanging
 	f.Stats = st
 	if opt.Check > 0 {
@@ -147,7 +140,7 @@ func (f *Frontier) SetBias(ctx context.Context, atoms []int32, values []float64)
 // did or the iteration limit is reached.
 func (f *Frontier) propagate(ctx context.Context, dirty map[int32]bool) error {
 	g := f.g
-	f.Stats, f.Updated = Stats{}, 0
+	f.Stats, f.Updated = Stats{Damping: f.damping}, 0
 	var logq []float64
 	stamp := make(map[int32]bool)
 	for len(dirty) > 0 {

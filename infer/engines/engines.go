@@ -102,8 +102,10 @@ type Settings struct {
 	// marginal changes by more than Tolerance (0: the package defaults).
 	MaxIterations int
 	Tolerance     float64
-	// BPDamping is BP's damping (bp; lifted-bp takes none; 0:
-	// DefaultBPDamping, negative: none). BP always merges the ground
+	// BPDamping is BP's damping (bp; lifted-bp takes none): 0 starts
+	// undamped and raises the damping every DefaultBPDampAfter iterations
+	// without convergence (bp.Options.DampAfter), a positive value is a
+	// fixed damping, a negative one none. BP always merges the ground
 	// clauses with the same literals (bp.Options.Merge).
 	BPDamping float64
 	// BPCheck is the number of MC-SAT samples per chain of the check that
@@ -262,7 +264,7 @@ var marginalEngines = []marginalEngine{
 		memory: bp.Memory,
 		build: func(s Settings) infer.Marginal {
 			e := bp.LiftedEngine{Options: bpOptions(s)}
-			e.Damping = 0 // lifted BP takes none
+			e.Damping, e.DampAfter = 0, 0 // lifted BP takes no damping
 			if w, f := s.Report, s.BPStats; w != nil || f != nil {
 				e.Stats = func(st *bp.LiftedStats) {
 					if w != nil {
@@ -278,11 +280,13 @@ var marginalEngines = []marginalEngine{
 	},
 }
 
-// DefaultBPDamping is BP's damping (bp.Options.Damping) unless Settings
-// say otherwise: each message moves half way to its new value, which
-// makes BP converge on networks where undamped updates oscillate (UW-CSE)
-// and leaves the fixed points as they are.
-const DefaultBPDamping = 0.5
+// DefaultBPDampAfter is the number of iterations without convergence
+// after which BP raises its damping (bp.Options.DampAfter: to 0.5, then
+// half way to 1 each time) unless Settings say otherwise. BP that
+// converges undamped is untouched; damping makes BP converge where
+// undamped messages oscillate (UW-CSE) and leaves the fixed points as
+// they are.
+const DefaultBPDampAfter = 50
 
 // DefaultBPCheck is the number of MC-SAT samples per chain of the check
 // of BP's marginals (bp.Options.Check) unless Settings say otherwise.
@@ -294,10 +298,10 @@ func bpOptions(s Settings) bp.Options {
 	if tol <= 0 {
 		tol = bp.DefaultTolerance
 	}
-	damping := s.BPDamping
+	damping, after := s.BPDamping, 0
 	switch {
 	case damping == 0:
-		damping = DefaultBPDamping
+		after = DefaultBPDampAfter
 	case damping < 0:
 		damping = 0
 	}
@@ -308,7 +312,7 @@ func bpOptions(s Settings) bp.Options {
 	case check < 0:
 		check = 0
 	}
-	return bp.Options{MaxIterations: s.MaxIterations, Tolerance: tol, Workers: s.Workers, Damping: damping, Merge: true, Check: check}
+	return bp.Options{MaxIterations: s.MaxIterations, Tolerance: tol, Workers: s.Workers, Damping: damping, DampAfter: after, Merge: true, Check: check}
 }
 
 // bpReport says how a BP run went: iterations, whether it converged (the
@@ -316,10 +320,14 @@ func bpOptions(s Settings) bp.Options {
 // check found.
 func bpReport(st *bp.Stats, tol float64) string {
 	var b strings.Builder
+	fmt.Fprintf(&b, "belief propagation: %d iterations", st.Iterations)
+	if st.Damping > 0 {
+		fmt.Fprintf(&b, " (damping %g)", st.Damping)
+	}
 	if st.Converged {
-		fmt.Fprintf(&b, "belief propagation: %d iterations, converged", st.Iterations)
+		b.WriteString(", converged")
 	} else {
-		fmt.Fprintf(&b, "belief propagation: %d iterations, NOT CONVERGED (largest change %.3g > tolerance %g)", st.Iterations, st.MaxChange, tol)
+		fmt.Fprintf(&b, ", NOT CONVERGED (largest change %.3g > tolerance %g)", st.MaxChange, tol)
 	}
 	if st.Checked {
 		if len(st.Unreliable) > 0 {
