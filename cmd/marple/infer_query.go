@@ -31,6 +31,7 @@ type inferExtras struct {
 	all, bp, lifted, queryEvidence, outputNetwork bool
 	queryFile                                     string
 	convThresh, maxSeconds                        float64
+	bpCheck                                       int
 	maxSteps                                      int
 	walkProb, saTemp                              float64
 	smooth                                        float64
@@ -62,6 +63,7 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.BoolVar(&x.bp, "bp", false, "marginal inference with loopy belief propagation")
 	fs.BoolVar(&x.lifted, "lifted", false, "with -bp: lifted belief propagation (BP on the clusters of atoms and clauses that exchange identical messages; the same marginals)")
 	fs.Float64Var(&x.convThresh, "convThresh", 1e-4, "BP: converged when no marginal changes by more than this in an iteration")
+	fs.IntVar(&x.bpCheck, "bpCheck", engines.DefaultBPCheck, "BP: MC-SAT samples per chain of the check that confirms BP's marginals within "+strconv.FormatFloat(bp.DefaultCheckTolerance, 'g', -1, 64)+" (0: no check; the summary then says the marginals are not checked)")
 	fs.IntVar(&x.maxSteps, "maxSteps", 0, "MC-SAT/Gibbs: number of samples (overrides -numSamples); BP: maximum iterations (0: "+strconv.Itoa(bp.DefaultMaxIterations)+")")
 	fs.Float64Var(&x.walkProb, "walkProb", mcsat.DefaultWalkProb, "MC-SAT: probability that a SampleSAT move is a WalkSAT move rather than an annealing move")
 	fs.Float64Var(&x.saTemp, "saTemp", 0, "MC-SAT: SampleSAT's temperature (0: the default)")
@@ -76,6 +78,8 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 	switch {
 	case x.maxSteps < 0:
 		return usagef("-maxSteps must not be negative, not %d", x.maxSteps)
+	case x.bpCheck < 0:
+		return usagef("-bpCheck must not be negative, not %d", x.bpCheck)
 	case !(x.convThresh >= 0):
 		return usagef("-convThresh must not be negative, not %v", x.convThresh)
 	case !(x.maxSeconds >= 0):
@@ -369,6 +373,10 @@ func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name s
 			name = "lifted-bp"
 		}
 		s.MaxIterations, s.Tolerance = x.maxSteps, x.convThresh
+		s.BPCheck = x.bpCheck
+		if x.bpCheck == 0 {
+			s.BPCheck = -1 // engines: none
+		}
 	}
 	if x.maxSeconds > 0 && name == "mcsat" {
 		burnIn := s.BurnIn

@@ -79,8 +79,9 @@ type Options struct {
 	// times; merged, a network that is a tree once its copies are merged
 	// gets exact marginals.
 	Merge bool
-	// Check, when positive, compares the marginals with MC-SAT's (Check
-	// samples per chain, more in up to three doubling rounds while an
+	// Check, when positive, compares the marginals with MC-SAT's (four
+	// chains with block moves, Check samples per chain, more in up to
+	// three doubling rounds while an
 	// atom's sampling error is what keeps it from being confirmed;
 	// components of at most mcsat.DefaultExactAtoms atoms are enumerated
 	// exactly): Stats.Unreliable lists the atoms not confirmed within

@@ -25,6 +25,10 @@ const checkRounds = 4
 // is at most the tolerance.
 const checkZ = 3
 
+// checkChains is the number of chains of the check: fixed, so that the
+// check does not depend on the machine's cores.
+const checkChains = 4
+
 // checkRhat is the split R-hat above which the check's chains disagree
 // and its estimate of an atom confirms nothing.
 const checkRhat = 1.1
@@ -42,7 +46,7 @@ func check(ctx context.Context, net *ground.Network, p []float64, opt Options, s
 	if tol <= 0 {
 		tol = DefaultCheckTolerance
 	}
-	mo := mcsat.Options{Options: infer.Options{Seed: opt.Seed, Bias: opt.Bias}, Samples: opt.Check, ExactAtoms: opt.checkExact}
+	mo := mcsat.Options{Options: infer.Options{Seed: opt.Seed, Bias: opt.Bias}, Samples: opt.Check, ExactAtoms: opt.checkExact, Chains: checkChains}
 	s, err := mcsat.NewSampling(ctx, net, opt.Workers, mo, mcsat.MethodMCSAT)
 	if errors.Is(err, mcsat.ErrHard) {
 		// No world satisfying the hard clauses to compare with: nothing

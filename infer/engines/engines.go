@@ -329,12 +329,13 @@ func bpReport(st *bp.Stats, tol float64) string {
 	} else {
 		fmt.Fprintf(&b, ", NOT CONVERGED (largest change %.3g > tolerance %g)", st.MaxChange, tol)
 	}
-	if st.Checked {
-		if len(st.Unreliable) > 0 {
-			fmt.Fprintf(&b, ", UNRELIABLE: %d atoms not confirmed by MC-SAT (largest difference %.3g)", len(st.Unreliable), st.CheckDiff)
-		} else {
-			fmt.Fprintf(&b, ", confirmed by MC-SAT (largest difference %.3g)", st.CheckDiff)
-		}
+	switch {
+	case !st.Checked:
+		b.WriteString(", not checked against MC-SAT")
+	case len(st.Unreliable) > 0:
+		fmt.Fprintf(&b, ", UNRELIABLE: %d atoms not confirmed by MC-SAT (largest difference %.3g)", len(st.Unreliable), st.CheckDiff)
+	default:
+		fmt.Fprintf(&b, ", confirmed by MC-SAT (largest difference %.3g)", st.CheckDiff)
 	}
 	return b.String()
 }
