@@ -12,8 +12,13 @@
 //
 // On a network whose factor graph is a tree (no cycle through clauses and
 // atoms) the fixed point gives the exact marginals; on a loopy network BP
-// may not converge, and when it does its marginals are approximate.
-// Marginals reports whether the messages converged.
+// may not converge, and when it does its marginals are approximate, at
+// times far off (atoms tied in short loops by strong or hard clauses).
+// Marginals reports whether the messages converged and which atoms still
+// changed; Options.Merge merges the copies of a ground clause (which BP
+// would count as independent factors), Options.DampAfter damps the
+// messages when they do not converge undamped, and Options.Check compares
+// the marginals with MC-SAT's and lists the atoms it does not confirm.
 //
 // Lifted runs the same iterations on a network whose interchangeable atoms
 // and clauses are merged (lifted BP), and Frontier keeps BP converged
