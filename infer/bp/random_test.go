@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/marple-mln/marple/ground"
@@ -68,6 +69,7 @@ func randomCases(t *testing.T, n, maxAtoms int) []randomCase {
 // tally counts a variant's outcomes on the random cases.
 type tally struct {
 	agree, flagged, wrong, flaggedWrong int
+	notConverged                        int // of the flagged
 	worstFlagged                        float64
 }
 
@@ -82,6 +84,9 @@ func (ty *tally) add(t *testing.T, variant, name string, p, want []float64, st *
 	switch {
 	case !st.Reliable():
 		ty.flagged++
+		if !st.Converged {
+			ty.notConverged++
+		}
 		if e > 0.05 {
 			ty.flaggedWrong++
 			ty.worstFlagged = math.Max(ty.worstFlagged, e)
@@ -126,14 +131,24 @@ func TestRandomMLNsAgreeOrSay(t *testing.T) {
 		}
 		ground.add(t, "ground BP", c.name, p, c.want, st)
 
-		// Unchecked, undamped, unmerged (the library's zero Options):
-		// only counted, to show what the rest adds.
+		// Unchecked, undamped, unmerged (the library's zero Options), and
+		// merged and damped but unchecked: only counted, to show what
+		// merging and the check add.
 		p, st, err = Marginals(ctx, c.net, Options{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if e := maxErr(p, c.want); st.Converged && e > 0.05 {
 			unchecked.wrong++
+		}
+		opt = base
+		opt.Check = 0
+		p, st, err = Marginals(ctx, c.net, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := maxErr(p, c.want); st.Converged && e > 0.05 {
+			unchecked.flaggedWrong++
 		}
 
 		opt = sampled
@@ -189,14 +204,14 @@ func TestRandomMLNsAgreeOrSay(t *testing.T) {
 		}
 	}
 	t.Logf("%d satisfiable random MLNs of at most %d atoms, %d with hard clauses", len(cases), maxAtoms, hard)
-	t.Logf("library defaults (no merge, damping or check): %d converged more than 0.05 off", unchecked.wrong)
+	t.Logf("converged more than 0.05 off: %d with the library's zero Options (no merging, damping or check), %d merged and damped", unchecked.wrong, unchecked.flaggedWrong)
 	for _, r := range []struct {
 		name string
 		t    tally
 	}{{"ground BP", ground}, {"ground BP, check sampled", groundSampled}, {"ground BP undamped", plain},
 		{"lifted BP (network)", lifted}, {"lifted BP (model)", model}, {"expanding frontier BP", frontier}} {
-		t.Logf("%-26s agree %3d, flagged %3d (%d of them more than 0.05 off, worst %.3f), wrong and not flagged %d",
-			r.name, r.t.agree, r.t.flagged, r.t.flaggedWrong, r.t.worstFlagged, r.t.wrong)
+		t.Logf("%-26s agree %3d, flagged %3d (%d not converged; %d more than 0.05 off, worst %.3f), wrong and not flagged %d",
+			r.name, r.t.agree, r.t.flagged, r.t.notConverged, r.t.flaggedWrong, r.t.worstFlagged, r.t.wrong)
 	}
 	if hard < len(cases)/2 {
 		t.Errorf("only %d of %d cases have hard clauses", hard, len(cases))
@@ -209,4 +224,76 @@ func maxErr(p, want []float64) float64 {
 		e = math.Max(e, math.Abs(p[a]-want[a]))
 	}
 	return e
+}
+
+// TestStrongNetworksAgreeOrSay is TestRandomMLNsAgreeOrSay on harder
+// ground networks: 8 to 10 atoms, 12 to 20 clauses of one to three
+// literals with weights up to ±5, one in four hard (satisfiable ones
+// only), where loopy BP is often far off; the check enumerates them, or
+// samples them ("check sampled").
+func TestStrongNetworksAgreeOrSay(t *testing.T) {
+	n := 60
+	if testenv.Long() {
+		n = 300
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	ctx := context.Background()
+	base := Options{Merge: true, DampAfter: 50, Check: 1000, Workers: 1}
+	var groundBP, sampled, frontier, lifted tally
+	offConverged := 0
+	for i := 0; i < n; {
+		na := 8 + rng.IntN(3)
+		net := randomLoopy(rng, na, 12+rng.IntN(9), 5)
+		hardNet := ground.NewNetwork(na)
+		for c := 0; c < net.NumClauses(); c++ {
+			w := net.Weight(c)
+			if rng.IntN(4) == 0 {
+				w = math.Inf(1)
+			}
+			hardNet.AddClause(net.Clause(c), w, -1, -1, 1)
+		}
+		if _, _, h := brute.MAP(hardNet); h > 0 {
+			continue
+		}
+		i++
+		want := brute.Marginals(hardNet)
+		opt := base
+		opt.Seed = int64(i)
+		p, st, err := Marginals(ctx, hardNet, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		groundBP.add(t, "ground BP", fmt.Sprint("network ", i), p, want, st)
+		if st.Converged && maxErr(p, want) > 0.05 {
+			offConverged++
+		}
+		so := opt
+		so.checkExact = -1
+		p, st, err = Marginals(ctx, hardNet, so)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sampled.add(t, "ground BP, check sampled", fmt.Sprint("network ", i), p, want, st)
+		f, err := Start(ctx, hardNet, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frontier.add(t, "expanding frontier BP", fmt.Sprint("network ", i), f.Marginals(), want, &f.Stats)
+		var lst *LiftedStats
+		le := LiftedEngine{Options: opt, Stats: func(s *LiftedStats) { lst = s }}
+		le.DampAfter = 0
+		p, err = le.Marginals(ctx, hardNet, infer.Options{Seed: int64(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lifted.add(t, "lifted BP (network)", fmt.Sprint("network ", i), p, want, &lst.Stats)
+	}
+	t.Logf("%d satisfiable strong networks: %d converged more than 0.05 off (before the check)", n, offConverged)
+	for _, r := range []struct {
+		name string
+		t    tally
+	}{{"ground BP", groundBP}, {"ground BP, check sampled", sampled}, {"expanding frontier BP", frontier}, {"lifted BP (network)", lifted}} {
+		t.Logf("%-26s agree %3d, flagged %3d (%d not converged; %d more than 0.05 off, worst %.3f), wrong and not flagged %d",
+			r.name, r.t.agree, r.t.flagged, r.t.notConverged, r.t.flaggedWrong, r.t.worstFlagged, r.t.wrong)
+	}
 }
