@@ -459,8 +459,12 @@ func warnBP(w io.Writer, m *mln.Model, net *ground.Network, st *bp.Stats, tol fl
 		return strings.Join(ns, ", ")
 	}
 	if !st.Converged {
-		fmt.Fprintf(w, "marple infer: warning: belief propagation did not converge in %d iterations: largest change of a marginal %.3g > -convThresh %g (raise -maxSteps); still changing: %s\n",
-			st.Iterations, st.MaxChange, tol, names(st.Changing, st.NumChanging))
+		still := ""
+		if len(st.Changing) > 0 {
+			still = "; still changing: " + names(st.Changing, st.NumChanging)
+		}
+		fmt.Fprintf(w, "marple infer: warning: belief propagation did not converge in %d iterations: largest change of a marginal %.3g > -convThresh %g (raise -maxSteps; -bp without -lifted damps the messages)%s\n",
+			st.Iterations, st.MaxChange, tol, still)
 	}
 	if len(st.Unreliable) > 0 {
 		fmt.Fprintf(w, "marple infer: warning: belief propagation unreliable: %d atoms' marginals not confirmed by MC-SAT within %g (largest difference %.3g; loopy BP can settle on a wrong fixed point, use -ms): %s\n",
