@@ -229,7 +229,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 			return err
 		}
 		done("%s", how)
-		warnBP(e.stderr, m, net, st, ax.convThresh)
+		warnBP(e.stderr, m, net, st, ax.convThresh, ax.lifted)
 		defer func() {
 			if err == nil {
 				fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %s, %.2fs\n", net.NumAtoms(), net.NumClauses(), how, time.Since(start).Seconds())

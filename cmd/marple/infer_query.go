@@ -442,9 +442,10 @@ func (x *inferExtras) timedMCSAT(ctx context.Context, net *ground.Network, opt m
 	return counts, fmt.Sprintf("%d samples%s", n, stopped), nil
 }
 
-// warnBP says on w when belief propagation did not converge or its check
-// did not confirm some marginals, naming the atoms (at most ten).
-func warnBP(w io.Writer, m *mln.Model, net *ground.Network, st *bp.Stats, tol float64) {
+// warnBP says on w when belief propagation (lifted: on the ground
+// network's clusters) did not converge or its check did not confirm some
+// marginals, naming the atoms (at most ten).
+func warnBP(w io.Writer, m *mln.Model, net *ground.Network, st *bp.Stats, tol float64, lifted bool) {
 	if st == nil {
 		return
 	}
@@ -459,12 +460,15 @@ func warnBP(w io.Writer, m *mln.Model, net *ground.Network, st *bp.Stats, tol fl
 		return strings.Join(ns, ", ")
 	}
 	if !st.Converged {
-		still := ""
+		still, hint := "", "raise -maxSteps"
+		if lifted {
+			hint += "; -bp without -lifted damps the messages"
+		}
 		if len(st.Changing) > 0 {
 			still = "; still changing: " + names(st.Changing, st.NumChanging)
 		}
-		fmt.Fprintf(w, "marple infer: warning: belief propagation did not converge in %d iterations: largest change of a marginal %.3g > -convThresh %g (raise -maxSteps; -bp without -lifted damps the messages)%s\n",
-			st.Iterations, st.MaxChange, tol, still)
+		fmt.Fprintf(w, "marple infer: warning: belief propagation did not converge in %d iterations: largest change of a marginal %.3g > -convThresh %g (%s)%s\n",
+			st.Iterations, st.MaxChange, tol, hint, still)
 	}
 	if len(st.Unreliable) > 0 {
 		fmt.Fprintf(w, "marple infer: warning: belief propagation unreliable: %d atoms' marginals not confirmed by MC-SAT within %g (largest difference %.3g; loopy BP can settle on a wrong fixed point, use -ms): %s\n",
