@@ -194,6 +194,18 @@ func changing(change []float64, tol float64) ([]int32, int) {
 // per-atom sums.
 var Memory = ground.EngineCost{PerAtom: 24, PerClause: 4, PerLit: 16}
 
+// CheckedMemory is Memory with what Options.Merge (a merged copy of the
+// clauses and its index) and Options.Check (MC-SAT's chains, while BP's
+// state is kept) take on top.
+var CheckedMemory = func() ground.EngineCost {
+	m := mcsat.RunMemory(checkChains, 1, mcsat.MethodMCSAT)
+	return ground.EngineCost{
+		PerAtom:   Memory.PerAtom + m.PerAtom,
+		PerClause: Memory.PerClause + 64 + m.PerClause,
+		PerLit:    Memory.PerLit + 8 + m.PerLit,
+	}
+}()
+
 // graph is the factor graph: for each clause the flat positions of its
 // literals, for each atom the flat positions where it occurs.
 type graph struct {

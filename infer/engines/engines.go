@@ -243,7 +243,7 @@ var marginalEngines = []marginalEngine{
 	},
 	{
 		name: "bp", doc: "loopy belief propagation",
-		memory: bp.Memory,
+		memory: bp.CheckedMemory,
 		build: func(s Settings) infer.Marginal {
 			e := bp.Engine{Options: bpOptions(s)}
 			if w, f := s.Report, s.BPStats; w != nil || f != nil {
@@ -261,7 +261,7 @@ var marginalEngines = []marginalEngine{
 	},
 	{
 		name: "lifted-bp", doc: "lifted belief propagation: BP on the clusters of atoms and clauses that exchange identical messages",
-		memory: bp.Memory,
+		memory: bp.CheckedMemory,
 		build: func(s Settings) infer.Marginal {
 			e := bp.LiftedEngine{Options: bpOptions(s)}
 			e.Damping, e.DampAfter = 0, 0 // lifted BP takes no damping
