@@ -209,3 +209,14 @@ func TestFrontierReports(t *testing.T) {
 		t.Errorf("Check lists %d atoms, Start %d", len(un), len(f.Stats.Unreliable))
 	}
 }
+
+// TestCheckNoClauses: the check of a network without atoms or clauses
+// confirms it.
+func TestCheckNoClauses(t *testing.T) {
+	for _, n := range []int{0, 3} {
+		p, st, err := Marginals(context.Background(), ground.NewNetwork(n), Options{Merge: true, DampAfter: 50, Check: 100})
+		if err != nil || len(p) != n || !st.Checked || !st.Reliable() {
+			t.Fatalf("%d atoms: %v %+v %v", n, p, st, err)
+		}
+	}
+}
