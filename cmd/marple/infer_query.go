@@ -470,7 +470,9 @@ func warnBP(w io.Writer, m *mln.Model, net *ground.Network, st *bp.Stats, tol fl
 		fmt.Fprintf(w, "marple infer: warning: belief propagation did not converge in %d iterations: largest change of a marginal %.3g > -convThresh %g (%s)%s\n",
 			st.Iterations, st.MaxChange, tol, hint, still)
 	}
-	if len(st.Unreliable) > 0 {
+	if len(st.Unreliable) > 0 && math.IsNaN(st.CheckDiff) {
+		fmt.Fprintln(w, "marple infer: warning: belief propagation unreliable: MC-SAT found no world satisfying the hard clauses, so no marginal is confirmed")
+	} else if len(st.Unreliable) > 0 {
 		fmt.Fprintf(w, "marple infer: warning: belief propagation unreliable: %d atoms' marginals not confirmed by MC-SAT within %g (largest difference %.3g; loopy BP can settle on a wrong fixed point, use -ms): %s\n",
 			len(st.Unreliable), bp.DefaultCheckTolerance, st.CheckDiff, names(st.Unreliable, len(st.Unreliable)))
 	}

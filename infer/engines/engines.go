@@ -332,6 +332,8 @@ func bpReport(st *bp.Stats, tol float64) string {
 	switch {
 	case !st.Checked:
 		b.WriteString(", not checked against MC-SAT")
+	case math.IsNaN(st.CheckDiff):
+		fmt.Fprintf(&b, ", UNRELIABLE: MC-SAT found no world satisfying the hard clauses to check against")
 	case len(st.Unreliable) > 0:
 		fmt.Fprintf(&b, ", UNRELIABLE: %d atoms not confirmed by MC-SAT (largest difference %.3g)", len(st.Unreliable), st.CheckDiff)
 	default:
