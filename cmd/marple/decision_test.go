@@ -25,7 +25,7 @@ func TestInferDecision(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
-		if !strings.Contains(stdout, "10 action atoms, expected utility 14.5") {
+		if !strings.Contains(stdout, "10 action atoms, expected utility 13.7") {
 			t.Errorf("%v: stdout %q", args, stdout)
 		}
 		b, err := os.ReadFile(res)
@@ -33,7 +33,7 @@ func TestInferDecision(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-		if len(lines) != 11 || !strings.HasPrefix(lines[0], "Max. Utility: 14.5") {
+		if len(lines) != 11 || !strings.HasPrefix(lines[0], "Max. Utility: 13.7") {
 			t.Fatalf("%v: results:\n%s", args, b)
 		}
 		for _, want := range []string{"MarketTo(Ann) 1", "MarketTo(Eve) 1", "MarketTo(Jay) 0"} {

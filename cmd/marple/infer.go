@@ -237,11 +237,12 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if *mcsatInf || *gibbsInf || ax.bp {
 		done := p.stage("sample")
 		// Independent components are sampled apart, in parallel.
-		probs, how, err := ax.marginals(ctx, net, engineName, ef.settings(wf.workers, nil), *seed)
+		probs, how, st, err := ax.marginals(ctx, net, engineName, ef.settings(wf.workers, nil), *seed)
 		if err != nil {
 			return err
 		}
 		done("%s", how)
+		warnBP(e.stderr, m, net, st, ax.convThresh, ax.lifted)
 		defer func() {
 			if err == nil {
 				fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %s, %.2fs\n", net.NumAtoms(), net.NumClauses(), how, time.Since(start).Seconds())

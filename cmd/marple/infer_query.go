@@ -31,6 +31,7 @@ type inferExtras struct {
 	all, bp, lifted, queryEvidence, outputNetwork bool
 	queryFile                                     string
 	convThresh, maxSeconds                        float64
+	bpCheck                                       int
 	maxSteps                                      int
 	walkProb, saTemp                              float64
 	smooth                                        float64
@@ -62,6 +63,7 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.BoolVar(&x.bp, "bp", false, "marginal inference with loopy belief propagation")
 	fs.BoolVar(&x.lifted, "lifted", false, "with -bp: lifted belief propagation (BP on the clusters of atoms and clauses that exchange identical messages; the same marginals)")
 	fs.Float64Var(&x.convThresh, "convThresh", 1e-4, "BP: converged when no marginal changes by more than this in an iteration")
+	fs.IntVar(&x.bpCheck, "bpCheck", engines.DefaultBPCheck, "BP: MC-SAT samples per chain of the check that confirms BP's marginals within "+strconv.FormatFloat(bp.DefaultCheckTolerance, 'g', -1, 64)+" (0: no check; the summary then says the marginals are not checked)")
 	fs.IntVar(&x.maxSteps, "maxSteps", 0, "MC-SAT/Gibbs: number of samples (overrides -numSamples); BP: maximum iterations (0: "+strconv.Itoa(bp.DefaultMaxIterations)+")")
 	fs.Float64Var(&x.walkProb, "walkProb", mcsat.DefaultWalkProb, "MC-SAT: probability that a SampleSAT move is a WalkSAT move rather than an annealing move")
 	fs.Float64Var(&x.saTemp, "saTemp", 0, "MC-SAT: SampleSAT's temperature (0: the default)")
@@ -76,6 +78,8 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 	switch {
 	case x.maxSteps < 0:
 		return usagef("-maxSteps must not be negative, not %d", x.maxSteps)
+	case x.bpCheck < 0:
+		return usagef("-bpCheck must not be negative, not %d", x.bpCheck)
 	case !(x.convThresh >= 0):
 		return usagef("-convThresh must not be negative, not %v", x.convThresh)
 	case !(x.maxSeconds >= 0):
@@ -356,8 +360,9 @@ func (x *inferExtras) samplerOptions(opt *mcsat.Options) {
 }
 
 // marginals computes the query marginals with the marginal engine called
-// name (bp with -bp) and says how in a few words for the summary line.
-func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name string, s engines.Settings, seed int64) ([]float64, string, error) {
+// name (bp with -bp) and says how in a few words for the summary line;
+// with -bp it also returns BP's statistics.
+func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name string, s engines.Settings, seed int64) ([]float64, string, *bp.Stats, error) {
 	s.WalkProb = x.walkProb
 	if x.walkProb == 0 {
 		s.WalkProb = -1 // mcsat: negative means none
@@ -371,28 +376,35 @@ func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name s
 			name = "lifted-bp"
 		}
 		s.MaxIterations, s.Tolerance = x.maxSteps, x.convThresh
+		s.BPCheck = x.bpCheck
+		if x.bpCheck == 0 {
+			s.BPCheck = -1 // engines: none
+		}
 	}
 	if x.maxSeconds > 0 && name == "mcsat" {
 		burnIn := s.BurnIn
 		if burnIn == 0 {
 			burnIn = -1
 		}
-		return x.timedMCSAT(ctx, net, mcsat.Options{Options: infer.Options{Seed: seed}, Samples: s.Samples, BurnIn: burnIn, WalkProb: s.WalkProb, Temp: s.Temp})
+		probs, how, err := x.timedMCSAT(ctx, net, mcsat.Options{Options: infer.Options{Seed: seed}, Samples: s.Samples, BurnIn: burnIn, WalkProb: s.WalkProb, Temp: s.Temp})
+		return probs, how, nil, err
 	}
 	var report strings.Builder
 	s.Report = &report
+	var st *bp.Stats
+	s.BPStats = func(b *bp.Stats) { st = b }
 	e, err := engines.NewMarginal(name, s)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	probs, err := e.Marginals(ctx, net, infer.Options{Seed: seed})
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if how := strings.TrimSpace(report.String()); how != "" {
-		return probs, how, nil
+		return probs, how, st, nil
 	}
-	return probs, fmt.Sprintf("%d samples", s.Samples), nil
+	return probs, fmt.Sprintf("%d samples", s.Samples), st, nil
 }
 
 // timedMCSAT samples the whole network with one MC-SAT chain until it has
@@ -431,6 +443,42 @@ func (x *inferExtras) timedMCSAT(ctx context.Context, net *ground.Network, opt m
 		counts[a] /= float64(n)
 	}
 	return counts, fmt.Sprintf("%d samples%s", n, stopped), nil
+}
+
+// warnBP says on w when belief propagation (lifted: on the ground
+// network's clusters) did not converge or its check did not confirm some
+// marginals, naming the atoms (at most ten).
+func warnBP(w io.Writer, m *mln.Model, net *ground.Network, st *bp.Stats, tol float64, lifted bool) {
+	if st == nil {
+		return
+	}
+	names := func(atoms []int32, total int) string {
+		var ns []string
+		for _, a := range atoms[:min(len(atoms), 10)] {
+			ns = append(ns, atomString(m, net.AtomPred[a], net.AtomArgs[a]))
+		}
+		if total > len(ns) {
+			ns = append(ns, fmt.Sprintf("and %d more", total-len(ns)))
+		}
+		return strings.Join(ns, ", ")
+	}
+	if !st.Converged {
+		still, hint := "", "raise -maxSteps"
+		if lifted {
+			hint += "; -bp without -lifted damps the messages"
+		}
+		if len(st.Changing) > 0 {
+			still = "; still changing: " + names(st.Changing, st.NumChanging)
+		}
+		fmt.Fprintf(w, "marple infer: warning: belief propagation did not converge in %d iterations: largest change of a marginal %.3g > -convThresh %g (%s)%s\n",
+			st.Iterations, st.MaxChange, tol, hint, still)
+	}
+	if len(st.Unreliable) > 0 && math.IsNaN(st.CheckDiff) {
+		fmt.Fprintln(w, "marple infer: warning: belief propagation unreliable: MC-SAT found no world satisfying the hard clauses, so no marginal is confirmed")
+	} else if len(st.Unreliable) > 0 {
+		fmt.Fprintf(w, "marple infer: warning: belief propagation unreliable: %d atoms' marginals not confirmed by MC-SAT within %g (largest difference %.3g; loopy BP can settle on a wrong fixed point, use -ms): %s\n",
+			len(st.Unreliable), bp.DefaultCheckTolerance, st.CheckDiff, names(st.Unreliable, len(st.Unreliable)))
+	}
 }
 
 // writeMarginals writes "atom probability" for every query atom asked for.

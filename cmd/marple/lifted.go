@@ -42,10 +42,13 @@ func inferLiftedModel(ctx context.Context, e *env, p *progress, ax *inferExtras,
 	}
 	conv := "converged"
 	if !st.Converged {
-		conv = fmt.Sprintf("not converged (largest change %.3g > -convThresh %g)", st.MaxChange, ax.convThresh)
+		conv = fmt.Sprintf("NOT CONVERGED (largest change %.3g > -convThresh %g)", st.MaxChange, ax.convThresh)
+		fmt.Fprintf(e.stderr, "marple infer: warning: lifted belief propagation did not converge in %d iterations: largest change of a marginal %.3g > -convThresh %g (raise -maxSteps, or -bp without -lifted damps the messages)\n",
+			st.Iterations, st.MaxChange, ax.convThresh)
 	}
-	how := fmt.Sprintf("lifted from the model: %d atom classes, %d clause classes; belief propagation: %d iterations, %s", st.AtomClusters, st.FactorClusters, st.Iterations, conv)
+	how := fmt.Sprintf("lifted from the model: %d atom classes, %d clause classes; belief propagation: %d iterations, %s, not checked against MC-SAT", st.AtomClusters, st.FactorClusters, st.Iterations, conv)
 	done("%s", how)
+	fmt.Fprintln(e.stderr, "marple infer: note: BP lifted from the model is not checked against MC-SAT (that needs the ground network); loopy BP can settle on a wrong fixed point: -bp without -lifted checks it")
 	n := 0
 	if err := atomicfile.Write(out, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)

@@ -38,11 +38,11 @@ func Example() {
 		fmt.Println(m.AtomString(p.Net.AtomPred[a], p.Net.AtomArgs[a]), res.Actions[i])
 	}
 	// Output:
-	// engine bp, exact true, expected utility 14.509
+	// engine bp, exact true, expected utility 13.777
 	// MarketTo(Ann) true
 	// MarketTo(Eve) true
 	// MarketTo(Hal) true
-	// MarketTo(Bob) true
+	// MarketTo(Bob) false
 	// MarketTo(Cat) false
 	// MarketTo(Dan) false
 	// MarketTo(Fay) false

@@ -102,6 +102,20 @@ type Settings struct {
 	// marginal changes by more than Tolerance (0: the package defaults).
 	MaxIterations int
 	Tolerance     float64
+	// BPDamping is BP's damping (bp; lifted-bp takes none): 0 starts
+	// undamped and raises the damping every DefaultBPDampAfter iterations
+	// without convergence (bp.Options.DampAfter), a positive value is a
+	// fixed damping, a negative one none. BP always merges the ground
+	// clauses with the same literals (bp.Options.Merge).
+	BPDamping float64
+	// BPCheck is the number of MC-SAT samples per chain of the check that
+	// confirms BP's marginals (bp.Options.Check; 0: DefaultBPCheck,
+	// negative: no check).
+	BPCheck int
+	// BPStats, when not nil, receives the statistics of every BP run (bp,
+	// lifted-bp): the atoms still changing and those the check did not
+	// confirm, for a caller that names them.
+	BPStats func(*bp.Stats)
 	// Report, when not nil, receives one line after every solve of the
 	// engines that describe their run: the LP relaxation's bound and
 	// rounding (lp), the rounds of cutting-plane inference (CPI),
@@ -164,6 +178,8 @@ func (s Settings) check() error {
 		return fmt.Errorf("engines: Samples %d, BurnIn %d", s.Samples, s.BurnIn)
 	case s.Chains < 0 || s.Replicas < 0 || s.MaxBlock < 0 || s.MaxBlock > 20 || !(s.MinBeta >= 0 && s.MinBeta < 1) || math.IsNaN(s.BlockWeight) || math.IsInf(s.BlockWeight, 0):
 		return fmt.Errorf("engines: Chains %d, Replicas %d, MinBeta %v, BlockWeight %v, MaxBlock %d", s.Chains, s.Replicas, s.MinBeta, s.BlockWeight, s.MaxBlock)
+	case !(s.BPDamping < 1):
+		return fmt.Errorf("engines: BPDamping %v not below 1", s.BPDamping)
 	case s.MaxIterations < 0 || !(s.Tolerance >= 0) || !(s.Temp >= 0) || !(s.WalkProb <= 1):
 		return fmt.Errorf("engines: MaxIterations %d, Tolerance %v, Temp %v, WalkProb %v", s.MaxIterations, s.Tolerance, s.Temp, s.WalkProb)
 	}
@@ -227,23 +243,36 @@ var marginalEngines = []marginalEngine{
 	},
 	{
 		name: "bp", doc: "loopy belief propagation",
-		memory: bp.Memory,
+		memory: bp.CheckedMemory,
 		build: func(s Settings) infer.Marginal {
 			e := bp.Engine{Options: bpOptions(s)}
-			if w := s.Report; w != nil {
-				e.Stats = func(st *bp.Stats) { fmt.Fprintln(w, bpReport(st, e.Options.Tolerance)) }
+			if w, f := s.Report, s.BPStats; w != nil || f != nil {
+				e.Stats = func(st *bp.Stats) {
+					if w != nil {
+						fmt.Fprintln(w, bpReport(st, e.Options.Tolerance))
+					}
+					if f != nil {
+						f(st)
+					}
+				}
 			}
 			return e
 		},
 	},
 	{
 		name: "lifted-bp", doc: "lifted belief propagation: BP on the clusters of atoms and clauses that exchange identical messages",
-		memory: bp.Memory,
+		memory: bp.CheckedMemory,
 		build: func(s Settings) infer.Marginal {
 			e := bp.LiftedEngine{Options: bpOptions(s)}
-			if w := s.Report; w != nil {
+			e.Damping, e.DampAfter = 0, 0 // lifted BP takes no damping
+			if w, f := s.Report, s.BPStats; w != nil || f != nil {
 				e.Stats = func(st *bp.LiftedStats) {
-					fmt.Fprintf(w, "%s; %d atom clusters, %d clause clusters\n", bpReport(&st.Stats, e.Options.Tolerance), st.AtomClusters, st.FactorClusters)
+					if w != nil {
+						fmt.Fprintf(w, "%s; %d atom clusters, %d clause clusters\n", bpReport(&st.Stats, e.Options.Tolerance), st.AtomClusters, st.FactorClusters)
+					}
+					if f != nil {
+						f(&st.Stats)
+					}
 				}
 			}
 			return e
@@ -251,21 +280,66 @@ var marginalEngines = []marginalEngine{
 	},
 }
 
+// DefaultBPDampAfter is the number of iterations without convergence
+// after which BP raises its damping (bp.Options.DampAfter: to 0.5, then
+// half way to 1 each time) unless Settings say otherwise. BP that
+// converges undamped is untouched; damping makes BP converge where
+// undamped messages oscillate (UW-CSE) and leaves the fixed points as
+// they are.
+const DefaultBPDampAfter = 50
+
+// DefaultBPCheck is the number of MC-SAT samples per chain of the check
+// of BP's marginals (bp.Options.Check) unless Settings say otherwise.
+const DefaultBPCheck = 1000
+
 // bpOptions returns BP's options of s.
 func bpOptions(s Settings) bp.Options {
 	tol := s.Tolerance
 	if tol <= 0 {
 		tol = bp.DefaultTolerance
 	}
-	return bp.Options{MaxIterations: s.MaxIterations, Tolerance: tol, Workers: s.Workers}
+	damping, after := s.BPDamping, 0
+	switch {
+	case damping == 0:
+		after = DefaultBPDampAfter
+	case damping < 0:
+		damping = 0
+	}
+	check := s.BPCheck
+	switch {
+	case check == 0:
+		check = DefaultBPCheck
+	case check < 0:
+		check = 0
+	}
+	return bp.Options{MaxIterations: s.MaxIterations, Tolerance: tol, Workers: s.Workers, Damping: damping, DampAfter: after, Merge: true, Check: check}
 }
 
-// bpReport says how a BP run went.
+// bpReport says how a BP run went: iterations, whether it converged (the
+// largest change and how many atoms still changed if not) and what the
+// check found.
 func bpReport(st *bp.Stats, tol float64) string {
-	if st.Converged {
-		return fmt.Sprintf("belief propagation: %d iterations, converged", st.Iterations)
+	var b strings.Builder
+	fmt.Fprintf(&b, "belief propagation: %d iterations", st.Iterations)
+	if st.Damping > 0 {
+		fmt.Fprintf(&b, " (damping %g)", st.Damping)
 	}
-	return fmt.Sprintf("belief propagation: %d iterations, not converged (largest change %.3g > tolerance %g)", st.Iterations, st.MaxChange, tol)
+	if st.Converged {
+		b.WriteString(", converged")
+	} else {
+		fmt.Fprintf(&b, ", NOT CONVERGED (largest change %.3g > tolerance %g)", st.MaxChange, tol)
+	}
+	switch {
+	case !st.Checked:
+		b.WriteString(", not checked against MC-SAT")
+	case math.IsNaN(st.CheckDiff):
+		fmt.Fprintf(&b, ", UNRELIABLE: MC-SAT found no world satisfying the hard clauses to check against")
+	case len(st.Unreliable) > 0:
+		fmt.Fprintf(&b, ", UNRELIABLE: %d atoms not confirmed by MC-SAT (largest difference %.3g)", len(st.Unreliable), st.CheckDiff)
+	default:
+		fmt.Fprintf(&b, ", confirmed by MC-SAT (largest difference %.3g)", st.CheckDiff)
+	}
+	return b.String()
 }
 
 // sampler returns the MC-SAT or Gibbs engine of s: the chains of
