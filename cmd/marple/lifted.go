@@ -44,7 +44,7 @@ func inferLiftedModel(ctx context.Context, e *env, p *progress, ax *inferExtras,
 	if !st.Converged {
 		conv = fmt.Sprintf("not converged (largest change %.3g > -convThresh %g)", st.MaxChange, ax.convThresh)
 	}
-	how := fmt.Sprintf("lifted from the model: %d atom classes, %d clause classes; belief propagation: %d iterations, %s", st.AtomClusters, st.FactorClusters, st.Iterations, conv)
+	how := fmt.Sprintf("lifted from the model: %s; belief propagation: %d iterations, %s", st.Compression(), st.Iterations, conv)
 	done("%s", how)
 	n := 0
 	if err := atomicfile.Write(out, func(w io.Writer) error {

@@ -110,6 +110,10 @@ type Settings struct {
 	// mcsat.RhatThreshold, min ESS).
 	// Writes come from the goroutine that called Solve.
 	Report io.Writer
+	// Warn, when not nil, receives a line when an engine gives up its
+	// method for another: lifted-bp running ground BP on a network that
+	// lifting does not compress.
+	Warn io.Writer
 }
 
 // DefaultSettings returns the default settings: every core as a worker, a
@@ -241,9 +245,14 @@ var marginalEngines = []marginalEngine{
 		memory: bp.Memory,
 		build: func(s Settings) infer.Marginal {
 			e := bp.LiftedEngine{Options: bpOptions(s)}
-			if w := s.Report; w != nil {
+			if s.Report != nil || s.Warn != nil {
 				e.Stats = func(st *bp.LiftedStats) {
-					fmt.Fprintf(w, "%s; %d atom clusters, %d clause clusters\n", bpReport(&st.Stats, e.Options.Tolerance), st.AtomClusters, st.FactorClusters)
+					if s.Warn != nil && st.Ground {
+						fmt.Fprintln(s.Warn, st.Compression())
+					}
+					if s.Report != nil {
+						fmt.Fprintf(s.Report, "%s; %s\n", st.Compression(), bpReport(&st.Stats, e.Options.Tolerance))
+					}
 				}
 			}
 			return e
