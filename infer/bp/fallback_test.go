@@ -142,7 +142,8 @@ func TestLiftedRandomMLN(t *testing.T) {
 	}
 }
 
-// TestLiftedTreeExact: on trees lifted BP gives the exact marginals.
+// TestLiftedTreeExact: on trees lifted BP gives the exact marginals
+// (enumeration).
 func TestLiftedTreeExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 100; trial++ {
@@ -156,6 +157,13 @@ func TestLiftedTreeExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		equalMarginals(t, fmt.Sprintf("trial %d", trial), got, want, 1e-6)
+		// As many rounds as atoms reach across the tree: approximate
+		// lifting is exact.
+		got, _, err = LiftedApprox(context.Background(), net, Options{MaxIterations: 100000, Tolerance: 1e-12}, net.NumAtoms())
+		if err != nil {
+			t.Fatal(err)
+		}
+		equalMarginals(t, fmt.Sprintf("trial %d, approximate", trial), got, want, 1e-6)
 	}
 }
 
@@ -181,4 +189,125 @@ func TestLiftedDeterministic(t *testing.T) {
 	}
 	equalMarginals(t, "workers", p2, p1, 0)
 	t.Logf("%s", st1.Compression())
+}
+
+// TestLiftedApproxFirstIterations: on random networks, approximate
+// lifting with k rounds gives ground BP's marginals after k iterations
+// exactly, and with enough rounds to be stable gives Lifted's result.
+func TestLiftedApproxFirstIterations(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(9, 10))
+	approx := 0
+	for trial := 0; trial < 200; trial++ {
+		var net *ground.Network
+		if trial%2 == 0 {
+			net = randomTree(rng, 2+rng.IntN(11), trial%4 == 0)
+		} else {
+			net = randomLoopy(rng, 8, 10, 1)
+		}
+		for k := 1; k <= 3; k++ {
+			opt := Options{MaxIterations: k}
+			want, _, err := Marginals(ctx, net, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, st, err := LiftedApprox(ctx, net, opt, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Approximate {
+				approx++
+			}
+			equalMarginals(t, fmt.Sprintf("trial %d, %d rounds", trial, k), got, want, 1e-9)
+		}
+		want, wst, _ := Lifted(ctx, net, Options{})
+		got, st, err := LiftedApprox(ctx, net, Options{}, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Approximate || st.Iterations != wst.Iterations {
+			t.Fatalf("trial %d: 100 rounds: %+v, want Lifted's %+v", trial, st, wst)
+		}
+		equalMarginals(t, fmt.Sprintf("trial %d, 100 rounds", trial), got, want, 0)
+	}
+	if approx == 0 {
+		t.Error("no partition was approximate")
+	}
+}
+
+// friendsRing is friends and smokers over n people whose friendships form
+// a ring (Friends evidence, both ways), one person known to smoke.
+func friendsRing(tb testing.TB, n int) *ground.Network {
+	var ev strings.Builder
+	for i := 0; i < n; i++ {
+		j := (i + 1) % n
+		fmt.Fprintf(&ev, "Friends(P%d, P%d)\nFriends(P%d, P%d)\n", i, j, j, i)
+	}
+	var model strings.Builder
+	model.WriteString("person = {")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			model.WriteString(", ")
+		}
+		fmt.Fprintf(&model, "P%d", i)
+	}
+	model.WriteString("}\nFriends(person, person)\nSmokes(person)\nCancer(person)\n")
+	model.WriteString("1.5 Smokes(x) => Cancer(x)\n1.1 Friends(x, y) => (Smokes(x) <=> Smokes(y))\n")
+	m, err := mln.ParseModel("ring.mln", model.String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db, err := mln.ParseDatabase(m, "ring.db", ev.String()+"Smokes(P0)\n")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		tb.Fatal(err)
+	}
+	var q []mln.PredID
+	for _, name := range []string{"Smokes", "Cancer"} {
+		p, _ := m.Pred(name)
+		q = append(q, p.ID)
+	}
+	net, err := ground.Ground(context.Background(), m, db, ground.Options{Query: q})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return net
+}
+
+// TestLiftedApproxRing: on a ring of friends with one known smoker exact
+// lifting only halves the network (mirror images are alike) and falls
+// back to ground BP; approximate lifting with a few rounds keeps a
+// handful of clusters and marginals close to ground BP's, closer with
+// more rounds.
+func TestLiftedApproxRing(t *testing.T) {
+	ctx := context.Background()
+	net := friendsRing(t, 1000)
+	want, _, err := Marginals(ctx, net, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, st, err := Lifted(ctx, net, Options{}); err != nil || !st.Ground {
+		t.Fatalf("exact lifting: %v, %+v; want the fallback", err, st)
+	}
+	prev := math.Inf(1)
+	for _, k := range []int{4, 8, 16} {
+		got, st, err := LiftedApprox(ctx, net, Options{}, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := 0.0
+		for a := range want {
+			d = math.Max(d, math.Abs(got[a]-want[a]))
+		}
+		t.Logf("%d rounds: %s; largest difference from ground BP %.3g", k, st.Compression(), d)
+		if !st.Approximate || st.AtomClusters > 4*k+4 {
+			t.Fatalf("%d rounds: %+v", k, st)
+		}
+		if d > 0.05 || d > prev {
+			t.Fatalf("%d rounds: largest difference %v from ground BP (%v with fewer rounds)", k, d, prev)
+		}
+		prev = d
+	}
 }

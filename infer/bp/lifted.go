@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/marple-mln/marple/ground"
 )
@@ -29,6 +30,9 @@ type LiftedStats struct {
 	// partition after MaxColourRounds rounds): colour passing stopped and
 	// ground BP (Marginals) ran instead, so the marginals are ground BP's.
 	Ground bool
+	// Approximate is set when LiftedApprox stopped colour passing before
+	// the partition was stable: the marginals approximate ground BP's.
+	Approximate bool
 }
 
 // Compression says in a few words how much lifting compressed the
@@ -36,6 +40,9 @@ type LiftedStats struct {
 func (st *LiftedStats) Compression() string {
 	if st.Ground {
 		return fmt.Sprintf("lifting gave at least %d clusters for %.0f atoms after %d rounds of colour passing; ran ground BP", st.AtomClusters, st.Atoms, st.Rounds)
+	}
+	if st.Approximate {
+		return fmt.Sprintf("approximate lifting (colour passing stopped after %d rounds): %d atom clusters for %.0f atoms (%s), %d clause clusters for %.0f clauses (%s)", st.Rounds, st.AtomClusters, st.Atoms, ratio(float64(st.AtomClusters), st.Atoms), st.FactorClusters, st.Factors, ratio(float64(st.FactorClusters), st.Factors))
 	}
 	return fmt.Sprintf("lifting gave %d atom clusters for %.0f atoms (%s), %d clause clusters for %.0f clauses (%s)", st.AtomClusters, st.Atoms, ratio(float64(st.AtomClusters), st.Atoms), st.FactorClusters, st.Factors, ratio(float64(st.FactorClusters), st.Factors))
 }
@@ -89,6 +96,33 @@ var fallbackMinAtoms = 1024
 // statistics. Damping is not supported (it is not needed for the result
 // to equal ground BP's).
 func Lifted(ctx context.Context, net *ground.Network, opt Options) ([]float64, *LiftedStats, error) {
+	return lifted(ctx, net, opt, 0)
+}
+
+// LiftedApprox is Lifted with colour passing stopped after at most rounds
+// rounds (approximate lifting by early stopping, as in Singla, Nath and
+// Domingos 2014): atoms whose neighbourhoods agree up to rounds steps
+// away share a cluster even when evidence further away tells them apart,
+// so asymmetric evidence (a few distinguished objects in a large sparse
+// network) still compresses. When the partition is not stable after
+// rounds rounds, an atom cluster's count of occurrences in a clause
+// cluster is the average over its atoms (which, unlike in Lifted, may
+// differ), the statistics say Approximate, and the marginals approximate
+// ground BP's: the first iterations, as many as the rounds, are ground
+// BP's exactly (messages that reach an atom within rounds steps are the
+// same for all atoms of a cluster), and the later ones ignore the
+// differences further away. When the partition is stable within rounds
+// rounds the result is Lifted's; the fallback to ground BP is Lifted's.
+// rounds must be at least 1.
+func LiftedApprox(ctx context.Context, net *ground.Network, opt Options, rounds int) ([]float64, *LiftedStats, error) {
+	if rounds < 1 {
+		return nil, nil, errors.New("bp: approximate lifting needs at least one round of colour passing")
+	}
+	return lifted(ctx, net, opt, rounds)
+}
+
+// lifted runs Lifted (rounds 0) or LiftedApprox.
+func lifted(ctx context.Context, net *ground.Network, opt Options, rounds int) ([]float64, *LiftedStats, error) {
 	if opt.MaxIterations <= 0 {
 		opt.MaxIterations = DefaultMaxIterations
 	}
@@ -110,7 +144,7 @@ func Lifted(ctx context.Context, net *ground.Network, opt Options) ([]float64, *
 	if g.nAtoms >= fallbackMinAtoms {
 		maxColours = int(MaxClusterRatio * float64(g.nAtoms))
 	}
-	atomColor, factorColor, rounds, err := g.colour(ctx, maxColours)
+	atomColor, factorColor, rounds, stable, err := g.colour(ctx, maxColours, rounds)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -129,8 +163,8 @@ func Lifted(ctx context.Context, net *ground.Network, opt Options) ([]float64, *
 		st.Stats = *gst
 		return p, st, nil
 	}
-	lg := g.lift(atomColor, factorColor)
-	st.AtomClusters, st.FactorClusters = len(lg.atomRep), len(lg.factorRep)
+	lg := g.lift(atomColor, factorColor, !stable)
+	st.AtomClusters, st.FactorClusters, st.Approximate = len(lg.atomRep), len(lg.factorRep), !stable
 	if err := lg.run(ctx, opt, &st.Stats); err != nil {
 		return nil, nil, err
 	}
@@ -189,10 +223,12 @@ func renumber(sigs []sig, colour []int32) int {
 }
 
 // colour runs colour passing to the stable partition and returns the
-// atoms' and the clauses' colours. When the atom colours exceed
-// maxColours, or the partition is not stable after MaxColourRounds
-// rounds, it stops and returns a nil factorColor (atomColor then holds
-// the colours so far).
+// atoms' and the clauses' colours, the rounds and whether the partition
+// is stable. When the atom colours exceed maxColours, or the partition is
+// not stable after MaxColourRounds rounds, it stops and returns a nil
+// factorColor (atomColor then holds the colours so far). With maxRounds
+// > 0 it stops after maxRounds rounds instead, with the clauses coloured
+// by the atoms' last colours (a partition that may not be stable).
 //
 // The partition of each round refines the one before (by induction: an
 // atom's colour depends on its clauses' colours, which depend on its own
@@ -201,7 +237,7 @@ func renumber(sigs []sig, colour []int32) int {
 // the atoms' one, is then unchanged too. Clauses are therefore only
 // hashed during the rounds (their 128-bit signatures feed the atoms'
 // directly) and numbered once, at the end.
-func (g *graph) colour(ctx context.Context, maxColours int) (atomColor, factorColor []int32, rounds int, err error) {
+func (g *graph) colour(ctx context.Context, maxColours, maxRounds int) (atomColor, factorColor []int32, rounds int, stable bool, err error) {
 	nc := len(g.w)
 	g.indexFactors()
 	atomSig := make([]sig, g.nAtoms)
@@ -219,12 +255,7 @@ func (g *graph) colour(ctx context.Context, maxColours int) (atomColor, factorCo
 	for c := range factorBase {
 		factorBase[c] = elem(math.Float64bits(g.w[c]+0), 2)
 	}
-	nAtomColours := renumber(atomBase, atomColor)
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, 0, err
-		}
-		rounds++
+	factorSigs := func() {
 		g.parallel(nc, func(lo, hi int) float64 {
 			for c := lo; c < hi; c++ {
 				s := factorBase[c]
@@ -237,6 +268,20 @@ func (g *graph) colour(ctx context.Context, maxColours int) (atomColor, factorCo
 			}
 			return 0
 		})
+	}
+	nAtomColours := renumber(atomBase, atomColor)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, 0, false, err
+		}
+		if maxRounds > 0 && rounds == maxRounds {
+			factorSigs()
+			factorColor = make([]int32, nc)
+			renumber(factorSig, factorColor)
+			return atomColor, factorColor, rounds, false, nil
+		}
+		rounds++
+		factorSigs()
 		g.parallel(g.nAtoms, func(lo, hi int) float64 {
 			for a := lo; a < hi; a++ {
 				s := atomBase[a]
@@ -251,11 +296,11 @@ func (g *graph) colour(ctx context.Context, maxColours int) (atomColor, factorCo
 		if na == nAtomColours {
 			factorColor = make([]int32, nc)
 			renumber(factorSig, factorColor)
-			return atomColor, factorColor, rounds, nil
+			return atomColor, factorColor, rounds, true, nil
 		}
 		nAtomColours = na
-		if na > maxColours || rounds >= MaxColourRounds {
-			return atomColor, nil, rounds, nil
+		if na > maxColours || maxRounds == 0 && rounds >= MaxColourRounds {
+			return atomColor, nil, rounds, false, nil
 		}
 	}
 }
@@ -296,7 +341,11 @@ type liftedGraph struct {
 	nGround   float64 // ground clauses the clause clusters stand for (LiftModel)
 }
 
-func (g *graph) lift(atomColor, factorColor []int32) *liftedGraph {
+// lift builds the lifted network of the partition. With average set (a
+// partition that may not be stable) an atom cluster's occurrences are
+// those of all its atoms, each counted 1/size times; otherwise those of
+// its representative.
+func (g *graph) lift(atomColor, factorColor []int32, average bool) *liftedGraph {
 	lg := &liftedGraph{}
 	for a, c := range atomColor {
 		if int(c) == len(lg.atomRep) {
@@ -330,6 +379,12 @@ func (g *graph) lift(atomColor, factorColor []int32) *liftedGraph {
 	// same atom cluster and sign (any one such literal: they receive
 	// identical messages).
 	lg.occStart = make([]int32, len(lg.atomRep)+1)
+	if average {
+		lg.averageOccurrences(g, atomColor, factorColor)
+		lg.tot = make([]float64, len(lg.atomRep))
+		lg.marginal = make([]float64, len(lg.atomRep))
+		return lg
+	}
 	for A, a := range lg.atomRep {
 		for _, k := range g.atomOcc[g.atomAt[a]:g.atomAt[a+1]] {
 			F := factorColor[g.factorOf(k)]
@@ -346,6 +401,49 @@ func (g *graph) lift(atomColor, factorColor []int32) *liftedGraph {
 	lg.tot = make([]float64, len(lg.atomRep))
 	lg.marginal = make([]float64, len(lg.atomRep))
 	return lg
+}
+
+// roleOf returns the literal of clause cluster F's representative with
+// atom cluster A and the sign neg.
+func (lg *liftedGraph) roleOf(F, A int32, neg bool) int32 {
+	for j := lg.start[F]; j < lg.start[F+1]; j++ {
+		if lg.litAtom[j] == A && lg.litNeg[j] == neg {
+			return j
+		}
+	}
+	panic("bp: a clause cluster without the literal of one of its clauses")
+}
+
+// averageOccurrences sets each atom cluster's occurrences to those of all
+// its atoms, each literal role counted the average number of times an
+// atom of the cluster fills it.
+func (lg *liftedGraph) averageOccurrences(g *graph, atomColor, factorColor []int32) {
+	size := make([]float64, len(lg.atomRep))
+	for _, c := range atomColor {
+		size[c]++
+	}
+	count := map[uint64]float64{}
+	for a := 0; a < g.nAtoms; a++ {
+		A := atomColor[a]
+		for _, k := range g.atomOcc[g.atomAt[a]:g.atomAt[a+1]] {
+			j := lg.roleOf(factorColor[g.factorOf(k)], A, g.lits[k].Neg())
+			count[uint64(A)<<32|uint64(j)]++
+		}
+	}
+	keys := make([]uint64, 0, len(count))
+	for key := range count {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys) // by cluster, then literal: deterministic sums
+	for _, key := range keys {
+		A := key >> 32
+		lg.occStart[A+1]++
+		lg.occ = append(lg.occ, int32(key&(1<<32-1)))
+		lg.mult = append(lg.mult, count[key]/size[A])
+	}
+	for A := 1; A < len(lg.occStart); A++ {
+		lg.occStart[A] += lg.occStart[A-1]
+	}
 }
 
 // run iterates BP on the clusters until the marginals change by at most
