@@ -315,10 +315,12 @@ func (e Engine) Marginals(ctx context.Context, net *ground.Network, opt infer.Op
 }
 
 // LiftedEngine is lifted BP (Lifted, on the ground network) as an
-// infer.Marginal engine.
+// infer.Marginal engine. Rounds > 0 runs LiftedApprox with that many
+// rounds instead.
 type LiftedEngine struct {
 	Options
-	Stats func(*LiftedStats)
+	Stats  func(*LiftedStats)
+	Rounds int
 }
 
 // Name returns "lifted-bp".
@@ -328,7 +330,7 @@ func (LiftedEngine) Name() string { return "lifted-bp" }
 func (e LiftedEngine) Marginals(ctx context.Context, net *ground.Network, opt infer.Options) ([]float64, error) {
 	o := e.Options
 	o.Options = opt
-	p, st, err := Lifted(ctx, net, o)
+	p, st, err := lifted(ctx, net, o, e.Rounds)
 	if err == nil && e.Stats != nil {
 		e.Stats(st)
 	}

@@ -102,6 +102,9 @@ type Settings struct {
 	// marginal changes by more than Tolerance (0: the package defaults).
 	MaxIterations int
 	Tolerance     float64
+	// LiftRounds > 0 makes lifted-bp approximate: colour passing stops
+	// after that many rounds (bp.LiftedApprox). 0: exact lifting.
+	LiftRounds int
 	// Report, when not nil, receives one line after every solve of the
 	// engines that describe their run: the LP relaxation's bound and
 	// rounding (lp), the rounds of cutting-plane inference (CPI),
@@ -111,8 +114,9 @@ type Settings struct {
 	// Writes come from the goroutine that called Solve.
 	Report io.Writer
 	// Warn, when not nil, receives a line when an engine gives up its
-	// method for another: lifted-bp running ground BP on a network that
-	// lifting does not compress.
+	// method for another or approximates it: lifted-bp running ground BP
+	// on a network that lifting does not compress, or lifting
+	// approximately (LiftRounds).
 	Warn io.Writer
 }
 
@@ -244,10 +248,10 @@ var marginalEngines = []marginalEngine{
 		name: "lifted-bp", doc: "lifted belief propagation: BP on the clusters of atoms and clauses that exchange identical messages",
 		memory: bp.Memory,
 		build: func(s Settings) infer.Marginal {
-			e := bp.LiftedEngine{Options: bpOptions(s)}
+			e := bp.LiftedEngine{Options: bpOptions(s), Rounds: s.LiftRounds}
 			if s.Report != nil || s.Warn != nil {
 				e.Stats = func(st *bp.LiftedStats) {
-					if s.Warn != nil && st.Ground {
+					if s.Warn != nil && (st.Ground || st.Approximate) {
 						fmt.Fprintln(s.Warn, st.Compression())
 					}
 					if s.Report != nil {
