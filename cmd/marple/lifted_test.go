@@ -15,7 +15,8 @@ func TestInferLifted(t *testing.T) {
 	dir := t.TempDir()
 	for _, extra := range [][]string{
 		{"-q", "Smokes,Cancer,Friends"},
-		{"-q", "Smokes,Cancer", "-ow", "Friends"}, // lifted on the ground network
+		{"-q", "Smokes,Cancer", "-ow", "Friends"},
+		{"-q", "Smokes,Cancer", "-cw", "Friends"}, // lifted on the ground network
 		{"-q", "Friends(Ivan,x),Cancer"},
 	} {
 		var files [2]string
