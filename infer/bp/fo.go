@@ -174,6 +174,7 @@ func buildClasses(m *mln.Model, db *mln.Database) (*classes, error) {
 			}
 		}
 	}
+	perType := make([]float64, len(m.Types))
 	count := func() int {
 		n := 0
 		for t := range colour {
@@ -182,6 +183,7 @@ func buildClasses(m *mln.Model, db *mln.Database) (*classes, error) {
 				seen[x] = true
 			}
 			n += len(seen)
+			perType[t] = float64(len(seen))
 		}
 		return n
 	}
@@ -223,6 +225,10 @@ func buildClasses(m *mln.Model, db *mln.Database) (*classes, error) {
 		if n2 == n {
 			break
 		}
+		// The classes only split: once they are too many, refuse at once.
+		if err := compresses(m, perType); err != nil {
+			return nil, err
+		}
 		n = n2
 		if round > 100 {
 			return nil, ErrNotLiftable
@@ -258,6 +264,12 @@ func (c *classes) compresses(m *mln.Model) error {
 	for _, t := range c.typeOf {
 		perType[t]++
 	}
+	return compresses(m, perType)
+}
+
+// compresses is classes.compresses given the number of classes of each
+// type.
+func compresses(m *mln.Model, perType []float64) error {
 	lifted, grounded := 0.0, 0.0
 	for _, cl := range m.Clauses {
 		l, g := 1.0, 1.0
@@ -273,7 +285,11 @@ func (c *classes) compresses(m *mln.Model) error {
 		for _, t := range m.Types {
 			consts += t.Size()
 		}
-		return fmt.Errorf("%w: the evidence splits the %d constants into %d classes, which gives at least %.4g clause classes for %.4g ground clauses", ErrNotLiftable, consts, len(c.size), lifted, grounded)
+		classes := 0.0
+		for _, n := range perType {
+			classes += n
+		}
+		return fmt.Errorf("%w: the evidence splits the %d constants into %.0f classes or more, which gives at least %.4g clause classes for %.4g ground clauses", ErrNotLiftable, consts, classes, lifted, grounded)
 	}
 	return nil
 }
