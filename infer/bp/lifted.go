@@ -155,7 +155,6 @@ func lifted(ctx context.Context, net *ground.Network, opt Options, rounds int) (
 		for _, c := range atomColor {
 			st.AtomClusters = max(st.AtomClusters, int(c)+1)
 		}
-		g, atomColor = nil, nil
 		p, gst, err := Marginals(ctx, net, opt)
 		if err != nil {
 			return nil, nil, err
