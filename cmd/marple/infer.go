@@ -237,7 +237,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if *mcsatInf || *gibbsInf || ax.bp {
 		done := p.stage("sample")
 		// Independent components are sampled apart, in parallel.
-		probs, how, st, err := ax.marginals(ctx, net, engineName, ef.settings(wf.workers, nil), *seed)
+		s := ef.settings(wf.workers, nil)
+		s.Warn = prefixed{e.stderr, "marple: "} // lifted-bp running ground BP
+		probs, how, st, err := ax.marginals(ctx, net, engineName, s, *seed)
 		if err != nil {
 			return err
 		}

@@ -32,6 +32,7 @@ type inferExtras struct {
 	queryFile                                     string
 	convThresh, maxSeconds                        float64
 	bpCheck                                       int
+	liftRounds                                    int
 	maxSteps                                      int
 	walkProb, saTemp                              float64
 	smooth                                        float64
@@ -61,7 +62,8 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.StringVar(&x.queryFile, "f", "", "file of ground query atoms (.db syntax), in addition to -q")
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "the query predicates' atoms listed in the evidence are the query atoms (their listed values unused); their unlisted atoms are false evidence")
 	fs.BoolVar(&x.bp, "bp", false, "marginal inference with loopy belief propagation")
-	fs.BoolVar(&x.lifted, "lifted", false, "with -bp: lifted belief propagation (BP on the clusters of atoms and clauses that exchange identical messages; the same marginals)")
+	fs.BoolVar(&x.lifted, "lifted", false, "with -bp: lifted belief propagation (BP on the clusters of atoms and clauses that exchange identical messages; the same marginals; ground BP, said on stderr, when lifting does not compress)")
+	fs.IntVar(&x.liftRounds, "liftRounds", 0, "with -bp -lifted: approximate lifting, colour passing stopped after this many rounds (asymmetric evidence still compresses; the marginals approximate ground BP's and the summary says so); 0: exact")
 	fs.Float64Var(&x.convThresh, "convThresh", 1e-4, "BP: converged when no marginal changes by more than this in an iteration")
 	fs.IntVar(&x.bpCheck, "bpCheck", engines.DefaultBPCheck, "BP: MC-SAT samples per chain of the check that confirms BP's marginals within "+strconv.FormatFloat(bp.DefaultCheckTolerance, 'g', -1, 64)+" (0: no check; the summary then says the marginals are not checked)")
 	fs.IntVar(&x.maxSteps, "maxSteps", 0, "MC-SAT/Gibbs: number of samples (overrides -numSamples); BP: maximum iterations (0: "+strconv.Itoa(bp.DefaultMaxIterations)+")")
@@ -94,6 +96,10 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 		return usagef("-a is MAP inference: it excludes -ms, -p and -bp")
 	case x.lifted && !x.bp:
 		return usagef("-lifted applies to belief propagation: give -bp -lifted")
+	case x.liftRounds < 0:
+		return usagef("-liftRounds must not be negative, not %d", x.liftRounds)
+	case x.liftRounds > 0 && !x.lifted:
+		return usagef("-liftRounds applies to lifted belief propagation: give -bp -lifted")
 	case x.maxSeconds > 0 && (gibbs || x.bp || !marginal):
 		return usagef("-maxSeconds applies to MC-SAT (-ms) only: bound Gibbs sampling and BP by -maxSteps")
 	}
@@ -374,6 +380,7 @@ func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name s
 		name = "bp"
 		if x.lifted {
 			name = "lifted-bp"
+			s.LiftRounds = x.liftRounds
 		}
 		s.MaxIterations, s.Tolerance = x.maxSteps, x.convThresh
 		s.BPCheck = x.bpCheck

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -40,7 +41,8 @@ func TestInferLifted(t *testing.T) {
 	dir := t.TempDir()
 	for _, extra := range [][]string{
 		{"-q", "Smokes,Cancer,Friends"},
-		{"-q", "Smokes,Cancer", "-ow", "Friends"}, // lifted on the ground network
+		{"-q", "Smokes,Cancer", "-ow", "Friends"},
+		{"-q", "Smokes,Cancer", "-cw", "Friends"}, // lifted on the ground network
 		{"-q", "Friends(Ivan,x),Cancer"},
 	} {
 		var files [2]string
@@ -59,5 +61,52 @@ func TestInferLifted(t *testing.T) {
 		if len(a) == 0 || !closeResults(string(a), string(b), 0.02) {
 			t.Errorf("%v: lifted result differs from ground BP's:\n%s\nwant\n%s", extra, b, a)
 		}
+	}
+}
+
+// TestInferLiftedFallback: on friends and smokers with a ring of
+// friendships (evidence that tells the people apart: no compression),
+// -bp -lifted runs ground BP and says so on stderr and in the summary,
+// with ground BP's result file; -liftRounds lifts approximately and says
+// so.
+func TestInferLiftedFallback(t *testing.T) {
+	dir := t.TempDir()
+	var db strings.Builder
+	for i := 0; i < 700; i++ {
+		fmt.Fprintf(&db, "Friends(P%d, P%d)\nFriends(P%d, P%d)\n", i, (i+1)%700, (i+1)%700, i)
+	}
+	db.WriteString("Smokes(P0)\n")
+	evidence := filepath.Join(dir, "ring.db")
+	if err := os.WriteFile(evidence, []byte(db.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(out string, extra ...string) (string, string) {
+		args := append([]string{"infer", "-i", smokers + "smoking-weighted.mln", "-e", evidence, "-r", filepath.Join(dir, out), "-q", "Smokes,Cancer", "-bp"}, extra...)
+		code, stdout, stderr := marple(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		return stdout, stderr
+	}
+	run("ground")
+	stdout, stderr := run("lifted", "-lifted")
+	for _, s := range []string{stdout, stderr} {
+		if !strings.Contains(s, "ran ground BP") {
+			t.Errorf("-bp -lifted on a ring: no word of ground BP in %q", s)
+		}
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "ground"))
+	b, _ := os.ReadFile(filepath.Join(dir, "lifted"))
+	if len(a) == 0 || string(a) != string(b) {
+		t.Error("-bp -lifted on a ring: the result differs from ground BP's")
+	}
+	stdout, stderr = run("approx", "-lifted", "-liftRounds", "8")
+	for _, s := range []string{stdout, stderr} {
+		if !strings.Contains(s, "approximate lifting") {
+			t.Errorf("-liftRounds 8: no word of approximate lifting in %q", s)
+		}
+	}
+	if code, _, _ := marple(t, "infer", "-i", smokers+"smoking-weighted.mln", "-e", evidence, "-r", filepath.Join(dir, "x"), "-q", "Smokes", "-bp", "-liftRounds", "2"); code == 0 {
+		t.Error("-liftRounds without -lifted: exit 0")
 	}
 }

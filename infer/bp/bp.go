@@ -448,10 +448,12 @@ func (e Engine) Marginals(ctx context.Context, net *ground.Network, opt infer.Op
 }
 
 // LiftedEngine is lifted BP (Lifted, on the ground network) as an
-// infer.Marginal engine.
+// infer.Marginal engine. Rounds > 0 runs LiftedApprox with that many
+// rounds instead.
 type LiftedEngine struct {
 	Options
-	Stats func(*LiftedStats)
+	Stats  func(*LiftedStats)
+	Rounds int
 }
 
 // Name returns "lifted-bp".
@@ -467,7 +469,9 @@ func (e LiftedEngine) Marginals(ctx context.Context, net *ground.Network, opt in
 	if o.Merge {
 		bnet = mergeClauses(net)
 	}
-	p, st, err := Lifted(ctx, bnet, o)
+	lo := o
+	lo.Merge, lo.Check = false, 0 // merged above, checked below (also after a fall-back to ground BP)
+	p, st, err := lifted(ctx, bnet, lo, e.Rounds)
 	if err == nil && o.Check > 0 {
 		err = check(ctx, net, p, o, &st.Stats)
 	}

@@ -33,7 +33,7 @@ func TestBPSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lo := l.(bp.LiftedEngine).Options; lo.Damping != 0 || lo.DampAfter != 0 || lo.Check != c.check || !lo.Merge {
+		if lo := l.(bp.LiftedEngine).Options; lo.Damping != 0 || lo.DampAfter != c.after || lo.Check != c.check || !lo.Merge { // DampAfter serves the fall-back to ground BP
 			t.Errorf("%+v: lifted options %+v", c.s, lo)
 		}
 	}

@@ -116,6 +116,9 @@ type Settings struct {
 	// lifted-bp): the atoms still changing and those the check did not
 	// confirm, for a caller that names them.
 	BPStats func(*bp.Stats)
+	// LiftRounds > 0 makes lifted-bp approximate: colour passing stops
+	// after that many rounds (bp.LiftedApprox). 0: exact lifting.
+	LiftRounds int
 	// Report, when not nil, receives one line after every solve of the
 	// engines that describe their run: the LP relaxation's bound and
 	// rounding (lp), the rounds of cutting-plane inference (CPI),
@@ -124,6 +127,11 @@ type Settings struct {
 	// mcsat.RhatThreshold, min ESS).
 	// Writes come from the goroutine that called Solve.
 	Report io.Writer
+	// Warn, when not nil, receives a line when an engine gives up its
+	// method for another or approximates it: lifted-bp running ground BP
+	// on a network that lifting does not compress, or lifting
+	// approximately (LiftRounds).
+	Warn io.Writer
 }
 
 // DefaultSettings returns the default settings: every core as a worker, a
@@ -263,12 +271,17 @@ var marginalEngines = []marginalEngine{
 		name: "lifted-bp", doc: "lifted belief propagation: BP on the clusters of atoms and clauses that exchange identical messages",
 		memory: bp.CheckedMemory,
 		build: func(s Settings) infer.Marginal {
-			e := bp.LiftedEngine{Options: bpOptions(s)}
-			e.Damping, e.DampAfter = 0, 0 // lifted BP takes no damping
-			if w, f := s.Report, s.BPStats; w != nil || f != nil {
+			e := bp.LiftedEngine{Options: bpOptions(s), Rounds: s.LiftRounds}
+			// Lifted BP takes no damping; its fall-back to ground BP
+			// raises it after DampAfter iterations as ground BP does.
+			e.Damping = 0
+			if w, f, warn := s.Report, s.BPStats, s.Warn; w != nil || f != nil || warn != nil {
 				e.Stats = func(st *bp.LiftedStats) {
+					if warn != nil && (st.Ground || st.Approximate) {
+						fmt.Fprintln(warn, st.Compression())
+					}
 					if w != nil {
-						fmt.Fprintf(w, "%s; %d atom clusters, %d clause clusters\n", bpReport(&st.Stats, e.Options.Tolerance), st.AtomClusters, st.FactorClusters)
+						fmt.Fprintf(w, "%s; %s\n", st.Compression(), bpReport(&st.Stats, e.Options.Tolerance))
 					}
 					if f != nil {
 						f(&st.Stats)
