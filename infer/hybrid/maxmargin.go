@@ -284,7 +284,8 @@ func (q *Problem) lossAugmentedMAP(ctx context.Context, w []float64, truth State
 
 // farState returns a state with ue's Boolean values whose log-weight
 // reaches target: the continuous variables at from + t·d for the first t
-// in 1, 2, 4, ... (up to 2^60) that does, d being to − from, else each
+// in 1, 2, 4, ... (up to 2^60) that does, d being to − from scaled to a
+// largest coordinate of 1, else each
 // coordinate direction ±e_i in turn; ue itself if there is none.
 func (q *Problem) farState(ue *unboundedError, target float64) (State, error) {
 	n := len(ue.from)
@@ -300,7 +301,14 @@ func (q *Problem) farState(ue *unboundedError, target float64) (State, error) {
 		}
 		return false
 	}
-	if try(func(i int) float64 { return ue.to[i] - ue.from[i] }) {
+	// The direction scaled to a largest coordinate of 1, so that the
+	// state found is no farther than it needs to be (its counts enter the
+	// next plane).
+	scale := 0.0
+	for i := range n {
+		scale = max(scale, math.Abs(ue.to[i]-ue.from[i]))
+	}
+	if scale > 0 && finite(scale) && try(func(i int) float64 { return (ue.to[i] - ue.from[i]) / scale }) {
 		return State{Bools: ue.bools, Reals: x}, nil
 	}
 	for j := range 2 * n {

@@ -72,7 +72,13 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 		}
 		s = st
 	}
+	// The levels and the sums below are in the units of the scaled
+	// weights (scaled): log u and the Gibbs log-odds are converted.
+	p = p.scaled()
 	b, x := s.Bools, s.Reals
+	if len(b) == len(p.Bools) && len(x) == len(p.Reals) && math.IsInf(p.logWeight(b, x), -1) {
+		return nil, fmt.Errorf("hybrid: the start state's log-weight is below float64's range (a numeric term beyond ±1.8e308)")
+	}
 	if len(b) != len(p.Bools) || len(x) != len(p.Reals) {
 		return nil, fmt.Errorf("hybrid: the start state has %d Boolean and %d continuous values for %d and %d variables", len(b), len(x), len(p.Bools), len(p.Reals))
 	}
@@ -97,8 +103,7 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 			if p.ground[i].hard {
 				continue
 			}
-			phi := p.Weights[p.ground[i].tmpl] * p.value(int32(i), b, x)
-			level[i] = phi + math.Log(1-rng.Float64())
+			level[i] = p.weighted(int32(i), b, x) + math.Ldexp(math.Log(1-rng.Float64()), -p.wexp)
 		}
 		// Boolean variables: one watched move per variable, at least 16
 		// (cheap on small problems, and it lets tied atoms mix there).
@@ -119,7 +124,7 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 			if len(p.hard) > 0 && p.breaksHard(int32(v), b) {
 				continue
 			}
-			d := p.flipDelta(int32(v), b, x)
+			d := math.Ldexp(p.flipDelta(int32(v), b, x), p.wexp)
 			if rng.Float64()*(1+math.Exp(-d)) < 1 {
 				b[v] = !b[v]
 			}
@@ -179,7 +184,7 @@ func (p *Problem) breaksHard(v int32, b []bool) bool {
 // above reports whether the features fs are all at or above their levels.
 func (p *Problem) above(fs []int32, level []float64, b []bool, x []float64) bool {
 	for _, f := range fs {
-		if p.Weights[p.ground[f].tmpl]*p.value(f, b, x) < level[f] {
+		if p.weighted(f, b, x) < level[f] {
 			return false
 		}
 	}
@@ -189,17 +194,13 @@ func (p *Problem) above(fs []int32, level []float64, b []bool, x []float64) bool
 // conditional returns the log-weight of the features of continuous
 // variable v.
 func (p *Problem) conditional(v int32, b []bool, x []float64) float64 {
-	s := 0.0
-	for _, f := range p.realOcc[v] {
-		s += p.Weights[p.ground[f].tmpl] * p.value(f, b, x)
-	}
-	return s
+	return p.sumWeighted(p.realOcc[v], false, b, x)
 }
 
 // sliceConditional moves continuous variable v by slice sampling its
 // conditional distribution given the other variables.
 func (p *Problem) sliceConditional(v int32, b []bool, x []float64, w float64, rng *rand.Rand) {
-	level := p.conditional(v, b, x) + math.Log(1-rng.Float64())
+	level := p.conditional(v, b, x) + math.Ldexp(math.Log(1-rng.Float64()), -p.wexp)
 	p.stepOut(v, x, w, rng, func() bool { return p.conditional(v, b, x) >= level })
 }
 
