@@ -641,3 +641,67 @@ func (p *Problem) Counts(b []bool, x []float64) []float64 {
 	}
 	return n
 }
+
+// ErrImproper is wrapped by the errors of MAP and Sample when a continuous
+// variable's density is flat: no soft feature with a non-zero weight
+// constrains it (in the model, or given the Boolean values of a state), so
+// the distribution cannot be normalised.
+var ErrImproper = errors.New("hybrid: improper density")
+
+// constrained reports whether continuous variable v is in a soft feature
+// with a non-zero weight, whose Boolean part b makes true (b nil: can make
+// true).
+func (p *Problem) constrained(v int32, b []bool) bool {
+	for _, f := range p.realOcc[v] {
+		gf := &p.ground[f]
+		if p.Weights[gf.tmpl] != 0 && (b == nil || gf.cond == nil || gf.cond.eval(b)) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkProper returns an error wrapping ErrImproper for the first
+// continuous variable that no soft feature with a non-zero weight
+// constrains (given the Boolean values b, or in any state when b is nil).
+func (p *Problem) checkProper(b []bool) error {
+	for v := range p.Reals {
+		if !p.constrained(int32(v), b) {
+			return p.improper(int32(v), b)
+		}
+	}
+	return nil
+}
+
+// improper returns the error of checkProper for variable v.
+func (p *Problem) improper(v int32, b []bool) error {
+	a := p.Reals[v]
+	var zero, off []string
+	for _, f := range p.realOcc[v] {
+		gf := &p.ground[f]
+		pos := p.Features[gf.tmpl].Pos.String()
+		switch {
+		case p.Weights[gf.tmpl] == 0:
+			if !slices.Contains(zero, pos) {
+				zero = append(zero, pos)
+			}
+		case !slices.Contains(off, pos):
+			off = append(off, pos)
+		}
+	}
+	msg := fmt.Sprintf("hybrid: the density of %s is improper (flat, it cannot be normalised)", p.Model.AtomString(a.Pred, a.Args))
+	if b != nil && len(off) > 0 {
+		msg += fmt.Sprintf(" in a state where the formulas at %s are false: no formula with a non-zero weight then constrains it", strings.Join(off, ", "))
+	} else {
+		msg += ": no formula with a non-zero weight constrains it"
+		if len(zero) > 0 {
+			msg += fmt.Sprintf(" (weight 0 at %s)", strings.Join(zero, ", "))
+		}
+	}
+	return &improperError{msg: msg}
+}
+
+type improperError struct{ msg string }
+
+func (e *improperError) Error() string { return e.msg }
+func (e *improperError) Unwrap() error { return ErrImproper }

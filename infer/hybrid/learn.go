@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/syntax"
@@ -43,6 +44,10 @@ type LearnOptions struct {
 // the prior's (and a ridge of 1e-4 times the sum of the squared terms of
 // each feature's groundings), shortened to at most 2 in the Hessian's norm
 // and MaxStep in each weight. It returns the weights.
+//
+// The weights start at 0, except those of the features over real-valued
+// query atoms (at weight 0 their density is flat, and the chains would
+// have nothing to sample): see startWeights.
 func Learn(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt LearnOptions) ([]float64, error) {
 	if opt.Iterations <= 0 {
 		opt.Iterations = 100
@@ -73,9 +78,10 @@ func Learn(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt LearnOpti
 	}
 	feats := exs[0].p.Features
 	w := append([]float64(nil), exs[0].p.Weights...)
+	start := startWeights(ground)
 	for i, f := range feats {
 		if !f.Hard {
-			w[i] = 0
+			w[i] = start[i]
 		}
 	}
 	k := len(w)
@@ -245,6 +251,88 @@ func (p *Problem) squares(x []float64) []float64 {
 			t = gf.term.eval(x)
 		}
 		out[gf.tmpl] += t * t
+	}
+	return out
+}
+
+// startWeights returns the weights Learn starts from: 0, except for a
+// feature whose groundings (those the training data makes true) have
+// continuous variables (real-valued query atoms). Such a feature starts at
+// the weight that gives a Gaussian-like term the spread of the data: with
+// s² the variance of the variables' values in the data and c the
+// feature's mean curvature along them (minus half the second difference
+// of its value when all the variables of a grounding move by ±s, over
+// s²), the weight 1/(2·c·s²) when c > 0 (so that w·(-(X - m)^2) starts at
+// 1/(2 s²), the likelihood's maximum when m is the mean); 0 when the
+// term is not concave there (c ≤ 0), its weight then starting at 0.
+func startWeights(exs []example) []float64 {
+	k := len(exs[0].p.Features)
+	out := make([]float64, k)
+	var n, sum, sum2 = make([]float64, k), make([]float64, k), make([]float64, k)
+	for _, ex := range exs {
+		p := ex.p
+		for i := range p.ground {
+			gf := &p.ground[i]
+			if gf.hard || gf.term == nil || gf.cond != nil && !gf.cond.eval(ex.truth.Bools) {
+				continue
+			}
+			for _, v := range gf.term.vars(nil) {
+				x := ex.truth.Reals[v]
+				n[gf.tmpl]++
+				sum[gf.tmpl] += x
+				sum2[gf.tmpl] += x * x
+			}
+		}
+	}
+	s2 := make([]float64, k)
+	for t := range k {
+		if n[t] == 0 {
+			continue
+		}
+		mean := sum[t] / n[t]
+		s2[t] = max(sum2[t]/n[t]-mean*mean, 0)
+		if !(s2[t] > 0) || !finite(s2[t]) {
+			s2[t] = max(1, mean*mean) * 1e-6
+		}
+	}
+	curv, groundings := make([]float64, k), make([]float64, k)
+	for _, ex := range exs {
+		p := ex.p
+		x := slices.Clone(ex.truth.Reals)
+		for i := range p.ground {
+			gf := &p.ground[i]
+			t := gf.tmpl
+			if gf.hard || gf.term == nil || n[t] == 0 || gf.cond != nil && !gf.cond.eval(ex.truth.Bools) {
+				continue
+			}
+			vars := gf.term.vars(nil)
+			if len(vars) == 0 {
+				continue
+			}
+			d := math.Sqrt(s2[t])
+			at := func(shift float64) float64 {
+				for _, v := range vars {
+					x[v] = ex.truth.Reals[v] + shift
+				}
+				return gf.term.safeEval(x)
+			}
+			c := (at(d) + at(-d) - 2*at(0)) / s2[t]
+			at(0)
+			if finite(c) {
+				curv[t] += c
+				groundings[t]++
+			}
+		}
+	}
+	for t := range k {
+		if groundings[t] == 0 {
+			continue
+		}
+		if c := -curv[t] / (2 * groundings[t]); c > 0 {
+			if w := 1 / (2 * c * s2[t]); finite(w) {
+				out[t] = w
+			}
+		}
 	}
 	return out
 }

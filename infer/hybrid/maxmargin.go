@@ -261,7 +261,7 @@ func (p *Problem) lossAugmented(truth []bool) *Problem {
 func (q *Problem) lossAugmentedMAP(ctx context.Context, w []float64, truth State, xi float64, opt MAPOptions) (State, float64, error) {
 	copy(q.Weights, w)
 	opt.Start = truth.Bools
-	s, score, err := q.MAP(ctx, opt)
+	s, score, err := q.search(ctx, opt)
 	var ue *unboundedError
 	if errors.As(err, &ue) {
 		s, err = q.farState(ue, q.logWeight(truth.Bools, truth.Reals)+1+xi)
@@ -401,7 +401,7 @@ func mapF1(ctx context.Context, exs []example, w []float64, opt MAPOptions) (flo
 	var tp, fp, fn int
 	for _, ex := range exs {
 		copy(ex.p.Weights, w)
-		s, _, err := ex.p.MAP(ctx, opt)
+		s, _, err := ex.p.search(ctx, opt)
 		if err != nil {
 			return 0, err
 		}

@@ -40,7 +40,11 @@ type Marginals struct {
 // that may leave the slice and are watched only when back in it, so that
 // atoms tied by hard formulas move together), and each continuous variable
 // by slice sampling with stepping-out and shrinkage (Neal 2003) on the set
-// where its features are above their levels. This leaves the uniform
+// where its features are above their levels (a continuous variable that no
+// soft feature with a non-zero weight constrains, in the model or in a
+// Boolean state the chain reaches, has a flat density, which cannot be
+// normalised: Sample then fails with an error wrapping ErrImproper naming
+// it). This leaves the uniform
 // distribution over that set invariant, so the chain's stationary
 // distribution is the model's, with the hard formulas exact. For mixing,
 // each iteration then also makes a Gibbs sweep over the Boolean variables
@@ -61,12 +65,15 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 	if opt.Width <= 0 {
 		opt.Width = 1
 	}
+	if err := p.checkProper(nil); err != nil {
+		return nil, err
+	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6879627269640002))
 	var s State
 	if opt.Start != nil {
 		s = State{Bools: append([]bool(nil), opt.Start.Bools...), Reals: append([]float64(nil), opt.Start.Reals...)}
 	} else {
-		st, _, err := p.MAP(ctx, MAPOptions{Seed: opt.Seed, MaxFlips: 10 * len(p.Bools)})
+		st, _, err := p.search(ctx, MAPOptions{Seed: opt.Seed, MaxFlips: 10 * len(p.Bools)})
 		if err != nil && !errors.Is(err, ErrHard) {
 			return nil, err
 		}
@@ -115,6 +122,9 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 		}
 		rng.Shuffle(len(ord), func(i, j int) { ord[i], ord[j] = ord[j], ord[i] })
 		for _, v := range ord {
+			if !p.constrained(v, b) {
+				return nil, p.improper(v, b)
+			}
 			p.slice(v, level, b, x, opt.Width, rng)
 		}
 		// Moves on the full conditionals, for mixing: a Gibbs sweep over

@@ -2,6 +2,7 @@ package hybrid
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -56,7 +57,29 @@ const HardFirst = 0.9
 // When the best state found violates a ground hard formula, MAP returns it
 // with an error wrapping ErrHard (Problem.HardViolated counts them). It
 // fails if the continuous part is unbounded (no maximum).
+//
+// A continuous variable that no soft feature with a non-zero weight
+// constrains, in the model or given the Boolean values of the state found,
+// has a flat conditional density, which has no normalisation: MAP refuses
+// such a model (an error wrapping ErrImproper naming the atom) rather than
+// return an arbitrary value for it.
 func (p *Problem) MAP(ctx context.Context, opt MAPOptions) (State, float64, error) {
+	if err := p.checkProper(nil); err != nil {
+		return State{}, 0, err
+	}
+	s, w, err := p.search(ctx, opt)
+	if err == nil || errors.Is(err, ErrHard) {
+		if err := p.checkProper(s.Bools); err != nil {
+			return s, w, err
+		}
+	}
+	return s, w, err
+}
+
+// search is MAP without the checks for flat densities (for the learners'
+// inference, where a variable that no weight constrains yet is at any
+// value a maximum).
+func (p *Problem) search(ctx context.Context, opt MAPOptions) (State, float64, error) {
 	q := p.scaled()
 	s, w, err := q.mapScaled(ctx, opt)
 	return s, math.Ldexp(w, q.wexp), err

@@ -2,6 +2,7 @@ package hybrid
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func problemFiles(t *testing.T, model, evidence string, query ...string) (*Probl
 			t.Fatal(err)
 		}
 	}
-	q, err := m.PredIDs(query...)
+	q, err := m.PredIDs(strings.Join(query, ","))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,5 +143,39 @@ func TestXF(t *testing.T) {
 	}
 	if got := xfOf(2.5).add(xfOf(-2.5)).float(); got != 0 {
 		t.Errorf("2.5 - 2.5 = %v", got)
+	}
+}
+
+// A continuous variable that no formula with a non-zero weight constrains
+// has a flat density: MAP and MC-SAT refuse the model, naming the atom and
+// the formula, in the model (weight 0) and in a Boolean state (the only
+// formula over R(A) false); a weight-0 formula beside a constraining one
+// is fine.
+func TestImproperDensity(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ model, want, query string }{
+		{"improper-zero.mln", "the density of R(A) is improper (flat, it cannot be normalised): no formula with a non-zero weight constrains it (weight 0 at testdata/improper-zero.mln:5:1)", ""},
+		{"improper-cond.mln", "the density of R(A) is improper (flat, it cannot be normalised) in a state where the formulas at testdata/improper-cond.mln:6:1 are false", "C"},
+	} {
+		p, err := problemFiles(t, tc.model, "", tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := p.MAP(ctx, MAPOptions{Seed: 1}); !errors.Is(err, ErrImproper) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: MAP: %v", tc.model, err)
+		}
+		if _, err := p.Sample(ctx, SampleOptions{Seed: 1, Samples: 100}); !errors.Is(err, ErrImproper) || !strings.Contains(err.Error(), "the density of R(A) is improper") {
+			t.Errorf("%s: Sample: %v", tc.model, err)
+		}
+	}
+	p, err := problemFiles(t, "proper-zero.mln", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _, err := p.MAP(ctx, MAPOptions{Seed: 1}); err != nil || math.Abs(s.Reals[0]-3) > 1e-6 {
+		t.Errorf("proper-zero: MAP %v, %v", s.Reals, err)
+	}
+	if _, err := p.Sample(ctx, SampleOptions{Seed: 1, Samples: 100}); err != nil {
+		t.Errorf("proper-zero: Sample: %v", err)
 	}
 }
