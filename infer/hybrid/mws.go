@@ -54,6 +54,11 @@ const HardFirst = 0.9
 // is negative while true), its best flip leaving the fewest hard formulas
 // violated, then the highest log-weight.
 //
+// The log-weight is ±Inf when it is beyond float64's range (weights near
+// 1e308): FormatLogWeight writes it; the search itself compares
+// log-weights in units of the largest weight and sums overflowing terms
+// in an extended range, so the state is right.
+//
 // When the best state found violates a ground hard formula, MAP returns it
 // with an error wrapping ErrHard (Problem.HardViolated counts them). It
 // fails if the continuous part is unbounded (no maximum).
@@ -396,6 +401,7 @@ func (p *Problem) optimizeReals(b []bool, x []float64) error {
 		}
 	}
 	settings := &optimize.Settings{GradientThreshold: 1e-10, MajorIterations: 10000}
+	bound := 1e12 * p.maxConst // farther, a variable has run off to infinity
 	// L-BFGS; when its line search fails (a high power far from 1 makes
 	// the function badly scaled: -(R-1)^16 + R^15), Nelder-Mead from where
 	// it stopped, then L-BFGS again from there, keeping the best point.
@@ -404,9 +410,20 @@ func (p *Problem) optimizeReals(b []bool, x []float64) error {
 		if res == nil || res.Status != optimize.Failure {
 			return res, err
 		}
-		nm, _ := optimize.Minimize(optimize.Problem{Func: f}, res.X, &optimize.Settings{FuncEvaluations: 2000 * (len(y) + 1)}, &optimize.NelderMead{})
-		if nm == nil || !(nm.F < res.F) {
+		// A line search that fails at a maximum (rounding) is fine: only
+		// a steep point is searched further.
+		g := make([]float64, len(y))
+		grad(g, res.X)
+		steep := false
+		for i, v := range g {
+			steep = steep || math.Abs(v)*(1+math.Abs(res.X[i])) > 1e-6*(1+math.Abs(res.F))
+		}
+		if !steep {
 			return res, err
+		}
+		nm, _ := optimize.Minimize(optimize.Problem{Func: f}, res.X, &optimize.Settings{FuncEvaluations: 2000 + 200*len(y)}, &optimize.NelderMead{})
+		if nm == nil || !(nm.F < res.F) || slices.ContainsFunc(nm.X, func(v float64) bool { return !(math.Abs(v) <= bound) }) {
+			return res, err // (an unbounded direction is reported from L-BFGS's point)
 		}
 		if again, _ := optimize.Minimize(optimize.Problem{Func: f, Grad: grad}, nm.X, settings, &optimize.LBFGS{}); again != nil && again.F <= nm.F {
 			return again, nil
@@ -422,9 +439,12 @@ func (p *Problem) optimizeReals(b []bool, x []float64) error {
 		return fmt.Errorf("hybrid: optimising the continuous variables: %v", err)
 	}
 	if math.IsInf(res.F, 1) {
-		i := 0
-		for i < len(res.X)-1 && len(p.realOcc[i]) == 0 {
-			i++
+		i := int32(0) // a variable of a feature beyond the range
+		for _, f := range active {
+			if math.IsInf(p.weighted(f, b, res.X), 0) {
+				i = p.ground[f].term.vars(nil)[0]
+				break
+			}
 		}
 		return fmt.Errorf("hybrid: the log-weight is below float64's range (a numeric term beyond ±1.8e308) wherever the optimisation of the continuous variables went (%s = %g)",
 			p.Model.AtomString(p.Reals[i].Pred, p.Reals[i].Args), res.X[i])
@@ -460,7 +480,7 @@ func (p *Problem) optimizeReals(b []bool, x []float64) error {
 		}
 	}
 	for i, v := range res.X {
-		if math.IsNaN(v) || math.Abs(v) > 1e12*p.maxConst || math.IsInf(res.F, -1) || res.F < -1e200 {
+		if math.IsNaN(v) || math.Abs(v) > bound || math.IsInf(res.F, -1) || res.F < -1e200 {
 			return &unboundedError{msg: fmt.Sprintf("hybrid: the log-weight has no maximum in %s (the continuous part is unbounded)", p.Model.AtomString(p.Reals[i].Pred, p.Reals[i].Args)),
 				bools: slices.Clone(b), from: slices.Clone(x), to: slices.Clone(res.X)}
 		}

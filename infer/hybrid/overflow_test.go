@@ -179,3 +179,17 @@ func TestImproperDensity(t *testing.T) {
 		t.Errorf("proper-zero: Sample: %v", err)
 	}
 }
+
+// A start where the log-weight is beyond float64's range: the coarse
+// coordinate search moves R to the term's number, and L-BFGS finishes
+// there (MAP 1e200, log-weight 0).
+func TestFarMean(t *testing.T) {
+	p, err := problemFiles(t, "far-mean.mln", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, w, err := p.MAP(context.Background(), MAPOptions{Seed: 1})
+	if err != nil || s.Reals[0] != 1e200 || w != 0 {
+		t.Fatalf("MAP R = %v, log-weight %v, %v", s.Reals, w, err)
+	}
+}

@@ -141,19 +141,17 @@ func (p *Problem) weightedX(i int32, b []bool, x []float64) xf {
 // itself is beyond float64's range, never NaN).
 func (p *Problem) sumWeighted(fs []int32, all bool, b []bool, x []float64) float64 {
 	s := 0.0
-	n := len(fs)
 	if all {
-		n = len(p.ground)
-	}
-	at := func(k int) int32 {
-		if all {
-			return int32(k)
+		for i := range p.ground {
+			if !p.ground[i].hard {
+				s += p.weighted(int32(i), b, x)
+			}
 		}
-		return fs[k]
-	}
-	for k := range n {
-		if i := at(k); !p.ground[i].hard {
-			s += p.weighted(i, b, x)
+	} else {
+		for _, i := range fs {
+			if !p.ground[i].hard {
+				s += p.weighted(i, b, x)
+			}
 		}
 	}
 	if finite(s) {
