@@ -40,11 +40,7 @@ type Marginals struct {
 // that may leave the slice and are watched only when back in it, so that
 // atoms tied by hard formulas move together), and each continuous variable
 // by slice sampling with stepping-out and shrinkage (Neal 2003) on the set
-// where its features are above their levels (a continuous variable that no
-// soft feature with a non-zero weight constrains, in the model or in a
-// Boolean state the chain reaches, has a flat density, which cannot be
-// normalised: Sample then fails with an error wrapping ErrImproper naming
-// it). This leaves the uniform
+// where its features are above their levels. This leaves the uniform
 // distribution over that set invariant, so the chain's stationary
 // distribution is the model's, with the hard formulas exact. For mixing,
 // each iteration then also makes a Gibbs sweep over the Boolean variables
@@ -54,7 +50,12 @@ type Marginals struct {
 //
 // The chain starts from Start or from a state MAP finds; if that state
 // violates a ground hard formula, WalkSAT on the hard formulas repairs it
-// first, and Sample fails (ErrHard) when it cannot.
+// first, and Sample fails (ErrHard) when it cannot. A continuous variable
+// that no soft feature with a non-zero weight constrains, in the model or
+// in a Boolean state the chain reaches, has a flat density, which cannot
+// be normalised: Sample fails with an error wrapping ErrImproper naming it.
+// The weights are scaled as MAP's are when one exceeds 2^64 (the levels
+// and Gibbs log-odds converted to those units).
 func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, error) {
 	if opt.Burn <= 0 {
 		opt.Burn = 100
@@ -83,11 +84,11 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 	// weights (scaled): log u and the Gibbs log-odds are converted.
 	p = p.scaled()
 	b, x := s.Bools, s.Reals
-	if len(b) == len(p.Bools) && len(x) == len(p.Reals) && math.IsInf(p.logWeight(b, x), -1) {
-		return nil, fmt.Errorf("hybrid: the start state's log-weight is below float64's range (a numeric term beyond ±1.8e308)")
-	}
 	if len(b) != len(p.Bools) || len(x) != len(p.Reals) {
 		return nil, fmt.Errorf("hybrid: the start state has %d Boolean and %d continuous values for %d and %d variables", len(b), len(x), len(p.Bools), len(p.Reals))
+	}
+	if math.IsInf(p.logWeight(b, x), -1) {
+		return nil, fmt.Errorf("hybrid: the start state's log-weight is below float64's range (a numeric term beyond ±1.8e308)")
 	}
 	if p.HardViolated(b) > 0 && !p.satisfyHard(b, rng, max(100_000, 1000*len(b)), 0.5) {
 		return nil, fmt.Errorf("%w: WalkSAT left %d of %d ground hard formulas violated", ErrHard, p.HardViolated(b), len(p.hard))
