@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -460,8 +461,60 @@ func TestReadmeExamples(t *testing.T) {
 			t.Logf("%s: ran in %v: %s", where, time.Since(start).Round(time.Millisecond), line)
 			ran++
 		}
+		checkIgnored(t, root, clone, doc)
 	}
 	t.Logf("%d of %d documented marple commands ran", ran, total)
+}
+
+// checkIgnored fails the test for every file that the commands of doc
+// left in clone and that .gitignore does not ignore (a user following the
+// docs in a clone would see it as untracked).
+func checkIgnored(t *testing.T, root, clone, doc string) {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Logf("no git: the outputs of %s are not checked against .gitignore", doc)
+		return
+	}
+	ls := exec.Command(git, "ls-files")
+	ls.Dir = root
+	listed, err := ls.Output()
+	if err != nil {
+		t.Logf("not a git checkout (%v): the outputs of %s are not checked against .gitignore", err, doc)
+		return
+	}
+	tracked := map[string]bool{}
+	for _, f := range strings.Split(string(listed), "\n") {
+		tracked[f] = true
+	}
+	var left []string
+	filepath.WalkDir(clone, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(clone, p)
+		rel = filepath.ToSlash(rel)
+		if !tracked[rel] && !strings.HasPrefix(rel, "shared/") {
+			left = append(left, rel)
+		}
+		return nil
+	})
+	if len(left) == 0 {
+		return
+	}
+	ci := exec.Command(git, "check-ignore", "--no-index", "--stdin")
+	ci.Dir = root
+	ci.Stdin = strings.NewReader(strings.Join(left, "\n") + "\n")
+	out, _ := ci.Output() // exit 1 when no path is ignored
+	ignored := map[string]bool{}
+	for _, f := range strings.Split(string(out), "\n") {
+		ignored[f] = true
+	}
+	for _, f := range left {
+		if !ignored[f] {
+			t.Errorf("%s: its commands leave %s, which .gitignore does not ignore", doc, f)
+		}
+	}
 }
 
 // TestReadmeProgram builds the library program of README.md (its one go
