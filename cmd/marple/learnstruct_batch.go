@@ -273,6 +273,9 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 				return werr
 			}
 		}
+		if errors.Is(err, context.Canceled) && !*checkpoint {
+			fmt.Fprintln(e.stderr, "marple learnstruct: no model written; with -checkpoint an interrupted search writes the best model so far, and -resume continues it")
+		}
 		return err
 	}
 	done("%d candidates scored, %d steps", r.Scored, r.Steps)
