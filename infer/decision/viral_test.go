@@ -99,3 +99,34 @@ func TestViralMarketing(t *testing.T) {
 		t.Errorf("greedy search: utility %v (exact %v), exhaustive %v", g.Utility, g.Exact, res.Utility)
 	}
 }
+
+// BenchmarkViralSolve measures the search alone on the viral-marketing
+// example (1,024 assignments of 10 action atoms, belief propagation with
+// the tolerance of marple infer).
+func BenchmarkViralSolve(b *testing.B) {
+	ctx := context.Background()
+	m, db, err := mln.Load(ctx, []string{"../../examples/viral/viral.mln"}, []string{"../../examples/viral/viral.db"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	actions, err := m.PredIDs("MarketTo")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := decision.NewProblem(ctx, m, db, actions, decision.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := engines.DefaultSettings()
+	s.Workers = 1
+	s.Tolerance = 1e-4 // marple infer's -convThresh
+	eng, err := p.AutoEngine(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := p.Solve(ctx, decision.SolveOptions{Engine: eng, Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

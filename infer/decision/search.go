@@ -1,0 +1,703 @@
+package decision
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/bp"
+	"github.com/marple-mln/marple/infer/mcsat"
+)
+
+// The search works on the parts of the network: its connected components,
+// action atoms included. The action atoms of one part do not change the
+// marginals of another's atoms, so the expected utility is a constant plus
+// a sum over the parts, each a function of its own action atoms alone, and
+// the best assignment is the best assignment of each part. Each part keeps
+// its own evaluator: after one action atom flips, only its part is
+// evaluated again.
+
+// DefaultMaxEvaluations is the largest number of expected-utility
+// evaluations an exhaustive search of one part may need (2^k for k action
+// atoms): beyond it Solve refuses with a *TooLargeError unless
+// SolveOptions.MaxEvaluations allows more.
+const DefaultMaxEvaluations = 1 << 20
+
+// DefaultExactAtoms is the largest number of atoms of a part (besides its
+// action atoms and the auxiliary atoms of utility formulas, which follow
+// from the others) whose worlds are enumerated to compute its exact
+// marginals when the engine is not belief propagation; the same bound as
+// MC-SAT's for its components.
+const DefaultExactAtoms = mcsat.DefaultExactAtoms
+
+// Progress reports a running search (SolveOptions.Progress).
+type Progress struct {
+	// Part is the part being searched (1-based) of Parts that have action
+	// atoms, with Actions action atoms.
+	Part, Parts, Actions int
+	// Exhaustive is set when every assignment of the part is evaluated:
+	// Done of Total. In a greedy search Total is 0 and Restart is the
+	// current search (1-based) of Restarts.
+	Exhaustive        bool
+	Done, Total       int64
+	Restart, Restarts int
+	// Evaluations counts the evaluations of every part so far.
+	Evaluations int
+	// Best is the best expected utility of the part so far (its share of
+	// the total).
+	Best float64
+}
+
+// TooLargeError is the error of Solve when an exhaustive search would
+// need more evaluations than SolveOptions.MaxEvaluations.
+type TooLargeError struct {
+	// Actions is the number of action atoms of the part, Evaluations
+	// 2^Actions, Limit the limit.
+	Actions     int
+	Evaluations float64
+	Limit       int64
+	// Method says how each evaluation is computed, on Atoms atoms and
+	// Clauses ground clauses.
+	Method         string
+	Atoms, Clauses int
+	// PerEvaluation is the measured time of one evaluation (0: not
+	// measured).
+	PerEvaluation time.Duration
+}
+
+func (e *TooLargeError) Error() string {
+	s := fmt.Sprintf("decision: an exhaustive search over %d action atoms means 2^%d = %s evaluations of the expected utility, each %s on %d atoms and %d ground clauses",
+		e.Actions, e.Actions, strconv.FormatFloat(e.Evaluations, 'f', 0, 64), e.Method, e.Atoms, e.Clauses)
+	if e.PerEvaluation > 0 {
+		s += fmt.Sprintf(" (%s each here: about %s in all)", e.PerEvaluation.Round(time.Microsecond), roundDuration(time.Duration(float64(e.PerEvaluation)*e.Evaluations)))
+	}
+	return s + fmt.Sprintf("; that is more than the limit of %d evaluations", e.Limit)
+}
+
+func roundDuration(d time.Duration) string {
+	if d <= 0 || d > 100*365*24*time.Hour {
+		return "more than a century"
+	}
+	switch {
+	case d > 48*time.Hour:
+		return fmt.Sprintf("%.0f days", d.Hours()/24)
+	case d > 2*time.Hour:
+		return fmt.Sprintf("%.1f hours", d.Hours())
+	}
+	return d.Round(time.Second).String()
+}
+
+// part is a connected component of the network with action atoms or
+// utilities.
+type part struct {
+	actions []int // indices into Problem.Actions, increasing
+	sub     *ground.Network
+	subAct  []int32   // the atom of sub of each action
+	coef    []float64 // scaled utility coefficient of each atom of sub
+	hard    []*hardPart
+	base    []int32 // atoms of sub that are neither actions nor auxiliary
+	aux     []int32 // auxiliary atoms of sub (defined by hard clauses)
+}
+
+// parts splits the network into its parts: the connected components with
+// action atoms or utilities (those without action atoms contribute a
+// constant, evaluated once).
+func (p *Problem) parts() []*part {
+	comps := p.Net.Components()
+	var out []*part
+	partOfAction := make([]int, len(p.Actions))
+	for _, c := range comps {
+		has := false
+		for _, a := range c.Atoms {
+			if p.isAction[a] >= 0 || p.Coef[a] != 0 {
+				has = true
+				break
+			}
+		}
+		if !has {
+			continue
+		}
+		pt := &part{sub: p.Net.Sub(c), coef: make([]float64, len(c.Atoms))}
+		for i, a := range c.Atoms {
+			pt.coef[i] = p.Coef[a]
+			switch {
+			case p.isAction[a] >= 0:
+				partOfAction[p.isAction[a]] = len(out)
+				pt.actions = append(pt.actions, p.isAction[a])
+				pt.subAct = append(pt.subAct, int32(i))
+			case p.isAux[a]:
+				pt.aux = append(pt.aux, int32(i))
+			default:
+				pt.base = append(pt.base, int32(i))
+			}
+		}
+		out = append(out, pt)
+	}
+	for _, hp := range p.feas.parts {
+		pt := out[partOfAction[hp.actions[0]]]
+		pt.hard = append(pt.hard, hp)
+	}
+	return out
+}
+
+// partEval computes the (scaled) expected utility of a part for values of
+// its action atoms.
+type partEval interface {
+	eval(vals []bool) (float64, error)
+	method() string
+}
+
+// newPartEval returns the evaluator of pt: a BP frontier when the engine
+// is belief propagation, enumeration of the part's worlds when they are
+// few (exactAtoms), the engine on the part otherwise.
+func (p *Problem) newPartEval(ctx context.Context, pt *part, engine infer.Marginal, seed int64, exactAtoms int) (partEval, error) {
+	if e, ok := engine.(bp.Engine); ok {
+		o := e.Options
+		o.Workers = 1
+		bias := make([]float64, pt.sub.NumAtoms())
+		for _, a := range pt.subAct {
+			bias[a] = -Clamp
+		}
+		o.Options = infer.Options{Bias: bias, Seed: seed}
+		f, err := bp.Start(ctx, pt.sub, o)
+		if err != nil {
+			return nil, err
+		}
+		return &frontierEval{ctx: ctx, pt: pt, front: f, state: make([]bool, len(pt.actions))}, nil
+	}
+	if exactAtoms >= 0 && len(pt.base) <= exactAtoms {
+		return newEnumEval(ctx, pt), nil
+	}
+	return &engineEval{ctx: ctx, pt: pt, engine: engine, seed: seed}, nil
+}
+
+// utility is the part's scaled expected utility for marginals marg of
+// its atoms.
+func (pt *part) utility(marg []float64, vals []bool) float64 {
+	u := 0.0
+	for i, c := range pt.coef {
+		if c != 0 {
+			u += c * marg[i]
+		}
+	}
+	for i, a := range pt.subAct {
+		if c := pt.coef[a]; c != 0 {
+			u -= c * marg[a]
+			if vals[i] {
+				u += c
+			}
+		}
+	}
+	return u
+}
+
+// frontierEval keeps one BP frontier over the part and propagates only
+// the change of the flipped action atoms.
+type frontierEval struct {
+	ctx         context.Context
+	pt          *part
+	front       *bp.Frontier
+	state       []bool
+	unconverged int
+	atoms       []int32
+	vals        []float64
+}
+
+func (f *frontierEval) method() string { return "a belief-propagation update" }
+
+func (f *frontierEval) eval(vals []bool) (float64, error) {
+	f.atoms, f.vals = f.atoms[:0], f.vals[:0]
+	for i, v := range vals {
+		if f.state[i] != v {
+			f.atoms = append(f.atoms, f.pt.subAct[i])
+			f.vals = append(f.vals, clamp(v))
+			f.state[i] = v
+		}
+	}
+	if len(f.atoms) > 0 {
+		if err := f.front.SetBias(f.ctx, f.atoms, f.vals); err != nil {
+			return 0, err
+		}
+	}
+	if !f.front.Stats.Converged {
+		f.unconverged++
+	}
+	return f.pt.utility(f.front.Marginals(), vals), nil
+}
+
+// engineEval runs the marginal engine on the part.
+type engineEval struct {
+	ctx    context.Context
+	pt     *part
+	engine infer.Marginal
+	seed   int64
+}
+
+func (e *engineEval) method() string { return "a run of " + e.engine.Name() }
+
+func (e *engineEval) eval(vals []bool) (float64, error) {
+	bias := make([]float64, e.pt.sub.NumAtoms())
+	for i, a := range e.pt.subAct {
+		bias[a] = clamp(vals[i])
+	}
+	marg, err := e.engine.Marginals(e.ctx, e.pt.sub, infer.Options{Bias: bias, Seed: e.seed})
+	if err != nil {
+		return 0, err
+	}
+	return e.pt.utility(marg, vals), nil
+}
+
+// enumEval computes the part's exact expected utility by enumerating the
+// worlds of its base atoms, with the action atoms at their values and each
+// auxiliary atom at the value its hard definition forces.
+type enumEval struct {
+	ctx     context.Context
+	pt      *part
+	y       []bool
+	auxOcc  [][]int32 // the clauses of each auxiliary atom
+	clauses [][]ground.Lit
+	weights []float64 // +Inf for hard clauses
+}
+
+func newEnumEval(ctx context.Context, pt *part) *enumEval {
+	e := &enumEval{ctx: ctx, pt: pt, y: make([]bool, pt.sub.NumAtoms())}
+	for _, a := range pt.aux {
+		e.auxOcc = append(e.auxOcc, pt.sub.Occurrences(a))
+	}
+	for c := range pt.sub.NumClauses() {
+		e.clauses = append(e.clauses, pt.sub.Clause(c))
+		w := pt.sub.Weight(c)
+		if pt.sub.IsHard(c) {
+			w = math.Inf(1)
+		}
+		e.weights = append(e.weights, w)
+	}
+	return e
+}
+
+func (e *enumEval) method() string { return "an enumeration of worlds" }
+
+func holds(lits []ground.Lit, y []bool) bool {
+	for _, l := range lits {
+		if l.True(y) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *enumEval) eval(vals []bool) (float64, error) {
+	y, pt := e.y, e.pt
+	for i, a := range pt.subAct {
+		y[a] = vals[i]
+	}
+	nb := len(pt.base)
+	mx, z, acc := math.Inf(-1), 0.0, 0.0
+	for w := 0; w < 1<<nb; w++ {
+		if w&1023 == 1023 {
+			if err := e.ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		for i, a := range pt.base {
+			y[a] = w&(1<<i) != 0
+		}
+		// An auxiliary atom takes the value its definition allows.
+		for i, a := range pt.aux {
+			y[a] = false
+			for _, c := range e.auxOcc[i] {
+				if math.IsInf(e.weights[c], 1) && !holds(e.clauses[c], y) {
+					y[a] = true
+					break
+				}
+			}
+		}
+		s, feasible := 0.0, true
+		for c, lits := range e.clauses {
+			if holds(lits, y) {
+				if w := e.weights[c]; math.IsInf(w, 1) {
+					continue
+				} else {
+					s += w
+				}
+			} else if math.IsInf(e.weights[c], 1) {
+				feasible = false
+				break
+			}
+		}
+		if !feasible {
+			continue
+		}
+		u := 0.0
+		for a, c := range pt.coef {
+			if c != 0 && y[a] {
+				u += c
+			}
+		}
+		if s > mx {
+			r := math.Exp(mx - s)
+			z, acc, mx = z*r, acc*r, s
+		}
+		q := math.Exp(s - mx)
+		z += q
+		acc += q * u
+	}
+	if z == 0 {
+		return math.Inf(-1), nil
+	}
+	return acc / z, nil
+}
+
+// SolveOptions are the settings of Solve.
+type SolveOptions struct {
+	// Engine computes the marginals (required; see AutoEngine).
+	Engine infer.Marginal
+	// MaxExact is the largest number of action atoms of a part whose
+	// assignments are all evaluated (default DefaultMaxExact; negative:
+	// never); a part with more is searched by greedy flips.
+	MaxExact int
+	// MaxEvaluations bounds the evaluations of the exhaustive search of
+	// one part (default DefaultMaxEvaluations): Solve refuses a larger one
+	// with a *TooLargeError.
+	MaxEvaluations int64
+	// ExactAtoms is the largest number of atoms of a part enumerated for
+	// exact marginals when Engine is not belief propagation (default
+	// DefaultExactAtoms; negative: never).
+	ExactAtoms int
+	// Restarts is the number of greedy searches of a part with more than
+	// MaxExact action atoms (default DefaultRestarts).
+	Restarts int
+	// Seed seeds the engine (every evaluation uses the same seed, so that
+	// sampled utilities of nearby assignments are compared on the same
+	// random numbers) and the restarts.
+	Seed int64
+	// Progress, when not nil, is called every 256 evaluations and at the
+	// end of each part's search, from the goroutine that called Solve.
+	Progress func(Progress)
+}
+
+// Result is the decision Solve found.
+type Result struct {
+	// Actions holds the value of each action atom (Problem.Actions).
+	Actions []bool
+	// Utility is its expected utility: ±Inf when it lies beyond the
+	// float64 range (see Scale and Text).
+	Utility float64
+	// Scaled is the expected utility times 2^-Scale (Problem.Scale): it is
+	// finite.
+	Scaled float64
+	Scale  int
+	// Exact is set when every assignment of every part was evaluated.
+	Exact bool
+	// Parts counts the independent parts with action atoms, ExactParts
+	// those searched exhaustively, GreedyActions the action atoms of the
+	// others.
+	Parts, ExactParts, GreedyActions int
+	// Restarts is the number of greedy searches of each greedy part.
+	Restarts int
+	// Evaluations counts the expected utilities of parts computed.
+	Evaluations int
+	// Methods names how evaluations were computed (e.g. "a
+	// belief-propagation update"), one entry per kind.
+	Methods []string
+	// Unconverged counts the evaluations after which the BP frontier had
+	// not converged (within its iteration limit): their utilities are
+	// approximate beyond BP's own approximation.
+	Unconverged int
+}
+
+// Text returns the expected utility in decimal, exact even when it lies
+// beyond the float64 range.
+func (r *Result) Text() string {
+	if r.Scale == 0 || math.IsInf(r.Scaled, 0) {
+		return strconv.FormatFloat(r.Utility, 'g', -1, 64)
+	}
+	f := new(big.Float).SetFloat64(r.Scaled)
+	f.SetMantExp(f, r.Scale)
+	return f.Text('g', -1)
+}
+
+// Solve searches for the assignment of the action atoms of largest
+// expected utility, part by part (the parts are the network's connected
+// components): every assignment of a part of at most MaxExact action atoms
+// (in Gray-code order, one flip apart), greedy search otherwise: from "no
+// action" (or, when that is infeasible, from a feasible assignment found
+// by DPLL) and then from random assignments, flip the action atom that
+// raises the expected utility most until none does. Ties go to the
+// assignment met first. Infeasible assignments (Feasible) are skipped;
+// when every assignment is infeasible, Solve fails with an error wrapping
+// ErrInfeasible. An exhaustive search of more than MaxEvaluations
+// assignments is refused with a *TooLargeError before it starts. Solve
+// stops with the context's error when it is cancelled.
+func (p *Problem) Solve(ctx context.Context, opt SolveOptions) (*Result, error) {
+	if opt.Engine == nil {
+		return nil, errors.New("decision: no marginal engine")
+	}
+	if opt.MaxExact == 0 {
+		opt.MaxExact = DefaultMaxExact
+	}
+	if opt.Restarts <= 0 {
+		opt.Restarts = DefaultRestarts
+	}
+	if opt.MaxEvaluations <= 0 {
+		opt.MaxEvaluations = DefaultMaxEvaluations
+	}
+	if opt.ExactAtoms == 0 {
+		opt.ExactAtoms = DefaultExactAtoms
+	}
+	feasible, err := p.feasibleActions()
+	if err != nil {
+		return nil, err
+	}
+	parts := p.parts()
+	evals := make([]partEval, len(parts))
+	for i, pt := range parts {
+		if evals[i], err = p.newPartEval(ctx, pt, opt.Engine, opt.Seed, opt.ExactAtoms); err != nil {
+			return nil, err
+		}
+	}
+	// Refuse an exhaustive search that cannot finish, before any.
+	for i, pt := range parts {
+		n := len(pt.actions)
+		if n > opt.MaxExact || n < 1 || n < 63 && int64(1)<<n <= opt.MaxEvaluations {
+			continue
+		}
+		e := &TooLargeError{Actions: n, Evaluations: math.Ldexp(1, n), Limit: opt.MaxEvaluations,
+			Method: evals[i].method(), Atoms: pt.sub.NumAtoms(), Clauses: pt.sub.NumClauses()}
+		e.PerEvaluation = timeEvaluations(ctx, evals[i], n)
+		return nil, e
+	}
+	s := &searcher{ctx: ctx, p: p, opt: opt, cur: make([]bool, len(p.Actions)), feasible: feasible}
+	res := &Result{Actions: make([]bool, len(p.Actions)), Exact: true, Scale: p.Scale, Restarts: opt.Restarts}
+	total := p.Const
+	withActions := 0
+	for _, pt := range parts {
+		if len(pt.actions) > 0 {
+			withActions++
+		}
+	}
+	res.Parts = withActions
+	k := 0
+	for i, pt := range parts {
+		if m := evals[i].method(); !slices.Contains(res.Methods, m) {
+			res.Methods = append(res.Methods, m)
+		}
+		var u float64
+		if len(pt.actions) == 0 {
+			s.n++
+			if u, err = evals[i].eval(nil); err != nil {
+				return nil, err
+			}
+		} else {
+			k++
+			s.prog = Progress{Part: k, Parts: withActions, Actions: len(pt.actions)}
+			if len(pt.actions) <= opt.MaxExact {
+				u, err = s.exhaustive(pt, evals[i])
+				res.ExactParts++
+			} else {
+				u, err = s.greedy(pt, evals[i], uint64(i))
+				res.Exact = false
+				res.GreedyActions += len(pt.actions)
+			}
+			if err != nil {
+				return nil, err
+			}
+			for j, a := range pt.actions {
+				res.Actions[a] = s.best[j]
+			}
+		}
+		if math.IsInf(u, -1) {
+			return nil, ErrInfeasible // not reached: feasibleActions found one
+		}
+		total += u
+		if f, ok := evals[i].(*frontierEval); ok {
+			res.Unconverged += f.unconverged
+		}
+	}
+	res.Evaluations = s.n
+	res.Scaled = total
+	res.Utility = math.Ldexp(total, p.Scale)
+	return res, nil
+}
+
+// timeEvaluations measures one evaluation of a part with n action atoms
+// (the median of up to 5 within a tenth of a second).
+func timeEvaluations(ctx context.Context, ev partEval, n int) time.Duration {
+	vals := make([]bool, n)
+	var ds []time.Duration
+	start := time.Now()
+	for i := 0; i < 5 && time.Since(start) < 100*time.Millisecond; i++ {
+		vals[i%n] = !vals[i%n]
+		t0 := time.Now()
+		if _, err := ev.eval(vals); err != nil || ctx.Err() != nil {
+			break
+		}
+		ds = append(ds, time.Since(t0))
+	}
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+// searcher holds the state of Solve's search.
+type searcher struct {
+	ctx      context.Context
+	p        *Problem
+	opt      SolveOptions
+	cur      []bool // every action atom; a part's search sets its own
+	feasible []bool
+	n        int
+	prog     Progress
+	best     []bool // the best values of the current part's actions
+}
+
+// evalAt evaluates the part at the values of its actions in cur.
+func (s *searcher) evalAt(pt *part, ev partEval, vals []bool) (float64, error) {
+	for j, a := range pt.actions {
+		vals[j] = s.cur[a]
+	}
+	if ok, err := s.p.feasibleIn(pt.hard, s.cur); err != nil || !ok {
+		return math.Inf(-1), err
+	}
+	s.n++
+	if s.n&63 == 0 {
+		if err := s.ctx.Err(); err != nil {
+			return 0, err
+		}
+	}
+	return ev.eval(vals)
+}
+
+func (s *searcher) report(best float64) {
+	if s.opt.Progress == nil {
+		return
+	}
+	s.prog.Evaluations, s.prog.Best = s.n, math.Ldexp(best, s.p.Scale)
+	s.opt.Progress(s.prog)
+}
+
+// exhaustive evaluates every assignment of the part's action atoms.
+func (s *searcher) exhaustive(pt *part, ev partEval) (float64, error) {
+	n := len(pt.actions)
+	vals := make([]bool, n)
+	for _, a := range pt.actions {
+		s.cur[a] = false
+	}
+	s.prog.Exhaustive, s.prog.Total = true, int64(1)<<n
+	best := math.Inf(-1)
+	s.best = make([]bool, n)
+	consider := func(u float64) {
+		if u > best {
+			best = u
+			for j, a := range pt.actions {
+				s.best[j] = s.cur[a]
+			}
+		}
+	}
+	u, err := s.evalAt(pt, ev, vals)
+	if err != nil {
+		return 0, err
+	}
+	consider(u)
+	for k := int64(1); k < int64(1)<<n; k++ {
+		i := 0 // the bit that changes from Gray code k-1 to k
+		for (k>>i)&1 == 0 {
+			i++
+		}
+		a := pt.actions[i]
+		s.cur[a] = !s.cur[a]
+		if u, err = s.evalAt(pt, ev, vals); err != nil {
+			return 0, err
+		}
+		consider(u)
+		if k&255 == 0 {
+			s.prog.Done = k + 1
+			s.report(best)
+		}
+	}
+	s.prog.Done = s.prog.Total
+	s.report(best)
+	for j, a := range pt.actions {
+		s.cur[a] = s.best[j]
+	}
+	return best, nil
+}
+
+// greedy runs the greedy searches of the part.
+func (s *searcher) greedy(pt *part, ev partEval, salt uint64) (float64, error) {
+	n := len(pt.actions)
+	vals := make([]bool, n)
+	r := rand.New(rand.NewPCG(uint64(s.opt.Seed), 0x6d6575+salt))
+	best := math.Inf(-1)
+	s.best = make([]bool, n)
+	s.prog.Exhaustive, s.prog.Restarts = false, s.opt.Restarts
+	consider := func(u float64) {
+		if u > best {
+			best = u
+			for j, a := range pt.actions {
+				s.best[j] = s.cur[a]
+			}
+		}
+	}
+	last := s.n
+	for restart := range s.opt.Restarts {
+		s.prog.Restart = restart + 1
+		for _, a := range pt.actions {
+			s.cur[a] = restart > 0 && r.IntN(2) == 1
+		}
+		if restart == 0 {
+			if ok, err := s.p.feasibleIn(pt.hard, s.cur); err != nil {
+				return 0, err
+			} else if !ok {
+				for _, a := range pt.actions {
+					s.cur[a] = s.feasible[a]
+				}
+			}
+		}
+		u, err := s.evalAt(pt, ev, vals)
+		if err != nil {
+			return 0, err
+		}
+		consider(u)
+		for {
+			bestI, bestU := -1, u
+			for i, a := range pt.actions {
+				s.cur[a] = !s.cur[a]
+				v, err := s.evalAt(pt, ev, vals)
+				s.cur[a] = !s.cur[a]
+				if err != nil {
+					return 0, err
+				}
+				if better(v, bestU) {
+					bestI, bestU = i, v
+				}
+				if s.n-last >= 256 {
+					last = s.n
+					s.report(best)
+				}
+			}
+			if bestI < 0 {
+				break
+			}
+			a := pt.actions[bestI]
+			s.cur[a] = !s.cur[a]
+			u = bestU
+			consider(u)
+		}
+	}
+	s.report(best)
+	for j, a := range pt.actions {
+		s.cur[a] = s.best[j]
+	}
+	return best, nil
+}
