@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/marple-mln/marple/atomicfile"
@@ -63,7 +64,8 @@ func (d *decisionFlags) check(ax *inferExtras, mapInf bool, lossAug string) erro
 }
 
 // runDecision runs decision inference: engine is the marginal engine asked
-// for ("" picks BP, or MC-SAT when the network has hard clauses).
+// for ("" picks BP, or MC-SAT when the network has hard clauses, for the
+// parts too large to enumerate; "bp" runs BP on every part).
 func runDecision(ctx context.Context, e *env, p *progress, d *decisionFlags, ax *inferExtras, wf *worldFlags, ef *engineFlags,
 	modelFiles, evidenceFiles []string, out, engine string, seed int64, start time.Time) error {
 	m, db, err := loadProblem(ctx, p, modelFiles, evidenceFiles)
@@ -112,13 +114,17 @@ func runDecision(ctx context.Context, e *env, p *progress, d *decisionFlags, ax 
 	if eng.Name() == "bp" && hasHard(prob) {
 		fmt.Fprintln(e.stderr, "marple infer: warning: belief propagation on a network with hard clauses (the model's, or the definitions of utility formulas that are not single literals) can settle on wrong marginals; -ms samples instead")
 	}
-	done = p.stage("decide (" + eng.Name() + ")")
+	done = p.stage("decide")
 	maxExact := d.maxExact
 	if maxExact == 0 {
 		maxExact = -1 // decision: never enumerate
 	}
+	exactAtoms := 0 // decision.DefaultExactAtoms
+	if engine == "bp" {
+		exactAtoms = -1 // belief propagation asked for: on every part
+	}
 	res, err := prob.Solve(ctx, decision.SolveOptions{Engine: eng, MaxExact: maxExact, MaxEvaluations: d.maxEvaluations,
-		Restarts: d.restarts, Seed: seed, Progress: decisionProgress(p)})
+		ExactAtoms: exactAtoms, Restarts: d.restarts, Seed: seed, Progress: decisionProgress(p)})
 	var tooLarge *decision.TooLargeError
 	if errors.As(err, &tooLarge) {
 		return fmt.Errorf("%v: -decisionExact %d searches it greedily (approximate), -decisionMaxEvaluations %.0f allows it", err, tooLarge.Actions-1, tooLarge.Evaluations)
@@ -127,9 +133,9 @@ func runDecision(ctx context.Context, e *env, p *progress, d *decisionFlags, ax 
 		return err
 	}
 	search := searchLabel(res)
-	done("expected utility %s, %d evaluations, %s", res.Text(), res.Evaluations, search)
+	done("expected utility %s, %d evaluations, %s; marginals: %s", res.Text(), res.Evaluations, search, strings.Join(res.Methods, ", "))
 	if !res.Exact {
-		fmt.Fprintf(e.stderr, "marple infer: warning: the decision is approximate: %s; -decisionExact searches larger parts exhaustively\n", search)
+		fmt.Fprintf(e.stderr, "marple infer: warning: the decision comes from an %s: it may not be the best; -decisionExact searches larger parts exhaustively\n", search)
 	}
 	if res.Unconverged > 0 {
 		fmt.Fprintf(e.stderr, "marple infer: warning: belief propagation did not converge in %d of %d evaluations (-maxSteps raises its iterations; -ms samples instead)\n", res.Unconverged, res.Evaluations)
@@ -137,8 +143,8 @@ func runDecision(ctx context.Context, e *env, p *progress, d *decisionFlags, ax 
 	if err := atomicfile.Write(out, func(w io.Writer) error { return writeDecision(w, m, prob, res) }); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d action atoms, expected utility %s (%s, %s, %d evaluations), %.2fs\n",
-		prob.Net.NumAtoms(), prob.Net.NumClauses(), len(prob.Actions), shortUtility(res), eng.Name(), search, res.Evaluations, time.Since(start).Seconds())
+	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d action atoms, expected utility %s (%s; marginals: %s; %d evaluations), %.2fs\n",
+		prob.Net.NumAtoms(), prob.Net.NumClauses(), len(prob.Actions), shortUtility(res), search, strings.Join(res.Methods, ", "), res.Evaluations, time.Since(start).Seconds())
 	return nil
 }
 
@@ -187,9 +193,9 @@ func searchLabel(res *decision.Result) string {
 		parts = "1 part"
 	}
 	if res.Exact {
-		return "exact search: every assignment of " + parts
+		return "exact search (every assignment of " + parts + ")"
 	}
-	return fmt.Sprintf("approximate search: greedy flips, %d restarts, over %d action atoms; every assignment of %d of %s", res.Restarts, res.GreedyActions, res.ExactParts, parts)
+	return fmt.Sprintf("approximate search (greedy flips, %d restarts, over %d action atoms; every assignment of %d of %s)", res.Restarts, res.GreedyActions, res.ExactParts, parts)
 }
 
 // shortUtility is the expected utility with 6 significant digits.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -34,8 +35,8 @@ const DefaultMaxEvaluations = 1 << 20
 // DefaultExactAtoms is the largest number of atoms of a part (besides its
 // action atoms and the auxiliary atoms of utility formulas, which follow
 // from the others) whose worlds are enumerated to compute its exact
-// marginals when the engine is not belief propagation; the same bound as
-// MC-SAT's for its components.
+// expected utility, whatever the engine: the same bound as MC-SAT's for its
+// components.
 const DefaultExactAtoms = mcsat.DefaultExactAtoms
 
 // Progress reports a running search (SolveOptions.Progress).
@@ -64,8 +65,8 @@ type TooLargeError struct {
 	Actions     int
 	Evaluations float64
 	Limit       int64
-	// Method says how each evaluation is computed, on Atoms atoms and
-	// Clauses ground clauses.
+	// Method names how each evaluation is computed (Result.Methods), on
+	// Atoms atoms and Clauses ground clauses.
 	Method         string
 	Atoms, Clauses int
 	// PerEvaluation is the measured time of one evaluation (0: not
@@ -74,7 +75,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	s := fmt.Sprintf("decision: an exhaustive search over %d action atoms means 2^%d = %s evaluations of the expected utility, each %s on %d atoms and %d ground clauses",
+	s := fmt.Sprintf("decision: an exhaustive search over %d action atoms means 2^%d = %s evaluations of the expected utility, each by %s on %d atoms and %d ground clauses",
 		e.Actions, e.Actions, strconv.FormatFloat(e.Evaluations, 'f', 0, 64), e.Method, e.Atoms, e.Clauses)
 	if e.PerEvaluation > 0 {
 		s += fmt.Sprintf(" (%s each here: about %s in all)", e.PerEvaluation.Round(time.Microsecond), roundDuration(time.Duration(float64(e.PerEvaluation)*e.Evaluations)))
@@ -155,10 +156,13 @@ type partEval interface {
 	method() string
 }
 
-// newPartEval returns the evaluator of pt: a BP frontier when the engine
-// is belief propagation, enumeration of the part's worlds when they are
-// few (exactAtoms), the engine on the part otherwise.
+// newPartEval returns the evaluator of pt: enumeration of the part's
+// worlds when they are few (exactAtoms), else a BP frontier when the
+// engine is belief propagation, the engine on the part otherwise.
 func (p *Problem) newPartEval(ctx context.Context, pt *part, engine infer.Marginal, seed int64, exactAtoms int) (partEval, error) {
+	if exactAtoms >= 0 && len(pt.base) <= exactAtoms {
+		return newEnumEval(ctx, pt), nil
+	}
 	if e, ok := engine.(bp.Engine); ok {
 		o := e.Options
 		o.Workers = 1
@@ -172,9 +176,6 @@ func (p *Problem) newPartEval(ctx context.Context, pt *part, engine infer.Margin
 			return nil, err
 		}
 		return &frontierEval{ctx: ctx, pt: pt, front: f, state: make([]bool, len(pt.actions))}, nil
-	}
-	if exactAtoms >= 0 && len(pt.base) <= exactAtoms {
-		return newEnumEval(ctx, pt), nil
 	}
 	return &engineEval{ctx: ctx, pt: pt, engine: engine, seed: seed}, nil
 }
@@ -211,7 +212,7 @@ type frontierEval struct {
 	vals        []float64
 }
 
-func (f *frontierEval) method() string { return "a belief-propagation update" }
+func (f *frontierEval) method() string { return "belief propagation" }
 
 func (f *frontierEval) eval(vals []bool) (float64, error) {
 	f.atoms, f.vals = f.atoms[:0], f.vals[:0]
@@ -241,7 +242,7 @@ type engineEval struct {
 	seed   int64
 }
 
-func (e *engineEval) method() string { return "a run of " + e.engine.Name() }
+func (e *engineEval) method() string { return e.engine.Name() }
 
 func (e *engineEval) eval(vals []bool) (float64, error) {
 	bias := make([]float64, e.pt.sub.NumAtoms())
@@ -256,26 +257,40 @@ func (e *engineEval) eval(vals []bool) (float64, error) {
 }
 
 // enumEval computes the part's exact expected utility by enumerating the
-// worlds of its base atoms, with the action atoms at their values and each
-// auxiliary atom at the value its hard definition forces.
+// worlds of its base atoms in Gray-code order (one atom flips from one
+// world to the next, and only its clauses are looked at again), with the
+// action atoms at their values and each auxiliary atom at the value its
+// hard definition forces.
 type enumEval struct {
 	ctx     context.Context
 	pt      *part
+	sub     *ground.Network
 	y       []bool
-	auxOcc  [][]int32 // the clauses of each auxiliary atom
-	clauses [][]ground.Lit
+	isAux   []bool
+	auxOf   [][]int32 // per atom: the auxiliary atoms sharing a clause with it
 	weights []float64 // +Inf for hard clauses
+	nt      []int32   // per clause: its true literals
 }
 
 func newEnumEval(ctx context.Context, pt *part) *enumEval {
-	e := &enumEval{ctx: ctx, pt: pt, y: make([]bool, pt.sub.NumAtoms())}
+	sub := pt.sub
+	e := &enumEval{ctx: ctx, pt: pt, sub: sub, y: make([]bool, sub.NumAtoms()), isAux: make([]bool, sub.NumAtoms()),
+		auxOf: make([][]int32, sub.NumAtoms()), nt: make([]int32, sub.NumClauses())}
 	for _, a := range pt.aux {
-		e.auxOcc = append(e.auxOcc, pt.sub.Occurrences(a))
+		e.isAux[a] = true
 	}
-	for c := range pt.sub.NumClauses() {
-		e.clauses = append(e.clauses, pt.sub.Clause(c))
-		w := pt.sub.Weight(c)
-		if pt.sub.IsHard(c) {
+	for _, u := range pt.aux {
+		for _, c := range sub.Occurrences(u) {
+			for _, l := range sub.Clause(int(c)) {
+				if b := l.Atom(); !e.isAux[b] && !slices.Contains(e.auxOf[b], u) {
+					e.auxOf[b] = append(e.auxOf[b], u)
+				}
+			}
+		}
+	}
+	for c := range sub.NumClauses() {
+		w := sub.Weight(c)
+		if sub.IsHard(c) {
 			w = math.Inf(1)
 		}
 		e.weights = append(e.weights, w)
@@ -283,72 +298,123 @@ func newEnumEval(ctx context.Context, pt *part) *enumEval {
 	return e
 }
 
-func (e *enumEval) method() string { return "an enumeration of worlds" }
+func (e *enumEval) method() string { return "exact enumeration" }
 
-func holds(lits []ground.Lit, y []bool) bool {
-	for _, l := range lits {
-		if l.True(y) {
-			return true
+// state holds the running sums of a world: the weight of its satisfied
+// soft clauses, its violated hard clauses and its utility.
+type enumState struct {
+	s    float64
+	viol int
+	u    float64
+}
+
+// set gives atom a the value v, updating the clause counts and st.
+func (e *enumEval) set(a int32, v bool, st *enumState) {
+	if e.y[a] == v {
+		return
+	}
+	e.y[a] = v
+	if v {
+		st.u += e.pt.coef[a]
+	} else {
+		st.u -= e.pt.coef[a]
+	}
+	for _, c := range e.sub.Occurrences(a) {
+		before := e.nt[c] > 0
+		for _, l := range e.sub.Clause(int(c)) {
+			if l.Atom() != a {
+				continue
+			}
+			if l.True(e.y) { // turned true
+				e.nt[c]++
+			} else {
+				e.nt[c]--
+			}
+		}
+		if after := e.nt[c] > 0; after != before {
+			w := e.weights[c]
+			switch {
+			case math.IsInf(w, 1) && after:
+				st.viol--
+			case math.IsInf(w, 1):
+				st.viol++
+			case after:
+				st.s += w
+			default:
+				st.s -= w
+			}
 		}
 	}
-	return false
+}
+
+// derive gives auxiliary atom u the value its hard definition allows.
+func (e *enumEval) derive(u int32, st *enumState) {
+	e.set(u, false, st)
+	for _, c := range e.sub.Occurrences(u) {
+		if e.nt[c] == 0 && math.IsInf(e.weights[c], 1) {
+			e.set(u, true, st)
+			return
+		}
+	}
 }
 
 func (e *enumEval) eval(vals []bool) (float64, error) {
-	y, pt := e.y, e.pt
+	pt, sub := e.pt, e.sub
+	y := e.y
+	clear(y)
 	for i, a := range pt.subAct {
 		y[a] = vals[i]
+	}
+	st := enumState{}
+	for a, c := range pt.coef {
+		if y[a] {
+			st.u += c
+		}
+	}
+	for c := range sub.NumClauses() {
+		n := int32(0)
+		for _, l := range sub.Clause(c) {
+			if l.True(y) {
+				n++
+			}
+		}
+		e.nt[c] = n
+		switch w := e.weights[c]; {
+		case n == 0 && math.IsInf(w, 1):
+			st.viol++
+		case n > 0 && !math.IsInf(w, 1):
+			st.s += w
+		}
+	}
+	for _, u := range pt.aux {
+		e.derive(u, &st)
 	}
 	nb := len(pt.base)
 	mx, z, acc := math.Inf(-1), 0.0, 0.0
 	for w := 0; w < 1<<nb; w++ {
-		if w&1023 == 1023 {
-			if err := e.ctx.Err(); err != nil {
-				return 0, err
+		if w > 0 {
+			i := bits.TrailingZeros(uint(w)) // the atom that flips from Gray code w-1 to w
+			b := pt.base[i]
+			e.set(b, !y[b], &st)
+			for _, u := range e.auxOf[b] {
+				e.derive(u, &st)
 			}
-		}
-		for i, a := range pt.base {
-			y[a] = w&(1<<i) != 0
-		}
-		// An auxiliary atom takes the value its definition allows.
-		for i, a := range pt.aux {
-			y[a] = false
-			for _, c := range e.auxOcc[i] {
-				if math.IsInf(e.weights[c], 1) && !holds(e.clauses[c], y) {
-					y[a] = true
-					break
+			if w&4095 == 0 {
+				if err := e.ctx.Err(); err != nil {
+					return 0, err
 				}
 			}
 		}
-		s, feasible := 0.0, true
-		for c, lits := range e.clauses {
-			if holds(lits, y) {
-				if w := e.weights[c]; math.IsInf(w, 1) {
-					continue
-				} else {
-					s += w
-				}
-			} else if math.IsInf(e.weights[c], 1) {
-				feasible = false
-				break
-			}
-		}
-		if !feasible {
+		if st.viol > 0 {
 			continue
 		}
-		u := 0.0
-		for a, c := range pt.coef {
-			if c != 0 && y[a] {
-				u += c
-			}
+		if st.s > mx {
+			r := math.Exp(mx - st.s)
+			z, acc, mx = z*r, acc*r, st.s
 		}
-		if s > mx {
-			r := math.Exp(mx - s)
-			z, acc, mx = z*r, acc*r, s
-		}
-		q := math.Exp(s - mx)
+		q := math.Exp(st.s - mx)
 		z += q
-		acc += q * u
+		acc += q * st.u
 	}
 	if z == 0 {
 		return math.Inf(-1), nil
@@ -368,9 +434,10 @@ type SolveOptions struct {
 	// one part (default DefaultMaxEvaluations): Solve refuses a larger one
 	// with a *TooLargeError.
 	MaxEvaluations int64
-	// ExactAtoms is the largest number of atoms of a part enumerated for
-	// exact marginals when Engine is not belief propagation (default
-	// DefaultExactAtoms; negative: never).
+	// ExactAtoms is the largest number of atoms of a part (besides its
+	// action atoms and the auxiliary atoms of utility formulas) whose
+	// worlds are enumerated for its exact expected utility instead of
+	// asking Engine (default DefaultExactAtoms; negative: never).
 	ExactAtoms int
 	// Restarts is the number of greedy searches of a part with more than
 	// MaxExact action atoms (default DefaultRestarts).
@@ -405,8 +472,9 @@ type Result struct {
 	Restarts int
 	// Evaluations counts the expected utilities of parts computed.
 	Evaluations int
-	// Methods names how evaluations were computed (e.g. "a
-	// belief-propagation update"), one entry per kind.
+	// Methods names how the parts' expected utilities were computed:
+	// "exact enumeration", "belief propagation" (a frontier per part) or
+	// the engine's name, each once.
 	Methods []string
 	// Unconverged counts the evaluations after which the BP frontier had
 	// not converged (within its iteration limit): their utilities are

@@ -2,6 +2,8 @@ package decision_test
 
 import (
 	"context"
+	"math"
+	"slices"
 	"testing"
 
 	"github.com/marple-mln/marple/infer/decision"
@@ -38,9 +40,27 @@ func TestViralMarketing(t *testing.T) {
 	if bpe.Name() != "bp" {
 		t.Fatalf("engine %s, want bp", bpe.Name())
 	}
-	res, err := p.Solve(ctx, decision.SolveOptions{Engine: bpe, Seed: 1})
+	res, err := p.Solve(ctx, decision.SolveOptions{Engine: bpe, Seed: 1, ExactAtoms: -1})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Equal(res.Methods, []string{"belief propagation"}) || res.Parts != 3 || res.ExactParts != 3 || res.Evaluations != 128+2+4 {
+		t.Errorf("methods %q, %d parts (%d exhaustive), %d evaluations; want belief propagation, 3 parts, 134 evaluations", res.Methods, res.Parts, res.ExactParts, res.Evaluations)
+	}
+	// By default the parts are small enough to enumerate: the expected
+	// utilities are exact, those of the test's enumeration engine.
+	ex, err := p.Solve(ctx, decision.SolveOptions{Engine: bpe, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ex.Methods, []string{"exact enumeration"}) || !ex.Exact {
+		t.Errorf("methods %q, exact %v; want exact enumeration", ex.Methods, ex.Exact)
+	}
+	if u, err := p.ExpectedUtility(ctx, exactEngine{}, ex.Actions, 1); err != nil || math.Abs(u-ex.Utility) > 1e-9 {
+		t.Errorf("enumerated utility %v, the enumeration engine's %v (%v)", ex.Utility, u, err)
+	}
+	if ex.Utility > res.Utility {
+		t.Errorf("exact expected utility %v above BP's %v: BP overestimates it on this network", ex.Utility, res.Utility)
 	}
 	n := len(p.Actions)
 	none, all := make([]bool, n), make([]bool, n)
@@ -91,7 +111,7 @@ func TestViralMarketing(t *testing.T) {
 			t.Errorf("%s: the chosen policy's expected utility %.3f does not beat nobody (%.3f) and everyone (%.3f)", engine, best, uNone, uAll)
 		}
 	}
-	g, err := p.Solve(ctx, decision.SolveOptions{Engine: bpe, MaxExact: -1, Seed: 1})
+	g, err := p.Solve(ctx, decision.SolveOptions{Engine: bpe, MaxExact: -1, Seed: 1, ExactAtoms: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
