@@ -119,12 +119,12 @@ func runDecision(ctx context.Context, e *env, p *progress, d *decisionFlags, ax 
 	if maxExact == 0 {
 		maxExact = -1 // decision: never enumerate
 	}
-	exactAtoms := 0 // decision.DefaultExactAtoms
+	exactAtoms, exactWidth := 0, 0 // the defaults: exact when small
 	if engine == "bp" {
-		exactAtoms = -1 // belief propagation asked for: on every part
+		exactAtoms, exactWidth = -1, -1 // belief propagation asked for: on every part
 	}
 	res, err := prob.Solve(ctx, decision.SolveOptions{Engine: eng, MaxExact: maxExact, MaxEvaluations: d.maxEvaluations,
-		ExactAtoms: exactAtoms, Restarts: d.restarts, Seed: seed, Progress: decisionProgress(p)})
+		ExactAtoms: exactAtoms, ExactWidth: exactWidth, Restarts: d.restarts, Seed: seed, Progress: decisionProgress(p)})
 	var tooLarge *decision.TooLargeError
 	if errors.As(err, &tooLarge) {
 		return fmt.Errorf("%v: -decisionExact %d searches it greedily (approximate), -decisionMaxEvaluations %.0f allows it", err, tooLarge.Actions-1, tooLarge.Evaluations)
@@ -194,6 +194,9 @@ func searchLabel(res *decision.Result) string {
 	}
 	if res.Exact {
 		return "exact search (every assignment of " + parts + ")"
+	}
+	if res.ExactParts == 0 {
+		return fmt.Sprintf("approximate search (greedy flips, %d restarts, over %d action atoms in %s)", res.Restarts, res.GreedyActions, parts)
 	}
 	return fmt.Sprintf("approximate search (greedy flips, %d restarts, over %d action atoms; every assignment of %d of %s)", res.Restarts, res.GreedyActions, res.ExactParts, parts)
 }

@@ -27,7 +27,7 @@ func TestInferDecision(t *testing.T) {
 		{[]string{"infer", "-decision"}, "13.6732", "exact search (every assignment of 3 independent parts); marginals: exact enumeration; 134 evaluations", "MarketTo(Bob) 0", ""},
 		{[]string{"alchemy", "infer", "-decision"}, "13.6732", "exact search", "MarketTo(Bob) 0", ""},
 		{[]string{"infer", "-decision", "-bp"}, "14.5092", "exact search (every assignment of 3 independent parts); marginals: belief propagation; 134 evaluations", "MarketTo(Bob) 1", ""},
-		{[]string{"infer", "-decision", "-decisionExact", "0", "-decisionRestarts", "2"}, "13.6732", "approximate search (greedy flips, 2 restarts, over 10 action atoms; every assignment of 0 of 3 independent parts)", "MarketTo(Bob) 0",
+		{[]string{"infer", "-decision", "-decisionExact", "0", "-decisionRestarts", "2"}, "13.6732", "approximate search (greedy flips, 2 restarts, over 10 action atoms in 3 independent parts)", "MarketTo(Bob) 0",
 			"warning: the decision comes from an approximate search (greedy flips"},
 	} {
 		args := append(c.args, "-i", viral+"viral.mln", "-e", viral+"viral.db", "-q", "MarketTo", "-r", res)

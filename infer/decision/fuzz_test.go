@@ -50,7 +50,7 @@ func FuzzDecision(f *testing.F) {
 			return
 		}
 		eng := bp.Engine{Options: bp.Options{MaxIterations: 50, Workers: 1}}
-		res, err := p.Solve(ctx, decision.SolveOptions{Engine: eng, Seed: 1, ExactAtoms: -1})
+		res, err := p.Solve(ctx, decision.SolveOptions{Engine: eng, Seed: 1, ExactAtoms: -1, ExactWidth: -1})
 		if err != nil {
 			return
 		}

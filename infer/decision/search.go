@@ -157,11 +157,17 @@ type partEval interface {
 }
 
 // newPartEval returns the evaluator of pt: enumeration of the part's
-// worlds when they are few (exactAtoms), else a BP frontier when the
+// worlds when they are few (exactAtoms), else variable elimination when
+// its factors stay within exactWidth atoms, else a BP frontier when the
 // engine is belief propagation, the engine on the part otherwise.
-func (p *Problem) newPartEval(ctx context.Context, pt *part, engine infer.Marginal, seed int64, exactAtoms int) (partEval, error) {
+func (p *Problem) newPartEval(ctx context.Context, pt *part, engine infer.Marginal, seed int64, exactAtoms, exactWidth int) (partEval, error) {
 	if exactAtoms >= 0 && len(pt.base) <= exactAtoms {
 		return newEnumEval(ctx, pt), nil
+	}
+	if exactWidth > 0 {
+		if ve := newVEEval(ctx, pt, exactWidth); ve != nil {
+			return ve, nil
+		}
 	}
 	if e, ok := engine.(bp.Engine); ok {
 		o := e.Options
@@ -439,6 +445,11 @@ type SolveOptions struct {
 	// worlds are enumerated for its exact expected utility instead of
 	// asking Engine (default DefaultExactAtoms; negative: never).
 	ExactAtoms int
+	// ExactWidth is the largest factor, in atoms, that variable
+	// elimination may build for the exact expected utility of a part that
+	// is not enumerated, instead of asking Engine (default
+	// DefaultExactWidth; negative: never).
+	ExactWidth int
 	// Restarts is the number of greedy searches of a part with more than
 	// MaxExact action atoms (default DefaultRestarts).
 	Restarts int
@@ -473,8 +484,8 @@ type Result struct {
 	// Evaluations counts the expected utilities of parts computed.
 	Evaluations int
 	// Methods names how the parts' expected utilities were computed:
-	// "exact enumeration", "belief propagation" (a frontier per part) or
-	// the engine's name, each once.
+	// "exact enumeration", "variable elimination" (both exact), "belief
+	// propagation" (a frontier per part) or the engine's name, each once.
 	Methods []string
 	// Unconverged counts the evaluations after which the BP frontier had
 	// not converged (within its iteration limit): their utilities are
@@ -521,6 +532,9 @@ func (p *Problem) Solve(ctx context.Context, opt SolveOptions) (*Result, error) 
 	if opt.ExactAtoms == 0 {
 		opt.ExactAtoms = DefaultExactAtoms
 	}
+	if opt.ExactWidth == 0 {
+		opt.ExactWidth = DefaultExactWidth
+	}
 	feasible, err := p.feasibleActions()
 	if err != nil {
 		return nil, err
@@ -528,7 +542,7 @@ func (p *Problem) Solve(ctx context.Context, opt SolveOptions) (*Result, error) 
 	parts := p.parts()
 	evals := make([]partEval, len(parts))
 	for i, pt := range parts {
-		if evals[i], err = p.newPartEval(ctx, pt, opt.Engine, opt.Seed, opt.ExactAtoms); err != nil {
+		if evals[i], err = p.newPartEval(ctx, pt, opt.Engine, opt.Seed, opt.ExactAtoms, opt.ExactWidth); err != nil {
 			return nil, err
 		}
 	}

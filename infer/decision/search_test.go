@@ -113,7 +113,7 @@ func TestTooLarge(t *testing.T) {
 	model, evidence := chainText(21, false)
 	p := problemText(t, model, evidence)
 	eng := bp.Engine{Options: bp.Options{Tolerance: 1e-4}}
-	_, err := p.Solve(context.Background(), decision.SolveOptions{Engine: eng, MaxExact: 30, ExactAtoms: -1})
+	_, err := p.Solve(context.Background(), decision.SolveOptions{Engine: eng, MaxExact: 30, ExactAtoms: -1, ExactWidth: -1})
 	var tl *decision.TooLargeError
 	if !errors.As(err, &tl) || tl.Actions != 21 || tl.Limit != decision.DefaultMaxEvaluations {
 		t.Fatalf("error %v", err)
@@ -126,7 +126,7 @@ func TestTooLarge(t *testing.T) {
 	// Within a raised limit it runs (here cancelled at once from the
 	// progress report).
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err = p.Solve(ctx, decision.SolveOptions{Engine: eng, MaxExact: 30, MaxEvaluations: 1 << 21, ExactAtoms: -1,
+	_, err = p.Solve(ctx, decision.SolveOptions{Engine: eng, MaxExact: 30, MaxEvaluations: 1 << 21, ExactAtoms: -1, ExactWidth: -1,
 		Progress: func(decision.Progress) { cancel() }})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled search: %v", err)
@@ -187,7 +187,7 @@ func TestNonLiteralUtility(t *testing.T) {
 	if !res.Exact || res.Parts != 2 || res.Evaluations != 32+8 || !slices.Equal(res.Methods, []string{"exact enumeration"}) {
 		t.Errorf("%+v", res)
 	}
-	ref, err := p.Solve(ctx, decision.SolveOptions{Engine: exactEngine{}, Seed: 1, ExactAtoms: -1})
+	ref, err := p.Solve(ctx, decision.SolveOptions{Engine: exactEngine{}, Seed: 1, ExactAtoms: -1, ExactWidth: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,5 +197,28 @@ func TestNonLiteralUtility(t *testing.T) {
 	u, err := p.ExpectedUtility(ctx, exactEngine{}, res.Actions, 1)
 	if err != nil || math.Abs(u-res.Utility) > 1e-9 {
 		t.Errorf("Solve %v, the actions' expected utility %v (%v)", res.Utility, u, err)
+	}
+}
+
+// TestVariableElimination: a part too large to enumerate by default (13
+// atoms besides the actions and the auxiliary atoms) is solved by variable
+// elimination, with the expected utilities of enumeration.
+func TestVariableElimination(t *testing.T) {
+	model, evidence := chainText(13, true)
+	p := problemText(t, model, evidence)
+	ctx := context.Background()
+	ve, err := p.Solve(ctx, decision.SolveOptions{Engine: bp.Engine{}, MaxExact: -1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ve.Methods, []string{"variable elimination"}) || ve.Exact {
+		t.Errorf("methods %q, exact %v", ve.Methods, ve.Exact)
+	}
+	en, err := p.Solve(ctx, decision.SolveOptions{Engine: bp.Engine{}, MaxExact: -1, Seed: 1, ExactAtoms: 13})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(en.Methods, []string{"exact enumeration"}) || math.Abs(en.Utility-ve.Utility) > 1e-9*math.Max(1, math.Abs(en.Utility)) || !slices.Equal(en.Actions, ve.Actions) {
+		t.Errorf("variable elimination %v %v, enumeration %v %v (%q)", ve.Utility, ve.Actions, en.Utility, en.Actions, en.Methods)
 	}
 }

@@ -40,7 +40,7 @@ func TestViralMarketing(t *testing.T) {
 	if bpe.Name() != "bp" {
 		t.Fatalf("engine %s, want bp", bpe.Name())
 	}
-	res, err := p.Solve(ctx, decision.SolveOptions{Engine: bpe, Seed: 1, ExactAtoms: -1})
+	res, err := p.Solve(ctx, decision.SolveOptions{Engine: bpe, Seed: 1, ExactAtoms: -1, ExactWidth: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestViralMarketing(t *testing.T) {
 			t.Errorf("%s: the chosen policy's expected utility %.3f does not beat nobody (%.3f) and everyone (%.3f)", engine, best, uNone, uAll)
 		}
 	}
-	g, err := p.Solve(ctx, decision.SolveOptions{Engine: bpe, MaxExact: -1, Seed: 1, ExactAtoms: -1})
+	g, err := p.Solve(ctx, decision.SolveOptions{Engine: bpe, MaxExact: -1, Seed: 1, ExactAtoms: -1, ExactWidth: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
