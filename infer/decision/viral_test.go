@@ -121,8 +121,9 @@ func TestViralMarketing(t *testing.T) {
 }
 
 // BenchmarkViralSolve measures the search alone on the viral-marketing
-// example (1,024 assignments of 10 action atoms, belief propagation with
-// the tolerance of marple infer).
+// example (1,024 assignments of 10 action atoms in three independent
+// parts): exact, as by default, and with belief propagation on every part
+// (marple infer -decision -bp, with its tolerance).
 func BenchmarkViralSolve(b *testing.B) {
 	ctx := context.Background()
 	m, db, err := mln.Load(ctx, []string{"../../examples/viral/viral.mln"}, []string{"../../examples/viral/viral.db"})
@@ -144,9 +145,16 @@ func BenchmarkViralSolve(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
-		if _, err := p.Solve(ctx, decision.SolveOptions{Engine: eng, Seed: 1}); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct {
+		name  string
+		exact int
+	}{{"exact", 0}, {"bp", -1}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := p.Solve(ctx, decision.SolveOptions{Engine: eng, Seed: 1, ExactAtoms: c.exact, ExactWidth: c.exact}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
