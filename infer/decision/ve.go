@@ -1,6 +1,7 @@
 package decision
 
 import (
+	"container/heap"
 	"context"
 	"math"
 	"slices"
@@ -38,11 +39,20 @@ type vfactor struct {
 	p, q []float64
 }
 
-// newVEEval returns the evaluator, or nil when the elimination order needs
-// a factor of more than width atoms.
+// MaxEliminationAtoms bounds the atoms of a part solved by variable
+// elimination: each evaluation visits the whole part, where the BP
+// frontier of a larger part updates only around the flipped action.
+const MaxEliminationAtoms = 1000
+
+// newVEEval returns the evaluator, or nil when the part has more than
+// MaxEliminationAtoms atoms or the elimination order needs a factor of
+// more than width atoms.
 func newVEEval(ctx context.Context, pt *part, width int) *veEval {
 	sub := pt.sub
 	n := sub.NumAtoms()
+	if n > MaxEliminationAtoms {
+		return nil
+	}
 	isAct := make([]bool, n)
 	for _, a := range pt.subAct {
 		isAct[a] = true
@@ -77,17 +87,20 @@ func newVEEval(ctx context.Context, pt *part, width int) *veEval {
 			done[a] = true
 		}
 	}
-	for {
-		best, bestDeg := int32(-1), 0
-		for a := range n {
-			if !done[a] && (best < 0 || len(adj[a]) < bestDeg) {
-				best, bestDeg = int32(a), len(adj[a])
-			}
+	// A heap of (degree, atom), stale entries skipped.
+	h := &degHeap{}
+	for a := range n {
+		if !done[a] {
+			heap.Push(h, degEntry{len(adj[a]), int32(a)})
 		}
-		if best < 0 {
-			break
+	}
+	for h.Len() > 0 {
+		top := heap.Pop(h).(degEntry)
+		best := top.atom
+		if done[best] || top.deg != len(adj[best]) {
+			continue
 		}
-		if bestDeg+1 > width {
+		if top.deg+1 > width {
 			return nil
 		}
 		done[best] = true
@@ -100,6 +113,9 @@ func newVEEval(ctx context.Context, pt *part, width int) *veEval {
 					adj[b][c] = true
 				}
 			}
+		}
+		for b := range adj[best] {
+			heap.Push(h, degEntry{len(adj[b]), b})
 		}
 		adj[best] = nil
 	}
@@ -250,4 +266,25 @@ func holds(lits []ground.Lit, y []bool) bool {
 		}
 	}
 	return false
+}
+
+type degEntry struct {
+	deg  int
+	atom int32
+}
+
+// degHeap orders atoms by degree, then by atom (a deterministic order).
+type degHeap []degEntry
+
+func (h degHeap) Len() int { return len(h) }
+func (h degHeap) Less(i, j int) bool {
+	return h[i].deg < h[j].deg || h[i].deg == h[j].deg && h[i].atom < h[j].atom
+}
+func (h degHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *degHeap) Push(x any)   { *h = append(*h, x.(degEntry)) }
+func (h *degHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
