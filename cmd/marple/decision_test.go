@@ -22,9 +22,9 @@ func TestInferDecision(t *testing.T) {
 		policy, warning string
 	}{
 		// By default the three independent parts are small enough for
-		// exact marginals; -bp asks for belief propagation (Alchemy's
+		// exact expected utilities; -bp asks for belief propagation (Alchemy's
 		// engine), which overestimates here and markets to Bob too.
-		{[]string{"infer", "-decision"}, "13.6732", "exact search (every assignment of 3 independent parts); marginals: exact enumeration; 134 evaluations", "MarketTo(Bob) 0", ""},
+		{[]string{"infer", "-decision"}, "13.6732", "exact search (every assignment of 3 independent parts); marginals: variable elimination; 134 evaluations", "MarketTo(Bob) 0", ""},
 		{[]string{"alchemy", "infer", "-decision"}, "13.6732", "exact search", "MarketTo(Bob) 0", ""},
 		{[]string{"infer", "-decision", "-bp"}, "14.5092", "exact search (every assignment of 3 independent parts); marginals: belief propagation; 134 evaluations", "MarketTo(Bob) 1", ""},
 		{[]string{"infer", "-decision", "-decisionExact", "0", "-decisionRestarts", "2"}, "13.6732", "approximate search (greedy flips, 2 restarts, over 10 action atoms in 3 independent parts)", "MarketTo(Bob) 0",
@@ -109,12 +109,12 @@ func TestInferDecisionLimits(t *testing.T) {
 	chain, chainDB := write("chain.mln", model.String()), write("chain.db", db.String())
 	os.Remove(res)
 	code, stdout, stderr = marple(t, "infer", "-decision", "-i", chain, "-e", chainDB, "-q", "A", "-r", res, "-decisionExact", "10", "-decisionMaxEvaluations", "1000")
-	if _, err := os.Stat(res); code != 1 || err == nil || !strings.Contains(stderr, "an exhaustive search over 10 action atoms means 2^10 = 1024 evaluations of the expected utility, each by exact enumeration") ||
+	if _, err := os.Stat(res); code != 1 || err == nil || !strings.Contains(stderr, "an exhaustive search over 10 action atoms means 2^10 = 1024 evaluations of the expected utility, each by variable elimination") ||
 		!strings.Contains(stderr, "more than the limit of 1000 evaluations: -decisionExact 9 searches it greedily (approximate), -decisionMaxEvaluations 1024 allows it") {
 		t.Errorf("too large: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	code, stdout, stderr = marple(t, "infer", "-decision", "-i", chain, "-e", chainDB, "-q", "A", "-r", res, "-decisionExact", "10", "-decisionMaxEvaluations", "1024")
-	if code != 0 || !strings.Contains(stdout, "10 action atoms, expected utility ") || !strings.Contains(stdout, "exact search (every assignment of 1 part); marginals: exact enumeration; 1024 evaluations") {
+	if code != 0 || !strings.Contains(stdout, "10 action atoms, expected utility ") || !strings.Contains(stdout, "exact search (every assignment of 1 part); marginals: variable elimination; 1024 evaluations") {
 		t.Errorf("non-literal utility: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	code, _, stderr = marple(t, "infer", "-decision", "-i", chain, "-e", chainDB, "-q", "A", "-r", res, "-decisionMaxEvaluations", "0")

@@ -38,7 +38,7 @@ func Example() {
 		fmt.Println(m.AtomString(p.Net.AtomPred[a], p.Net.AtomArgs[a]), res.Actions[i])
 	}
 	// Output:
-	// engine bp, marginals ["exact enumeration"], exact search true, expected utility 13.673
+	// engine bp, marginals ["variable elimination"], exact search true, expected utility 13.673
 	// MarketTo(Ann) true
 	// MarketTo(Eve) true
 	// MarketTo(Hal) true

@@ -157,17 +157,23 @@ type partEval interface {
 }
 
 // newPartEval returns the evaluator of pt: enumeration of the part's
-// worlds when they are few (exactAtoms), else variable elimination when
-// its factors stay within exactWidth atoms, else a BP frontier when the
+// worlds when they are few (exactAtoms) or variable elimination when its
+// factors stay within exactWidth atoms, whichever is cheaper, else a BP frontier when the
 // engine is belief propagation, the engine on the part otherwise.
 func (p *Problem) newPartEval(ctx context.Context, pt *part, engine infer.Marginal, seed int64, exactAtoms, exactWidth int) (partEval, error) {
-	if exactAtoms >= 0 && len(pt.base) <= exactAtoms {
-		return newEnumEval(ctx, pt), nil
-	}
+	var ve *veEval
 	if exactWidth > 0 {
-		if ve := newVEEval(ctx, pt, exactWidth); ve != nil {
-			return ve, nil
+		ve = newVEEval(ctx, pt, exactWidth)
+	}
+	if exactAtoms >= 0 && len(pt.base) <= exactAtoms {
+		// Enumeration visits 2^k worlds, a few clauses each; elimination
+		// fills its tables: the cheaper.
+		if ve == nil || math.Ldexp(4, len(pt.base)) <= ve.cost {
+			return newEnumEval(ctx, pt), nil
 		}
+	}
+	if ve != nil {
+		return ve, nil
 	}
 	if e, ok := engine.(bp.Engine); ok {
 		o := e.Options

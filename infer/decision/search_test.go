@@ -146,7 +146,7 @@ func TestProgressAndLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Exact || res.Parts != 1 || res.ExactParts != 1 || res.Evaluations != 1024 || !slices.Equal(res.Methods, []string{"exact enumeration"}) {
+	if !res.Exact || res.Parts != 1 || res.ExactParts != 1 || res.Evaluations != 1024 || !slices.Equal(res.Methods, []string{"variable elimination"}) {
 		t.Errorf("exhaustive: %+v", res)
 	}
 	if calls < 4 || !last.Exhaustive || last.Done != 1024 || last.Total != 1024 || last.Part != 1 || last.Parts != 1 || last.Best != res.Utility {
@@ -180,12 +180,17 @@ func TestNonLiteralUtility(t *testing.T) {
 	}
 	p := problemText(t, model, evidence)
 	ctx := context.Background()
-	res, err := p.Solve(ctx, decision.SolveOptions{Engine: bp.Engine{}, Seed: 1})
+	res, err := p.Solve(ctx, decision.SolveOptions{Engine: bp.Engine{}, Seed: 1, ExactWidth: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Exact || res.Parts != 2 || res.Evaluations != 32+8 || !slices.Equal(res.Methods, []string{"exact enumeration"}) {
 		t.Errorf("%+v", res)
+	}
+	// Variable elimination (the cheaper here, chosen by default) agrees.
+	ve, err := p.Solve(ctx, decision.SolveOptions{Engine: bp.Engine{}, Seed: 1})
+	if err != nil || !slices.Equal(ve.Methods, []string{"variable elimination"}) || math.Abs(ve.Utility-res.Utility) > 1e-9 || !slices.Equal(ve.Actions, res.Actions) {
+		t.Errorf("variable elimination %+v (%v), enumeration %+v", ve, err, res)
 	}
 	ref, err := p.Solve(ctx, decision.SolveOptions{Engine: exactEngine{}, Seed: 1, ExactAtoms: -1, ExactWidth: -1})
 	if err != nil {
@@ -202,7 +207,7 @@ func TestNonLiteralUtility(t *testing.T) {
 
 // TestVariableElimination: a part too large to enumerate by default (13
 // atoms besides the actions and the auxiliary atoms) is solved by variable
-// elimination, with the expected utilities of enumeration.
+// elimination, with the expected utilities of enumeration (asked for).
 func TestVariableElimination(t *testing.T) {
 	model, evidence := chainText(13, true)
 	p := problemText(t, model, evidence)
@@ -214,7 +219,7 @@ func TestVariableElimination(t *testing.T) {
 	if !slices.Equal(ve.Methods, []string{"variable elimination"}) || ve.Exact {
 		t.Errorf("methods %q, exact %v", ve.Methods, ve.Exact)
 	}
-	en, err := p.Solve(ctx, decision.SolveOptions{Engine: bp.Engine{}, MaxExact: -1, Seed: 1, ExactAtoms: 13})
+	en, err := p.Solve(ctx, decision.SolveOptions{Engine: bp.Engine{}, MaxExact: -1, Seed: 1, ExactAtoms: 13, ExactWidth: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,8 @@ type veEval struct {
 	order   []int32 // sub atoms in elimination order
 	clauses [][]ground.Lit
 	weights []float64
+	// cost estimates the table entries one evaluation fills.
+	cost float64
 }
 
 // vfactor is a factor over vars (positions in the elimination order,
@@ -104,6 +106,7 @@ func newVEEval(ctx context.Context, pt *part, width int) *veEval {
 			return nil
 		}
 		done[best] = true
+		e.cost += math.Ldexp(1, top.deg+1)
 		e.varOf[best] = int32(len(e.order))
 		e.order = append(e.order, best)
 		for b := range adj[best] {
