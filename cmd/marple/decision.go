@@ -210,23 +210,26 @@ func shortUtility(res *decision.Result) string {
 }
 
 // decisionProgress returns the progress callback of the search: a line on
-// stderr at most every two seconds once the run has lasted one (every
-// second under -v).
+// stderr at most every two seconds (every second under -v).
 func decisionProgress(p *progress) func(decision.Progress) {
 	every := 2 * time.Second
 	if p.verbose {
 		every = time.Second
 	}
-	last := time.Now()
+	last, partStart, part := time.Now(), time.Now(), 0
 	return func(g decision.Progress) {
+		if g.Part != part {
+			part, partStart = g.Part, time.Now()
+		}
 		if time.Since(last) < every {
 			return
 		}
 		last = time.Now()
 		best := strconv.FormatFloat(g.Best, 'g', 6, 64)
 		if g.Exhaustive {
-			fmt.Fprintf(p.w, "marple: decide: part %d of %d (%d action atoms, exhaustive): %d of %d assignments (%.1f%%), best %s, %d evaluations in all\n",
-				g.Part, g.Parts, g.Actions, g.Done, g.Total, 100*float64(g.Done)/float64(g.Total), best, g.Evaluations)
+			left := time.Duration(float64(time.Since(partStart)) * float64(g.Total-g.Done) / float64(max(g.Done, 1)))
+			fmt.Fprintf(p.w, "marple: decide: part %d of %d (%d action atoms, exhaustive): %d of %d assignments (%.1f%%, about %s left), best %s, %d evaluations in all\n",
+				g.Part, g.Parts, g.Actions, g.Done, g.Total, 100*float64(g.Done)/float64(g.Total), left.Round(time.Second), best, g.Evaluations)
 			return
 		}
 		fmt.Fprintf(p.w, "marple: decide: part %d of %d (%d action atoms, greedy search %d of %d): best %s, %d evaluations in all\n",

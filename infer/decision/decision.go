@@ -8,13 +8,18 @@
 //
 // over the assignments a that are feasible (some world satisfies every
 // hard clause given the evidence and a; decided exactly by DPLL, see
-// Feasible), and Solve searches for the assignment of largest EU: every
-// assignment when there are few action atoms (Options.MaxExact), greedy
-// single flips with restarts otherwise. Each EU is computed from the marginals of an
-// infer.Marginal engine, the action atoms clamped by linear terms
-// (infer.Options.Bias); with belief propagation (bp.Engine) the search keeps
-// one expanding-frontier BP (bp.Frontier) and propagates only the change of
-// the flipped action atoms.
+// Feasible), and Solve searches for the assignment of largest EU. It works
+// on the connected components of the ground network (its parts), whose
+// expected utilities add up: every assignment of a part with few action
+// atoms (SolveOptions.MaxExact), greedy single flips with restarts
+// otherwise. A part's EU is exact, by enumerating its worlds or by
+// variable elimination, when the part is small or thin enough; otherwise
+// it comes from the marginals of an infer.Marginal engine, the action
+// atoms clamped by linear terms (infer.Options.Bias); with belief
+// propagation (bp.Engine) each part keeps one expanding-frontier BP
+// (bp.Frontier) and propagates only the change of the flipped action
+// atoms. Utilities that could add up beyond the float64 range are scaled
+// (Problem.Scale).
 //
 // A utility formula that is a single literal uses the marginals of its
 // atoms directly. Any other utility formula f with free variables x gets an

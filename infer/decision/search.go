@@ -463,7 +463,7 @@ type SolveOptions struct {
 	// sampled utilities of nearby assignments are compared on the same
 	// random numbers) and the restarts.
 	Seed int64
-	// Progress, when not nil, is called every 256 evaluations and at the
+	// Progress, when not nil, is called every 16 evaluations and at the
 	// end of each part's search, from the goroutine that called Solve.
 	Progress func(Progress)
 }
@@ -708,7 +708,7 @@ func (s *searcher) exhaustive(pt *part, ev partEval) (float64, error) {
 			return 0, err
 		}
 		consider(u)
-		if k&255 == 0 {
+		if k&15 == 0 {
 			s.prog.Done = k + 1
 			s.report(best)
 		}
@@ -769,7 +769,7 @@ func (s *searcher) greedy(pt *part, ev partEval, salt uint64) (float64, error) {
 				if better(v, bestU) {
 					bestI, bestU = i, v
 				}
-				if s.n-last >= 256 {
+				if s.n-last >= 16 {
 					last = s.n
 					s.report(best)
 				}
