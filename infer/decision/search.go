@@ -126,7 +126,13 @@ func (p *Problem) parts() []*part {
 		if !has {
 			continue
 		}
-		pt := &part{sub: p.Net.Sub(c), coef: make([]float64, len(c.Atoms))}
+		var sub *ground.Network
+		if len(c.Atoms) == p.Net.NumAtoms() && len(c.Clauses) == p.Net.NumClauses() {
+			sub = p.Net // one part: no copy
+		} else {
+			sub = p.Net.Sub(c)
+		}
+		pt := &part{sub: sub, coef: make([]float64, len(c.Atoms))}
 		for i, a := range c.Atoms {
 			pt.coef[i] = p.Coef[a]
 			switch {
@@ -165,7 +171,7 @@ func (p *Problem) newPartEval(ctx context.Context, pt *part, engine infer.Margin
 	if exactWidth > 0 {
 		ve = newVEEval(ctx, pt, exactWidth)
 	}
-	if exactAtoms >= 0 && len(pt.base) <= exactAtoms {
+	if exactAtoms >= 0 && len(pt.base) <= min(exactAtoms, 30) {
 		// Enumeration visits 2^k worlds, a few clauses each; elimination
 		// fills its tables: the cheaper.
 		if ve == nil || math.Ldexp(4, len(pt.base)) <= ve.cost {
