@@ -329,8 +329,14 @@ func (c *alchemyCall) finish() error {
 			}
 		default:
 			c.set("d", "true") // Alchemy's default: discriminative
-			if given("dVP") {
+			switch {
+			case given("dVP"):
 				c.set("method", "vp")
+				if given("m") || given("a") {
+					c.set("dMAPCounts", "true") // -infer "-m": MAP counts
+				}
+			case given("m") || given("a"):
+				return usagef("learnwts -m and -a apply to -dVP only: %s", whyDclInf)
 			}
 			if v, ok := c.seen["dNumIter"]; ok {
 				c.set("maxIter", v)

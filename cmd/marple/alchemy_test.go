@@ -145,6 +145,8 @@ func TestAlchemyTranslate(t *testing.T) {
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -addUnitClauses=true"},
 		{alLearnwts, "-g -i a.mln -o b.mln -t c.db -gMaxIter 5 -dNumIter 7 -noAddUnitClauses", "-i=a.mln -o=b.mln -t=c.db -g=true -maxIter=5"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dMaxMin 1 -dMaxSec 30 -infer \"-ms -maxSteps 20\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -numSamples=20 -d=true -learnTimeLimit=1m30s -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dVP -infer \"-m\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -method=vp -dMAPCounts=true -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -infer \"-a\"", "error: learnwts -m and -a apply to -dVP only"},
 		{alLearnwts, "-i a.mln,b.mln -o b.mln -t c.db,d.db -multipleDatabases", "error: -i: with -multipleDatabases"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -priorMean 1", "error: -priorMean is not supported"},
 		{alLearnstruct, "-i a.mln -o b.mln -t c.db -beamSize 3 -noSampleClauses -delta 0.05 -priorMean 0", "-i=a.mln -o=b.mln -t=c.db -beamSize=3"},
@@ -211,6 +213,14 @@ func TestAlchemyQueryAtoms(t *testing.T) {
 		err := x.setup(&wf, &samples, false, false)
 		if err == nil {
 			err = x.resolve(m, nil, &wf)
+		}
+		// An unknown predicate is bad input for the model (exit 1, as
+		// docs/commands.md says); a malformed item is a usage error.
+		if bad == "Nope" {
+			if err == nil || isUsage(err) {
+				t.Errorf("-q %s: error %v, want an unknown-predicate error", bad, err)
+			}
+			continue
 		}
 		if err == nil || !isUsage(err) {
 			t.Errorf("-q %s: error %v, want a usage error", bad, err)

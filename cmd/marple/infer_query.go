@@ -31,6 +31,8 @@ type inferExtras struct {
 	all, bp, lifted, queryEvidence, outputNetwork bool
 	queryFile                                     string
 	convThresh, maxSeconds                        float64
+	bpCheck                                       int
+	liftRounds                                    int
 	maxSteps                                      int
 	walkProb, saTemp                              float64
 	smooth                                        float64
@@ -60,8 +62,10 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.StringVar(&x.queryFile, "f", "", "file of ground query atoms (.db syntax), in addition to -q")
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "the query predicates' atoms listed in the evidence are the query atoms (their listed values unused); their unlisted atoms are false evidence")
 	fs.BoolVar(&x.bp, "bp", false, "marginal inference with loopy belief propagation")
-	fs.BoolVar(&x.lifted, "lifted", false, "with -bp: lifted belief propagation (BP on the clusters of atoms and clauses that exchange identical messages; the same marginals)")
+	fs.BoolVar(&x.lifted, "lifted", false, "with -bp: lifted belief propagation (BP on the clusters of atoms and clauses that exchange identical messages; the same marginals; ground BP, said on stderr, when lifting does not compress)")
+	fs.IntVar(&x.liftRounds, "liftRounds", 0, "with -bp -lifted: approximate lifting, colour passing stopped after this many rounds (asymmetric evidence still compresses; the marginals approximate ground BP's and the summary says so); 0: exact")
 	fs.Float64Var(&x.convThresh, "convThresh", 1e-4, "BP: converged when no marginal changes by more than this in an iteration")
+	fs.IntVar(&x.bpCheck, "bpCheck", engines.DefaultBPCheck, "BP: MC-SAT samples per chain of the check that confirms BP's marginals within "+strconv.FormatFloat(bp.DefaultCheckTolerance, 'g', -1, 64)+" (0: no check; the summary then says the marginals are not checked)")
 	fs.IntVar(&x.maxSteps, "maxSteps", 0, "MC-SAT/Gibbs: number of samples (overrides -numSamples); BP: maximum iterations (0: "+strconv.Itoa(bp.DefaultMaxIterations)+")")
 	fs.Float64Var(&x.walkProb, "walkProb", mcsat.DefaultWalkProb, "MC-SAT: probability that a SampleSAT move is a WalkSAT move rather than an annealing move")
 	fs.Float64Var(&x.saTemp, "saTemp", 0, "MC-SAT: SampleSAT's temperature (0: the default)")
@@ -76,6 +80,8 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 	switch {
 	case x.maxSteps < 0:
 		return usagef("-maxSteps must not be negative, not %d", x.maxSteps)
+	case x.bpCheck < 0:
+		return usagef("-bpCheck must not be negative, not %d", x.bpCheck)
 	case !(x.convThresh >= 0):
 		return usagef("-convThresh must not be negative, not %v", x.convThresh)
 	case !(x.maxSeconds >= 0):
@@ -90,6 +96,10 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 		return usagef("-a is MAP inference: it excludes -ms, -p and -bp")
 	case x.lifted && !x.bp:
 		return usagef("-lifted applies to belief propagation: give -bp -lifted")
+	case x.liftRounds < 0:
+		return usagef("-liftRounds must not be negative, not %d", x.liftRounds)
+	case x.liftRounds > 0 && !x.lifted:
+		return usagef("-liftRounds applies to lifted belief propagation: give -bp -lifted")
 	case x.maxSeconds > 0 && (gibbs || x.bp || !marginal):
 		return usagef("-maxSeconds applies to MC-SAT (-ms) only: bound Gibbs sampling and BP by -maxSteps")
 	}
@@ -186,10 +196,10 @@ func (x *inferExtras) load(ctx context.Context, p *progress, wf *worldFlags, mod
 	} else {
 		done := p.stage("parse")
 		if m, err = mln.LoadModel(modelFiles...); err != nil {
-			return nil, nil, err
+			return nil, nil, swapHint(err, modelFiles, evidenceFiles)
 		}
 		if db, err = mln.LoadDatabase(m, evidenceFiles...); err != nil {
-			return nil, nil, err
+			return nil, nil, swapHint(err, modelFiles, evidenceFiles)
 		}
 		if qdb, err = mln.LoadDatabase(m, x.queryFile); err != nil {
 			return nil, nil, err
@@ -206,6 +216,9 @@ func (x *inferExtras) load(ctx context.Context, p *progress, wf *worldFlags, mod
 	if err := x.resolve(m, qdb, wf); err != nil {
 		return nil, nil, err
 	}
+	if err := emptyQueryDomains(m, wf.query, evidenceFiles); err != nil {
+		return nil, nil, err
+	}
 	if x.queryEvidence {
 		x.applyQueryEvidence(m, db, wf)
 	}
@@ -220,7 +233,7 @@ func (x *inferExtras) resolve(m *mln.Model, qdb *mln.Database, wf *worldFlags) e
 	for _, a := range x.atoms {
 		pr, ok := m.Pred(a.pred)
 		if !ok {
-			return usagef("-q: unknown predicate %q", a.pred)
+			return fmt.Errorf("-q: unknown predicate %q%s", a.pred, m.PredHint(a.pred))
 		}
 		if a.args == nil {
 			whole[pr.ID] = true
@@ -353,8 +366,9 @@ func (x *inferExtras) samplerOptions(opt *mcsat.Options) {
 }
 
 // marginals computes the query marginals with the marginal engine called
-// name (bp with -bp) and says how in a few words for the summary line.
-func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name string, s engines.Settings, seed int64) ([]float64, string, error) {
+// name (bp with -bp) and says how in a few words for the summary line;
+// with -bp it also returns BP's statistics.
+func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name string, s engines.Settings, seed int64) ([]float64, string, *bp.Stats, error) {
 	s.WalkProb = x.walkProb
 	if x.walkProb == 0 {
 		s.WalkProb = -1 // mcsat: negative means none
@@ -366,30 +380,38 @@ func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name s
 		name = "bp"
 		if x.lifted {
 			name = "lifted-bp"
+			s.LiftRounds = x.liftRounds
 		}
 		s.MaxIterations, s.Tolerance = x.maxSteps, x.convThresh
+		s.BPCheck = x.bpCheck
+		if x.bpCheck == 0 {
+			s.BPCheck = -1 // engines: none
+		}
 	}
 	if x.maxSeconds > 0 && name == "mcsat" {
 		burnIn := s.BurnIn
 		if burnIn == 0 {
 			burnIn = -1
 		}
-		return x.timedMCSAT(ctx, net, mcsat.Options{Options: infer.Options{Seed: seed}, Samples: s.Samples, BurnIn: burnIn, WalkProb: s.WalkProb, Temp: s.Temp})
+		probs, how, err := x.timedMCSAT(ctx, net, mcsat.Options{Options: infer.Options{Seed: seed}, Samples: s.Samples, BurnIn: burnIn, WalkProb: s.WalkProb, Temp: s.Temp})
+		return probs, how, nil, err
 	}
 	var report strings.Builder
 	s.Report = &report
+	var st *bp.Stats
+	s.BPStats = func(b *bp.Stats) { st = b }
 	e, err := engines.NewMarginal(name, s)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	probs, err := e.Marginals(ctx, net, infer.Options{Seed: seed})
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if how := strings.TrimSpace(report.String()); how != "" {
-		return probs, how, nil
+		return probs, how, st, nil
 	}
-	return probs, fmt.Sprintf("%d samples", s.Samples), nil
+	return probs, fmt.Sprintf("%d samples", s.Samples), st, nil
 }
 
 // timedMCSAT samples the whole network with one MC-SAT chain until it has
@@ -428,6 +450,42 @@ func (x *inferExtras) timedMCSAT(ctx context.Context, net *ground.Network, opt m
 		counts[a] /= float64(n)
 	}
 	return counts, fmt.Sprintf("%d samples%s", n, stopped), nil
+}
+
+// warnBP says on w when belief propagation (lifted: on the ground
+// network's clusters) did not converge or its check did not confirm some
+// marginals, naming the atoms (at most ten).
+func warnBP(w io.Writer, m *mln.Model, net *ground.Network, st *bp.Stats, tol float64, lifted bool) {
+	if st == nil {
+		return
+	}
+	names := func(atoms []int32, total int) string {
+		var ns []string
+		for _, a := range atoms[:min(len(atoms), 10)] {
+			ns = append(ns, atomString(m, net.AtomPred[a], net.AtomArgs[a]))
+		}
+		if total > len(ns) {
+			ns = append(ns, fmt.Sprintf("and %d more", total-len(ns)))
+		}
+		return strings.Join(ns, ", ")
+	}
+	if !st.Converged {
+		still, hint := "", "raise -maxSteps"
+		if lifted {
+			hint += "; -bp without -lifted damps the messages"
+		}
+		if len(st.Changing) > 0 {
+			still = "; still changing: " + names(st.Changing, st.NumChanging)
+		}
+		fmt.Fprintf(w, "marple infer: warning: belief propagation did not converge in %d iterations: largest change of a marginal %.3g > -convThresh %g (%s)%s\n",
+			st.Iterations, st.MaxChange, tol, hint, still)
+	}
+	if len(st.Unreliable) > 0 && math.IsNaN(st.CheckDiff) {
+		fmt.Fprintln(w, "marple infer: warning: belief propagation unreliable: MC-SAT found no world satisfying the hard clauses, so no marginal is confirmed")
+	} else if len(st.Unreliable) > 0 {
+		fmt.Fprintf(w, "marple infer: warning: belief propagation unreliable: %d atoms' marginals not confirmed by MC-SAT within %g (largest difference %.3g; loopy BP can settle on a wrong fixed point, use -ms): %s\n",
+			len(st.Unreliable), bp.DefaultCheckTolerance, st.CheckDiff, names(st.Unreliable, len(st.Unreliable)))
+	}
 }
 
 // writeMarginals writes "atom probability" for every query atom asked for.
@@ -545,4 +603,27 @@ func writeNetwork(w io.Writer, m *mln.Model, net *ground.Network) error {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// emptyQueryDomains refuses a query predicate with an argument type that has
+// no constant: it has no ground atom, and an answer would be empty for want
+// of evidence, not because of the model.
+func emptyQueryDomains(m *mln.Model, query string, evidenceFiles []string) error {
+	ids, err := m.PredIDs(query)
+	if err != nil {
+		return err
+	}
+	for _, p := range ids {
+		pr := m.Preds[p]
+		for _, t := range pr.Args {
+			if ty := m.Types[t]; ty.Size() == 0 {
+				hint := "list its constants in the model (" + ty.Name + " = {A, B}) or give evidence that names them"
+				if len(evidenceFiles) == 0 {
+					hint = "give the evidence with -e, or list its constants in the model (" + ty.Name + " = {A, B})"
+				}
+				return fmt.Errorf("-q %s: the type %s has no constant, so %s has no ground atom: %s", pr.Name, ty.Name, pr.Name, hint)
+			}
+		}
+	}
+	return nil
 }

@@ -187,6 +187,9 @@ func learnHybridMaxMargin(ctx context.Context, e *env, tf *trainFlags, hf hybrid
 		}
 		done("%d weights", len(res.Weights))
 	}
+	if !res.Converged {
+		fmt.Fprintf(e.stderr, "marple learn: warning: max-margin learning did not converge in %d rounds (the last plane's violation %.4g is above -epsilon)\n", res.Iterations, res.Violation)
+	}
 	if err := atomicfile.Write(*tf.outFile, func(out io.Writer) error { return hybrid.WriteModel(out, m, res.Weights) }); err != nil {
 		return err
 	}

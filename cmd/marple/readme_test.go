@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -436,9 +437,12 @@ func TestReadmeExamples(t *testing.T) {
 // block) as a module of its own that requires this repository, runs it
 // from the repository root and checks that it prints the true query atoms
 // that "marple infer" writes for the same model, evidence and queries.
+//
+// It is a long case, but it runs whenever -run names it, as README.md
+// says: go test ./cmd/marple -run ReadmeProgram.
 func TestReadmeProgram(t *testing.T) {
-	if testenv.Short() {
-		t.Skip("builds the README's program")
+	if testenv.Short() && !strings.Contains(flag.Lookup("test.run").Value.String(), "ReadmeProgram") {
+		t.Skip("builds the README's program (a long case; -run ReadmeProgram runs it)")
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
