@@ -94,3 +94,34 @@ func TestLoadEvidenceRoundTrip(t *testing.T) {
 		t.Errorf("the original's persons: %v", got)
 	}
 }
+
+func TestDeclare(t *testing.T) {
+	m := NewModel()
+	person := m.DeclareType("person", "Anna", "Bob")
+	if person.Size() != 2 || person.Declared != 2 {
+		t.Errorf("person: %d constants, %d declared", person.Size(), person.Declared)
+	}
+	if _, err := m.DeclarePred("Friends", "person", "person"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.DeclarePred("Friends", "person"); err == nil {
+		t.Error("a predicate declared twice")
+	}
+	if _, err := m.DeclarePred("Rain"); err == nil {
+		t.Error("a predicate without arguments")
+	}
+	f, err := m.ParseFormula("Friends(x, y) => Friends(y, x).")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.AddFormula(f); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteModel(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseModel("back.mln", buf.String()); err != nil {
+		t.Errorf("the model built in code does not read back: %v\n%s", err, buf.String())
+	}
+}
