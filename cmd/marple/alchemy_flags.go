@@ -230,7 +230,7 @@ var alchemyFlags = []alchemyFlag{
 	refused("numSwap", alLearnwts, valInt, whySimtp),
 
 	// BP.
-	custom("lifted", alInfer, valNone, []string{"lifted"}, "lifted belief propagation on the ground network's clusters (with -bp; Alchemy's -lifted implies BP)", later),
+	custom("lifted", alInfer, valNone, []string{"lifted"}, "with -bp or -efbp: lifted belief propagation (as in Alchemy, -lifted does not choose BP: with no inference flag MC-SAT runs and -lifted is ignored, with a warning)", later),
 	refused("useHC", alInfer, valNone, whyLifted),
 	refused("useCT", alInfer, valNone, whyLifted),
 	custom("convThresh", alInfer, valFloat, []string{"convThresh"}, "BP converged when no marginal changes by more than this in an iteration", func(c *alchemyCall, v string) error {

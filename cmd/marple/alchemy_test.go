@@ -477,3 +477,19 @@ func TestLearnAddUnitClauses(t *testing.T) {
 		t.Errorf("unit clauses per predicate %v, want %v", units, want)
 	}
 }
+
+// TestAlchemyLiftedAlone: as in Alchemy, -lifted without -bp or -efbp does
+// not choose BP: MC-SAT runs (Alchemy's default) and -lifted is ignored,
+// with a warning; with -bp it lifts.
+func TestAlchemyLiftedAlone(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"alchemy", "infer", "-i", smokers + "smoking-weighted.mln", "-e", smokers + "smoking-test.db", "-r", out, "-q", "Smokes", "-lifted"}
+	code, stdout, stderr := marple(t, args...)
+	if code != 0 || !strings.Contains(stdout, "chains") || !strings.Contains(stderr, "-lifted applies to -bp and -efbp") {
+		t.Errorf("-lifted alone: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = marple(t, append(args, "-bp")...)
+	if code != 0 || !strings.Contains(stdout, "lifted") || strings.Contains(stderr, "-lifted applies") {
+		t.Errorf("-lifted -bp: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
