@@ -368,33 +368,6 @@ func hammingBias(net *ground.Network, truth *mln.Database, isQuery []bool) []flo
 	return bias
 }
 
-// writeMAP writes the true query atoms: those the evidence makes true, then
-// those true in the MAP assignment y.
-func writeMAP(w io.Writer, m *mln.Model, db *mln.Database, net *ground.Network, y []bool, isQuery []bool) error {
-	for p := range m.Preds {
-		if !isQuery[p] {
-			continue
-		}
-		var err error
-		db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
-			if v == mln.True && err == nil {
-				_, err = fmt.Fprintln(w, atomString(m, mln.PredID(p), args))
-			}
-		})
-		if err != nil {
-			return err
-		}
-	}
-	for a := 0; a < net.NumAtoms(); a++ {
-		if y[a] && isQuery[net.AtomPred[a]] {
-			if _, err := fmt.Fprintln(w, atomString(m, net.AtomPred[a], net.AtomArgs[a])); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // The kinds of inference whose flags warnIgnored tells apart.
 const (
 	inferMAP = iota
