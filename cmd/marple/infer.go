@@ -196,7 +196,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	}
 	ax.markQuery(isQuery)
 	if ax.outputNetwork {
-		return atomicfile.Write(*out, func(w io.Writer) error { return writeNetwork(w, m, net) })
+		return atomicfile.Write(*out, func(w io.Writer) error { return net.WriteFactorGraph(w) })
 	}
 
 	if *countsOut && *mcsatInf {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -19,7 +18,6 @@ import (
 	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/mln"
-	"github.com/marple-mln/marple/syntax"
 )
 
 // inferExtras are the flags of marple infer that select what is queried
@@ -343,62 +341,6 @@ func (x *inferExtras) writeMarginals(w io.Writer, m *mln.Model, net *ground.Netw
 // for with 0 or 1, else the true query atoms asked for (evidence first).
 func (x *inferExtras) writeMAP(w io.Writer, m *mln.Model, db *mln.Database, net *ground.Network, y []bool, isQuery []bool) error {
 	return x.q.WriteMAP(w, db, net, y, x.all)
-}
-
-// maxFactorLits bounds the literals of a ground clause -outputNetwork
-// writes: its table has 2^k entries.
-const maxFactorLits = 20
-
-// writeNetwork writes the ground network as Alchemy's factor graph: the
-// line "variables:", the unknown atoms one per line, the line "factors:",
-// then one line per ground clause: its atoms joined by "/ ", "// ", and
-// the table of the log of the factor over the 2^k states of its k atoms,
-// atom i being bit i of the state (the first atom varies fastest): the
-// clause's weight where the clause holds, 0 where it does not (a hard
-// clause: 0 and -inf).
-func writeNetwork(w io.Writer, m *mln.Model, net *ground.Network) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString("variables:\n")
-	for a := 0; a < net.NumAtoms(); a++ {
-		bw.WriteString(atomString(m, net.AtomPred[a], net.AtomArgs[a]))
-		bw.WriteByte('\n')
-	}
-	bw.WriteString("factors:\n")
-	for c := 0; c < net.NumClauses(); c++ {
-		lits := net.Clause(c)
-		if len(lits) > maxFactorLits {
-			return fmt.Errorf("-outputNetwork: a ground clause has %d literals: its table would have 2^%d entries", len(lits), len(lits))
-		}
-		for i, l := range lits {
-			if i > 0 {
-				bw.WriteString("/ ")
-			}
-			a := l.Atom()
-			bw.WriteString(atomString(m, net.AtomPred[a], net.AtomArgs[a]))
-		}
-		bw.WriteString("//")
-		sat, unsat := syntax.FormatWeight(net.Weight(c)), "0"
-		if net.IsHard(c) {
-			sat, unsat = "0", "-inf"
-		}
-		for state := 0; state < 1<<len(lits); state++ {
-			holds := false
-			for i, l := range lits {
-				if (state>>i&1 == 1) != l.Neg() {
-					holds = true
-					break
-				}
-			}
-			bw.WriteByte(' ')
-			if holds {
-				bw.WriteString(sat)
-			} else {
-				bw.WriteString(unsat)
-			}
-		}
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
 }
 
 // emptyQueryDomains refuses a query predicate with an argument type that has
