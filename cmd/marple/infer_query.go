@@ -60,6 +60,21 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 // setup checks the flags and turns the -q items into predicate names in
 // wf.query (the atoms asked for are kept for the output); samples receives
 // -maxSteps for the samplers. marginal and gibbs say which inference runs.
+// liftedMisuse is the error for -lifted without -bp: it names the mode
+// the command line asked for.
+func liftedMisuse(marginal, gibbs, all bool) error {
+	const what = "-lifted is lifted belief propagation (-bp -lifted)"
+	switch {
+	case gibbs:
+		return usagef("%s: it excludes -p (Gibbs sampling)", what)
+	case marginal:
+		return usagef("%s: it excludes -ms (MC-SAT)", what)
+	case all:
+		return usagef("%s: it excludes -a (MAP inference)", what)
+	}
+	return usagef("%s: it does not apply to MAP inference (-m, the default)", what)
+}
+
 func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) error {
 	switch {
 	case x.maxSteps < 0:
@@ -79,7 +94,7 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 	case x.all && marginal:
 		return usagef("-a is MAP inference: it excludes -ms, -p and -bp")
 	case x.lifted && !x.bp:
-		return usagef("-lifted applies to belief propagation: give -bp -lifted")
+		return liftedMisuse(marginal, gibbs, x.all)
 	case x.liftRounds < 0:
 		return usagef("-liftRounds must not be negative, not %d", x.liftRounds)
 	case x.liftRounds > 0 && !x.lifted:

@@ -32,6 +32,7 @@ import (
 	"syscall"
 
 	"github.com/marple-mln/marple/atomicfile"
+	"github.com/marple-mln/marple/mln"
 )
 
 // command is one subcommand of marple.
@@ -81,6 +82,8 @@ func main() {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go watchSignals(sig, cancel, os.Stderr, exitNow)
+	// The first interrupt also stops a wait for a pipe (a FIFO) input.
+	mln.SetInputContext(ctx)
 	code := run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr}, alchemyArgs(os.Args)) // alchemy.go: run as infer, learnwts, learnstruct
 	signal.Stop(sig)
 	os.Exit(code)
