@@ -45,6 +45,11 @@ func inferLiftedModel(ctx context.Context, e *env, p *progress, ax *inferExtras,
 		conv = fmt.Sprintf("not converged (largest change %.3g > -convThresh %g)", st.MaxChange, ax.convThresh)
 	}
 	how := fmt.Sprintf("lifted from the model: %d atom classes, %d clause classes; belief propagation: %d iterations, %s", st.AtomClusters, st.FactorClusters, st.Iterations, conv)
+	note, err := checkHardModel(ctx, e.stderr, wf, m, db, query)
+	if err != nil {
+		return true, err
+	}
+	how += note
 	done("%s", how)
 	n := 0
 	if err := atomicfile.Write(out, func(w io.Writer) error {

@@ -29,6 +29,9 @@ type marginalFlags struct {
 	maxSeconds float64
 	exactAtoms int
 	indicators bool
+	// hardNote is what the summary line says of the hard clauses (see
+	// checkHard).
+	hardNote string
 }
 
 func (f *marginalFlags) register(fs *flag.FlagSet) {
@@ -172,8 +175,8 @@ func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, 
 	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples x %d chains, max R-hat %s, %d query atoms above %g, min ESS %s, %.2fs\n",
-		net.NumAtoms(), net.NumClauses(), total, f.chains, fmtRhat(d.MaxRhat), d.NumAbove, threshold, fmtESS(d.MinESS), time.Since(start).Seconds())
+	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples x %d chains, max R-hat %s, %d query atoms above %g, min ESS %s%s, %.2fs\n",
+		net.NumAtoms(), net.NumClauses(), total, f.chains, fmtRhat(d.MaxRhat), d.NumAbove, threshold, fmtESS(d.MinESS), f.hardNote, time.Since(start).Seconds())
 	return nil
 }
 

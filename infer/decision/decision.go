@@ -616,7 +616,7 @@ type evaluator struct {
 
 func (p *Problem) newEvaluator(ctx context.Context, engine infer.Marginal, seed int64) (*evaluator, error) {
 	ev := &evaluator{ctx: ctx, p: p, engine: engine, seed: seed}
-	if e, ok := engine.(bp.Engine); ok {
+	if e, ok := engines.Unwrap(engine).(bp.Engine); ok {
 		o := e.Options
 		o.Options = infer.Options{Bias: p.bias(make([]bool, len(p.Actions))), Seed: seed}
 		f, err := bp.Start(ctx, p.Net, o)

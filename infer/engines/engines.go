@@ -316,7 +316,10 @@ func NewMAP(name string, s Settings) (infer.MAP, error) {
 }
 
 // NewMarginal returns the marginal engine called name (one of
-// MarginalNames) configured by s.
+// MarginalNames) configured by s. Before it samples or propagates on a
+// network, the engine decides whether the hard clauses can all hold
+// (CheckHard) and fails with an error wrapping infer.ErrInfeasible when
+// they cannot; Unwrap returns the engine proper.
 func NewMarginal(name string, s Settings) (infer.Marginal, error) {
 	e, err := findMarginal(name)
 	if err != nil {
@@ -325,7 +328,7 @@ func NewMarginal(name string, s Settings) (infer.Marginal, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	return e.build(s), nil
+	return &checked{Marginal: e.build(s), report: s.Report}, nil
 }
 
 // Default returns the default MAP engine (DefaultMAP) with DefaultSettings.

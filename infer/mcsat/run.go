@@ -3,6 +3,7 @@ package mcsat
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -246,12 +247,54 @@ func splitmix(x uint64) uint64 {
 }
 
 // startChain returns a state of m drawing from rng, in a random world
-// satisfying the hard clauses found by WalkSAT.
+// satisfying the hard clauses: WalkSAT from a random world, and when it
+// fails within Options.InitSteps, the exact search (infer.SAT, DPLL) for
+// a world satisfying them, taking each atom it branches on first at the
+// value WalkSAT left it (so that each chain starts from its own world).
+// It fails with an error wrapping ErrHard and infer.ErrInfeasible when
+// the search proves that no world satisfies the hard clauses, and with
+// one wrapping ErrHard and infer.ErrSATBudget when it gives up.
 func startChain(m *model, opt *Options, rng *rand.Rand) (*state, error) {
 	s := newState(m, rng)
 	for a := range s.y {
 		s.y[a] = rng.Uint64()&1 == 1
 	}
+	ok, err := s.initHard(opt.InitSteps, opt.Noise)
+	if err != nil || ok {
+		return s, err
+	}
+	sat := infer.NewSAT(m.hardClauses())
+	sat.Phase, sat.Rand = s.y, rng
+	if ok, err = sat.Solve(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrHard, err)
+	}
+	if !ok {
+		return nil, errInfeasible
+	}
+	sat.Fill(s.y)
+	if ok, err = s.initHard(0, opt.Noise); err != nil || !ok {
+		return nil, fmt.Errorf("mcsat: the world the exact search found violates a hard clause (%v)", err)
+	}
+	return s, nil
+}
+
+// errInfeasible is the error of a chain whose hard clauses no world
+// satisfies: it wraps ErrHard and infer.ErrInfeasible.
+var errInfeasible error = infeasibleError{}
+
+type infeasibleError struct{}
+
+func (infeasibleError) Error() string {
+	return "mcsat: " + infer.ErrInfeasible.Error() + ": no world satisfies them"
+}
+func (infeasibleError) Unwrap() []error { return []error{ErrHard, infer.ErrInfeasible} }
+
+// initHard starts the bookkeeping of s from its world: the hard clauses
+// of weight -Inf made false, those of weight +Inf active, and at most
+// maxSteps WalkSAT moves to satisfy them (0: none). It reports whether
+// they all hold.
+func (s *state) initHard(maxSteps int, noise float64) (bool, error) {
+	m := s.m
 	s.recount()
 	s.begin()
 	for c := range m.w {
@@ -266,13 +309,31 @@ func startChain(m *model, opt *Options, rng *rand.Rand) (*state, error) {
 	}
 	for c := range m.w {
 		if math.IsInf(m.w[c], -1) && s.numTrue[c] != 0 {
-			return nil, ErrHard // two must-be-false clauses disagree
+			return false, errInfeasible // two must-be-false clauses disagree
 		}
 	}
-	if !s.walkSAT(opt.InitSteps, opt.Noise) {
-		return nil, ErrHard
+	if len(s.unsat) == 0 {
+		return true, nil
 	}
-	return s, nil
+	return s.walkSAT(maxSteps, noise), nil
+}
+
+// hardClauses returns the hard clauses of m as clauses that must hold: a
+// clause of weight +Inf as it is, one of weight -Inf as the unit clauses
+// of its negated literals.
+func (m *model) hardClauses() [][]ground.Lit {
+	var cls [][]ground.Lit
+	for c, w := range m.w {
+		switch {
+		case math.IsInf(w, 1):
+			cls = append(cls, m.clause(c))
+		case math.IsInf(w, -1):
+			for _, l := range m.clause(c) {
+				cls = append(cls, []ground.Lit{l.Not()})
+			}
+		}
+	}
+	return cls
 }
 
 // parallel calls fn(i) for i in [0, n) on r.workers goroutines, the
