@@ -193,10 +193,10 @@ func prepare(net *ground.Network, opt *Options) (*model, error) {
 	return newModel(net, opt.Bias), nil
 }
 
-// newChain returns a state for chain k seeded from opt.Seed, in a random
-// world satisfying the hard clauses.
+// newChain returns a state for chain k seeded from opt.Seed, in a world
+// satisfying the hard clauses (see startChain).
 func newChain(m *model, opt *Options, k int) (*state, error) {
-	return startChain(m, opt, rand.New(rand.NewPCG(uint64(opt.Seed), 0x6a09e667f3bcc909+uint64(k))))
+	return startChain(m, opt, rand.New(rand.NewPCG(uint64(opt.Seed), 0x6a09e667f3bcc909+uint64(k))), k)
 }
 
 // MCSAT returns the marginal probability of each atom of net being true,

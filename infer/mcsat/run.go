@@ -85,6 +85,7 @@ type unit struct {
 	diff        []float64 // MC-SAT: scratch of conditionals
 	force       []uint8
 	blocks      [][]int32 // the blocks of the block moves
+	classes     [][]int32 // the classes of atoms hard clauses tie (tiedClasses)
 	bscore      []float64 // scratch of the block moves
 	bhard       []int32
 	cost        int // literals: a rough cost per step, for scheduling
@@ -162,6 +163,7 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 	// Build each component's models and blocks once, shared by its chains.
 	models := make([][]*model, len(r.comps))
 	blocks := make([][][]int32, len(r.comps))
+	classes := make([][][]int32, len(r.comps))
 	bs := betas(opt.Replicas, opt.MinBeta)
 	err := r.parallel(ctx, len(r.comps), func(k int) error {
 		if len(r.byComp[k]) == 0 {
@@ -180,6 +182,7 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 		if opt.BlockWeight > 0 {
 			blocks[k] = m.blocks(opt.BlockWeight, opt.MaxBlock)
 		}
+		classes[k] = m.tiedClasses()
 		models[k] = make([]*model, len(bs))
 		for i, b := range bs {
 			models[k][i] = m.scaled(b)
@@ -199,7 +202,7 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 			sw = ms[0].softWeights()
 		}
 		for j := range bs {
-			s, err := startChain(ms[j], &r.opt, rng)
+			s, err := startChain(ms[j], &r.opt, rng, u.chain)
 			if err != nil {
 				return err
 			}
@@ -213,6 +216,7 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 		}
 		u.lad = l
 		u.blocks = blocks[u.comp]
+		u.classes = classes[u.comp]
 		big := 0
 		for _, b := range u.blocks {
 			big = max(big, len(b))
@@ -246,34 +250,56 @@ func splitmix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// startChain returns a state of m drawing from rng, in a random world
-// satisfying the hard clauses: WalkSAT from a random world, and when it
-// fails within Options.InitSteps, the exact search (infer.SAT, DPLL) for
-// a world satisfying them, taking each atom it branches on first at the
-// value WalkSAT left it (so that each chain starts from its own world).
-// It fails with an error wrapping ErrHard and infer.ErrInfeasible when
-// the search proves that no world satisfies the hard clauses, and with
-// one wrapping ErrHard and infer.ErrSATBudget when it gives up.
-func startChain(m *model, opt *Options, rng *rand.Rand) (*state, error) {
+// startChain returns a state of m drawing from rng for chain number
+// chain, in a world satisfying the hard clauses, found by the exact search
+// (infer.SAT, DPLL) from a starting world: the atoms of the hard clauses
+// all false for chain 0, all true for chain 1, and random for the others
+// (every other atom random), each atom the search branches on taking
+// first its value there. The chains thus start apart, so that chains
+// stuck in different modes that hard clauses separate (a long run of
+// atoms that hard clauses tie, which local moves cannot flip) disagree and
+// R-hat flags them, where chains started close together would agree on
+// one mode. When the search gives up (infer.ErrSATBudget), WalkSAT
+// repairs the random world, within Options.InitSteps moves. It fails with
+// an error wrapping ErrHard and infer.ErrInfeasible when the search
+// proves that no world satisfies the hard clauses, and with one wrapping
+// ErrHard otherwise.
+func startChain(m *model, opt *Options, rng *rand.Rand, chain int) (*state, error) {
 	s := newState(m, rng)
 	for a := range s.y {
 		s.y[a] = rng.Uint64()&1 == 1
 	}
+	var searchErr error
+	if hard := m.hardClauses(); len(hard) > 0 {
+		phase := append([]bool(nil), s.y...)
+		if chain < 2 {
+			for _, c := range hard {
+				for _, l := range c {
+					phase[l.Atom()] = chain == 1
+				}
+			}
+		}
+		sat := infer.NewSAT(hard)
+		sat.Phase, sat.Rand = phase, rng
+		ok, err := sat.Solve()
+		switch {
+		case err == nil && !ok:
+			return nil, errInfeasible
+		case err == nil:
+			copy(s.y, phase)
+			sat.Fill(s.y)
+		default:
+			searchErr = err
+		}
+	}
 	ok, err := s.initHard(opt.InitSteps, opt.Noise)
-	if err != nil || ok {
-		return s, err
-	}
-	sat := infer.NewSAT(m.hardClauses())
-	sat.Phase, sat.Rand = s.y, rng
-	if ok, err = sat.Solve(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrHard, err)
-	}
-	if !ok {
-		return nil, errInfeasible
-	}
-	sat.Fill(s.y)
-	if ok, err = s.initHard(0, opt.Noise); err != nil || !ok {
-		return nil, fmt.Errorf("mcsat: the world the exact search found violates a hard clause (%v)", err)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok && searchErr != nil:
+		return nil, fmt.Errorf("%w: WalkSAT failed within %d moves, and the exact search: %w", ErrHard, opt.InitSteps, searchErr)
+	case !ok:
+		return nil, fmt.Errorf("mcsat: the world the exact search found violates a hard clause")
 	}
 	return s, nil
 }
@@ -426,6 +452,9 @@ func (r *Sampling) step(u *unit, record bool) {
 		}
 		for _, b := range u.blocks {
 			s.blockMove(b, r.opt.HardWeight, u.bscore, u.bhard)
+		}
+		for _, b := range u.classes {
+			s.classMove(b, r.opt.HardWeight)
 		}
 	}
 	switch {
