@@ -80,7 +80,7 @@ type Settings struct {
 	// Samples is the number of samples of each chain (mcsat, gibbs).
 	Samples int
 	// Chains is the number of chains (mcsat, gibbs; 0:
-	// mcsat.DefaultChains(), one per core), each started from its own random world, run
+	// mcsat.DefaultChains(), one per core), each started from its own world, run
 	// in parallel on Workers and pooled; the marginals for a seed do not
 	// depend on Workers. Replicas and MinBeta set parallel tempering
 	// (mcsat.Options: 0 selects the defaults, one replica: none), and

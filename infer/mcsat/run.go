@@ -44,14 +44,19 @@ const LearnChains = 4
 // Sampling is a run of several chains on every connected component of a
 // network, each work unit (a component's chain) on its own random stream
 // derived from (Options.Seed, component, chain), run on worker goroutines.
-// The chains start from different random worlds satisfying the hard
-// clauses. Successive calls of Sample continue the chains, so sampling can
+// The chains start from different worlds satisfying the hard clauses (in
+// those of chains 0 and 1 the hard clauses' atoms are false and true where
+// they can be, so that chains stuck in different modes show it: see
+// startChain). Successive calls of Sample continue the chains, so sampling can
 // go on in rounds until the diagnostics are good enough.
 //
 // After every step each chain makes block moves (see Options.BlockWeight):
 // it resamples jointly, from their conditional distribution, the atoms
 // that heavy clauses tie together, which moves a tied block between its
-// modes in one step.
+// modes in one step; and it proposes to flip together each class of atoms
+// that pairs of hard binary clauses tie as equal or opposite (a fluent
+// kept by inertia over a run of time points), which no single flip can
+// move (Metropolis-Hastings, always on).
 //
 // With Options.Replicas > 1 every chain is a ladder of tempered replicas
 // (parallel tempering): replica i runs at weights beta_i*w (hard clauses
