@@ -264,7 +264,7 @@ func splitmix(x uint64) uint64 {
 // stuck in different modes that hard clauses separate (a long run of
 // atoms that hard clauses tie, which local moves cannot flip) disagree and
 // R-hat flags them, where chains started close together would agree on
-// one mode. When the search gives up (infer.ErrSATBudget), WalkSAT
+// one mode. When the search gives up (after startNodes branchings), WalkSAT
 // repairs the random world, within Options.InitSteps moves. It fails with
 // an error wrapping ErrHard and infer.ErrInfeasible when the search
 // proves that no world satisfies the hard clauses, and with one wrapping
@@ -285,7 +285,7 @@ func startChain(m *model, opt *Options, rng *rand.Rand, chain int) (*state, erro
 			}
 		}
 		sat := infer.NewSAT(hard)
-		sat.Phase, sat.Rand = phase, rng
+		sat.Phase, sat.Rand, sat.MaxNodes = phase, rng, startNodes
 		ok, err := sat.Solve()
 		switch {
 		case err == nil && !ok:
@@ -308,6 +308,12 @@ func startChain(m *model, opt *Options, rng *rand.Rand, chain int) (*state, erro
 	}
 	return s, nil
 }
+
+// startNodes bounds the branchings of the exact search for a chain's
+// first world; beyond it WalkSAT tries (engines.CheckHard has already
+// decided the network with a larger budget when the engine comes from the
+// registry).
+const startNodes = 100_000
 
 // errInfeasible is the error of a chain whose hard clauses no world
 // satisfies: it wraps ErrHard and infer.ErrInfeasible.
