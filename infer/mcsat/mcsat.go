@@ -95,7 +95,9 @@ type Options struct {
 	// conditional distribution, the atoms of each block that clauses of
 	// weight at least BlockWeight in absolute value (default
 	// DefaultBlockWeight; negative: no block moves) tie together, blocks
-	// of at most MaxBlock atoms (default DefaultMaxBlock).
+	// of at most MaxBlock atoms (default DefaultMaxBlock); with them, each
+	// chain flips together the classes of atoms that pairs of hard binary
+	// clauses tie (see Sampling).
 	BlockWeight float64
 	MaxBlock    int
 

@@ -56,7 +56,7 @@ const LearnChains = 4
 // modes in one step; and it proposes to flip together each class of atoms
 // that pairs of hard binary clauses tie as equal or opposite (a fluent
 // kept by inertia over a run of time points), which no single flip can
-// move (Metropolis-Hastings, always on).
+// move (Metropolis-Hastings). A negative BlockWeight turns both off.
 //
 // With Options.Replicas > 1 every chain is a ladder of tempered replicas
 // (parallel tempering): replica i runs at weights beta_i*w (hard clauses
@@ -186,8 +186,8 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 		m := newModel(sub, bias)
 		if opt.BlockWeight > 0 {
 			blocks[k] = m.blocks(opt.BlockWeight, opt.MaxBlock)
+			classes[k] = m.tiedClasses()
 		}
-		classes[k] = m.tiedClasses()
 		models[k] = make([]*model, len(bs))
 		for i, b := range bs {
 			models[k][i] = m.scaled(b)
