@@ -8,10 +8,10 @@ import (
 )
 
 // TestMarginalInfeasible checks every marginal inference of marple infer
-// (-ms, -p, -bp, -bp -lifted, Alchemy's -efbp, -ms -counts) on hard
-// clauses that cannot all hold (a non-zero exit, the reason, no result
-// file) and on hard clauses the evidence falsifies (the warning, on
-// stderr and in the summary line).
+// (-ms, -p, -bp, -bp -lifted, Alchemy's -efbp, -ms -counts, and -ms -lazy
+// as far as it can tell) on hard clauses that cannot all hold (a non-zero
+// exit, the reason, no result file) and on hard clauses the evidence
+// falsifies (the warning, on stderr and in the summary line).
 func TestMarginalInfeasible(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, src string) string {
@@ -48,5 +48,15 @@ func TestMarginalInfeasible(t *testing.T) {
 		if !strings.Contains(stdout, "1 hard clauses falsified by the evidence") {
 			t.Errorf("%v: the summary line does not say it: %q", mode, stdout)
 		}
+	}
+	// Lazy MC-SAT grounds no whole network to check, but warns all the same.
+	code, stdout, stderr := marple(t, "infer", "-ms", "-lazy", "-i", falsified, "-e", falsifiedDB, "-r", filepath.Join(dir, "lazy.result"), "-q", "P0,Q0")
+	if code != 0 || !strings.Contains(stderr, "warning: every world violates 1 hard clauses (1 falsified by the evidence alone)") ||
+		!strings.Contains(stdout, "1 hard clauses falsified by the evidence") {
+		t.Errorf("-ms -lazy with a hard clause the evidence falsifies: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, _, stderr = marple(t, "infer", "-ms", "-lazy", "-i", unsat, "-e", unsatDB, "-r", filepath.Join(dir, "lazy-unsat.result"), "-q", "P0,Q0")
+	if code == 0 || !strings.Contains(stderr, "could not satisfy the hard clauses") {
+		t.Errorf("-ms -lazy on unsatisfiable hard clauses: exit %d, stderr %q", code, stderr)
 	}
 }
