@@ -6,7 +6,8 @@
 // A destination that is a symbolic link is resolved: its target is
 // replaced, the link stays. A destination that exists and is not a
 // regular file (a FIFO, a device such as /dev/null or /dev/stdout) cannot
-// be replaced: it is written directly.
+// be replaced: it is written directly. The path "-" names standard
+// output, written directly too.
 //
 // The marple command writes its results, models and checkpoints with
 // Write; a program using Marple as a library can do the same. A program
@@ -82,6 +83,16 @@ func resolve(path string) (string, error) {
 // are synced before the rename, so that a crash leaves the old or the new
 // content, never an empty file.
 func Write(path string, fn func(w io.Writer) error) (err error) {
+	if path == "-" {
+		return writeTo(path, os.Stdout, fn)
+	}
+	// A path that names a FIFO or a device through a link that resolve
+	// cannot follow as a path (/dev/stdout on a pipe is /proc/self/fd/1,
+	// whose target reads "pipe:[N]") is written directly: os.Stat follows
+	// such links as the kernel does.
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
+		return writeDirect(path, path, fn)
+	}
 	target, err := resolve(path)
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
@@ -159,15 +170,20 @@ func writeDirect(path, target string, fn func(w io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
+	err = writeTo(path, f, fn)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("cannot write %s: %w", path, cerr)
+	}
+	return err
+}
+
+// writeTo writes fn's content to f, buffered.
+func writeTo(path string, f *os.File, fn func(w io.Writer) error) error {
 	bw := bufio.NewWriterSize(f, 1<<16)
-	err = fn(bw)
-	if err == nil {
-		err = bw.Flush()
+	if err := fn(bw); err != nil {
+		return err
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return nil

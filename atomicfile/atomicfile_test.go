@@ -2,9 +2,11 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -167,5 +169,62 @@ func TestRemoveTemps(t *testing.T) {
 func TestWriteDirectory(t *testing.T) {
 	if err := Write(t.TempDir(), writeString("x")); err == nil {
 		t.Fatal("writing over a directory succeeded")
+	}
+}
+
+// TestWritePipeLink writes to /proc/self/fd/N of a pipe, which is what
+// /dev/stdout is when standard output is a pipe: the link's target reads
+// "pipe:[N]", not a path, and the file is written directly.
+func TestWritePipeLink(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p := fmt.Sprintf("/proc/self/fd/%d", w.Fd())
+	if _, err := os.Stat(p); err != nil {
+		w.Close()
+		t.Skip("no /proc/self/fd:", err)
+	}
+	done := make(chan []byte)
+	go func() { b, _ := io.ReadAll(r); done <- b }()
+	err = Write(p, writeString("through the pipe\n"))
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(<-done); got != "through the pipe\n" {
+		t.Fatalf("read %q", got)
+	}
+	entries, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Fatalf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+// TestWriteDash writes "-" to standard output.
+func TestWriteDash(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan []byte)
+	go func() { b, _ := io.ReadAll(r); done <- b }()
+	err = Write("-", writeString("to stdout\n"))
+	os.Stdout = old
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(<-done); got != "to stdout\n" {
+		t.Fatalf("read %q", got)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Fatal(`a file named "-" was created`)
 	}
 }

@@ -75,11 +75,14 @@ func AtLeast(name string, v, min int) error {
 // Output returns an error naming flag name unless path can be written:
 // its directory exists and takes new files (outputs are written to a
 // temporary file there, then renamed), and path is not a directory. A
-// device or FIFO (/dev/null) is written directly and passes. An empty path
-// passes.
+// device or FIFO (/dev/null) is written directly and passes, and so do "-"
+// (standard output) and an empty path.
 func Output(name, path string) error {
-	if path == "" {
+	if path == "" || path == "-" {
 		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
+		return nil // /dev/stdout on a pipe: a link EvalSymlinks cannot follow
 	}
 	if r, err := filepath.EvalSymlinks(path); err == nil {
 		path = r

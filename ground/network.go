@@ -554,3 +554,12 @@ func (n *Network) clauseBytes() int64 {
 	}
 	return b
 }
+
+// AtomName returns atom a's name, Alchemy's way ("Friends(Anna,Bob)"), or
+// "#a" for a network built by hand.
+func (n *Network) AtomName(a int32) string {
+	if n.Model == nil || int(a) >= len(n.AtomPred) {
+		return fmt.Sprintf("#%d", a)
+	}
+	return n.Model.AtomString(n.AtomPred[a], n.AtomArgs[a])
+}

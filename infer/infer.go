@@ -1,12 +1,25 @@
 // Package infer holds what the inference engines share: the MAP and
 // Marginal interfaces every engine implements, the result of a MAP (most
 // probable explanation) computation and the options every engine accepts
-// on each call. The engines live in subpackages, one per engine: mws
-// (MaxWalkSAT), exact (exact MPE), lp (LP relaxation with ROUNDUP), cpi
-// (cutting-plane inference around any MAP engine), mcsat (MC-SAT and
-// Gibbs marginals) and lazy (lazy MaxWalkSAT and MC-SAT, grounding on
-// demand from the first-order model). Package infer/engines builds them by
-// name from one set of settings.
+// on each call. The engines live in subpackages, one per engine:
+//
+//   - exact: the default MAP portfolio (exact MPE, proved optimal when it
+//     can be);
+//   - lp: the LP relaxation with ROUNDUP;
+//   - mws: MaxWalkSAT;
+//   - cpi: cutting-plane inference around any MAP engine;
+//   - mcsat: MC-SAT and Gibbs marginals, parallel chains with R-hat;
+//   - bp: belief propagation (ground, lifted, expanding frontier);
+//   - lazy: lazy MaxWalkSAT and MC-SAT, grounding on demand from the
+//     first-order model;
+//   - decision: the actions of maximum expected utility in a decision
+//     network;
+//   - hybrid: hybrid MaxWalkSAT, hybrid MC-SAT and learning for models
+//     with numeric terms over real-valued atoms.
+//
+// Package infer/engines builds the engines of ground networks by name
+// (engines.NewMAP, engines.NewMarginal) from one set of settings; that is
+// the call a program makes after ground.Ground.
 package infer
 
 import (

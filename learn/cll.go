@@ -219,6 +219,9 @@ type DiscriminativeSettings struct {
 	ScaleJointPrior bool
 	// Progress, when set, is called after every sampling round.
 	Progress func(DiscriminativeProgress)
+	// OnStart, when set, is called with the independent start once it is
+	// computed, before the first sampling round.
+	OnStart func(*IndependentStart)
 }
 
 // DiscriminativeProgress reports a sampling round of Discriminative.
@@ -1034,6 +1037,9 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		pb.tune = s.TunePrior && !s.NoPrior
 		if st.Start, err = pb.independentStart(ctx, w); err != nil {
 			return nil, err
+		}
+		if s.OnStart != nil {
+			s.OnStart(st.Start)
 		}
 		pb.startWorlds(s.Seed)
 	}

@@ -7,6 +7,16 @@
 // grounding, both computed by package score; Discriminative: conditional
 // log-likelihood with MC-SAT and scaled conjugate gradient).
 //
+// # The call path
+//
+// A program learns weights in three calls: mln.Load (or LoadModel and
+// LoadDatabase) reads the model and its training databases; NewExamples
+// turns them into an ExampleSource; one learner fills model.Weights:
+// Discriminative (marple learn -d), Generative (-g), GenerativeCounts (-g
+// counted by joins), Online with a Method (the default of marple learn,
+// CDA) or Batch. mln.WriteModel then writes the model with its weights,
+// for marple infer or for inference in the same program on other evidence.
+//
 // # Training examples
 //
 // NewExamples turns a model and its training databases into an

@@ -10,6 +10,7 @@ import (
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -34,20 +35,43 @@ type VPSettings struct {
 	NoPerWeight bool
 	// MaxIter is the number of iterations (0 means DefaultVPMaxIter).
 	MaxIter int
+	// Average writes the average of the weights after each iteration
+	// also with expected counts (with MAPCounts it is always written);
+	// by default, with expected counts, the last weights are.
+	Average bool
 	// PriorStdDev is σ of the Gaussian prior on the weights, whose
 	// gradient −w/σ² is added to every update (0 means
 	// DefaultCLLPriorStdDev); NoPrior drops it.
 	PriorStdDev float64
 	NoPrior     bool
-	// Solver computes the MAP states (nil: engines.Default()).
+	// MAPCounts takes the counts of the MAP state (found by Solver) for
+	// the expected counts, the perceptron of Collins (2002) and of
+	// Alchemy's learnwts -dVP -infer -m. By default the expected counts
+	// are MC-SAT's, as in Alchemy's learnwts -dVP.
+	MAPCounts bool
+	// Samples is the number of MC-SAT steps per example and iteration of
+	// the expected counts (0 means CLLSamples(model)); each example's
+	// chain persists across iterations, as in Discriminative.
+	Samples int
+	// Sampler, when set, replaces the MC-SAT chains of the expected
+	// counts (for example by exact enumeration on tiny networks).
+	Sampler SamplerFactory
+	// Solver computes the MAP states of MAPCounts (nil: engines.Default()).
 	Solver infer.MAP
-	// Seed is passed to the solver (example i gets Seed+i).
+	// Seed seeds the MC-SAT chains, or the solver with MAPCounts (example
+	// i gets Seed+i).
 	Seed int64
 	// Workers is the number of examples solved concurrently (0 means
 	// GOMAXPROCS); examples must then not share a network.
 	Workers int
-	// KeepInitial starts from the model's weights instead of 0.
+	// KeepInitial starts from the model's weights.
 	KeepInitial bool
+	// ZeroStart starts from w = 0 (Alchemy's learnwts -dVP). Without it or
+	// KeepInitial, learning starts from Discriminative's independent start
+	// (see DiscriminativeSettings.ZeroStart): the exact optimum of the
+	// conditional log-likelihood with every formula that links query
+	// atoms held at 0, the MC-SAT chains from worlds drawn from it.
+	ZeroStart bool
 	// Progress, when set, is called after every iteration.
 	Progress func(VPProgress)
 }
@@ -55,7 +79,8 @@ type VPSettings struct {
 // VPProgress reports an iteration of VotedPerceptron.
 type VPProgress struct {
 	Iter int
-	// Diff is the largest |n_i(truth) − n_i(MAP)| summed over examples.
+	// Diff is the largest |Σ_e n_i(truth) − E[n_i]| over the weights (the
+	// MAP state's counts with MAPCounts).
 	Diff    float64
 	Elapsed time.Duration
 }
@@ -64,9 +89,15 @@ type VPProgress struct {
 type VPStats struct {
 	Iterations       int
 	Examples, Params int
+	// Samples is the number of MC-SAT steps per example and iteration (0
+	// with MAPCounts or a custom Sampler).
+	Samples int
 	// Diff is the largest count difference of the last iteration.
 	Diff    float64
 	Elapsed time.Duration
+	// Start describes the independent start (nil with ZeroStart or
+	// KeepInitial).
+	Start *IndependentStart
 }
 
 // mapSampler draws a single world, the MAP state of its network under the
@@ -99,20 +130,30 @@ func MAPSamplers(solver infer.MAP, seed int64) SamplerFactory {
 
 // VotedPerceptron learns the weights of model with the voted perceptron of
 // Collins (2002) as adapted to Markov logic by Singla & Domingos (2005;
-// Alchemy's `learnwts -d -dVP`): each iteration computes, for every
-// example, the MAP state ŷ of its query atoms given the evidence under the
-// current weights w (with s.Solver), and updates
+// Alchemy's `learnwts -d -dVP`): each iteration estimates, for every
+// example, the expected counts E_w[n_i(x_e, Y)] of its query atoms given
+// the evidence under the current weights w, and updates
 //
-//	Δw_i = η_i·(Σ_e n_i(x_e, y_e) − n_i(x_e, ŷ_e) − w_i/σ²) + Momentum·Δw_i(prev)
+//	Δw_i = η_i·(Σ_e n_i(x_e, y_e) − E_w[n_i(x_e, Y)] − w_i/σ²) + Momentum·Δw_i(prev)
 //
 // where η_i is η, divided by weight i's count in the training worlds
-// unless NoPerWeight. The weights written into model.Weights are the
-// average of the weights after each iteration (the "voted" part). As in
-// Discriminative, every atom of an example's network is a query atom, the
-// hard clauses constrain the MAP states, and the examples are ground once.
+// unless NoPerWeight. Without momentum this is a step of gradient ascent
+// on the conditional log-likelihood with the prior. The expected counts
+// are the means over s.Samples steps of a persistent MC-SAT chain per
+// example (Alchemy's default); with MAPCounts they are the counts of the
+// MAP state found by s.Solver (Collins' perceptron). With MAPCounts (or
+// Average) the weights written into model.Weights are the average of the
+// weights after each iteration (the "voted" part), which damps the
+// oscillation of MAP states; with expected counts they are the weights
+// after the last iteration, as Alchemy's learnwts writes them (it averages
+// only with MaxWalkSAT's MAP states): the steps are then those of
+// gradient ascent, and an average would lag behind them. As in Discriminative, every atom of an example's
+// network is a query atom, the hard clauses constrain the samples and the
+// MAP states, learning starts from w = 0 (from the model's weights with
+// KeepInitial), and the examples are ground once.
 //
-// If ctx is cancelled, the average so far is written and ctx's error
-// returned with the stats.
+// If ctx is cancelled, the weights so far (or their average) are written
+// and ctx's error returned with the stats.
 func VotedPerceptron(ctx context.Context, model *mln.Model, examples ExampleSource, s VPSettings) (*VPStats, error) {
 	start := time.Now()
 	if model == nil || examples == nil {
@@ -120,7 +161,7 @@ func VotedPerceptron(ctx context.Context, model *mln.Model, examples ExampleSour
 	}
 	eta, sigma, maxIter := s.LearningRate, s.PriorStdDev, s.MaxIter
 	bad := func(x float64) bool { return x < 0 || math.IsNaN(x) || math.IsInf(x, 0) }
-	if bad(eta) || bad(sigma) || bad(s.Momentum) || maxIter < 0 || s.Workers < 0 {
+	if bad(eta) || bad(sigma) || bad(s.Momentum) || maxIter < 0 || s.Workers < 0 || s.Samples < 0 {
 		return nil, fmt.Errorf("learn: VotedPerceptron: bad settings %+v", s)
 	}
 	if eta == 0 {
@@ -140,15 +181,36 @@ func VotedPerceptron(ctx context.Context, model *mln.Model, examples ExampleSour
 	if !s.NoPrior {
 		prec = 1 / (sigma * sigma)
 	}
-	pb, err := newCLLProblem(ctx, model, examples, MAPSamplers(s.Solver, s.Seed), workers, prec)
+	st := &VPStats{}
+	factory := s.Sampler
+	switch {
+	case factory != nil:
+	case s.MAPCounts:
+		factory = MAPSamplers(s.Solver, s.Seed)
+	default:
+		st.Samples = s.Samples
+		if st.Samples == 0 {
+			st.Samples = CLLSamples(model)
+		}
+		o := mcsat.Options{}
+		o.Seed = s.Seed
+		factory = MCSATSamplers(st.Samples, o)
+	}
+	pb, err := newCLLProblem(ctx, model, examples, factory, workers, prec)
 	if err != nil {
 		return nil, err
 	}
 	np := pb.np
-	st := &VPStats{Examples: len(pb.exs), Params: np}
+	st.Examples, st.Params = len(pb.exs), np
 	w, sum := make([]float64, np), make([]float64, np)
-	if s.KeepInitial {
+	switch {
+	case s.KeepInitial:
 		copy(w, model.Weights)
+	case !s.ZeroStart && np > 0:
+		if st.Start, err = pb.independentStart(ctx, w); err != nil {
+			return nil, err
+		}
+		pb.startWorlds(s.Seed)
 	}
 	rate := make([]float64, np)
 	for p := range rate {
@@ -165,8 +227,9 @@ func VotedPerceptron(ctx context.Context, model *mln.Model, examples ExampleSour
 			rate[p] = eta / max(1, cnt[p])
 		}
 	}
+	average := s.MAPCounts || s.Average
 	finish := func() {
-		if st.Iterations > 0 {
+		if average && st.Iterations > 0 {
 			for p := range w {
 				model.Weights[p] = sum[p] / float64(st.Iterations)
 			}
@@ -181,8 +244,8 @@ func VotedPerceptron(ctx context.Context, model *mln.Model, examples ExampleSour
 			finish()
 			return st, err
 		}
-		// g is the gradient of −CLL + prior with the MAP state's counts
-		// for the expectation: n(MAP) − n(truth) + w/σ².
+		// g is the gradient of −CLL + prior, E[n] − n(truth) + w/σ², with
+		// the sampled (or MAP) counts for the expectation.
 		pb.gradient(w, g, nil)
 		st.Diff = 0
 		for p := range w {

@@ -49,6 +49,9 @@ func (m *Model) declare(f *syntax.File, errs *syntax.ErrorList) {
 			m.declare(d.File, errs)
 		case *syntax.TypeDecl:
 			t := m.AddType(d.Name.Name, d.Name.NamePos)
+			if (d.IsRange || len(d.Consts) > 0) && t.Listed.Line == 0 {
+				t.Listed = d.Name.NamePos
+			}
 			if d.IsRange {
 				for i := d.Lo; i <= d.Hi; i++ {
 					m.AddToType(t.ID, strconv.Itoa(i))

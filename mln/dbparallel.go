@@ -139,6 +139,13 @@ func (db *Database) readParallel(name string, src []byte, errs syntax.ErrorList,
 				g[u.c] = c
 			}
 			t := m.Types[u.t]
+			if isNew && t.Listed.Line > 0 {
+				warned++
+				if warned <= maxWarnings {
+					pos := syntax.Pos{File: name, Line: int(offset[k] + u.line), Col: int(u.col)}
+					db.Warnings.Add(pos, "constant %s is not among the constants the model lists for %s at %s: added to %s", p.names[u.c], t.Name, t.Listed, t.Name)
+				}
+			}
 			if !isNew && !t.Has(c) {
 				if dt := m.declaredType(c); dt != nil {
 					warned++
@@ -158,7 +165,7 @@ func (db *Database) readParallel(name string, src []byte, errs syntax.ErrorList,
 		}
 	}
 	if warned > maxWarnings {
-		db.Warnings.Add(syntax.Pos{File: name}, "and %d more constants used with another type than the model declares", warned-maxWarnings)
+		db.Warnings.Add(syntax.Pos{File: name}, "and %d more constants added to a type the model does not declare them in", warned-maxWarnings)
 	}
 
 	// The atoms, predicate by predicate.

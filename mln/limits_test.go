@@ -139,8 +139,19 @@ func TestWrongTypeWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(db.Warnings) != 1 || !strings.HasPrefix(db.Warnings[0].Error(), "e.db:2:12: constant Ann, declared in the model as a person, is used as a color") {
+	// Bob is new to person, whose constants the model lists: a warning
+	// too.
+	if len(db.Warnings) != 2 || !strings.HasPrefix(db.Warnings[0].Error(), "e.db:2:7: constant Bob is not among the constants the model lists for person at m.mln:1:1") ||
+		!strings.HasPrefix(db.Warnings[1].Error(), "e.db:2:12: constant Ann, declared in the model as a person, is used as a color") {
 		t.Fatalf("warnings: %v", db.Warnings)
+	}
+	// A type the model does not list takes new constants silently.
+	m, err = ParseModel("m.mln", "Likes(person, color)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db, err = ParseDatabase(m, "e.db", "Likes(Ann, Red)\n"); err != nil || len(db.Warnings) != 0 {
+		t.Fatalf("unlisted types: %v, warnings %v", err, db.Warnings)
 	}
 }
 

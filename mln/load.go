@@ -257,6 +257,12 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 			c, ok := m.constIndex[string(b)]
 			if !ok {
 				c = m.AddConst(string(b))
+				if t.Listed.Line > 0 {
+					warned++
+					if warned <= maxWarnings {
+						db.Warnings.Add(a.ArgPos(i), "constant %s is not among the constants the model lists for %s at %s: added to %s", b, t.Name, t.Listed, t.Name)
+					}
+				}
 			} else if !t.Has(c) {
 				if u := m.declaredType(c); u != nil {
 					warned++
@@ -279,7 +285,7 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 		}
 	})
 	if warned > maxWarnings {
-		db.Warnings.Add(syntax.Pos{File: name}, "and %d more constants used with another type than the model declares", warned-maxWarnings)
+		db.Warnings.Add(syntax.Pos{File: name}, "and %d more constants added to a type the model does not declare them in", warned-maxWarnings)
 	}
 	if err != nil {
 		errs = appendErr(errs, err)

@@ -10,6 +10,9 @@
 package mln
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/marple-mln/marple/syntax"
 )
 
@@ -34,6 +37,10 @@ type Type struct {
 	// model files (declarations and constants in formulas): Consts[:Declared].
 	// The rest come from evidence; printers write only the declared ones.
 	Declared int
+	// Listed is where the model lists the type's constants (person = {Anna,
+	// Bob} or a range); zero when no declaration does. Evidence that adds
+	// a constant to a listed type is accepted with a warning.
+	Listed syntax.Pos
 }
 
 // Size returns the number of constants in the type's domain.
@@ -399,4 +406,49 @@ func BindArgs(terms []Term, args, bind []ConstID, set []int) (n int, ok bool) {
 		}
 	}
 	return n, true
+}
+
+// WithoutEvidence returns a copy of m whose domains hold only the
+// constants the model itself names: those of its declarations and
+// formulas, and those of the bindings of its "+" parameters (the
+// per-constant weights a learner found). It is the model as WriteModel
+// writes it and LoadModel reads it back, without the round trip: learn on
+// training databases, then call WithoutEvidence and LoadDatabase with the
+// test evidence, and the test domains do not include the training
+// constants. The copy shares nothing that grounding or loading changes;
+// m is left as it is.
+func (m *Model) WithoutEvidence() *Model {
+	c := *m
+	c.constNames = slices.Clone(m.constNames)
+	c.constIndex = maps.Clone(m.constIndex)
+	c.typeIndex = maps.Clone(m.typeIndex)
+	c.Weights = slices.Clone(m.Weights)
+	c.ParamFormula = slices.Clone(m.ParamFormula)
+	c.ParamBinding = slices.Clone(m.ParamBinding)
+	c.Formulas = make([]*Formula, len(m.Formulas))
+	for i, f := range m.Formulas {
+		g := *f
+		g.Params = maps.Clone(f.Params)
+		c.Formulas[i] = &g
+	}
+	// The constants of the parameters' bindings, each kept in the types
+	// whose domain held it.
+	bound := map[ConstID]bool{}
+	for _, b := range m.ParamBinding {
+		for _, k := range b {
+			bound[k] = true
+		}
+	}
+	c.Types = make([]*Type, len(m.Types))
+	for i, t := range m.Types {
+		u := &Type{ID: t.ID, Name: t.Name, Pos: t.Pos, Listed: t.Listed}
+		for j, k := range t.Consts {
+			if j < t.Declared || bound[k] {
+				u.add(k)
+			}
+		}
+		u.Declared = len(u.Consts)
+		c.Types[i] = u
+	}
+	return &c
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/marple-mln/marple/internal/suggest"
 )
 
 // Load reads the model files and the evidence files (none is fine) and
@@ -27,6 +29,26 @@ func Load(ctx context.Context, modelFiles, evidenceFiles []string) (*Model, *Dat
 		return nil, nil, err
 	}
 	return m, db, nil
+}
+
+// LoadEvidence reads other evidence for a model already loaded (and
+// perhaps learned) on some: the test databases after the training ones.
+// The database's model (db.Model) is m.WithoutEvidence() with the new
+// evidence's constants, compiled; m itself is left as it is. This is what
+// writing the learned model with WriteModel and loading it again with the
+// new evidence would give, without the round trip: the new domains hold
+// the model's own constants and the new evidence's, none of the training
+// constants.
+func LoadEvidence(ctx context.Context, m *Model, evidenceFiles ...string) (*Database, error) {
+	t := m.WithoutEvidence()
+	db, err := LoadDatabase(t, evidenceFiles...)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.CompileContext(ctx); err != nil {
+		return nil, err
+	}
+	return db, nil
 }
 
 // LoadMultiple is Load with one database per evidence file instead of one
@@ -73,10 +95,21 @@ func (m *Model) PredIDs(names ...string) ([]PredID, error) {
 			}
 			p, ok := m.Pred(name)
 			if !ok {
-				return nil, fmt.Errorf("unknown predicate %q", name)
+				return nil, fmt.Errorf("unknown predicate %q%s", name, m.PredHint(name))
 			}
 			ids = append(ids, p.ID)
 		}
 	}
 	return ids, nil
+}
+
+// PredHint returns " (did you mean P?)" for the declared predicate P whose
+// name is closest to name, or "" when none is close: for error messages
+// about an unknown predicate.
+func (m *Model) PredHint(name string) string {
+	names := make([]string, len(m.Preds))
+	for i, p := range m.Preds {
+		names[i] = p.Name
+	}
+	return suggest.Hint(name, names)
 }

@@ -22,4 +22,10 @@
 // (score.PLLData: Δ counts by joins, never ground clauses) and runs a
 // search. Settings.InitialBeam and Settings.InitialClauses seed a search
 // with given clauses (deep transfer's seed beam and transferred clauses).
+//
+// LearnValidated is what marple learnstruct runs on several training
+// databases: it chooses the search's settings (repeated predicates, the
+// cap on learned joins' weights, weights per constant) by holding each
+// database out in turn, then runs LearnBatch on all of them with the
+// choice, and reports the choice and its held-out scores (Choice).
 package structure

@@ -145,6 +145,8 @@ func TestAlchemyTranslate(t *testing.T) {
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -addUnitClauses=true"},
 		{alLearnwts, "-g -i a.mln -o b.mln -t c.db -gMaxIter 5 -dNumIter 7 -noAddUnitClauses", "-i=a.mln -o=b.mln -t=c.db -g=true -maxIter=5"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dMaxMin 1 -dMaxSec 30 -infer \"-ms -maxSteps 20\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -numSamples=20 -d=true -learnTimeLimit=1m30s -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dVP -infer \"-m\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -method=vp -dMAPCounts=true -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -infer \"-a\"", "error: learnwts -m and -a apply to -dVP only"},
 		{alLearnwts, "-i a.mln,b.mln -o b.mln -t c.db,d.db -multipleDatabases", "error: -i: with -multipleDatabases"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -priorMean 1", "error: -priorMean is not supported"},
 		{alLearnstruct, "-i a.mln -o b.mln -t c.db -beamSize 3 -noSampleClauses -delta 0.05 -priorMean 0", "-i=a.mln -o=b.mln -t=c.db -beamSize=3"},
@@ -211,6 +213,15 @@ func TestAlchemyQueryAtoms(t *testing.T) {
 		err := x.setup(&wf, &samples, false, false)
 		if err == nil {
 			err = x.resolve(m, nil, &wf)
+		}
+		// An unknown predicate, a wrong number of arguments or an unknown
+		// constant is bad input for the model (exit 1, as docs/commands.md
+		// says); a malformed item is a usage error.
+		if bad == "Nope" || bad == "Friends(Anna)" || bad == "Friends(Zed,x)" {
+			if err == nil || isUsage(err) {
+				t.Errorf("-q %s: error %v, want an unknown-predicate error", bad, err)
+			}
+			continue
 		}
 		if err == nil || !isUsage(err) {
 			t.Errorf("-q %s: error %v, want a usage error", bad, err)
@@ -465,5 +476,21 @@ func TestLearnAddUnitClauses(t *testing.T) {
 	}
 	if want := map[string]int{"Friends": 1, "Smokes": 1, "Cancer": 1}; !maps.Equal(units, want) {
 		t.Errorf("unit clauses per predicate %v, want %v", units, want)
+	}
+}
+
+// TestAlchemyLiftedAlone: as in Alchemy, -lifted without -bp or -efbp does
+// not choose BP: MC-SAT runs (Alchemy's default) and -lifted is ignored,
+// with a warning; with -bp it lifts.
+func TestAlchemyLiftedAlone(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"alchemy", "infer", "-i", smokers + "smoking-weighted.mln", "-e", smokers + "smoking-test.db", "-r", out, "-q", "Smokes", "-lifted"}
+	code, stdout, stderr := marple(t, args...)
+	if code != 0 || !strings.Contains(stdout, "chains") || !strings.Contains(stderr, "-lifted applies to -bp and -efbp") {
+		t.Errorf("-lifted alone: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = marple(t, append(args, "-bp")...)
+	if code != 0 || !strings.Contains(stdout, "lifted") || strings.Contains(stderr, "-lifted applies") {
+		t.Errorf("-lifted -bp: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

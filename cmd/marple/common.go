@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/marple-mln/marple/ground"
@@ -75,7 +76,7 @@ func preds(m *mln.Model, list, flagName string) ([]mln.PredID, error) {
 	for _, name := range splitList(list) {
 		p, ok := m.Pred(name)
 		if !ok {
-			return nil, fmt.Errorf("-%s: unknown predicate %q", flagName, name)
+			return nil, fmt.Errorf("-%s: unknown predicate %q%s", flagName, name, m.PredHint(name))
 		}
 		out = append(out, p.ID)
 	}
@@ -107,6 +108,26 @@ func (w *worldFlags) groundOptions(m *mln.Model, prog io.Writer) (ground.Options
 	}, nil
 }
 
+// swapHint adds to a load error a hint when the model and evidence files
+// look swapped: a .db file given as the model or a .mln file as evidence.
+func swapHint(err error, modelFiles, evidenceFiles []string) error {
+	var odd []string
+	for _, f := range modelFiles {
+		if strings.HasSuffix(f, ".db") {
+			odd = append(odd, "-i "+f)
+		}
+	}
+	for _, f := range evidenceFiles {
+		if strings.HasSuffix(f, ".mln") {
+			odd = append(odd, "-e "+f)
+		}
+	}
+	if len(odd) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w\n(%s: swapped? models (.mln) go to -i, evidence (.db) to -e)", err, strings.Join(odd, " and "))
+}
+
 // loadProblem reads the model and evidence files and compiles the model.
 func loadProblem(ctx context.Context, p *progress, modelFiles, evidenceFiles []string) (*mln.Model, *mln.Database, error) {
 	if len(modelFiles) == 0 {
@@ -115,11 +136,11 @@ func loadProblem(ctx context.Context, p *progress, modelFiles, evidenceFiles []s
 	done := p.stage("parse")
 	m, err := mln.LoadModel(modelFiles...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, swapHint(err, modelFiles, evidenceFiles)
 	}
 	db, err := mln.LoadDatabase(m, evidenceFiles...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, swapHint(err, modelFiles, evidenceFiles)
 	}
 	printWarnings(p.w, db)
 	if err := m.CompileContext(ctx); err != nil {

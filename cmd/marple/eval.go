@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/marple-mln/marple/eval"
 )
@@ -13,7 +14,15 @@ precision, recall, F1 and Hamming loss; for marginal results ("atom
 probability" lines) also CLL and AUC-PR. The truth's query predicates are
 closed world: unlisted atoms are false. With -tokens (CiteSeer), only
 InField(bib,field,position) atoms whose position carries a Token in the -e
-evidence are scored, as in the segmentation papers.`
+evidence are scored, as in the segmentation papers.
+
+Columns: atoms scored; TP, FP, FN, TN (true and false positives and
+negatives at -threshold); prec, recall, F1; Hamming (FP+FN) and Ham/N
+(Hamming over the atoms scored; "-" when the prediction does not list
+every query atom, as a MAP result lists only the true ones, so N is
+unknown); for marginals CLL (mean log-probability of the true value),
+AUC-PR (area under the precision-recall curve, Davis & Goadrich) and AP
+(average precision, tied atoms forming one step).`
 
 func runEval(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "eval", evalSynopsis)
@@ -49,6 +58,11 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	for _, q := range splitList(*query) {
 		if pred.Count(q) == 0 && gold.Count(q) == 0 {
 			return usagef("-q: unknown predicate %q: no atom of it in the prediction (-r) or the truth (-t)", q)
+		}
+		// A marginal result lists every query atom: one that lists none of
+		// q's would score its true atoms alone (AUC-PR 1).
+		if pred.Probabilistic() && pred.Count(q) == 0 {
+			return fmt.Errorf("-q: the prediction (-r) has no atom of %s: a marginal result lists every query atom (was %s a query of the inference?)", q, q)
 		}
 	}
 	opt := eval.Options{Query: splitList(*query), Threshold: *threshold}

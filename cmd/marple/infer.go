@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/marple-mln/marple/atomicfile"
@@ -70,6 +72,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if err := firstErr(wf.check(), ef.check(), checkOutput("r", *out), mf.check()); err != nil {
 		return err
 	}
+	e.resultsToStdout(*out)
 	if *hybridInf {
 		if *lazyInf || *countsOut || df.on {
 			return usagef("-hybrid excludes -lazy, -counts and -decision")
@@ -132,6 +135,16 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	} else if *gibbsInf {
 		engineName = "gibbs"
 	}
+	if !df.on {
+		mode := inferMAP
+		switch {
+		case *mcsatInf || *gibbsInf:
+			mode = inferSample
+		case ax.bp:
+			mode = inferBP
+		}
+		warnIgnored(e.stderr, fs, mode, *ef.solver, *lazyInf)
+	}
 
 	start := time.Now()
 	p := newProgress(e.stderr, *verbose)
@@ -183,7 +196,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	}
 	ax.markQuery(isQuery)
 	if ax.outputNetwork {
-		return atomicfile.Write(*out, func(w io.Writer) error { return writeNetwork(w, m, net) })
+		return atomicfile.Write(*out, func(w io.Writer) error { return net.WriteFactorGraph(w) })
 	}
 	hardNote := "" // what the summary line says of the hard clauses
 	if *mcsatInf || *gibbsInf || ax.bp {
@@ -231,12 +244,15 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if *mcsatInf || *gibbsInf || ax.bp {
 		done := p.stage("sample")
 		// Independent components are sampled apart, in parallel.
-		probs, how, err := ax.marginals(ctx, net, engineName, ef.settings(wf.workers, nil), *seed)
+		s := ef.settings(wf.workers, nil)
+		s.Warn = prefixed{e.stderr, "marple: "} // lifted-bp running ground BP
+		probs, how, st, err := ax.marginals(ctx, net, engineName, s, *seed)
 		if err != nil {
 			return err
 		}
 		how += hardNote
 		done("%s", how)
+		warnBP(e.stderr, m, net, st, ax.convThresh, ax.lifted)
 		defer func() {
 			if err == nil {
 				fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %s, %.2fs\n", net.NumAtoms(), net.NumClauses(), how, time.Since(start).Seconds())
@@ -360,29 +376,43 @@ func hammingBias(net *ground.Network, truth *mln.Database, isQuery []bool) []flo
 	return bias
 }
 
-// writeMAP writes the true query atoms: those the evidence makes true, then
-// those true in the MAP assignment y.
-func writeMAP(w io.Writer, m *mln.Model, db *mln.Database, net *ground.Network, y []bool, isQuery []bool) error {
-	for p := range m.Preds {
-		if !isQuery[p] {
-			continue
+// The kinds of inference whose flags warnIgnored tells apart.
+const (
+	inferMAP = iota
+	inferSample
+	inferBP
+)
+
+// warnIgnored warns about each flag given on the command line that the
+// kind of inference chosen does not use (-numSamples with MAP, -tries with
+// the exact solver), telling which inference it belongs to. A flag's
+// usage text names the engines it applies to ("MC-SAT/Gibbs:", "BP:",
+// "MaxWalkSAT:", "exact:").
+func warnIgnored(stderr io.Writer, fs *flag.FlagSet, mode int, solver string, lazy bool) {
+	fs.Visit(func(f *flag.Flag) {
+		var ok bool
+		var where string
+		u := f.Usage
+		switch {
+		case f.Name == "maxSteps":
+			ok, where = mode != inferMAP, "-ms, -p and -bp"
+		case strings.HasPrefix(u, "MC-SAT/Gibbs:"):
+			ok, where = mode == inferSample, "-ms and -p (MC-SAT, Gibbs)"
+		case strings.HasPrefix(u, "MC-SAT:"):
+			ok, where = mode == inferSample, "-ms (MC-SAT)"
+		case strings.HasPrefix(u, "BP:"):
+			ok, where = mode == inferBP, "-bp"
+		case strings.HasPrefix(u, "MaxWalkSAT:"):
+			ok, where = mode == inferMAP && (solver == "mws" || lazy), "MAP inference with -solver mws or -lazy"
+		case strings.HasPrefix(u, "exact:"):
+			ok, where = mode == inferMAP && solver == "exact" && !lazy, "MAP inference with -solver exact"
+		case strings.HasPrefix(u, "exact, lp, mws:"), f.Name == "solver", f.Name == "cpi":
+			ok, where = mode == inferMAP, "MAP inference (-m, -a)"
+		default:
+			return
 		}
-		var err error
-		db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
-			if v == mln.True && err == nil {
-				_, err = fmt.Fprintln(w, atomString(m, mln.PredID(p), args))
-			}
-		})
-		if err != nil {
-			return err
+		if !ok {
+			fmt.Fprintf(stderr, "marple infer: warning: -%s applies to %s only; ignored here\n", f.Name, where)
 		}
-	}
-	for a := 0; a < net.NumAtoms(); a++ {
-		if y[a] && isQuery[net.AtomPred[a]] {
-			if _, err := fmt.Fprintln(w, atomString(m, net.AtomPred[a], net.AtomArgs[a])); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	})
 }

@@ -56,7 +56,7 @@ func runInferHybrid(ctx context.Context, e *env, r hybridRun) error {
 		return usagef("-ow: %v", err)
 	}
 	done := p.stage("ground")
-	prob, err := hybrid.Ground(m, db, hybrid.Options{Query: append(slices.Clone(query), open...)})
+	prob, err := hybrid.Ground(ctx, m, db, hybrid.Options{Query: append(slices.Clone(query), open...)})
 	if err != nil {
 		return err
 	}
@@ -74,11 +74,12 @@ func runInferHybrid(ctx context.Context, e *env, r hybridRun) error {
 	seed := r.seed
 	if !r.marginal {
 		done := p.stage("hybrid MaxWalkSAT")
-		s, w, err := prob.MAP(ctx, hybrid.MAPOptions{Seed: seed})
+		s, _, err := prob.MAP(ctx, hybrid.MAPOptions{Seed: seed})
 		if err != nil && !errors.Is(err, hybrid.ErrHard) {
 			return err
 		}
-		done("log-weight %.6g", w)
+		lw := prob.FormatLogWeight(s) // w may be beyond float64's range
+		done("log-weight %s", lw)
 		if h := prob.HardViolated(s.Bools); h > 0 {
 			fmt.Fprintf(e.stderr, "marple infer: warning: the MAP state violates %d of %d ground hard formulas\n", h, prob.NumHard())
 		}
@@ -108,8 +109,8 @@ func runInferHybrid(ctx context.Context, e *env, r hybridRun) error {
 		}); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "marple infer -hybrid: %d Boolean and %d continuous variables, %d ground features, log-weight %.6g, %.2fs\n",
-			len(prob.Bools), len(prob.Reals), prob.NumGround(), w, time.Since(start).Seconds())
+		fmt.Fprintf(e.stdout, "marple infer -hybrid: %d Boolean and %d continuous variables, %d ground features, log-weight %s, %.2fs\n",
+			len(prob.Bools), len(prob.Reals), prob.NumGround(), lw, time.Since(start).Seconds())
 		return nil
 	}
 	opt := hybrid.SampleOptions{Seed: seed, Samples: r.samples, Burn: r.burnIn}

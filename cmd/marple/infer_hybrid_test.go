@@ -66,3 +66,37 @@ func TestInferHybridHard(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
+
+// Weights that overflow float64 give the right MAP state and a finite
+// log-weight; an improper density (a real-valued atom that no formula with
+// a non-zero weight constrains) and a ground term overflowing with the
+// evidence are errors naming the atom and the formula, with no output.
+func TestInferHybridFinite(t *testing.T) {
+	const td = "../../infer/hybrid/testdata/"
+	dir := t.TempDir()
+	ev := filepath.Join(dir, "e.db")
+	os.WriteFile(ev, nil, 0o644)
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := marple(t, "infer", "-hybrid", "-i", td+"huge-weights.mln", "-e", ev, "-r", out, "-q", "R")
+	if b, _ := os.ReadFile(out); code != 0 || string(b) != "R(O) 2.5\n" || !strings.Contains(stdout, "log-weight -5e+307") {
+		t.Fatalf("exit %d: %s%s; output %q", code, stdout, stderr, b)
+	}
+	code, stdout, _ = marple(t, "infer", "-hybrid", "-i", td+"huge-logweight.mln", "-e", ev, "-r", out, "-q", "R")
+	if code != 0 || !strings.Contains(stdout, "log-weight -5e+309") {
+		t.Fatalf("exit %d: %s", code, stdout)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-i", td + "improper-zero.mln", "-e", ev}, "the density of R(A) is improper"},
+		{[]string{"-ms", "-i", td + "improper-zero.mln", "-e", ev}, "the density of R(A) is improper"},
+		{[]string{"-i", td + "overflow-evidence.mln", "-e", td + "overflow-evidence.db"}, "overflow-evidence.mln:5:1: the numeric term overflows float64"},
+	} {
+		os.Remove(out)
+		code, _, stderr := marple(t, append(append([]string{"infer", "-hybrid"}, tc.args...), "-r", out, "-q", "R")...)
+		if _, err := os.Stat(out); code != 1 || !strings.Contains(stderr, tc.want) || err == nil {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+	}
+}

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/marple-mln/marple/query"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +18,6 @@ import (
 	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/mln"
-	"github.com/marple-mln/marple/syntax"
 )
 
 // inferExtras are the flags of marple infer that select what is queried
@@ -31,28 +29,16 @@ type inferExtras struct {
 	all, bp, lifted, queryEvidence, outputNetwork bool
 	queryFile                                     string
 	convThresh, maxSeconds                        float64
+	bpCheck                                       int
+	liftRounds                                    int
 	maxSteps                                      int
 	walkProb, saTemp                              float64
 	smooth                                        float64
 
-	atoms    []queryAtom             // the -q items
-	patterns map[mln.PredID][][]term // per predicate: the atoms asked for (nil: all)
-	qevPreds []mln.PredID            // the query predicates under -queryEvidence
-}
-
-// queryAtom is one item of -q: a predicate name, alone or with arguments
-// (constants, or variables starting with a lower-case letter).
-type queryAtom struct {
-	text, pred string
-	args       []string // nil: every grounding
-}
-
-// term is an argument of a query pattern: a constant, or variable v (a
-// repeated variable asks for equal arguments).
-type term struct {
-	isVar bool
-	v     int
-	c     mln.ConstID
+	atoms    []query.Item // the -q items
+	list     string       // the -q list as given
+	q        *query.Query // what is asked for, once resolved against the model
+	qevPreds []mln.PredID // the query predicates under -queryEvidence
 }
 
 func (x *inferExtras) register(fs *flag.FlagSet) {
@@ -60,8 +46,10 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.StringVar(&x.queryFile, "f", "", "file of ground query atoms (.db syntax), in addition to -q")
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "the query predicates' atoms listed in the evidence are the query atoms (their listed values unused); their unlisted atoms are false evidence")
 	fs.BoolVar(&x.bp, "bp", false, "marginal inference with loopy belief propagation")
-	fs.BoolVar(&x.lifted, "lifted", false, "with -bp: lifted belief propagation (BP on the clusters of atoms and clauses that exchange identical messages; the same marginals)")
+	fs.BoolVar(&x.lifted, "lifted", false, "with -bp: lifted belief propagation (BP on the clusters of atoms and clauses that exchange identical messages; the same marginals; ground BP, said on stderr, when lifting does not compress)")
+	fs.IntVar(&x.liftRounds, "liftRounds", 0, "with -bp -lifted: approximate lifting, colour passing stopped after this many rounds (asymmetric evidence still compresses; the marginals approximate ground BP's and the summary says so); 0: exact")
 	fs.Float64Var(&x.convThresh, "convThresh", 1e-4, "BP: converged when no marginal changes by more than this in an iteration")
+	fs.IntVar(&x.bpCheck, "bpCheck", engines.DefaultBPCheck, "BP: MC-SAT samples per chain of the check that confirms BP's marginals within "+strconv.FormatFloat(bp.DefaultCheckTolerance, 'g', -1, 64)+" (0: no check; the summary then says the marginals are not checked)")
 	fs.IntVar(&x.maxSteps, "maxSteps", 0, "MC-SAT/Gibbs: number of samples (overrides -numSamples); BP: maximum iterations (0: "+strconv.Itoa(bp.DefaultMaxIterations)+")")
 	fs.Float64Var(&x.walkProb, "walkProb", mcsat.DefaultWalkProb, "MC-SAT: probability that a SampleSAT move is a WalkSAT move rather than an annealing move")
 	fs.Float64Var(&x.saTemp, "saTemp", 0, "MC-SAT: SampleSAT's temperature (0: the default)")
@@ -76,6 +64,8 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 	switch {
 	case x.maxSteps < 0:
 		return usagef("-maxSteps must not be negative, not %d", x.maxSteps)
+	case x.bpCheck < 0:
+		return usagef("-bpCheck must not be negative, not %d", x.bpCheck)
 	case !(x.convThresh >= 0):
 		return usagef("-convThresh must not be negative, not %v", x.convThresh)
 	case !(x.maxSeconds >= 0):
@@ -90,88 +80,27 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 		return usagef("-a is MAP inference: it excludes -ms, -p and -bp")
 	case x.lifted && !x.bp:
 		return usagef("-lifted applies to belief propagation: give -bp -lifted")
+	case x.liftRounds < 0:
+		return usagef("-liftRounds must not be negative, not %d", x.liftRounds)
+	case x.liftRounds > 0 && !x.lifted:
+		return usagef("-liftRounds applies to lifted belief propagation: give -bp -lifted")
 	case x.maxSeconds > 0 && (gibbs || x.bp || !marginal):
 		return usagef("-maxSeconds applies to MC-SAT (-ms) only: bound Gibbs sampling and BP by -maxSteps")
 	}
 	if x.maxSteps > 0 && !x.bp {
 		*samples = x.maxSteps
 	}
-	atoms, err := parseQueryAtoms(wf.query)
+	atoms, err := query.ParseList(wf.query)
 	if err != nil {
-		return err
+		return usagef("-q: %v", err)
 	}
-	x.atoms = atoms
-	var names []string
-	seen := map[string]bool{}
-	for _, a := range atoms {
-		if !seen[a.pred] {
-			seen[a.pred] = true
-			names = append(names, a.pred)
-		}
-	}
-	wf.query = strings.Join(names, ",")
+	x.atoms, x.list = atoms, wf.query
+	wf.query = strings.Join(query.Names(atoms), ",")
 	if wf.query == "" && x.queryFile == "" {
 		return usagef("no query predicates: give -q Pred1,Pred2 or -f query.db")
 	}
 	return nil
 }
-
-// parseQueryAtoms splits -q at the commas outside parentheses: "Friends(Anna,x),Smokes".
-func parseQueryAtoms(list string) ([]queryAtom, error) {
-	var out []queryAtom
-	depth, start := 0, 0
-	flush := func(end int) error {
-		item := strings.TrimSpace(list[start:end])
-		start = end + 1
-		if item == "" {
-			return nil
-		}
-		a := queryAtom{text: item, pred: item}
-		if i := strings.IndexByte(item, '('); i >= 0 {
-			if !strings.HasSuffix(item, ")") || i == 0 {
-				return usagef("-q: malformed query atom %q", item)
-			}
-			a.pred = strings.TrimSpace(item[:i])
-			a.args = []string{}
-			for _, s := range strings.Split(item[i+1:len(item)-1], ",") {
-				if s = strings.TrimSpace(s); s == "" {
-					return usagef("-q: malformed query atom %q", item)
-				}
-				a.args = append(a.args, s)
-			}
-		}
-		out = append(out, a)
-		return nil
-	}
-	for i := 0; i < len(list); i++ {
-		switch list[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth < 0 {
-				return nil, usagef("-q: unbalanced parentheses in %q", list)
-			}
-		case ',':
-			if depth == 0 {
-				if err := flush(i); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	if depth != 0 {
-		return nil, usagef("-q: unbalanced parentheses in %q", list)
-	}
-	if err := flush(len(list)); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// isVariable reports whether a query argument is a variable (Alchemy: it
-// starts with a lower-case letter).
-func isVariable(s string) bool { return s != "" && s[0] >= 'a' && s[0] <= 'z' }
 
 // load reads the model, the evidence and the -f query atoms (before the
 // model is compiled, so that their constants join the domains), and
@@ -186,10 +115,10 @@ func (x *inferExtras) load(ctx context.Context, p *progress, wf *worldFlags, mod
 	} else {
 		done := p.stage("parse")
 		if m, err = mln.LoadModel(modelFiles...); err != nil {
-			return nil, nil, err
+			return nil, nil, swapHint(err, modelFiles, evidenceFiles)
 		}
 		if db, err = mln.LoadDatabase(m, evidenceFiles...); err != nil {
-			return nil, nil, err
+			return nil, nil, swapHint(err, modelFiles, evidenceFiles)
 		}
 		if qdb, err = mln.LoadDatabase(m, x.queryFile); err != nil {
 			return nil, nil, err
@@ -206,131 +135,54 @@ func (x *inferExtras) load(ctx context.Context, p *progress, wf *worldFlags, mod
 	if err := x.resolve(m, qdb, wf); err != nil {
 		return nil, nil, err
 	}
+	if err := emptyQueryDomains(m, wf.query, evidenceFiles); err != nil {
+		return nil, nil, err
+	}
 	if x.queryEvidence {
 		x.applyQueryEvidence(m, db, wf)
 	}
 	return m, db, nil
 }
 
-// resolve turns the -q items and the -f atoms into per-predicate
-// patterns; a predicate named alone is asked for whole.
+// resolve resolves the -q list against the model (query.Parse) and adds
+// the -f atoms; wf.query becomes the query predicates' names.
 func (x *inferExtras) resolve(m *mln.Model, qdb *mln.Database, wf *worldFlags) error {
-	x.patterns = map[mln.PredID][][]term{}
-	whole := map[mln.PredID]bool{}
-	for _, a := range x.atoms {
-		pr, ok := m.Pred(a.pred)
-		if !ok {
-			return usagef("-q: unknown predicate %q", a.pred)
-		}
-		if a.args == nil {
-			whole[pr.ID] = true
-			continue
-		}
-		if len(a.args) != pr.Arity() {
-			return usagef("-q: %s: %s takes %d arguments, not %d", a.text, pr.Name, pr.Arity(), len(a.args))
-		}
-		var pat []term
-		vars := map[string]int{}
-		for _, s := range a.args {
-			if isVariable(s) {
-				v, ok := vars[s]
-				if !ok {
-					v = len(vars)
-					vars[s] = v
-				}
-				pat = append(pat, term{isVar: true, v: v})
-				continue
-			}
-			c, ok := m.Const(strings.Trim(s, `"`))
-			if !ok {
-				return usagef("-q: %s: unknown constant %q", a.text, s)
-			}
-			pat = append(pat, term{c: c})
-		}
-		x.patterns[pr.ID] = append(x.patterns[pr.ID], pat)
+	q, err := query.Parse(m, x.list)
+	var se *query.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return usagef("-q: %v", err)
+	case err != nil:
+		return fmt.Errorf("-q: %w", err)
 	}
 	if qdb != nil {
-		var names []string
-		if wf.query != "" {
-			names = []string{wf.query}
-		}
-		for p := range m.Preds {
-			pid := mln.PredID(p)
-			if qdb.Count(pid) == 0 {
-				continue
-			}
-			if _, ok := x.patterns[pid]; !ok && !whole[pid] {
-				names = append(names, m.Preds[p].Name)
-			}
-			qdb.Atoms(pid, func(args []mln.ConstID, _ mln.Truth) {
-				pat := make([]term, len(args))
-				for i, c := range args {
-					pat[i] = term{c: c}
-				}
-				x.patterns[pid] = append(x.patterns[pid], pat)
-			})
-		}
-		wf.query = strings.Join(names, ",")
-		if wf.query == "" {
-			return usagef("-f %s: no query atom in the file", x.queryFile)
+		if err := q.AddAtoms(qdb); err != nil {
+			return usagef("-f %s: %v", x.queryFile, err)
 		}
 	}
-	for p := range whole {
-		delete(x.patterns, p)
-	}
+	x.q = q
+	wf.query = predNames(m, q.Preds())
 	return nil
 }
 
-// keep reports whether atom p(args) is asked for.
-func (x *inferExtras) keep(p mln.PredID, args []mln.ConstID) bool {
-	pats, ok := x.patterns[p]
-	if !ok {
-		return true
+// predNames joins the names of preds with commas.
+func predNames(m *mln.Model, preds []mln.PredID) string {
+	names := make([]string, len(preds))
+	for i, p := range preds {
+		names[i] = m.Preds[p].Name
 	}
-	var bound [8]mln.ConstID
-next:
-	for _, pat := range pats {
-		vals := bound[:0]
-		for i, t := range pat {
-			switch {
-			case !t.isVar:
-				if args[i] != t.c {
-					continue next
-				}
-			case t.v < len(vals):
-				if args[i] != vals[t.v] {
-					continue next
-				}
-			default:
-				vals = append(vals, args[i])
-			}
-		}
-		return true
-	}
-	return false
+	return strings.Join(names, ",")
 }
+
+// keep reports whether atom p(args) is asked for.
+func (x *inferExtras) keep(p mln.PredID, args []mln.ConstID) bool { return x.q.Keep(p, args) }
 
 // applyQueryEvidence makes the listed atoms of the -q predicates unknown
 // and the predicates closed world: their unlisted atoms are false
 // evidence. The -f predicates stay open world, as in Alchemy.
 func (x *inferExtras) applyQueryEvidence(m *mln.Model, db *mln.Database, wf *worldFlags) {
-	var rest []string
-	for _, name := range splitList(wf.query) {
-		pr, _ := m.Pred(name)
-		if !slices.ContainsFunc(x.atoms, func(a queryAtom) bool { return a.pred == name }) {
-			rest = append(rest, name)
-			continue
-		}
-		x.qevPreds = append(x.qevPreds, pr.ID)
-		var listed [][]mln.ConstID
-		db.Atoms(pr.ID, func(args []mln.ConstID, _ mln.Truth) {
-			listed = append(listed, append([]mln.ConstID(nil), args...))
-		})
-		for _, args := range listed {
-			db.Set(pr.ID, args, mln.Unknown)
-		}
-	}
-	wf.query = strings.Join(rest, ",")
+	x.qevPreds = x.q.ListedEvidence(db)
+	wf.query = predNames(m, x.q.Preds())
 }
 
 // markQuery adds the -queryEvidence predicates to the query predicates of
@@ -353,8 +205,9 @@ func (x *inferExtras) samplerOptions(opt *mcsat.Options) {
 }
 
 // marginals computes the query marginals with the marginal engine called
-// name (bp with -bp) and says how in a few words for the summary line.
-func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name string, s engines.Settings, seed int64) ([]float64, string, error) {
+// name (bp with -bp) and says how in a few words for the summary line;
+// with -bp it also returns BP's statistics.
+func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name string, s engines.Settings, seed int64) ([]float64, string, *bp.Stats, error) {
 	s.WalkProb = x.walkProb
 	if x.walkProb == 0 {
 		s.WalkProb = -1 // mcsat: negative means none
@@ -366,30 +219,38 @@ func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name s
 		name = "bp"
 		if x.lifted {
 			name = "lifted-bp"
+			s.LiftRounds = x.liftRounds
 		}
 		s.MaxIterations, s.Tolerance = x.maxSteps, x.convThresh
+		s.BPCheck = x.bpCheck
+		if x.bpCheck == 0 {
+			s.BPCheck = -1 // engines: none
+		}
 	}
 	if x.maxSeconds > 0 && name == "mcsat" {
 		burnIn := s.BurnIn
 		if burnIn == 0 {
 			burnIn = -1
 		}
-		return x.timedMCSAT(ctx, net, mcsat.Options{Options: infer.Options{Seed: seed}, Samples: s.Samples, BurnIn: burnIn, WalkProb: s.WalkProb, Temp: s.Temp})
+		probs, how, err := x.timedMCSAT(ctx, net, mcsat.Options{Options: infer.Options{Seed: seed}, Samples: s.Samples, BurnIn: burnIn, WalkProb: s.WalkProb, Temp: s.Temp})
+		return probs, how, nil, err
 	}
 	var report strings.Builder
 	s.Report = &report
+	var st *bp.Stats
+	s.BPStats = func(b *bp.Stats) { st = b }
 	e, err := engines.NewMarginal(name, s)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	probs, err := e.Marginals(ctx, net, infer.Options{Seed: seed})
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if how := strings.TrimSpace(report.String()); how != "" {
-		return probs, how, nil
+		return probs, how, st, nil
 	}
-	return probs, fmt.Sprintf("%d samples", s.Samples), nil
+	return probs, fmt.Sprintf("%d samples", s.Samples), st, nil
 }
 
 // timedMCSAT samples the whole network with one MC-SAT chain until it has
@@ -430,119 +291,77 @@ func (x *inferExtras) timedMCSAT(ctx context.Context, net *ground.Network, opt m
 	return counts, fmt.Sprintf("%d samples%s", n, stopped), nil
 }
 
-// writeMarginals writes "atom probability" for every query atom asked for.
-func (x *inferExtras) writeMarginals(w io.Writer, m *mln.Model, net *ground.Network, probs []float64, isQuery []bool) error {
-	for a := 0; a < net.NumAtoms(); a++ {
-		pr := net.AtomPred[a]
-		if !isQuery[pr] || !x.keep(pr, net.AtomArgs[a]) {
-			continue
-		}
-		p := probs[a]
-		if x.smooth > 0 && !x.bp {
-			p = (p*x.smooth + 0.5) / (x.smooth + 1)
-		}
-		if _, err := fmt.Fprintf(w, "%s %s\n", atomString(m, pr, net.AtomArgs[a]), strconv.FormatFloat(p, 'g', 6, 64)); err != nil {
-			return err
-		}
+// warnBP says on w when belief propagation (lifted: on the ground
+// network's clusters) did not converge or its check did not confirm some
+// marginals, naming the atoms (at most ten).
+func warnBP(w io.Writer, m *mln.Model, net *ground.Network, st *bp.Stats, tol float64, lifted bool) {
+	if st == nil {
+		return
 	}
-	return nil
+	names := func(atoms []int32, total int) string {
+		var ns []string
+		for _, a := range atoms[:min(len(atoms), 10)] {
+			ns = append(ns, atomString(m, net.AtomPred[a], net.AtomArgs[a]))
+		}
+		if total > len(ns) {
+			ns = append(ns, fmt.Sprintf("and %d more", total-len(ns)))
+		}
+		return strings.Join(ns, ", ")
+	}
+	if !st.Converged {
+		still, hint := "", "raise -maxSteps"
+		if lifted {
+			hint += "; -bp without -lifted damps the messages"
+		}
+		if len(st.Changing) > 0 {
+			still = "; still changing: " + names(st.Changing, st.NumChanging)
+		}
+		fmt.Fprintf(w, "marple infer: warning: belief propagation did not converge in %d iterations: largest change of a marginal %.3g > -convThresh %g (%s)%s\n",
+			st.Iterations, st.MaxChange, tol, hint, still)
+	}
+	if len(st.Unreliable) > 0 && math.IsNaN(st.CheckDiff) {
+		fmt.Fprintln(w, "marple infer: warning: belief propagation unreliable: MC-SAT found no world satisfying the hard clauses, so no marginal is confirmed")
+	} else if len(st.Unreliable) > 0 {
+		fmt.Fprintf(w, "marple infer: warning: belief propagation unreliable: %d atoms' marginals not confirmed by MC-SAT within %g (largest difference %.3g; loopy BP can settle on a wrong fixed point, use -ms): %s\n",
+			len(st.Unreliable), bp.DefaultCheckTolerance, st.CheckDiff, names(st.Unreliable, len(st.Unreliable)))
+	}
+}
+
+// writeMarginals writes "atom probability" for every query atom asked for
+// (query.Query.WriteMarginals), smoothed as -smooth says (not BP's).
+func (x *inferExtras) writeMarginals(w io.Writer, m *mln.Model, net *ground.Network, probs []float64, isQuery []bool) error {
+	smooth := x.smooth
+	if x.bp {
+		smooth = 0
+	}
+	return x.q.WriteMarginals(w, net, probs, smooth)
 }
 
 // writeMAP writes the MAP state: with -a every unknown query atom asked
 // for with 0 or 1, else the true query atoms asked for (evidence first).
 func (x *inferExtras) writeMAP(w io.Writer, m *mln.Model, db *mln.Database, net *ground.Network, y []bool, isQuery []bool) error {
-	if !x.all && len(x.patterns) == 0 {
-		return writeMAP(w, m, db, net, y, isQuery)
+	return x.q.WriteMAP(w, db, net, y, x.all)
+}
+
+// emptyQueryDomains refuses a query predicate with an argument type that has
+// no constant: it has no ground atom, and an answer would be empty for want
+// of evidence, not because of the model.
+func emptyQueryDomains(m *mln.Model, query string, evidenceFiles []string) error {
+	ids, err := m.PredIDs(query)
+	if err != nil {
+		return err
 	}
-	if !x.all {
-		for p := range m.Preds {
-			if !isQuery[p] {
-				continue
-			}
-			var err error
-			db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
-				if v == mln.True && err == nil && x.keep(mln.PredID(p), args) {
-					_, err = fmt.Fprintln(w, atomString(m, mln.PredID(p), args))
+	for _, p := range ids {
+		pr := m.Preds[p]
+		for _, t := range pr.Args {
+			if ty := m.Types[t]; ty.Size() == 0 {
+				hint := "list its constants in the model (" + ty.Name + " = {A, B}) or give evidence that names them"
+				if len(evidenceFiles) == 0 {
+					hint = "give the evidence with -e, or list its constants in the model (" + ty.Name + " = {A, B})"
 				}
-			})
-			if err != nil {
-				return err
+				return fmt.Errorf("-q %s: the type %s has no constant, so %s has no ground atom: %s", pr.Name, ty.Name, pr.Name, hint)
 			}
-		}
-	}
-	for a := 0; a < net.NumAtoms(); a++ {
-		pr := net.AtomPred[a]
-		if !isQuery[pr] || !x.keep(pr, net.AtomArgs[a]) {
-			continue
-		}
-		var err error
-		switch {
-		case x.all && y[a]:
-			_, err = fmt.Fprintln(w, atomString(m, pr, net.AtomArgs[a]), 1)
-		case x.all:
-			_, err = fmt.Fprintln(w, atomString(m, pr, net.AtomArgs[a]), 0)
-		case y[a]:
-			_, err = fmt.Fprintln(w, atomString(m, pr, net.AtomArgs[a]))
-		}
-		if err != nil {
-			return err
 		}
 	}
 	return nil
-}
-
-// maxFactorLits bounds the literals of a ground clause -outputNetwork
-// writes: its table has 2^k entries.
-const maxFactorLits = 20
-
-// writeNetwork writes the ground network as Alchemy's factor graph: the
-// line "variables:", the unknown atoms one per line, the line "factors:",
-// then one line per ground clause: its atoms joined by "/ ", "// ", and
-// the table of the log of the factor over the 2^k states of its k atoms,
-// atom i being bit i of the state (the first atom varies fastest): the
-// clause's weight where the clause holds, 0 where it does not (a hard
-// clause: 0 and -inf).
-func writeNetwork(w io.Writer, m *mln.Model, net *ground.Network) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString("variables:\n")
-	for a := 0; a < net.NumAtoms(); a++ {
-		bw.WriteString(atomString(m, net.AtomPred[a], net.AtomArgs[a]))
-		bw.WriteByte('\n')
-	}
-	bw.WriteString("factors:\n")
-	for c := 0; c < net.NumClauses(); c++ {
-		lits := net.Clause(c)
-		if len(lits) > maxFactorLits {
-			return fmt.Errorf("-outputNetwork: a ground clause has %d literals: its table would have 2^%d entries", len(lits), len(lits))
-		}
-		for i, l := range lits {
-			if i > 0 {
-				bw.WriteString("/ ")
-			}
-			a := l.Atom()
-			bw.WriteString(atomString(m, net.AtomPred[a], net.AtomArgs[a]))
-		}
-		bw.WriteString("//")
-		sat, unsat := syntax.FormatWeight(net.Weight(c)), "0"
-		if net.IsHard(c) {
-			sat, unsat = "0", "-inf"
-		}
-		for state := 0; state < 1<<len(lits); state++ {
-			holds := false
-			for i, l := range lits {
-				if (state>>i&1 == 1) != l.Neg() {
-					holds = true
-					break
-				}
-			}
-			bw.WriteByte(' ')
-			if holds {
-				bw.WriteString(sat)
-			} else {
-				bw.WriteString(unsat)
-			}
-		}
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
 }

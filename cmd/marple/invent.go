@@ -7,7 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/marple-mln/marple/internal/cmdflags"
+	"github.com/marple-mln/marple/cmd/internal/cmdflags"
 	"github.com/marple-mln/marple/internal/gobfile"
 	"io"
 	"os"

@@ -60,12 +60,17 @@ that start on each training database left out in turn. dcll divides σ of a
 weight whose clauses link query atoms by its connections, the most ground
 clauses through one atom (-dFlatPrior: one σ for every weight, as Alchemy).
 
-vp is Alchemy's voted perceptron (learnwts -d -dVP): every iteration finds
-the MAP state of the -ne atoms with the -solver engine and moves the weights
-by -dLearningRate times the difference between the counts of the training
-world and of the MAP state (each weight's rate divided by its count in the
-training world unless -dNoPW; -dMomentum; the dcll prior's gradient); the
-result is the average of the weights over the -maxIter iterations.
+vp is Alchemy's voted perceptron (learnwts -d -dVP): every iteration
+estimates the expected counts of the -ne atoms' formulas with MC-SAT
+(-numSamples steps per iteration, default as for dcll, persistent chains;
+-dMAPCounts: the counts of the MAP state found by the -solver engine, as
+Alchemy's -dVP -infer -m) and moves the weights by -dLearningRate times the
+difference between the counts of the training world and those expected
+(each weight's rate divided by its count in the training world unless
+-dNoPW; -dMomentum; the dcll prior's gradient); the result is the weights
+of the last of the -maxIter iterations, with -dMAPCounts their average over
+the iterations (as Alchemy). It starts as dcll does (-dZeroStart: from
+zero weights, as Alchemy).
 
 With -d -withEM (Alchemy's learnwts -withEM) the -ne atoms a training
 database lists as unknown ("?Smokes(Anna)") are hidden, and the weights are
@@ -92,7 +97,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		disc       = fs.Bool("d", false, "discriminative weight learning: -method dcll (Alchemy's learnwts -d)")
 		priorSD    = fs.Float64("priorStdDev", 0, fmt.Sprintf("pll, dcll: standard deviation of the Gaussian prior on the weights (0: Alchemy's default, %g for pll, %g for dcll; dcll with -multipleDatabases, without -withEM, chooses it on the training databases)", float64(score.DefaultPLLPriorStdDev), float64(learn.DefaultCLLPriorStdDev)))
 		noPrior    = fs.Bool("noPrior", false, "pll, dcll: no prior on the weights")
-		numSamples = fs.Int("numSamples", 0, fmt.Sprintf("dcll: MC-SAT steps per example and iteration (0: Alchemy's rule, %d / groundings of the smallest clause, at least %d)", learn.CLLSampleBudget, learn.CLLMinSamples))
+		numSamples = fs.Int("numSamples", 0, fmt.Sprintf("dcll, vp: MC-SAT steps per example and iteration (0: Alchemy's rule, %d / groundings of the smallest clause, at least %d)", learn.CLLSampleBudget, learn.CLLMinSamples))
 		dNewton    = fs.Bool("dNewton", false, "dcll: diagonal Newton instead of preconditioned scaled conjugate gradient")
 		noEqualWt  = fs.Bool("gNoEqualPredWt", false, "pll: weight every atom 1 instead of 1/(atoms of its predicate)")
 		loss       = fs.String("loss", "hamming", "label loss: hamming or f1 (f1 with prediction-based methods only)")
@@ -111,6 +116,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if err := tf.check(); err != nil {
 		return err
 	}
+	e.resultsToStdout(*tf.outFile)
 	if *hybridL {
 		hf := hybridFlags{multi: *multi, iters: *maxIter, samples: *numSamples, priorSD: *priorSD,
 			c: *cFlag, epsilon: *epsilon, holdout: *holdout}
@@ -136,8 +142,11 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	if *holdout < 0 || *holdout >= 1 {
 		return usagef("-tuneHoldout must be in [0, 1)")
 	}
-	methodSet := false
-	fs.Visit(func(f *flag.Flag) { methodSet = methodSet || f.Name == "method" })
+	methodSet, solverSet := false, false
+	fs.Visit(func(f *flag.Flag) {
+		methodSet = methodSet || f.Name == "method"
+		solverSet = solverSet || f.Name == "solver"
+	})
 	switch {
 	case *gen && *disc:
 		return usagef("-g and -d exclude each other")
@@ -150,6 +159,12 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 			return usagef("-%s means -method %s, not %s", map[bool]string{true: "g", false: "d"}[*gen], want, *method)
 		}
 		*method = want
+	}
+	switch {
+	case *method == "vp" && solverSet && !lx.vpMAP:
+		return usagef("-solver with -method vp needs -dMAPCounts: the voted perceptron's expected counts come from MC-SAT")
+	case *method == "vp" && *numSamples != 0 && lx.vpMAP:
+		return usagef("-numSamples does not apply to -dMAPCounts: the counts are those of one MAP state")
 	}
 	likelihood, batch := *method == "pll" || *method == "dcll" || *method == "vp", *method == "mm"
 	if err := lx.check(*method); err != nil {
@@ -214,7 +229,8 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	done("%d examples", src.Len())
-	settings, err := tf.settings(e, "learn", func() string { return "" })
+	tuneLabel := "" // while σ or C is tuned: the value being learned
+	settings, err := tf.settings(e, "learn", func() string { return tuneLabel })
 	if err != nil {
 		return err
 	}
@@ -234,7 +250,13 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		if batch {
 			res, err = learn.TuneMaxMargin(ctx, m, src, mm, settings, tuning)
 		} else {
+			k := 0
 			res, err = learn.TuneOnline(ctx, m, src, func(v float64) learn.Method {
+				if k++; k <= len(grid) {
+					tuneLabel = fmt.Sprintf(", tuning %s = %g (%d of %d)", name, v, k, len(grid))
+				} else {
+					tuneLabel = fmt.Sprintf(", %s = %g on all examples", name, v)
+				}
 				meth, _, _ := learnMethod(*method, v, c, *tf.lambda, *tf.eta, *tf.delta)
 				return meth
 			}, settings, tuning)

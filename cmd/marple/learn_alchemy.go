@@ -26,6 +26,7 @@ type learnExtras struct {
 	timeLimit             time.Duration
 	vpRate, vpMomentum    float64 // vp: -dLearningRate, -dMomentum
 	vpNoPW                bool    // vp: -dNoPW
+	vpMAP                 bool    // vp: -dMAPCounts
 	withEM                bool    // dcll: EM over the "?" atoms
 	emIter                int     // -emIter
 	queryEvidence         bool    // pll, dcll, vp: only the listed -ne atoms are query atoms
@@ -46,10 +47,11 @@ func (x *learnExtras) register(fs *flag.FlagSet, tf *trainFlags) {
 	fs.Float64Var(&x.vpRate, "dLearningRate", 0, fmt.Sprintf("vp: learning rate η (0: %g)", float64(learn.DefaultVPLearningRate)))
 	fs.Float64Var(&x.vpMomentum, "dMomentum", 0, "vp: momentum, the fraction of the last update added to each update")
 	fs.BoolVar(&x.vpNoPW, "dNoPW", false, "vp: one learning rate for every weight, not η divided by the weight's count in the training world")
+	fs.BoolVar(&x.vpMAP, "dMAPCounts", false, "vp: the counts of the MAP state found by -solver instead of MC-SAT's expected counts (Alchemy's learnwts -dVP -infer -m)")
 	fs.BoolVar(&x.withEM, "withEM", false, "dcll: the -ne atoms a training database lists as unknown (\"?\") are hidden: learn by EM, alternating MC-SAT marginals of the hidden atoms with dcll on completions drawn from them (unlisted -ne atoms stay false)")
 	fs.IntVar(&x.emIter, "emIter", 0, fmt.Sprintf("-withEM: EM rounds (0: %d)", learn.DefaultEMIter))
 	fs.BoolVar(&x.dFixed, "dFixedSamples", false, "dcll: Alchemy's schedule: -numSamples MC-SAT steps every iteration, stopping only on -cgMinLLChange or -maxIter (default: double the steps whenever the gradient is within the noise of the samples, stop converged when it is at -dMaxSamples)")
-	fs.BoolVar(&x.dZeroStart, "dZeroStart", false, "dcll: start from zero weights and random worlds (Alchemy's learnwts -d; default: from the exact optimum with the formulas that link query atoms at weight 0, the chains from worlds drawn from it)")
+	fs.BoolVar(&x.dZeroStart, "dZeroStart", false, "dcll, vp: start from zero weights and random worlds (Alchemy's learnwts -d; default: from the exact optimum with the formulas that link query atoms at weight 0, the chains from worlds drawn from it)")
 	fs.BoolVar(&x.dFlatPrior, "dFlatPrior", false, "dcll: one prior σ for every weight, as Alchemy (default: σ of a weight whose clauses link query atoms is divided by its connections, the most ground clauses through one atom)")
 	fs.IntVar(&x.dMaxSamples, "dMaxSamples", 0, "dcll: largest number of MC-SAT steps per example and iteration the schedule reaches (0: 8 × -numSamples)")
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "pll, dcll, vp: only the -ne atoms a training database lists (true or false) are query atoms; its unlisted -ne atoms are false evidence (Alchemy's learnwts -queryEvidence; without -multipleDatabases, dcll and vp make the merged -t files one example)")
@@ -68,6 +70,8 @@ func (x *learnExtras) check(method string) error {
 		return usagef("-cgLambda and -cgMaxLambda must not be negative")
 	case x.vpRate < 0 || x.vpMomentum < 0:
 		return usagef("-dLearningRate and -dMomentum must not be negative")
+	case x.vpMAP && method != "vp":
+		return usagef("-dMAPCounts applies to -method vp only")
 	case x.withEM && method != "dcll":
 		return usagef("-withEM applies to -method dcll (-d) only")
 	case x.queryEvidence && method != "pll" && method != "dcll" && method != "vp":
@@ -76,8 +80,8 @@ func (x *learnExtras) check(method string) error {
 		return usagef("-dMaxSamples must not be negative")
 	case (x.dFixed || x.dMaxSamples > 0) && method != "dcll":
 		return usagef("-dFixedSamples and -dMaxSamples apply to -method dcll (-d) only")
-	case x.dZeroStart && method != "dcll":
-		return usagef("-dZeroStart applies to -method dcll (-d) only")
+	case x.dZeroStart && method != "dcll" && method != "vp":
+		return usagef("-dZeroStart applies to -method dcll (-d) and vp only")
 	case x.dFlatPrior && method != "dcll":
 		return usagef("-dFlatPrior applies to -method dcll (-d) only")
 	case x.emIter < 0:

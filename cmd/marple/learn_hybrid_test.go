@@ -67,3 +67,36 @@ func TestLearnHybridMaxMargin(t *testing.T) {
 		}
 	}
 }
+
+// Readings near 1e154 (squares summing past float64's maximum): both
+// hybrid learners write finite weights and exit 0 (the feature is learned
+// rescaled by a power of two), where they wrote NaN, +Inf and slack NaN.
+func TestLearnHybridLargeValues(t *testing.T) {
+	const td = "../../infer/hybrid/testdata/"
+	out := filepath.Join(t.TempDir(), "out.mln")
+	for _, method := range []string{"dcll", "mm"} {
+		args := []string{"learn", "-hybrid", "-method", method, "-i", td + "large-values.mln", "-t", td + "large-values.db", "-ne", "C", "-o", out, "-maxIter", "20"}
+		if method == "mm" {
+			args = append(args, "-C", "100")
+		}
+		code, stdout, stderr := marple(t, args...)
+		if code != 0 || strings.Contains(stdout, "NaN") || strings.Contains(stdout, "Inf") {
+			t.Fatalf("%s: exit %d: %s%s", method, code, stdout, stderr)
+		}
+		b, _ := os.ReadFile(out)
+		n := 0
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.SplitN(line, " ", 2); len(f) == 2 {
+				if v, err := strconv.ParseFloat(f[0], 64); err == nil {
+					if !(v == v) || v > 1e308 || v < -1e308 || v == 0 {
+						t.Fatalf("%s: weight %v in\n%s", method, v, b)
+					}
+					n++
+				}
+			}
+		}
+		if n != 2 {
+			t.Fatalf("%s: learned model:\n%s", method, b)
+		}
+	}
+}

@@ -78,7 +78,8 @@ func TestLearnLikelihood(t *testing.T) {
 		{"d", []string{"-d", "-ne", "Smokes,Cancer", "-numSamples", "200", "-maxIter", "15", "-seed", "3"}},
 		{"dcll-dn", []string{"-method", "dcll", "-dNewton", "-ne", "Cancer", "-numSamples", "200", "-maxIter", "15", "-noPrior"}},
 		{"vp", []string{"-method", "vp", "-ne", "Smokes,Cancer", "-maxIter", "20", "-dLearningRate", "0.1", "-dMomentum", "0.5"}},
-		{"d-vp", []string{"-d", "-method", "vp", "-ne", "Cancer", "-maxIter", "10", "-dNoPW", "-noPrior", "-solver", "exact"}},
+		{"d-vp", []string{"-d", "-method", "vp", "-ne", "Cancer", "-maxIter", "10", "-dNoPW", "-noPrior", "-dMAPCounts", "-solver", "exact"}},
+		{"vp-zero", []string{"-method", "vp", "-ne", "Smokes,Cancer", "-maxIter", "10", "-numSamples", "50", "-dZeroStart", "-seed", "2"}},
 	}
 	for _, r := range runs {
 		out := filepath.Join(dir, r.name+".mln")
@@ -125,6 +126,9 @@ func TestLearnLikelihood(t *testing.T) {
 		{"-g", "-method", "cda-ml"},
 		{"-g", "-priorStdDev", "-1"},
 		{"-d", "-ne", "Cancer", "-numSamples", "-5"},
+		{"-d", "-ne", "Cancer", "-dMAPCounts"},
+		{"-method", "vp", "-ne", "Cancer", "-solver", "exact"},
+		{"-method", "vp", "-ne", "Cancer", "-dMAPCounts", "-numSamples", "10"},
 	} {
 		out := filepath.Join(t.TempDir(), "bad.mln")
 		code, _, _ := marple(t, append([]string{"learn", "-i", model, "-o", out, "-t", train}, bad...)...)

@@ -98,9 +98,18 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 					pr.Iter, pr.Round, pr.GradNorm, noise, pr.Lambda, pr.Improvement, pr.Samples, map[bool]string{true: ", backtracked"}[pr.Backtracked])
 			},
 		}
+		set.OnStart = func(st *learn.IndependentStart) {
+			tuned := ""
+			if st.PriorStdDev > 0 {
+				tuned = fmt.Sprintf(", prior σ %g chosen by held-out CLL %.6g", st.PriorStdDev, st.HeldOutCLL)
+			}
+			fmt.Fprintf(e.stderr, "marple: learn: independent start: %d joint parameters held at 0, CLL %.6g over %d atoms, gradient %.2g, %d L-BFGS iterations%s\n",
+				st.Joint, st.CLL, st.Atoms, st.GradNorm, st.Iterations, tuned)
+		}
 		f.extras.apply(&set)
 		if f.extras.withEM {
 			set.TunePrior = false // each M-step would choose its own σ
+			set.OnStart = nil     // one start per M-step
 			return learnEM(ctx, e, p, tf, m, dbs, src, set, f.extras.emIter)
 		}
 		done = p.stage("learn CLL (" + map[bool]string{true: "DN", false: "PSCG"}[f.newton] + ")")
@@ -112,14 +121,6 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		}
 		err = f.extras.timedOut(ctx, err, learned, e.stderr)
 		lerr = err
-		if st != nil && st.Start != nil {
-			tuned := ""
-			if st.Start.PriorStdDev > 0 {
-				tuned = fmt.Sprintf(", prior σ %g chosen by held-out CLL %.6g", st.Start.PriorStdDev, st.Start.HeldOutCLL)
-			}
-			fmt.Fprintf(e.stderr, "marple: learn: independent start: %d joint parameters held at 0, CLL %.6g over %d atoms, gradient %.2g, %d L-BFGS iterations%s\n",
-				st.Start.Joint, st.Start.CLL, st.Start.Atoms, st.Start.GradNorm, st.Start.Iterations, tuned)
-		}
 		if st != nil && st.ScaledPriors > 0 {
 			fmt.Fprintf(e.stderr, "marple: learn: prior σ of %d weights linking query atoms divided by their connections (up to %g ground clauses through one atom)\n",
 				st.ScaledPriors, st.MaxConnections)
@@ -139,15 +140,12 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 // learnVP runs learn -method vp, the voted perceptron, on the examples of
 // -method dcll and writes the learned model.
 func learnVP(ctx context.Context, e *env, p *progress, tf *trainFlags, m *mln.Model, src learn.ExampleSource, f likelihoodFlags) error {
-	solver, err := tf.ef.mapEngine(1, nil)
-	if err != nil {
-		return err
-	}
 	x := f.extras
 	lastReport := time.Now()
 	set := learn.VPSettings{
 		LearningRate: x.vpRate, Momentum: x.vpMomentum, NoPerWeight: x.vpNoPW, MaxIter: f.maxIter,
-		PriorStdDev: f.priorSD, NoPrior: f.noPrior, Solver: solver, Seed: *tf.seed, Workers: tf.wf.workers,
+		PriorStdDev: f.priorSD, NoPrior: f.noPrior, MAPCounts: x.vpMAP, Samples: f.numSamples,
+		ZeroStart: x.dZeroStart, Seed: *tf.seed, Workers: tf.wf.workers,
 		Progress: func(pr learn.VPProgress) {
 			if (time.Since(lastReport) < time.Second || pr.Elapsed < time.Second) && !*tf.verbose {
 				return
@@ -156,14 +154,30 @@ func learnVP(ctx context.Context, e *env, p *progress, tf *trainFlags, m *mln.Mo
 			fmt.Fprintf(e.stderr, "marple: learn: iteration %d, largest count difference %.4g\n", pr.Iter, pr.Diff)
 		},
 	}
-	done := p.stage("learn VP (" + solver.Name() + ")")
+	counts := "MC-SAT"
+	if x.vpMAP {
+		solver, err := tf.ef.mapEngine(1, nil)
+		if err != nil {
+			return err
+		}
+		set.Solver, counts = solver, "MAP, "+solver.Name()
+	}
+	done := p.stage("learn VP (" + counts + ")")
 	st, err := learn.VotedPerceptron(ctx, m, src, set)
 	learned := 0
 	if st != nil {
 		learned = st.Iterations
 	}
+	if st != nil && st.Start != nil {
+		fmt.Fprintf(e.stderr, "marple: learn: independent start: %d joint parameters held at 0, CLL %.6g over %d atoms, gradient %.2g, %d L-BFGS iterations\n",
+			st.Start.Joint, st.Start.CLL, st.Start.Atoms, st.Start.GradNorm, st.Start.Iterations)
+	}
 	if err == nil {
-		done("%d iterations, last count difference %.4g, %d examples, %d parameters", st.Iterations, st.Diff, st.Examples, st.Params)
+		steps := ""
+		if st.Samples > 0 {
+			steps = fmt.Sprintf(", %d MC-SAT steps per iteration", st.Samples)
+		}
+		done("%d iterations%s, last count difference %.4g, %d examples, %d parameters", st.Iterations, steps, st.Diff, st.Examples, st.Params)
 	}
 	return tf.finish(e, "learn", m, err, learned, "iteration")
 }

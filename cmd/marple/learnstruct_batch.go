@@ -5,7 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/marple-mln/marple/internal/cmdflags"
+	"github.com/marple-mln/marple/cmd/internal/cmdflags"
 	"io"
 	"math"
 	"os"
@@ -272,6 +272,9 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 			if werr := write(); werr != nil {
 				return werr
 			}
+		}
+		if errors.Is(err, context.Canceled) && !*checkpoint {
+			fmt.Fprintln(e.stderr, "marple learnstruct: no model written; with -checkpoint an interrupted search writes the best model so far, and -resume continues it")
 		}
 		return err
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -81,5 +83,21 @@ func TestLearnstructBatchErrors(t *testing.T) {
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("%v: output written", tc.args)
 		}
+	}
+}
+
+// TestLearnstructInterruptHint: an interrupted search without -checkpoint
+// writes no model and says how to get one.
+func TestLearnstructInterruptHint(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.mln")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, &env{stdout: &stdout, stderr: &stderr}, []string{"learnstruct", "-method", "beam", "-i", "testdata/planted.mln", "-o", out, "-t", "testdata/planted-a.db"})
+	if code != 1 || !strings.Contains(stderr.String(), "with -checkpoint an interrupted search writes the best model so far") {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a model was written")
 	}
 }

@@ -19,9 +19,10 @@ import (
 // model (bp.LiftModel), without grounding, and writes the marginals of the
 // unknown query atoms in the order the ground network lists them. It
 // returns false, having done nothing, when the model or the flags ask for
-// what LiftModel does not lift (the caller then lifts the ground network).
+// what LiftModel does not lift (-cw, -a, -outputNetwork; the caller then
+// lifts the ground network).
 func inferLiftedModel(ctx context.Context, e *env, p *progress, ax *inferExtras, wf *worldFlags, m *mln.Model, db *mln.Database, out string, start time.Time) (bool, error) {
-	if wf.openWorld != "" || wf.closedWorld != "" || ax.outputNetwork || ax.all {
+	if wf.closedWorld != "" || ax.outputNetwork || ax.all {
 		return false, nil
 	}
 	query, err := m.PredIDs(wf.query)
@@ -31,8 +32,20 @@ func inferLiftedModel(ctx context.Context, e *env, p *progress, ax *inferExtras,
 	query = append(query, ax.qevPreds...)
 	slices.Sort(query)
 	query = slices.Compact(query)
+	// The open-world predicates (-ow) are unknown like the query ones,
+	// but not written.
+	open := slices.Clone(query)
+	if wf.openWorld != "" {
+		ow, err := m.PredIDs(wf.openWorld)
+		if err != nil {
+			return false, usagef("-ow: %v", err)
+		}
+		open = append(open, ow...)
+		slices.Sort(open)
+		open = slices.Compact(open)
+	}
 	done := p.stage("lifted BP")
-	mm, st, err := bp.LiftModel(ctx, m, db, query, bp.Options{MaxIterations: ax.maxSteps, Tolerance: ax.convThresh})
+	mm, st, err := bp.LiftModel(ctx, m, db, open, bp.Options{MaxIterations: ax.maxSteps, Tolerance: ax.convThresh})
 	if errors.Is(err, bp.ErrNotLiftable) {
 		p.logf("lifted BP: the first-order model is not liftable as it is (%v); lifting the ground network", err)
 		return false, nil
@@ -42,15 +55,18 @@ func inferLiftedModel(ctx context.Context, e *env, p *progress, ax *inferExtras,
 	}
 	conv := "converged"
 	if !st.Converged {
-		conv = fmt.Sprintf("not converged (largest change %.3g > -convThresh %g)", st.MaxChange, ax.convThresh)
+		conv = fmt.Sprintf("NOT CONVERGED (largest change %.3g > -convThresh %g)", st.MaxChange, ax.convThresh)
+		fmt.Fprintf(e.stderr, "marple infer: warning: lifted belief propagation did not converge in %d iterations: largest change of a marginal %.3g > -convThresh %g (raise -maxSteps, or -bp without -lifted damps the messages)\n",
+			st.Iterations, st.MaxChange, ax.convThresh)
 	}
-	how := fmt.Sprintf("lifted from the model: %d atom classes, %d clause classes; belief propagation: %d iterations, %s", st.AtomClusters, st.FactorClusters, st.Iterations, conv)
+	how := fmt.Sprintf("lifted from the model: %s; belief propagation: %d iterations, %s, not checked against MC-SAT", st.Compression(), st.Iterations, conv)
 	note, err := checkHardModel(ctx, e.stderr, wf, m, db, query)
 	if err != nil {
 		return true, err
 	}
 	how += note
 	done("%s", how)
+	fmt.Fprintln(e.stderr, "marple infer: note: BP lifted from the model is not checked against MC-SAT (that needs the ground network); loopy BP can settle on a wrong fixed point: -bp without -lifted checks it")
 	n := 0
 	if err := atomicfile.Write(out, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)

@@ -22,7 +22,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/marple-mln/marple/internal/cmdflags"
+	"github.com/marple-mln/marple/cmd/internal/cmdflags"
+	"github.com/marple-mln/marple/internal/suggest"
 	"io"
 	"os"
 	"os/signal"
@@ -46,6 +47,15 @@ type env struct {
 	stderr io.Writer
 }
 
+// resultsToStdout sends the command's own messages to stderr when its
+// output file is "-" or /dev/stdout, so that standard output carries the
+// results alone.
+func (e *env) resultsToStdout(out string) {
+	if out == "-" || out == "/dev/stdout" {
+		e.stdout = e.stderr
+	}
+}
+
 var commands = []command{
 	{"infer", "MAP or marginal inference (Alchemy's infer)", runInfer},
 	{"learn", "weight learning (Alchemy's learnwts; online max-margin learners)", runLearn},
@@ -53,6 +63,7 @@ var commands = []command{
 	{"invent", "statistical predicate invention: multiple relational clusterings (MRC)", runInvent},
 	{"eval", "score predictions against the truth: P, R, F1, Hamming, CLL, AUC-PR", runEval},
 	{"check", "parse a model and evidence; print predicates, clauses and ground network size", runCheck},
+	{"data", "list, check and fetch the real data sets (docs/data.md)", runData},
 	{"transfer-templates", "deep transfer (DTM): rank second-order clique templates in a source domain", runTransferTemplates},
 }
 
@@ -138,8 +149,11 @@ func run(ctx context.Context, e *env, args []string) int {
 			return 1
 		}
 	}
-	fmt.Fprintf(e.stderr, "marple: unknown command %q\n", name)
-	printUsage(e.stderr)
+	names := []string{"help", "version"}
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(e.stderr, "marple: unknown command %q%s; marple help lists the commands\n", name, suggest.Hint(name, names))
 	return 2
 }
 

@@ -209,6 +209,24 @@ func TestEvalJSON(t *testing.T) {
 	}
 }
 
+// TestEvalMarginalMissingPred: a marginal result without any atom of a
+// scored predicate is refused (it would score the truth's true atoms alone,
+// AUC-PR 1); a MAP result without one scores them as false negatives.
+func TestEvalMarginalMissingPred(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "m.result")
+	os.WriteFile(res, []byte("Smokes(Anna) 0.7\nSmokes(Bob) 0.2\n"), 0o644)
+	code, _, stderr := marple(t, "eval", "-r", res, "-t", smokers+"smoking-train.db", "-q", "Cancer")
+	if code != 1 || !strings.Contains(stderr, "has no atom of Cancer") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	os.WriteFile(res, []byte("Smokes(Anna)\n"), 0o644)
+	code, out, stderr := marple(t, "eval", "-r", res, "-t", smokers+"smoking-train.db", "-q", "Cancer")
+	if code != 0 || !strings.Contains(out, "Cancer      2   0   0   2") {
+		t.Errorf("MAP result without Cancer: exit %d: %s%s", code, out, stderr)
+	}
+}
+
 func TestGroundingTooLargeRefused(t *testing.T) {
 	res := filepath.Join(t.TempDir(), "out.result")
 	code, _, stderr := marple(t, "infer", "-i", "testdata/huge.mln", "-r", res, "-q", "P,Q,R", "-maxMem", "64")
@@ -320,5 +338,108 @@ func TestLazyWhereEagerIsRefused(t *testing.T) {
 	code, _, stderr = marple(t, append(args, "-lazy", "-bp")...)
 	if code != 2 || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("-lazy -bp: exit %d, stderr %q; want a one-line usage error", code, stderr)
+	}
+}
+
+// TestResultsToStdout: -r - writes the results to standard output and the
+// command's summary to stderr, so that a pipe receives the results alone.
+func TestResultsToStdout(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan string)
+	go func() { var b bytes.Buffer; b.ReadFrom(r); done <- b.String() }()
+	code, summary, stderr := marple(t, "infer", "-i", smokers+"smoking-weighted.mln", "-e", smokers+"smoking-test.db",
+		"-r", "-", "-q", "Smokes")
+	os.Stdout = old
+	w.Close()
+	got := <-done
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if summary != "" {
+		t.Errorf("summary on stdout: %q", summary)
+	}
+	if !strings.Contains(stderr, "marple infer:") {
+		t.Errorf("no summary on stderr: %q", stderr)
+	}
+	if !strings.Contains(got, "Smokes(Ivan)\n") || strings.Contains(got, "marple") {
+		t.Errorf("standard output: %q", got)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		os.Remove("-")
+		t.Error(`a file named "-" was written`)
+	}
+}
+
+// TestSuggestions: a misspelt command, flag or predicate gets a "did you
+// mean" hint, and an unknown predicate in -q exits 1 as docs/commands.md
+// says.
+func TestSuggestions(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"infr"}, 2, `marple: unknown command "infr" (did you mean infer?)`},
+		{[]string{"infer", "-i", smokers + "smoking-weighted.mln", "-r", "out", "-q", "Smokes", "-numSample", "5"}, 2,
+			"flag provided but not defined: -numSample (did you mean -numSamples?)"},
+		{[]string{"infer", "-i", smokers + "smoking-weighted.mln", "-e", smokers + "smoking-test.db", "-r", filepath.Join(t.TempDir(), "out"), "-q", "Smoke"}, 1,
+			`-q: unknown predicate "Smoke" (did you mean Smokes?)`},
+	} {
+		code, _, stderr := marple(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
+
+// TestNewcomerMistakes: swapped -i and -e get a hint; a query over a type
+// with no constant (no -e) is refused rather than answered with 0 atoms.
+func TestNewcomerMistakes(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := marple(t, "infer", "-e", smokers+"smoking-weighted.mln", "-i", smokers+"smoking-test.db", "-r", out, "-q", "Smokes")
+	if code != 1 || !strings.Contains(stderr, "swapped? models (.mln) go to -i, evidence (.db) to -e") {
+		t.Errorf("swapped: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := marple(t, "infer", "-i", smokers+"smoking-weighted.mln", "-r", out, "-q", "Smokes")
+	if code != 1 || !strings.Contains(stderr, "the type person has no constant") || !strings.Contains(stderr, "give the evidence with -e") {
+		t.Errorf("no evidence: exit %d: %s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("output written")
+	}
+}
+
+// TestInferIgnoredFlags: a flag the chosen inference does not use is
+// named in a warning, with the inference it belongs to.
+func TestInferIgnoredFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	base := []string{"infer", "-i", smokers + "smoking-weighted.mln", "-e", smokers + "smoking-test.db", "-r", out, "-q", "Smokes"}
+	for _, c := range []struct {
+		extra      []string
+		warn, none string
+	}{
+		{[]string{"-numSamples", "5"}, "-numSamples applies to -ms and -p", ""},
+		{[]string{"-burnIn", "3", "-tries", "3"}, "-tries applies to MAP inference with -solver mws", ""},
+		{[]string{"-ms", "-tries", "3", "-solver", "lp"}, "-solver applies to MAP inference", ""},
+		{[]string{"-solver", "mws", "-tries", "2"}, "", "warning"},
+		{[]string{"-ms", "-numSamples", "50", "-maxSteps", "100"}, "", "warning"},
+		{[]string{"-bp", "-maxSteps", "10", "-convThresh", "0.001"}, "", "warning"},
+	} {
+		code, _, stderr := marple(t, append(base, c.extra...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.extra, code, stderr)
+		}
+		if c.warn != "" && !strings.Contains(stderr, c.warn) {
+			t.Errorf("%v: no warning %q: %s", c.extra, c.warn, stderr)
+		}
+		if c.none != "" && strings.Contains(stderr, c.none) {
+			t.Errorf("%v: unexpected %q: %s", c.extra, c.none, stderr)
+		}
 	}
 }

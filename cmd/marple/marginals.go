@@ -106,13 +106,13 @@ func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, 
 	var verdict string
 	for {
 		t0 := time.Now()
-		if err := s.Sample(ctx, round); err != nil {
+		if err := sampleWithProgress(ctx, e.stderr, s, round, total, start); err != nil {
 			return err
 		}
 		total += round
 		d = s.Diagnostics()
 		d.Summarize(query, threshold)
-		p.logf("%d samples per chain: max R-hat %s, min ESS %s", total, fmtRhat(d.MaxRhat), fmtESS(d.MinESS))
+		p.logf("%d samples per chain: max R-hat %s, min ESS %s", total, fmtRhat(d.MaxRhat), summaryESS(d.MinESS))
 		if rates := s.SwapRates(); rates != nil {
 			p.logf("replica exchange acceptance between neighbouring scales: %.3f", rates)
 		}
@@ -176,7 +176,7 @@ func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, 
 		return err
 	}
 	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples x %d chains, max R-hat %s, %d query atoms above %g, min ESS %s%s, %.2fs\n",
-		net.NumAtoms(), net.NumClauses(), total, f.chains, fmtRhat(d.MaxRhat), d.NumAbove, threshold, fmtESS(d.MinESS), f.hardNote, time.Since(start).Seconds())
+		net.NumAtoms(), net.NumClauses(), total, f.chains, fmtRhat(d.MaxRhat), d.NumAbove, threshold, summaryESS(d.MinESS), f.hardNote, time.Since(start).Seconds())
 	return nil
 }
 
@@ -190,9 +190,52 @@ func fmtRhat(r float64) string {
 	return strconv.FormatFloat(r, 'f', 3, 64)
 }
 
+// summaryESS is the smallest ESS over the query atoms as the summary says
+// it: +Inf means that no query atom was sampled.
+func summaryESS(x float64) string {
+	if math.IsInf(x, 1) {
+		return "n/a (every query atom's marginal computed exactly)"
+	}
+	return fmtESS(x)
+}
+
 func fmtESS(x float64) string {
 	if math.IsInf(x, 1) {
 		return "inf"
 	}
 	return strconv.FormatFloat(x, 'f', 0, 64)
+}
+
+// sampleWithProgress advances the chains by n samples in slices, saying
+// on stderr every few seconds how far they are and how long is left. The
+// samples do not depend on the slicing: each chain goes on from its state
+// with its own random numbers.
+func sampleWithProgress(ctx context.Context, w io.Writer, s *mcsat.Sampling, n, before int, start time.Time) error {
+	const every = 5 * time.Second
+	t0 := time.Now()
+	last := t0
+	chunk := min(n, 16)
+	for done := 0; done < n; {
+		k := min(chunk, n-done)
+		t := time.Now()
+		if err := s.Sample(ctx, k); err != nil {
+			return err
+		}
+		done += k
+		// Slices of about half a second keep the reports timely and the
+		// calls' overhead negligible.
+		if el := time.Since(t); el < 250*time.Millisecond {
+			chunk *= 2
+		} else if el > time.Second && chunk > 1 {
+			chunk /= 2
+		}
+		if time.Since(last) >= every && done < n {
+			last = time.Now()
+			el := time.Since(t0)
+			eta := time.Duration(float64(el) / float64(done) * float64(n-done))
+			fmt.Fprintf(w, "marple infer: sampling: %d/%d samples per chain, %s elapsed, ETA %s\n",
+				before+done, before+n, time.Since(start).Round(time.Second), eta.Round(time.Second))
+		}
+	}
+	return nil
 }

@@ -24,7 +24,7 @@ func tiedModel(t *testing.T) (dir, model string) {
 	return dir, model
 }
 
-var marginalSummary = regexp.MustCompile(`^marple infer: \d+ atoms, \d+ clauses, \d+ samples x \d+ chains, max R-hat ([0-9.]+|inf), (\d+) query atoms above [0-9.]+, min ESS (\d+|inf), [0-9.]+s\n$`)
+var marginalSummary = regexp.MustCompile(`^marple infer: \d+ atoms, \d+ clauses, \d+ samples x \d+ chains, max R-hat ([0-9.]+|inf), (\d+) query atoms above [0-9.]+, min ESS (\d+|n/a \(every query atom's marginal computed exactly\)), [0-9.]+s\n$`)
 
 func TestInferMarginalsWarnNotConverged(t *testing.T) {
 	dir, model := tiedModel(t)
@@ -94,6 +94,11 @@ func TestInferMarginalsMCSATSummary(t *testing.T) {
 	if m[2] != "0" || strings.Contains(stderr, "not converged") {
 		t.Errorf("smokers not converged: %s%s", stdout, stderr)
 	}
+	// Every component of smokers is small enough to enumerate: the summary
+	// says so rather than "min ESS inf".
+	if !strings.Contains(m[3], "computed exactly") {
+		t.Errorf("summary does not say the marginals are exact: %s", stdout)
+	}
 }
 
 func TestInferMarginalsBadFlags(t *testing.T) {
@@ -116,7 +121,7 @@ func TestInferMarginalsBadFlags(t *testing.T) {
 // TestInferDefaultChains: without -numChains the sampler runs one chain per
 // core (at least 2) and the summary says how many.
 func TestInferDefaultChains(t *testing.T) {
-	code, stdout, stderr := marple(t, "infer", "-ms", "-i", smokers+"smoking-weighted.mln", "-r", filepath.Join(t.TempDir(), "out"), "-q", "Smokes", "-numSamples", "50")
+	code, stdout, stderr := marple(t, "infer", "-ms", "-i", smokers+"smoking-weighted.mln", "-e", smokers+"smoking-test.db", "-r", filepath.Join(t.TempDir(), "out"), "-q", "Smokes", "-numSamples", "50")
 	if want := fmt.Sprintf("50 samples x %d chains", mcsat.DefaultChains()); code != 0 || !strings.Contains(stdout, want) {
 		t.Errorf("exit %d, want %q in %s%s", code, want, stdout, stderr)
 	}

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,7 +286,9 @@ func docFiles(t *testing.T, root string) []string {
 }
 
 // TestReadmeExamples runs the marple commands of the sh blocks of README.md
-// and of every docs/*.md file, in order, each file in a directory of its own
+// and of every docs/*.md file, with the marple that README.md's own
+// instructions install (go install ./cmd/marple, its folder first on
+// PATH), in order, each file in a directory of its own
 // laid out as a fresh clone: its working directory holds a copy of the
 // repository's examples/ folder (and any other repository file a command
 // reads, such as infer/testdata/dense-w1.mln), with the data folder beside it
@@ -331,6 +336,24 @@ func TestReadmeExamples(t *testing.T) {
 	}
 	all := os.Getenv("MARPLE_README_ALL") != ""
 	t.Setenv("MARPLE_DATA", "")
+	// marple installed as README.md says, from the clone: go install
+	// ./cmd/marple (into a folder of the test's, put first on PATH).
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+	bin := filepath.Join(base, "bin")
+	install := exec.Command(goBin, "install", "./cmd/marple")
+	install.Dir = root
+	install.Env = append(os.Environ(), "GOBIN="+bin)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("go install ./cmd/marple, as README.md says: %v\n%s", err, out)
+	}
+	marpleBin, err := exec.LookPath(filepath.Join(bin, "marple"))
+	if err != nil {
+		t.Fatalf("go install ./cmd/marple installed no marple: %v", err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	total, ran := 0, 0
 	for _, doc := range docFiles(t, root) {
 		cmds := docCommands(t, root, doc)
@@ -419,7 +442,17 @@ func TestReadmeExamples(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
 			var out, errb bytes.Buffer
 			start := time.Now()
-			code := run(ctx, &env{stdout: &out, stderr: &errb}, c.args)
+			cmd := exec.CommandContext(ctx, marpleBin, c.args...)
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			code := 0
+			if err := cmd.Run(); err != nil {
+				code = -1
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					code = ee.ExitCode()
+				}
+				errb.WriteString(err.Error())
+			}
 			cancel()
 			if code != 0 {
 				t.Errorf("%s: %s: exit %d after %v\n%s", where, line, code, time.Since(start).Round(time.Millisecond), errb.String())
@@ -428,17 +461,72 @@ func TestReadmeExamples(t *testing.T) {
 			t.Logf("%s: ran in %v: %s", where, time.Since(start).Round(time.Millisecond), line)
 			ran++
 		}
+		checkIgnored(t, root, clone, doc)
 	}
 	t.Logf("%d of %d documented marple commands ran", ran, total)
+}
+
+// checkIgnored fails the test for every file that the commands of doc
+// left in clone and that .gitignore does not ignore (a user following the
+// docs in a clone would see it as untracked).
+func checkIgnored(t *testing.T, root, clone, doc string) {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Logf("no git: the outputs of %s are not checked against .gitignore", doc)
+		return
+	}
+	ls := exec.Command(git, "ls-files")
+	ls.Dir = root
+	listed, err := ls.Output()
+	if err != nil {
+		t.Logf("not a git checkout (%v): the outputs of %s are not checked against .gitignore", err, doc)
+		return
+	}
+	tracked := map[string]bool{}
+	for _, f := range strings.Split(string(listed), "\n") {
+		tracked[f] = true
+	}
+	var left []string
+	filepath.WalkDir(clone, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(clone, p)
+		rel = filepath.ToSlash(rel)
+		if !tracked[rel] && !strings.HasPrefix(rel, "shared/") {
+			left = append(left, rel)
+		}
+		return nil
+	})
+	if len(left) == 0 {
+		return
+	}
+	ci := exec.Command(git, "check-ignore", "--no-index", "--stdin")
+	ci.Dir = root
+	ci.Stdin = strings.NewReader(strings.Join(left, "\n") + "\n")
+	out, _ := ci.Output() // exit 1 when no path is ignored
+	ignored := map[string]bool{}
+	for _, f := range strings.Split(string(out), "\n") {
+		ignored[f] = true
+	}
+	for _, f := range left {
+		if !ignored[f] {
+			t.Errorf("%s: its commands leave %s, which .gitignore does not ignore", doc, f)
+		}
+	}
 }
 
 // TestReadmeProgram builds the library program of README.md (its one go
 // block) as a module of its own that requires this repository, runs it
 // from the repository root and checks that it prints the true query atoms
 // that "marple infer" writes for the same model, evidence and queries.
+//
+// It is a long case, but it runs whenever -run names it, as README.md
+// says: go test ./cmd/marple -run ReadmeProgram.
 func TestReadmeProgram(t *testing.T) {
-	if testenv.Short() {
-		t.Skip("builds the README's program")
+	if testenv.Short() && !strings.Contains(flag.Lookup("test.run").Value.String(), "ReadmeProgram") {
+		t.Skip("builds the README's program (a long case; -run ReadmeProgram runs it)")
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {

@@ -12,8 +12,13 @@
 //
 // On a network whose factor graph is a tree (no cycle through clauses and
 // atoms) the fixed point gives the exact marginals; on a loopy network BP
-// may not converge, and when it does its marginals are approximate.
-// Marginals reports whether the messages converged.
+// may not converge, and when it does its marginals are approximate, at
+// times far off (atoms tied in short loops by strong or hard clauses).
+// Marginals reports whether the messages converged and which atoms still
+// changed; Options.Merge merges the copies of a ground clause (which BP
+// would count as independent factors), Options.DampAfter damps the
+// messages when they do not converge undamped, and Options.Check compares
+// the marginals with MC-SAT's and lists the atoms it does not confirm.
 //
 // Lifted runs the same iterations on a network whose interchangeable atoms
 // and clauses are merged (lifted BP), and Frontier keeps BP converged
@@ -27,10 +32,12 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/mcsat"
 )
 
 // Defaults.
@@ -60,9 +67,36 @@ type Options struct {
 	// d·old in log-odds, 0 <= d < 1 (default 0). Damping helps loopy
 	// networks converge and does not change the fixed points.
 	Damping float64
+	// DampAfter, when positive, raises the damping each time DampAfter
+	// iterations pass without convergence: to 0.5 from 0, else half way to
+	// 1, up to MaxAutoDamping. BP that converges undamped is left as it
+	// is (the same iterations and marginals); BP whose messages oscillate
+	// gets the damping it needs. Stats.Damping is the damping it ended
+	// with.
+	DampAfter int
 	// Workers is the number of goroutines (default GOMAXPROCS). The result
 	// does not depend on it.
 	Workers int
+	// Merge merges the ground clauses that have the same literals into one
+	// clause of the summed weight before passing messages (the same
+	// distribution). BP counts each of several factors over the same atoms
+	// as independent evidence, so k copies of a clause push its atoms k
+	// times; merged, a network that is a tree once its copies are merged
+	// gets exact marginals.
+	Merge bool
+	// Check, when positive, compares the marginals with MC-SAT's (four
+	// chains with block moves, Check samples per chain, more in up to
+	// three doubling rounds while an
+	// atom's sampling error is what keeps it from being confirmed;
+	// components of at most mcsat.DefaultExactAtoms atoms are enumerated
+	// exactly): Stats.Unreliable lists the atoms not confirmed within
+	// CheckTolerance. The seed is infer.Options.Seed.
+	Check int
+	// CheckTolerance is the largest difference from the true marginal the
+	// check accepts (default DefaultCheckTolerance).
+	CheckTolerance float64
+
+	checkExact int // mcsat.Options.ExactAtoms of the check (tests)
 }
 
 // Stats describes a run.
@@ -74,12 +108,103 @@ type Stats struct {
 	Converged bool
 	// MaxChange is that largest change.
 	MaxChange float64
+	// Damping is the damping of the last iteration (Options.DampAfter).
+	Damping float64
+	// Changing lists, when the run did not converge, the atoms whose
+	// marginal changed by more than the tolerance in the last iteration,
+	// the largest change first (at most MaxListed of them; NumChanging
+	// counts them all).
+	Changing    []int32
+	NumChanging int
+	// Checked is set when the marginals were compared with MC-SAT
+	// (Options.Check); Unreliable then lists the atoms the check did not
+	// confirm, the largest difference first, and CheckDiff is the largest
+	// difference between BP's and the check's marginal of an atom (NaN
+	// when the check found no world satisfying the hard clauses and lists
+	// every atom).
+	Checked    bool
+	Unreliable []int32
+	CheckDiff  float64
+}
+
+// MaxAutoDamping is the largest damping Options.DampAfter reaches.
+const MaxAutoDamping = 0.9375
+
+// iterate passes messages until they converge or opt.MaxIterations
+// iterations are done, with the damping of opt (Damping, DampAfter), and
+// records the run in st.
+func (g *graph) iterate(ctx context.Context, opt Options, st *Stats) error {
+	d, since := opt.Damping, 0
+	g.sums()
+	for st.Iterations < opt.MaxIterations {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if opt.DampAfter > 0 && since >= opt.DampAfter && d < MaxAutoDamping {
+			if d == 0 {
+				d = 0.5
+			} else {
+				d = min(MaxAutoDamping, (1+d)/2)
+			}
+			since = 0
+		}
+		g.update(d)
+		st.Iterations++
+		since++
+		st.MaxChange = g.sums()
+		if st.MaxChange <= opt.Tolerance {
+			st.Converged = true
+			break
+		}
+	}
+	st.Damping = d
+	return nil
+}
+
+// MaxListed bounds Stats.Changing.
+const MaxListed = 10
+
+// Reliable reports whether the run converged and the check, when it ran,
+// confirmed every marginal.
+func (st *Stats) Reliable() bool { return st.Converged && len(st.Unreliable) == 0 }
+
+// changing returns the atoms whose entry of change exceeds tol, the
+// largest first, at most MaxListed, and their number.
+func changing(change []float64, tol float64) ([]int32, int) {
+	var out []int32
+	for a, d := range change {
+		if d > tol {
+			out = append(out, int32(a))
+		}
+	}
+	slices.SortStableFunc(out, func(x, y int32) int {
+		switch {
+		case change[x] > change[y]:
+			return -1
+		case change[x] < change[y]:
+			return 1
+		}
+		return 0
+	})
+	return out[:min(len(out), MaxListed)], len(out)
 }
 
 // Memory is what Marginals takes on top of the network
 // (ground.Options.Engine): a message and an index per literal, and
 // per-atom sums.
 var Memory = ground.EngineCost{PerAtom: 24, PerClause: 4, PerLit: 16}
+
+// CheckedMemory is Memory with what Options.Merge (a merged copy of the
+// clauses and its index) and Options.Check (MC-SAT's chains, while BP's
+// state is kept) take on top.
+var CheckedMemory = func() ground.EngineCost {
+	m := mcsat.RunMemory(checkChains, 1, mcsat.MethodMCSAT)
+	return ground.EngineCost{
+		PerAtom:   Memory.PerAtom + m.PerAtom,
+		PerClause: Memory.PerClause + 64 + m.PerClause,
+		PerLit:    Memory.PerLit + 8 + m.PerLit,
+	}
+}()
 
 // graph is the factor graph: for each clause the flat positions of its
 // literals, for each atom the flat positions where it occurs.
@@ -97,6 +222,7 @@ type graph struct {
 	msg       []float64 // clause-to-atom messages, log-odds of the atom being true
 	tot       []float64 // per atom: bias plus all incoming messages
 	marginal  []float64
+	change    []float64 // per atom: the last change of its marginal (when not nil)
 }
 
 func newGraph(net *ground.Network, bias []float64, workers int) (*graph, error) {
@@ -179,7 +305,11 @@ func (g *graph) sums() float64 {
 			}
 			g.tot[a] = t
 			p := sigmoid(t)
-			change = math.Max(change, math.Abs(p-g.marginal[a]))
+			d := math.Abs(p - g.marginal[a])
+			change = math.Max(change, d)
+			if g.change != nil {
+				g.change[a] = d
+			}
 			g.marginal[a] = p
 		}
 		return change
@@ -249,28 +379,31 @@ func Marginals(ctx context.Context, net *ground.Network, opt Options) ([]float64
 	if opt.Tolerance <= 0 {
 		opt.Tolerance = DefaultTolerance
 	}
-	if opt.Damping < 0 || opt.Damping >= 1 {
-		return nil, nil, errors.New("bp: Damping must be in [0, 1)")
+	if opt.Damping < 0 || opt.Damping >= 1 || opt.DampAfter < 0 {
+		return nil, nil, errors.New("bp: Damping must be in [0, 1) and DampAfter not negative")
 	}
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
-	g, err := newGraph(net, opt.Bias, opt.Workers)
+	bnet := net
+	if opt.Merge {
+		bnet = mergeClauses(net)
+	}
+	g, err := newGraph(bnet, opt.Bias, opt.Workers)
 	if err != nil {
 		return nil, nil, err
 	}
+	g.change = make([]float64, g.nAtoms)
 	st := &Stats{}
-	g.sums()
-	for st.Iterations < opt.MaxIterations {
-		if err := ctx.Err(); err != nil {
+	if err := g.iterate(ctx, opt, st); err != nil {
+		return nil, nil, err
+	}
+	if !st.Converged {
+		st.Changing, st.NumChanging = changing(g.change, opt.Tolerance)
+	}
+	if opt.Check > 0 {
+		if err := check(ctx, net, g.marginal, opt, st); err != nil {
 			return nil, nil, err
-		}
-		g.update(opt.Damping)
-		st.Iterations++
-		st.MaxChange = g.sums()
-		if st.MaxChange <= opt.Tolerance {
-			st.Converged = true
-			break
 		}
 	}
 	return g.marginal, st, nil
@@ -315,22 +448,58 @@ func (e Engine) Marginals(ctx context.Context, net *ground.Network, opt infer.Op
 }
 
 // LiftedEngine is lifted BP (Lifted, on the ground network) as an
-// infer.Marginal engine.
+// infer.Marginal engine. Rounds > 0 runs LiftedApprox with that many
+// rounds instead.
 type LiftedEngine struct {
 	Options
-	Stats func(*LiftedStats)
+	Stats  func(*LiftedStats)
+	Rounds int
 }
 
 // Name returns "lifted-bp".
 func (LiftedEngine) Name() string { return "lifted-bp" }
 
-// Marginals runs Lifted with the engine's options and opt's seed and bias.
+// Marginals runs Lifted with the engine's options and opt's seed and bias
+// (on the network with its clauses merged when Options.Merge is set), and
+// the check when Options.Check is set.
 func (e LiftedEngine) Marginals(ctx context.Context, net *ground.Network, opt infer.Options) ([]float64, error) {
 	o := e.Options
 	o.Options = opt
-	p, st, err := Lifted(ctx, net, o)
-	if err == nil && e.Stats != nil {
+	bnet := net
+	if o.Merge {
+		bnet = mergeClauses(net)
+	}
+	lo := o
+	lo.Merge, lo.Check = false, 0 // merged above, checked below (also after a fall-back to ground BP)
+	p, st, err := lifted(ctx, bnet, lo, e.Rounds)
+	if err == nil && o.Check > 0 {
+		err = check(ctx, net, p, o, &st.Stats)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if e.Stats != nil {
 		e.Stats(st)
 	}
-	return p, err
+	return p, nil
+}
+
+// Check compares marginals p of net (for the bias terms of opt) with
+// MC-SAT's as Options.Check does (opt.Check samples per chain, default
+// mcsat.DefaultSamples) and returns the atoms not confirmed within
+// opt.CheckTolerance, the largest difference first, and the largest
+// difference. It serves engines that compute BP's marginals another way
+// (LiftModel, Frontier after SetBias).
+func Check(ctx context.Context, net *ground.Network, p []float64, opt Options) (unreliable []int32, maxDiff float64, err error) {
+	if len(p) != net.NumAtoms() {
+		return nil, 0, errors.New("bp: Check: the marginals have the wrong length")
+	}
+	if opt.Check <= 0 {
+		opt.Check = mcsat.DefaultSamples
+	}
+	var st Stats
+	if err := check(ctx, net, p, opt, &st); err != nil {
+		return nil, 0, err
+	}
+	return st.Unreliable, st.CheckDiff, nil
 }

@@ -20,6 +20,17 @@ var ErrNotLiftable = errors.New("bp: not liftable from the first-order model")
 // maxClauseClasses bounds the clause classes LiftModel enumerates.
 const maxClauseClasses = 1 << 20
 
+// LiftModel refuses, before enumerating them, more than
+// minClauseClassesChecked clause classes when there are not at least
+// minModelCompression times fewer of them than ground clauses: the
+// evidence has split the constants into so many classes that lifting would
+// not compress (Lifted on the ground network, or ground BP, is then
+// cheaper).
+const (
+	minClauseClassesChecked = 4096
+	minModelCompression     = 4
+)
+
 // ModelMarginals are the marginals of a lifted model: every atom of a
 // class has its class's probability.
 type ModelMarginals struct {
@@ -163,6 +174,7 @@ func buildClasses(m *mln.Model, db *mln.Database) (*classes, error) {
 			}
 		}
 	}
+	perType := make([]float64, len(m.Types))
 	count := func() int {
 		n := 0
 		for t := range colour {
@@ -171,6 +183,7 @@ func buildClasses(m *mln.Model, db *mln.Database) (*classes, error) {
 				seen[x] = true
 			}
 			n += len(seen)
+			perType[t] = float64(len(seen))
 		}
 		return n
 	}
@@ -212,6 +225,10 @@ func buildClasses(m *mln.Model, db *mln.Database) (*classes, error) {
 		if n2 == n {
 			break
 		}
+		// The classes only split: once they are too many, refuse at once.
+		if err := compresses(m, perType); err != nil {
+			return nil, err
+		}
 		n = n2
 		if round > 100 {
 			return nil, ErrNotLiftable
@@ -236,6 +253,47 @@ func buildClasses(m *mln.Model, db *mln.Database) (*classes, error) {
 	return c, nil
 }
 
+// compresses returns ErrNotLiftable, with the reason, when the classes
+// are too many for lifting to pay: a clause has at least as many classes as
+// the product of the numbers of classes of its variables' types (one per
+// choice of a class for each variable), and as many ground clauses as the
+// product of the types' sizes. It costs O(clauses · variables), so a model
+// that does not compress is refused before any enumeration.
+func (c *classes) compresses(m *mln.Model) error {
+	perType := make([]float64, len(m.Types))
+	for _, t := range c.typeOf {
+		perType[t]++
+	}
+	return compresses(m, perType)
+}
+
+// compresses is classes.compresses given the number of classes of each
+// type.
+func compresses(m *mln.Model, perType []float64) error {
+	lifted, grounded := 0.0, 0.0
+	for _, cl := range m.Clauses {
+		l, g := 1.0, 1.0
+		for _, v := range cl.Vars {
+			l *= perType[v.Type]
+			g *= float64(m.Types[v.Type].Size())
+		}
+		lifted += l
+		grounded += g
+	}
+	if lifted > maxClauseClasses || lifted > minClauseClassesChecked && lifted*minModelCompression > grounded {
+		consts := 0
+		for _, t := range m.Types {
+			consts += t.Size()
+		}
+		classes := 0.0
+		for _, n := range perType {
+			classes += n
+		}
+		return fmt.Errorf("%w: the evidence splits the %d constants into %.0f classes or more, which gives at least %.4g clause classes for %.4g ground clauses", ErrNotLiftable, consts, classes, lifted, grounded)
+	}
+	return nil
+}
+
 // LiftModel runs lifted belief propagation from the first-order model m
 // and the evidence db without grounding: the constants of each type are
 // split into classes of interchangeable constants (by the evidence), the
@@ -248,10 +306,12 @@ func buildClasses(m *mln.Model, db *mln.Database) (*classes, error) {
 // network ground.Ground builds with the same query predicates).
 //
 // LiftModel returns ErrNotLiftable for what it does not lift: existential
-// quantifiers, "+" weights, order and arithmetic comparisons, and evidence
+// quantifiers, "+" weights, order and arithmetic comparisons, evidence
 // that singles out pairs of constants (binary evidence whose truth does
-// not follow from the constants' classes); Lifted on the ground network
-// handles those.
+// not follow from the constants' classes), and evidence that splits the
+// constants into so many classes that lifting would not compress (checked
+// in closed form before any clause class is built); Lifted on the ground
+// network handles those.
 func LiftModel(ctx context.Context, m *mln.Model, db *mln.Database, query []mln.PredID, opt Options) (*ModelMarginals, *LiftedStats, error) {
 	if opt.MaxIterations <= 0 {
 		opt.MaxIterations = DefaultMaxIterations
@@ -274,6 +334,9 @@ func LiftModel(ctx context.Context, m *mln.Model, db *mln.Database, query []mln.
 	}
 	cls, err := buildClasses(m, db)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := cls.compresses(m); err != nil {
 		return nil, nil, err
 	}
 	mm := &ModelMarginals{m: m, cls: cls, open: make([]bool, len(m.Preds)), index: map[string]int32{}, evTruth: map[string]mln.Truth{}}
@@ -418,7 +481,10 @@ func LiftModel(ctx context.Context, m *mln.Model, db *mln.Database, query []mln.
 	lg.msg = make([]float64, len(lg.litAtom))
 	lg.tot = make([]float64, len(atomSize))
 	lg.marginal = make([]float64, len(atomSize))
-	st := &LiftedStats{AtomClusters: len(atomSize), FactorClusters: len(lg.w), Rounds: 0}
+	st := &LiftedStats{AtomClusters: len(atomSize), FactorClusters: len(lg.w), Factors: lg.nGround}
+	for _, n := range atomSize {
+		st.Atoms += n
+	}
 	if err := lg.run(ctx, opt, &st.Stats); err != nil {
 		return nil, nil, err
 	}
@@ -529,6 +595,7 @@ func (mm *ModelMarginals) addClauseClass(cl *mln.Clause, w float64, ents []entit
 		return nil // false whatever the unknown atoms: no message
 	}
 	lg.w = append(lg.w, w)
+	lg.nGround += n
 	for _, l := range lits {
 		a := atomID(l.key, l.size)
 		*occs = append(*occs, occRec{a, int32(len(lg.litAtom)), n / l.size})

@@ -55,7 +55,7 @@ func atomName(m *mln.Model, net *ground.Network, a int) string {
 }
 
 func TestLiftModelRandom(t *testing.T) {
-	lifted := 0
+	lifted, liftedNoEvidence := 0, 0
 	for seed := int64(1); seed <= 400; seed++ {
 		c := randmln.Generate(seed)
 		if len(c.OpenWorld) > 0 {
@@ -68,10 +68,18 @@ func TestLiftModelRandom(t *testing.T) {
 		if checkModel(t, c.String(), m, db, query) {
 			lifted++
 		}
+		// Without evidence.
+		c.DB = ""
+		if m, db, query, _, err = c.Load(); err != nil {
+			t.Fatal(err)
+		}
+		if checkModel(t, c.String(), m, db, query) {
+			liftedNoEvidence++
+		}
 	}
-	t.Logf("%d random models lifted", lifted)
-	if lifted < 50 {
-		t.Errorf("only %d random models lifted", lifted)
+	t.Logf("%d random models lifted with their evidence, %d without", lifted, liftedNoEvidence)
+	if lifted < 50 || liftedNoEvidence < 50 {
+		t.Errorf("only %d random models lifted with their evidence, %d without", lifted, liftedNoEvidence)
 	}
 }
 

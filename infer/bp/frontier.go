@@ -24,17 +24,20 @@ const DefaultFrontierTolerance = 1e-10
 // decision making) then costs in proportion to the part of the network
 // the change reaches, not to the whole network.
 type Frontier struct {
-	g   *graph
-	tol float64
-	max int
+	g       *graph
+	tol     float64
+	max     int
+	damping float64
 	// Stats of the last run (Start or SetBias).
 	Stats Stats
 	// Updated is the number of clause updates done by the last SetBias.
 	Updated int
 }
 
-// Start runs belief propagation on net to convergence (as Marginals) and
-// returns the state for later changes. opt.Tolerance is the tolerance of
+// Start runs belief propagation on net to convergence (as Marginals, with
+// its Merge, Damping and Check) and returns the state for later changes;
+// Stats say whether it converged and what the check found (SetBias does
+// not check again: Check does). opt.Tolerance is the tolerance of
 // the first run; changes propagate down to DefaultFrontierTolerance.
 // The network is only read, and must not change while the Frontier is in
 // use.
@@ -55,24 +58,23 @@ func Start(ctx context.Context, net *ground.Network, opt Options) (*Frontier, er
 		}
 		copy(bias, opt.Bias)
 	}
-	g, err := newGraph(net, bias, opt.Workers)
+	if opt.Damping < 0 || opt.Damping >= 1 || opt.DampAfter < 0 {
+		return nil, errors.New("bp: Damping must be in [0, 1) and DampAfter not negative")
+	}
+	bnet := net
+	if opt.Merge {
+		bnet = mergeClauses(net)
+	}
+	g, err := newGraph(bnet, bias, opt.Workers)
 	if err != nil {
 		return nil, err
 	}
 	f := &Frontier{g: g, tol: DefaultFrontierTolerance, max: opt.MaxIterations}
-	g.sums()
-	for f.Stats.Iterations < opt.MaxIterations {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		g.update(opt.Damping)
-		f.Stats.Iterations++
-		f.Stats.MaxChange = g.sums()
-		if f.Stats.MaxChange <= opt.Tolerance {
-			f.Stats.Converged = true
-			break
-		}
+	if err := g.iterate(ctx, opt, &f.Stats); err != nil {
+		return nil, err
 	}
+	// Later changes propagate with the damping the first run ended with.
+	f.damping = f.Stats.Damping
 	g.indexFactors()
 	// Settle every message to the frontier's tolerance, so that a later
 	// change propagates only its own effect.
@@ -86,7 +88,16 @@ func Start(ctx context.Context, net *ground.Network, opt Options) (*Frontier, er
 	}
 	st.Iterations += f.Stats.Iterations
 	st.Converged = f.Stats.Converged
+	st.Damping = f.damping
+	st.Changing, st.NumChanging = f.Stats.Changing, f.Stats.NumChanging
 	f.Stats = st
+	if opt.Check > 0 {
+		o := opt
+		o.Bias = bias
+		if err := check(ctx, net, g.marginal, o, &f.Stats); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
 }
 
@@ -129,12 +140,19 @@ func (f *Frontier) SetBias(ctx context.Context, atoms []int32, values []float64)
 // did or the iteration limit is reached.
 func (f *Frontier) propagate(ctx context.Context, dirty map[int32]bool) error {
 	g := f.g
-	f.Stats, f.Updated = Stats{}, 0
+	f.Stats, f.Updated = Stats{Damping: f.damping}, 0
 	var logq []float64
 	stamp := make(map[int32]bool)
 	for len(dirty) > 0 {
 		if f.Stats.Iterations >= f.max {
-			return nil // not converged: Stats.Converged stays false
+			// Not converged: Stats.Converged stays false.
+			for a := range dirty {
+				f.Stats.Changing = append(f.Stats.Changing, a)
+			}
+			slices.Sort(f.Stats.Changing)
+			f.Stats.NumChanging = len(f.Stats.Changing)
+			f.Stats.Changing = f.Stats.Changing[:min(len(f.Stats.Changing), MaxListed)]
+			return nil
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -166,7 +184,7 @@ func (f *Frontier) propagate(ctx context.Context, dirty map[int32]bool) error {
 		clear(dirty)
 		for _, c := range clauses {
 			f.Updated++
-			logq = g.updateClause(int(c), 0, logq, func(k int32, old, m float64) {
+			logq = g.updateClause(int(c), f.damping, logq, func(k int32, old, m float64) {
 				if math.Abs(m-old) > f.tol {
 					dirty[g.lits[k].Atom()] = true
 				}

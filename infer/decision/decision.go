@@ -8,13 +8,18 @@
 //
 // over the assignments a that are feasible (some world satisfies every
 // hard clause given the evidence and a; decided exactly by DPLL, see
-// Feasible), and Solve searches for the assignment of largest EU: every
-// assignment when there are few action atoms (Options.MaxExact), greedy
-// single flips with restarts otherwise. Each EU is computed from the marginals of an
-// infer.Marginal engine, the action atoms clamped by linear terms
-// (infer.Options.Bias); with belief propagation (bp.Engine) the search keeps
-// one expanding-frontier BP (bp.Frontier) and propagates only the change of
-// the flipped action atoms.
+// Feasible), and Solve searches for the assignment of largest EU. It works
+// on the connected components of the ground network (its parts), whose
+// expected utilities add up: every assignment of a part with few action
+// atoms (SolveOptions.MaxExact), greedy single flips with restarts
+// otherwise. A part's EU is exact, by enumerating its worlds or by
+// variable elimination, when the part is small or thin enough; otherwise
+// it comes from the marginals of an infer.Marginal engine, the action
+// atoms clamped by linear terms (infer.Options.Bias); with belief
+// propagation (bp.Engine) each part keeps one expanding-frontier BP
+// (bp.Frontier) and propagates only the change of the flipped action
+// atoms. Utilities that could add up beyond the float64 range are scaled
+// (Problem.Scale).
 //
 // A utility formula that is a single literal uses the marginals of its
 // atoms directly. Any other utility formula f with free variables x gets an
@@ -27,13 +32,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
+	"math/big"
 	"slices"
 	"strings"
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
-	"github.com/marple-mln/marple/infer/bp"
 	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/syntax"
@@ -67,8 +71,13 @@ type Problem struct {
 	// unknown atoms (groundings decided by the evidence).
 	Coef  []float64
 	Const float64
+	// Scale is set when the utilities could add up beyond the float64
+	// range: Coef and Const hold them times 2^-Scale, so that every sum of
+	// them is finite (0 for utilities of ordinary size).
+	Scale int
 
-	isAction []int // per atom: index into Actions, or -1
+	isAction []int  // per atom: index into Actions, or -1
+	isAux    []bool // per atom: of the auxiliary predicate of a utility formula
 	feas     *feasibility
 }
 
@@ -173,11 +182,31 @@ func NewProblem(ctx context.Context, m *mln.Model, db *mln.Database, actions []m
 	if err != nil {
 		return nil, err
 	}
-	pr := &Problem{Net: net, Coef: make([]float64, net.NumAtoms()), isAction: make([]int, net.NumAtoms())}
+	pr := &Problem{Net: net, Coef: make([]float64, net.NumAtoms()), isAction: make([]int, net.NumAtoms()), isAux: make([]bool, net.NumAtoms())}
+	isAux := make([]bool, len(m.Preds))
+	for _, x := range auxes {
+		isAux[x.p] = true
+	}
+	// The largest the utilities can add up to: Σ |u_f| × groundings of f.
+	bound := new(big.Float)
+	for _, l := range lits {
+		bound.Add(bound, new(big.Float).Mul(big.NewFloat(math.Abs(l.u)), big.NewFloat(groundings(m, l.c.Vars))))
+	}
+	for _, x := range auxes {
+		vars := make([]mln.Var, len(m.Preds[x.p].Args))
+		for i, t := range m.Preds[x.p].Args {
+			vars[i] = mln.Var{Type: t}
+		}
+		bound.Add(bound, new(big.Float).Mul(big.NewFloat(math.Abs(x.u)), big.NewFloat(groundings(m, vars))))
+	}
+	if e := bound.MantExp(nil); e > maxUtilityExp {
+		pr.Scale = e - maxUtilityExp
+	}
 	index := make(map[string]int32, net.NumAtoms())
 	for a := range net.NumAtoms() {
 		index[atomKey(net.AtomPred[a], net.AtomArgs[a])] = int32(a)
 		pr.isAction[a] = -1
+		pr.isAux[a] = isAux[net.AtomPred[a]]
 		if isAction[net.AtomPred[a]] {
 			pr.isAction[a] = len(pr.Actions)
 			pr.Actions = append(pr.Actions, int32(a))
@@ -188,6 +217,7 @@ func NewProblem(ctx context.Context, m *mln.Model, db *mln.Database, actions []m
 	}
 	// add adds u·P(p(args) true), or u·P(false) when neg.
 	add := func(p mln.PredID, args []mln.ConstID, neg bool, u float64) {
+		u = math.Ldexp(u, -pr.Scale)
 		prob := -1.0 // unknown: the atom's marginal
 		a, inNet := index[atomKey(p, args)]
 		v, listed := db.Get(p, args)
@@ -245,6 +275,20 @@ func NewProblem(ctx context.Context, m *mln.Model, db *mln.Database, actions []m
 		return nil, err
 	}
 	return pr, nil
+}
+
+// maxUtilityExp bounds the utilities' sum: Problem.Scale brings it below
+// 2^maxUtilityExp, leaving room for the rounding of sums of products with
+// probabilities.
+const maxUtilityExp = 1000
+
+// groundings returns the number of bindings of vars.
+func groundings(m *mln.Model, vars []mln.Var) float64 {
+	n := 1.0
+	for _, v := range vars {
+		n *= float64(len(m.Types[v.Type].Consts))
+	}
+	return n
 }
 
 // literalClause returns the clause of f when f is a single literal of a
@@ -386,7 +430,8 @@ func atomKey(p mln.PredID, args []mln.ConstID) string {
 }
 
 // Utility returns the expected utility given the marginals of the
-// network's atoms (the action atoms' entries are taken from actions).
+// network's atoms (the action atoms' entries are taken from actions); ±Inf
+// when it lies beyond the float64 range (Scale).
 func (p *Problem) Utility(marginals []float64, actions []bool) float64 {
 	u := p.Const
 	for a, c := range p.Coef {
@@ -402,7 +447,7 @@ func (p *Problem) Utility(marginals []float64, actions []bool) float64 {
 		}
 		u += c * q
 	}
-	return u
+	return math.Ldexp(u, p.Scale)
 }
 
 // bias returns the linear terms that clamp the action atoms to actions.
@@ -457,214 +502,6 @@ func (p *Problem) AutoEngine(s engines.Settings) (infer.Marginal, error) {
 		}
 	}
 	return engines.NewMarginal(name, s)
-}
-
-// SolveOptions are the settings of Solve.
-type SolveOptions struct {
-	// Engine computes the marginals (required; see AutoEngine).
-	Engine infer.Marginal
-	// MaxExact is the largest number of action atoms whose assignments
-	// are all evaluated (default DefaultMaxExact; negative: never).
-	MaxExact int
-	// Restarts is the number of greedy searches beyond MaxExact (default
-	// DefaultRestarts).
-	Restarts int
-	// Seed seeds the engine (every evaluation uses the same seed, so that
-	// sampled utilities of nearby assignments are compared on the same
-	// random numbers) and the restarts.
-	Seed int64
-}
-
-// Result is the decision Solve found.
-type Result struct {
-	// Actions holds the value of each action atom (Problem.Actions).
-	Actions []bool
-	// Utility is its expected utility.
-	Utility float64
-	// Exact is set when every assignment was evaluated.
-	Exact bool
-	// Evaluations counts the expected utilities computed.
-	Evaluations int
-	// Unconverged counts the evaluations after which the BP frontier had
-	// not converged (within its iteration limit): their utilities are
-	// approximate beyond BP's own approximation.
-	Unconverged int
-}
-
-// Solve searches for the assignment of the action atoms of largest
-// expected utility: all 2^n assignments when n <= MaxExact (in Gray-code
-// order, one flip apart), greedy search otherwise: from "no action" (or,
-// when that is infeasible, from a feasible assignment found by DPLL) and
-// then from random assignments, flip the action atom that raises the
-// expected utility most until none does. Ties go to the assignment met
-// first. Infeasible assignments (Feasible) are skipped; when every
-// assignment is infeasible, Solve fails with an error wrapping
-// ErrInfeasible.
-func (p *Problem) Solve(ctx context.Context, opt SolveOptions) (*Result, error) {
-	if opt.Engine == nil {
-		return nil, errors.New("decision: no marginal engine")
-	}
-	if opt.MaxExact == 0 {
-		opt.MaxExact = DefaultMaxExact
-	}
-	if opt.Restarts <= 0 {
-		opt.Restarts = DefaultRestarts
-	}
-	feasible, err := p.feasibleActions()
-	if err != nil {
-		return nil, err
-	}
-	ev, err := p.newEvaluator(ctx, opt.Engine, opt.Seed)
-	if err != nil {
-		return nil, err
-	}
-	n := len(p.Actions)
-	best := &Result{Utility: math.Inf(-1)}
-	cur := make([]bool, n)
-	consider := func(u float64) {
-		if u > best.Utility {
-			best.Utility, best.Actions = u, slices.Clone(cur)
-		}
-	}
-	if n <= opt.MaxExact && n < 31 {
-		best.Exact = true
-		u, err := ev.eval(cur)
-		if err != nil {
-			return nil, err
-		}
-		consider(u)
-		for k := 1; k < 1<<n; k++ {
-			i := 0 // the bit that changes from Gray code k-1 to k
-			for (k>>i)&1 == 0 {
-				i++
-			}
-			cur[i] = !cur[i]
-			if u, err = ev.eval(cur); err != nil {
-				return nil, err
-			}
-			consider(u)
-		}
-		best.Evaluations, best.Unconverged = ev.n, ev.unconverged
-		if best.Actions == nil {
-			return nil, ErrInfeasible // not reached: feasibleActions found one
-		}
-		return best, nil
-	}
-	r := rand.New(rand.NewPCG(uint64(opt.Seed), 0x6d6575))
-	for restart := range opt.Restarts {
-		for i := range cur {
-			cur[i] = restart > 0 && r.IntN(2) == 1
-		}
-		if restart == 0 {
-			if ok, err := p.Feasible(cur); err != nil {
-				return nil, err
-			} else if !ok {
-				copy(cur, feasible)
-			}
-		}
-		u, err := ev.eval(cur)
-		if err != nil {
-			return nil, err
-		}
-		consider(u)
-		for {
-			bestI, bestU := -1, u
-			for i := range cur {
-				cur[i] = !cur[i]
-				v, err := ev.eval(cur)
-				if err != nil {
-					return nil, err
-				}
-				cur[i] = !cur[i]
-				if better(v, bestU) {
-					bestI, bestU = i, v
-				}
-			}
-			if err := ev.restore(cur); err != nil {
-				return nil, err
-			}
-			if bestI < 0 {
-				break
-			}
-			cur[bestI] = !cur[bestI]
-			u = bestU
-			if err := ev.restore(cur); err != nil {
-				return nil, err
-			}
-			consider(u)
-		}
-	}
-	best.Evaluations, best.Unconverged = ev.n, ev.unconverged
-	if best.Actions == nil {
-		return nil, ErrInfeasible // not reached: the first search starts feasible
-	}
-	return best, nil
-}
-
-// evaluator computes expected utilities, incrementally with a BP frontier.
-type evaluator struct {
-	ctx    context.Context
-	p      *Problem
-	engine infer.Marginal
-	seed   int64
-	front  *bp.Frontier
-	state  []bool // the actions the frontier holds
-	n      int
-	// unconverged counts the evaluations whose frontier did not converge.
-	unconverged int
-}
-
-func (p *Problem) newEvaluator(ctx context.Context, engine infer.Marginal, seed int64) (*evaluator, error) {
-	ev := &evaluator{ctx: ctx, p: p, engine: engine, seed: seed}
-	if e, ok := engines.Unwrap(engine).(bp.Engine); ok {
-		o := e.Options
-		o.Options = infer.Options{Bias: p.bias(make([]bool, len(p.Actions))), Seed: seed}
-		f, err := bp.Start(ctx, p.Net, o)
-		if err != nil {
-			return nil, err
-		}
-		ev.front, ev.state = f, make([]bool, len(p.Actions))
-	}
-	return ev, nil
-}
-
-// eval returns the expected utility of actions.
-func (ev *evaluator) eval(actions []bool) (float64, error) {
-	p := ev.p
-	if ok, err := p.Feasible(actions); err != nil || !ok {
-		return math.Inf(-1), err
-	}
-	ev.n++
-	if ev.front == nil {
-		return p.ExpectedUtility(ev.ctx, ev.engine, actions, ev.seed)
-	}
-	if err := ev.restore(actions); err != nil {
-		return 0, err
-	}
-	if !ev.front.Stats.Converged {
-		ev.unconverged++
-	}
-	return p.Utility(ev.front.Marginals(), actions), nil
-}
-
-// restore brings the frontier (if any) to actions.
-func (ev *evaluator) restore(actions []bool) error {
-	if ev.front == nil {
-		return nil
-	}
-	var atoms []int32
-	var vals []float64
-	for i, v := range actions {
-		if ev.state[i] != v {
-			atoms = append(atoms, ev.p.Actions[i])
-			vals = append(vals, clamp(v))
-			ev.state[i] = v
-		}
-	}
-	if len(atoms) == 0 {
-		return nil
-	}
-	return ev.front.SetBias(ev.ctx, atoms, vals)
 }
 
 // better reports whether utility v improves on u by more than rounding.

@@ -33,16 +33,16 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("engine %s, exact %v, expected utility %.3f\n", engine.Name(), res.Exact, res.Utility)
+	fmt.Printf("engine %s, marginals %q, exact search %v, expected utility %.3f\n", engine.Name(), res.Methods, res.Exact, res.Utility)
 	for i, a := range p.Actions {
 		fmt.Println(m.AtomString(p.Net.AtomPred[a], p.Net.AtomArgs[a]), res.Actions[i])
 	}
 	// Output:
-	// engine bp, exact true, expected utility 14.509
+	// engine bp, marginals ["variable elimination"], exact search true, expected utility 13.673
 	// MarketTo(Ann) true
 	// MarketTo(Eve) true
 	// MarketTo(Hal) true
-	// MarketTo(Bob) true
+	// MarketTo(Bob) false
 	// MarketTo(Cat) false
 	// MarketTo(Dan) false
 	// MarketTo(Fay) false

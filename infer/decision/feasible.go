@@ -154,10 +154,23 @@ func (p *Problem) Feasible(actions []bool) (bool, error) {
 	if f.never != "" {
 		return false, nil
 	}
+	return p.feasibleIn(f.parts, actions)
+}
+
+// feasibleIn reports whether the hard parts hold with the action atoms at
+// actions.
+func (p *Problem) feasibleIn(parts []*hardPart, actions []bool) (bool, error) {
+	f := p.feas
+	if f.never != "" {
+		return false, nil
+	}
+	if len(parts) == 0 {
+		return true, nil
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var key strings.Builder
-	for _, part := range f.parts {
+	for _, part := range parts {
 		key.Reset()
 		for _, i := range part.actions {
 			if actions[i] {

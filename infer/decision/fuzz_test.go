@@ -3,6 +3,7 @@ package decision_test
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -50,12 +51,21 @@ func FuzzDecision(f *testing.F) {
 			return
 		}
 		eng := bp.Engine{Options: bp.Options{MaxIterations: 50, Workers: 1}}
-		res, err := p.Solve(ctx, decision.SolveOptions{Engine: eng, Seed: 1})
+		res, err := p.Solve(ctx, decision.SolveOptions{Engine: eng, Seed: 1, ExactAtoms: -1, ExactWidth: -1})
 		if err != nil {
 			return
 		}
 		if math.IsNaN(res.Utility) || len(res.Actions) != len(p.Actions) {
 			t.Fatalf("utility %v, %d actions for %d action atoms", res.Utility, len(res.Actions), len(p.Actions))
+		}
+		// The default, exact expected utilities where the parts allow:
+		// those of the enumeration engine on the whole network.
+		if ex, err := p.Solve(ctx, decision.SolveOptions{Engine: eng, Seed: 1}); err == nil && p.Net.NumAtoms() <= 20 {
+			u, err := p.ExpectedUtility(ctx, exactEngine{}, ex.Actions, 1)
+			exact := !slices.Contains(ex.Methods, "belief propagation")
+			if err == nil && exact && !(math.Abs(u-ex.Utility) <= 1e-6*math.Max(1, math.Abs(u))) {
+				t.Fatalf("Solve (%q) reports %v, the actions' exact expected utility is %v", ex.Methods, ex.Utility, u)
+			}
 		}
 		// BP's fixed point may depend on where it starts: compare the
 		// frontier's utility with BP from scratch only when both converged.

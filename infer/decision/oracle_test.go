@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -527,6 +528,19 @@ func TestAgainstBruteForce(t *testing.T) {
 		}
 		if !res.Exact || !near(res.Utility, best) {
 			t.Fatalf("seed %d: Solve found %v (exact %v), the maximum is %v", seed, res.Utility, res.Exact, best)
+		}
+		// The same by enumeration on every part.
+		if res, err := prob.Solve(ctx, decision.SolveOptions{Engine: exactEngine{}, Seed: 1, ExactWidth: -1}); err != nil || !res.Exact || !near(res.Utility, best) || !slices.Equal(res.Methods, []string{"exact enumeration"}) {
+			t.Fatalf("seed %d: Solve by enumeration found %v (%v), the maximum is %v", seed, res, err, best)
+		}
+		// The same by variable elimination on every part.
+		if res, err := prob.Solve(ctx, decision.SolveOptions{Engine: exactEngine{}, Seed: 1, ExactAtoms: -1}); err != nil || !res.Exact || !near(res.Utility, best) || !slices.Equal(res.Methods, []string{"variable elimination"}) {
+			t.Fatalf("seed %d: Solve by variable elimination found %v (%v), the maximum is %v", seed, res, err, best)
+		}
+		// The same with the engine asked on every part instead of the
+		// parts' own enumeration.
+		if res, err := prob.Solve(ctx, decision.SolveOptions{Engine: exactEngine{}, Seed: 1, ExactAtoms: -1, ExactWidth: -1}); err != nil || !res.Exact || !near(res.Utility, best) || slices.Contains(res.Methods, "exact enumeration") {
+			t.Fatalf("seed %d: Solve on the engine found %v (%v), the maximum is %v", seed, res, err, best)
 		}
 		g, err := prob.Solve(ctx, decision.SolveOptions{Engine: exactEngine{}, MaxExact: -1, Restarts: 2, Seed: 1})
 		if err != nil {

@@ -102,6 +102,23 @@ type Settings struct {
 	// marginal changes by more than Tolerance (0: the package defaults).
 	MaxIterations int
 	Tolerance     float64
+	// BPDamping is BP's damping (bp; lifted-bp takes none): 0 starts
+	// undamped and raises the damping every DefaultBPDampAfter iterations
+	// without convergence (bp.Options.DampAfter), a positive value is a
+	// fixed damping, a negative one none. BP always merges the ground
+	// clauses with the same literals (bp.Options.Merge).
+	BPDamping float64
+	// BPCheck is the number of MC-SAT samples per chain of the check that
+	// confirms BP's marginals (bp.Options.Check; 0: DefaultBPCheck,
+	// negative: no check).
+	BPCheck int
+	// BPStats, when not nil, receives the statistics of every BP run (bp,
+	// lifted-bp): the atoms still changing and those the check did not
+	// confirm, for a caller that names them.
+	BPStats func(*bp.Stats)
+	// LiftRounds > 0 makes lifted-bp approximate: colour passing stops
+	// after that many rounds (bp.LiftedApprox). 0: exact lifting.
+	LiftRounds int
 	// Report, when not nil, receives one line after every solve of the
 	// engines that describe their run: the LP relaxation's bound and
 	// rounding (lp), the rounds of cutting-plane inference (CPI),
@@ -110,6 +127,11 @@ type Settings struct {
 	// mcsat.RhatThreshold, min ESS).
 	// Writes come from the goroutine that called Solve.
 	Report io.Writer
+	// Warn, when not nil, receives a line when an engine gives up its
+	// method for another or approximates it: lifted-bp running ground BP
+	// on a network that lifting does not compress, or lifting
+	// approximately (LiftRounds).
+	Warn io.Writer
 }
 
 // DefaultSettings returns the default settings: every core as a worker, a
@@ -164,6 +186,8 @@ func (s Settings) check() error {
 		return fmt.Errorf("engines: Samples %d, BurnIn %d", s.Samples, s.BurnIn)
 	case s.Chains < 0 || s.Replicas < 0 || s.MaxBlock < 0 || s.MaxBlock > 20 || !(s.MinBeta >= 0 && s.MinBeta < 1) || math.IsNaN(s.BlockWeight) || math.IsInf(s.BlockWeight, 0):
 		return fmt.Errorf("engines: Chains %d, Replicas %d, MinBeta %v, BlockWeight %v, MaxBlock %d", s.Chains, s.Replicas, s.MinBeta, s.BlockWeight, s.MaxBlock)
+	case !(s.BPDamping < 1):
+		return fmt.Errorf("engines: BPDamping %v not below 1", s.BPDamping)
 	case s.MaxIterations < 0 || !(s.Tolerance >= 0) || !(s.Temp >= 0) || !(s.WalkProb <= 1):
 		return fmt.Errorf("engines: MaxIterations %d, Tolerance %v, Temp %v, WalkProb %v", s.MaxIterations, s.Tolerance, s.Temp, s.WalkProb)
 	}
@@ -227,23 +251,41 @@ var marginalEngines = []marginalEngine{
 	},
 	{
 		name: "bp", doc: "loopy belief propagation",
-		memory: bp.Memory,
+		memory: bp.CheckedMemory,
 		build: func(s Settings) infer.Marginal {
 			e := bp.Engine{Options: bpOptions(s)}
-			if w := s.Report; w != nil {
-				e.Stats = func(st *bp.Stats) { fmt.Fprintln(w, bpReport(st, e.Options.Tolerance)) }
+			if w, f := s.Report, s.BPStats; w != nil || f != nil {
+				e.Stats = func(st *bp.Stats) {
+					if w != nil {
+						fmt.Fprintln(w, bpReport(st, e.Options.Tolerance))
+					}
+					if f != nil {
+						f(st)
+					}
+				}
 			}
 			return e
 		},
 	},
 	{
 		name: "lifted-bp", doc: "lifted belief propagation: BP on the clusters of atoms and clauses that exchange identical messages",
-		memory: bp.Memory,
+		memory: bp.CheckedMemory,
 		build: func(s Settings) infer.Marginal {
-			e := bp.LiftedEngine{Options: bpOptions(s)}
-			if w := s.Report; w != nil {
+			e := bp.LiftedEngine{Options: bpOptions(s), Rounds: s.LiftRounds}
+			// Lifted BP takes no damping; its fall-back to ground BP
+			// raises it after DampAfter iterations as ground BP does.
+			e.Damping = 0
+			if w, f, warn := s.Report, s.BPStats, s.Warn; w != nil || f != nil || warn != nil {
 				e.Stats = func(st *bp.LiftedStats) {
-					fmt.Fprintf(w, "%s; %d atom clusters, %d clause clusters\n", bpReport(&st.Stats, e.Options.Tolerance), st.AtomClusters, st.FactorClusters)
+					if warn != nil && (st.Ground || st.Approximate) {
+						fmt.Fprintln(warn, st.Compression())
+					}
+					if w != nil {
+						fmt.Fprintf(w, "%s; %s\n", st.Compression(), bpReport(&st.Stats, e.Options.Tolerance))
+					}
+					if f != nil {
+						f(&st.Stats)
+					}
 				}
 			}
 			return e
@@ -251,21 +293,66 @@ var marginalEngines = []marginalEngine{
 	},
 }
 
+// DefaultBPDampAfter is the number of iterations without convergence
+// after which BP raises its damping (bp.Options.DampAfter: to 0.5, then
+// half way to 1 each time) unless Settings say otherwise. BP that
+// converges undamped is untouched; damping makes BP converge where
+// undamped messages oscillate (UW-CSE) and leaves the fixed points as
+// they are.
+const DefaultBPDampAfter = 50
+
+// DefaultBPCheck is the number of MC-SAT samples per chain of the check
+// of BP's marginals (bp.Options.Check) unless Settings say otherwise.
+const DefaultBPCheck = 1000
+
 // bpOptions returns BP's options of s.
 func bpOptions(s Settings) bp.Options {
 	tol := s.Tolerance
 	if tol <= 0 {
 		tol = bp.DefaultTolerance
 	}
-	return bp.Options{MaxIterations: s.MaxIterations, Tolerance: tol, Workers: s.Workers}
+	damping, after := s.BPDamping, 0
+	switch {
+	case damping == 0:
+		after = DefaultBPDampAfter
+	case damping < 0:
+		damping = 0
+	}
+	check := s.BPCheck
+	switch {
+	case check == 0:
+		check = DefaultBPCheck
+	case check < 0:
+		check = 0
+	}
+	return bp.Options{MaxIterations: s.MaxIterations, Tolerance: tol, Workers: s.Workers, Damping: damping, DampAfter: after, Merge: true, Check: check}
 }
 
-// bpReport says how a BP run went.
+// bpReport says how a BP run went: iterations, whether it converged (the
+// largest change and how many atoms still changed if not) and what the
+// check found.
 func bpReport(st *bp.Stats, tol float64) string {
-	if st.Converged {
-		return fmt.Sprintf("belief propagation: %d iterations, converged", st.Iterations)
+	var b strings.Builder
+	fmt.Fprintf(&b, "belief propagation: %d iterations", st.Iterations)
+	if st.Damping > 0 {
+		fmt.Fprintf(&b, " (damping %g)", st.Damping)
 	}
-	return fmt.Sprintf("belief propagation: %d iterations, not converged (largest change %.3g > tolerance %g)", st.Iterations, st.MaxChange, tol)
+	if st.Converged {
+		b.WriteString(", converged")
+	} else {
+		fmt.Fprintf(&b, ", NOT CONVERGED (largest change %.3g > tolerance %g)", st.MaxChange, tol)
+	}
+	switch {
+	case !st.Checked:
+		b.WriteString(", not checked against MC-SAT")
+	case math.IsNaN(st.CheckDiff):
+		fmt.Fprintf(&b, ", UNRELIABLE: MC-SAT found no world satisfying the hard clauses to check against")
+	case len(st.Unreliable) > 0:
+		fmt.Fprintf(&b, ", UNRELIABLE: %d atoms not confirmed by MC-SAT (largest difference %.3g)", len(st.Unreliable), st.CheckDiff)
+	default:
+		fmt.Fprintf(&b, ", confirmed by MC-SAT (largest difference %.3g)", st.CheckDiff)
+	}
+	return b.String()
 }
 
 // sampler returns the MC-SAT or Gibbs engine of s: the chains of
@@ -288,8 +375,12 @@ func sampler(gibbs bool, s Settings) mcsat.RunEngine {
 
 // samplerReport says how a run of chains went.
 func samplerReport(name string, d *mcsat.Diagnostics) string {
-	return fmt.Sprintf("%s: %d chains x %d samples, max R-hat %.3f (%d atoms above %g), min ESS %.0f",
-		name, d.Chains, d.Samples, d.MaxRhat, d.NumAbove, d.Threshold, d.MinESS)
+	ess := fmt.Sprintf("%.0f", d.MinESS)
+	if math.IsInf(d.MinESS, 1) {
+		ess = "n/a (every marginal computed exactly)"
+	}
+	return fmt.Sprintf("%s: %d chains x %d samples, max R-hat %.3f (%d atoms above %g), min ESS %s",
+		name, d.Chains, d.Samples, d.MaxRhat, d.NumAbove, d.Threshold, ess)
 }
 
 // NewMAP returns the MAP engine called name (one of MAPNames) configured by
@@ -420,7 +511,7 @@ func List(names []string) string {
 
 // reportLP writes the LP relaxation's line.
 func reportLP(w io.Writer, st *lp.Stats) {
-	fmt.Fprintf(w, "LP relaxation: bound on the cost %s (LP value %s), ROUNDUP cost %s, final cost %s, %.1f%% of atoms integral, %d iterations, converged %v\n",
+	fmt.Fprintf(w, "LP relaxation: lower bound on the cost %s (the LP optimum, an upper bound on the score: %s), ROUNDUP cost %s, final cost %s, %.1f%% of atoms integral, %d iterations, converged %v\n",
 		infer.FormatCost(st.LPBound, st.RoundedCost), infer.FormatCost(st.LPValue, st.LPValue), infer.FormatCost(st.RoundupCost, st.RoundupCost),
 		infer.FormatCost(st.RoundedCost, st.RoundedCost), 100*st.FracIntegral, st.Iterations, st.Converged)
 }

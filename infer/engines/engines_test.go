@@ -252,7 +252,7 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	if !strings.Contains(out, "LP relaxation: bound on the cost 1 ") || !strings.Contains(out, "cutting-plane inference: ") {
+	if !strings.Contains(out, "LP relaxation: lower bound on the cost 1 ") || !strings.Contains(out, "cutting-plane inference: ") {
 		t.Errorf("report:\n%s", out)
 	}
 }

@@ -24,10 +24,12 @@
 package hybrid
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/marple-mln/marple/mln"
 )
@@ -74,6 +76,14 @@ type Problem struct {
 
 	boolIndex map[string]int32
 	realIndex map[string]int32
+
+	// wexp is the power of two the Weights have been divided by (see
+	// scaled); 0 for the Problem Ground returns.
+	wexp int
+	// maxConst is the largest magnitude of a number in the ground terms
+	// (at least 1): the scale beyond which a continuous variable's MAP
+	// value is taken to have run off to infinity.
+	maxConst float64
 }
 
 // gfeat is a ground feature: weight Weights[tmpl] times cond times term,
@@ -110,13 +120,14 @@ type Options struct {
 	Query []mln.PredID
 }
 
-// Ground grounds the model's features against the evidence.
-func Ground(m *mln.Model, db *mln.Database, opt Options) (*Problem, error) {
+// Ground grounds the model's features against the evidence, stopping with
+// ctx's error when ctx is cancelled.
+func Ground(ctx context.Context, m *mln.Model, db *mln.Database, opt Options) (*Problem, error) {
 	fs, err := m.Features()
 	if err != nil {
 		return nil, err
 	}
-	p := &Problem{Model: m, Features: fs, boolIndex: map[string]int32{}, realIndex: map[string]int32{}}
+	p := &Problem{Model: m, Features: fs, boolIndex: map[string]int32{}, realIndex: map[string]int32{}, maxConst: 1}
 	for _, f := range fs {
 		w := f.Weight
 		if f.Hard {
@@ -132,6 +143,9 @@ func Ground(m *mln.Model, db *mln.Database, opt Options) (*Problem, error) {
 		g.query[q] = true
 	}
 	for i, f := range fs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if err := g.feature(int32(i), f); err != nil {
 			return nil, err
 		}
@@ -237,7 +251,10 @@ func (g *grounder) groundOne(t int32, f *mln.Feature) error {
 		gf.cond = c
 	}
 	if f.Term != nil {
-		gf.term = g.term(f.Term)
+		var err error
+		if gf.term, err = g.term(f, f.Term); err != nil {
+			return err
+		}
 		if gf.term.op == 'c' && gf.cond == nil {
 			return nil // a constant: no effect on the distribution
 		}
@@ -391,15 +408,27 @@ func junction(and bool, kids []*bexpr) (*bexpr, bool, error) {
 	return &bexpr{op: op, kids: kids}, false, nil
 }
 
-// term grounds a numeric term, folding constants.
-func (g *grounder) term(t *mln.NumTerm) *nexpr {
+// term grounds a numeric term, folding constants. A folded constant
+// beyond float64's range (the evidence's values raised to a power, say) is
+// an error at the formula's position naming the evidence atoms of the
+// grounding's term.
+func (g *grounder) term(f *mln.Feature, t *mln.NumTerm) (*nexpr, error) {
+	konst := func(v float64) (*nexpr, error) {
+		if !finite(v) {
+			var ev []string
+			g.evidenceAtoms(f.Term, &ev)
+			return nil, fmt.Errorf("%s: the numeric term overflows float64 (a value beyond ±1.8e308) in the grounding with %s", f.Pos, strings.Join(ev, ", "))
+		}
+		g.p.maxConst = max(g.p.maxConst, math.Abs(v))
+		return &nexpr{op: 'c', val: v}, nil
+	}
 	switch t.Kind {
 	case mln.NumConst:
-		return &nexpr{op: 'c', val: t.Value}
+		return konst(t.Value)
 	case mln.NumAtom:
 		args := g.args(t.Args)
 		if v, ok := g.db.Real(t.Pred, args); ok {
-			return &nexpr{op: 'c', val: v}
+			return konst(v)
 		}
 		k := key(t.Pred, args)
 		i, ok := g.p.realIndex[k]
@@ -408,27 +437,60 @@ func (g *grounder) term(t *mln.NumTerm) *nexpr {
 			g.p.realIndex[k] = i
 			g.p.Reals = append(g.p.Reals, Atom{Pred: t.Pred, Args: args})
 		}
-		return &nexpr{op: 'x', v: i}
+		return &nexpr{op: 'x', v: i}, nil
 	case mln.NumNeg:
-		x := g.term(t.X)
-		if x.op == 'c' {
-			return &nexpr{op: 'c', val: -x.val}
+		x, err := g.term(f, t.X)
+		if err != nil {
+			return nil, err
 		}
-		return &nexpr{op: 'n', x: x}
+		if x.op == 'c' {
+			return konst(-x.val)
+		}
+		return &nexpr{op: 'n', x: x}, nil
 	case mln.NumPow:
-		x := g.term(t.X)
-		if x.op == 'c' {
-			return &nexpr{op: 'c', val: math.Pow(x.val, float64(t.Exp))}
+		x, err := g.term(f, t.X)
+		if err != nil {
+			return nil, err
 		}
-		return &nexpr{op: '^', x: x, exp: t.Exp}
+		if x.op == 'c' {
+			return konst(math.Pow(x.val, float64(t.Exp)))
+		}
+		return &nexpr{op: '^', x: x, exp: t.Exp}, nil
 	}
-	x, y := g.term(t.X), g.term(t.Y)
+	x, err := g.term(f, t.X)
+	if err != nil {
+		return nil, err
+	}
+	y, err := g.term(f, t.Y)
+	if err != nil {
+		return nil, err
+	}
 	op := map[mln.NumKind]byte{mln.NumAdd: '+', mln.NumSub: '-', mln.NumMul: '*'}[t.Kind]
 	e := &nexpr{op: op, x: x, y: y}
 	if x.op == 'c' && y.op == 'c' {
-		return &nexpr{op: 'c', val: e.eval(nil)}
+		return konst(e.eval(nil))
 	}
-	return e
+	return e, nil
+}
+
+// evidenceAtoms appends the real-valued atoms of t that the evidence gives
+// values, with their values, in the current binding.
+func (g *grounder) evidenceAtoms(t *mln.NumTerm, out *[]string) {
+	if t == nil {
+		return
+	}
+	if t.Kind == mln.NumAtom {
+		args := g.args(t.Args)
+		if v, ok := g.db.Real(t.Pred, args); ok {
+			s := fmt.Sprintf("%s = %g", g.m.AtomString(t.Pred, args), v)
+			if !slices.Contains(*out, s) {
+				*out = append(*out, s)
+			}
+		}
+		return
+	}
+	g.evidenceAtoms(t.X, out)
+	g.evidenceAtoms(t.Y, out)
 }
 
 // vars appends the variables of e (each once).
@@ -536,19 +598,13 @@ func (p *Problem) value(i int32, b []bool, x []float64) float64 {
 	if gf.term == nil {
 		return 1
 	}
-	return gf.term.eval(x)
+	return gf.term.safeEval(x)
 }
 
 // logWeight returns the sum of the weighted values of the soft features in
 // state (b, x).
 func (p *Problem) logWeight(b []bool, x []float64) float64 {
-	s := 0.0
-	for i := range p.ground {
-		if !p.ground[i].hard {
-			s += p.Weights[p.ground[i].tmpl] * p.value(int32(i), b, x)
-		}
-	}
-	return s
+	return p.sumWeighted(nil, true, b, x)
 }
 
 // LogWeight returns the log of the unnormalised probability of state
@@ -590,3 +646,67 @@ func (p *Problem) Counts(b []bool, x []float64) []float64 {
 	}
 	return n
 }
+
+// ErrImproper is wrapped by the errors of MAP and Sample when a continuous
+// variable's density is flat: no soft feature with a non-zero weight
+// constrains it (in the model, or given the Boolean values of a state), so
+// the distribution cannot be normalised.
+var ErrImproper = errors.New("hybrid: improper density")
+
+// constrained reports whether continuous variable v is in a soft feature
+// with a non-zero weight, whose Boolean part b makes true (b nil: can make
+// true).
+func (p *Problem) constrained(v int32, b []bool) bool {
+	for _, f := range p.realOcc[v] {
+		gf := &p.ground[f]
+		if p.Weights[gf.tmpl] != 0 && (b == nil || gf.cond == nil || gf.cond.eval(b)) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkProper returns an error wrapping ErrImproper for the first
+// continuous variable that no soft feature with a non-zero weight
+// constrains (given the Boolean values b, or in any state when b is nil).
+func (p *Problem) checkProper(b []bool) error {
+	for v := range p.Reals {
+		if !p.constrained(int32(v), b) {
+			return p.improper(int32(v), b)
+		}
+	}
+	return nil
+}
+
+// improper returns the error of checkProper for variable v.
+func (p *Problem) improper(v int32, b []bool) error {
+	a := p.Reals[v]
+	var zero, off []string
+	for _, f := range p.realOcc[v] {
+		gf := &p.ground[f]
+		pos := p.Features[gf.tmpl].Pos.String()
+		switch {
+		case p.Weights[gf.tmpl] == 0:
+			if !slices.Contains(zero, pos) {
+				zero = append(zero, pos)
+			}
+		case !slices.Contains(off, pos):
+			off = append(off, pos)
+		}
+	}
+	msg := fmt.Sprintf("hybrid: the density of %s is improper (flat, it cannot be normalised)", p.Model.AtomString(a.Pred, a.Args))
+	if b != nil && len(off) > 0 {
+		msg += fmt.Sprintf(" in a state where the formulas at %s are false: no formula with a non-zero weight then constrains it", strings.Join(off, ", "))
+	} else {
+		msg += ": no formula with a non-zero weight constrains it"
+		if len(zero) > 0 {
+			msg += fmt.Sprintf(" (weight 0 at %s)", strings.Join(zero, ", "))
+		}
+	}
+	return &improperError{msg: msg}
+}
+
+type improperError struct{ msg string }
+
+func (e *improperError) Error() string { return e.msg }
+func (e *improperError) Unwrap() error { return ErrImproper }

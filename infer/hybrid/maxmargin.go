@@ -61,13 +61,13 @@ type example struct {
 
 // groundExamples grounds every database with its query atoms as
 // variables and reads their true values (unlisted Boolean atoms false).
-func groundExamples(m *mln.Model, dbs []*mln.Database, query []mln.PredID) ([]example, error) {
+func groundExamples(ctx context.Context, m *mln.Model, dbs []*mln.Database, query []mln.PredID) ([]example, error) {
 	if len(dbs) == 0 {
 		return nil, fmt.Errorf("hybrid: no training database")
 	}
 	var exs []example
 	for _, db := range dbs {
-		p, err := Ground(m, db.Without(query...), Options{Query: query})
+		p, err := Ground(ctx, m, db.Without(query...), Options{Query: query})
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +140,7 @@ func LearnMaxMargin(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt 
 	if maxIter == 0 {
 		maxIter = learn.DefaultMaxMarginIter
 	}
-	exs, err := groundExamples(m, dbs, opt.Query)
+	exs, err := groundExamples(ctx, m, dbs, opt.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -155,11 +155,16 @@ func LearnMaxMargin(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt 
 			w[i], hard[i] = HardWeight, true
 		}
 	}
+	// Features whose values reach 2^21 or stay below 2^-20 enter the
+	// planes rescaled by a power of two (featureScales), the QP's solution
+	// u holding w·2^k for them.
+	ks := featureScales(exs)
+	u := make([]float64, k)
 	aug := make([]*Problem, len(exs))
 	data := make([][]float64, len(exs))
 	for i, ex := range exs {
 		aug[i] = ex.p.lossAugmented(ex.truth.Bools)
-		data[i] = ex.p.Counts(ex.truth.Bools, ex.truth.Reals)
+		data[i] = ex.p.countsScaled(ex.truth.Bools, ex.truth.Reals, ks)
 	}
 	planes := learn.NewCuttingPlanes(C)
 	res := &MaxMarginResult{}
@@ -179,7 +184,7 @@ func LearnMaxMargin(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt 
 			if err != nil {
 				return nil, err
 			}
-			c := ex.p.Counts(yhat.Bools, yhat.Reals)
+			c := ex.p.countsScaled(yhat.Bools, yhat.Reals, ks)
 			for t := range k {
 				d := data[i][t] - c[t]
 				if hard[t] {
@@ -199,9 +204,15 @@ func LearnMaxMargin(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt 
 			}
 		}
 		b /= n
+		if !finite(b) {
+			return nil, fmt.Errorf("hybrid: max-margin learning diverged in round %d: the plane's offset is beyond float64's range", iter+1)
+		}
 		wa := 0.0
 		for j, t := range a.Idx {
-			wa += w[t] * a.Val[j]
+			if !finite(a.Val[j]) {
+				return nil, fmt.Errorf("%s: max-margin learning diverged in round %d: the feature's count difference is beyond float64's range", feats[t].Pos, iter+1)
+			}
+			wa += u[t] * a.Val[j]
 		}
 		viol := b - wa - xi
 		res.Iterations++
@@ -216,10 +227,21 @@ func LearnMaxMargin(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt 
 		planes.Add(a, b)
 		planes.Weights(sol)
 		xi = planes.Slack()
+		if !finite(xi) {
+			return nil, fmt.Errorf("hybrid: max-margin learning diverged in round %d: the slack is %v", iter+1, xi)
+		}
 		for t := range k {
 			if !hard[t] {
-				w[t] = sol[t]
+				if !finite(sol[t]) {
+					return nil, fmt.Errorf("%s: max-margin learning diverged in round %d: the weight is %v", feats[t].Pos, iter+1, sol[t])
+				}
+				u[t], w[t] = sol[t], math.Ldexp(sol[t], -ks[t])
 			}
+		}
+	}
+	for t, f := range feats {
+		if !hard[t] && !representable(u[t], w[t], ks[t]) {
+			return nil, fmt.Errorf("%s: the learned weight %g·2^%d is beyond float64's range (the feature's values reach 2^%d)", f.Pos, u[t], -ks[t], ks[t])
 		}
 	}
 	res.Weights, res.Slack, res.Planes = w, xi, planes.Len()
@@ -261,7 +283,7 @@ func (p *Problem) lossAugmented(truth []bool) *Problem {
 func (q *Problem) lossAugmentedMAP(ctx context.Context, w []float64, truth State, xi float64, opt MAPOptions) (State, float64, error) {
 	copy(q.Weights, w)
 	opt.Start = truth.Bools
-	s, score, err := q.MAP(ctx, opt)
+	s, score, err := q.search(ctx, opt)
 	var ue *unboundedError
 	if errors.As(err, &ue) {
 		s, err = q.farState(ue, q.logWeight(truth.Bools, truth.Reals)+1+xi)
@@ -284,7 +306,8 @@ func (q *Problem) lossAugmentedMAP(ctx context.Context, w []float64, truth State
 
 // farState returns a state with ue's Boolean values whose log-weight
 // reaches target: the continuous variables at from + t·d for the first t
-// in 1, 2, 4, ... (up to 2^60) that does, d being to − from, else each
+// in 1, 2, 4, ... (up to 2^60) that does, d being to − from scaled to a
+// largest coordinate of 1, else each
 // coordinate direction ±e_i in turn; ue itself if there is none.
 func (q *Problem) farState(ue *unboundedError, target float64) (State, error) {
 	n := len(ue.from)
@@ -300,7 +323,14 @@ func (q *Problem) farState(ue *unboundedError, target float64) (State, error) {
 		}
 		return false
 	}
-	if try(func(i int) float64 { return ue.to[i] - ue.from[i] }) {
+	// The direction scaled to a largest coordinate of 1, so that the
+	// state found is no farther than it needs to be (its counts enter the
+	// next plane).
+	scale := 0.0
+	for i := range n {
+		scale = max(scale, math.Abs(ue.to[i]-ue.from[i]))
+	}
+	if scale > 0 && finite(scale) && try(func(i int) float64 { return (ue.to[i] - ue.from[i]) / scale }) {
 		return State{Bools: ue.bools, Reals: x}, nil
 	}
 	for j := range 2 * n {
@@ -354,7 +384,7 @@ func TuneMaxMargin(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt M
 			scored = append(scored, dbs[i])
 		}
 	}
-	exs, err := groundExamples(m, scored, opt.Query)
+	exs, err := groundExamples(ctx, m, scored, opt.Query)
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -393,7 +423,7 @@ func mapF1(ctx context.Context, exs []example, w []float64, opt MAPOptions) (flo
 	var tp, fp, fn int
 	for _, ex := range exs {
 		copy(ex.p.Weights, w)
-		s, _, err := ex.p.MAP(ctx, opt)
+		s, _, err := ex.p.search(ctx, opt)
 		if err != nil {
 			return 0, err
 		}

@@ -50,7 +50,12 @@ type Marginals struct {
 //
 // The chain starts from Start or from a state MAP finds; if that state
 // violates a ground hard formula, WalkSAT on the hard formulas repairs it
-// first, and Sample fails (ErrHard) when it cannot.
+// first, and Sample fails (ErrHard) when it cannot. A continuous variable
+// that no soft feature with a non-zero weight constrains, in the model or
+// in a Boolean state the chain reaches, has a flat density, which cannot
+// be normalised: Sample fails with an error wrapping ErrImproper naming it.
+// The weights are scaled as MAP's are when one exceeds 2^64 (the levels
+// and Gibbs log-odds converted to those units).
 func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, error) {
 	if opt.Burn <= 0 {
 		opt.Burn = 100
@@ -61,20 +66,29 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 	if opt.Width <= 0 {
 		opt.Width = 1
 	}
+	if err := p.checkProper(nil); err != nil {
+		return nil, err
+	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6879627269640002))
 	var s State
 	if opt.Start != nil {
 		s = State{Bools: append([]bool(nil), opt.Start.Bools...), Reals: append([]float64(nil), opt.Start.Reals...)}
 	} else {
-		st, _, err := p.MAP(ctx, MAPOptions{Seed: opt.Seed, MaxFlips: 10 * len(p.Bools)})
+		st, _, err := p.search(ctx, MAPOptions{Seed: opt.Seed, MaxFlips: 10 * len(p.Bools)})
 		if err != nil && !errors.Is(err, ErrHard) {
 			return nil, err
 		}
 		s = st
 	}
+	// The levels and the sums below are in the units of the scaled
+	// weights (scaled): log u and the Gibbs log-odds are converted.
+	p = p.scaled()
 	b, x := s.Bools, s.Reals
 	if len(b) != len(p.Bools) || len(x) != len(p.Reals) {
 		return nil, fmt.Errorf("hybrid: the start state has %d Boolean and %d continuous values for %d and %d variables", len(b), len(x), len(p.Bools), len(p.Reals))
+	}
+	if math.IsInf(p.logWeight(b, x), -1) {
+		return nil, fmt.Errorf("hybrid: the start state's log-weight is below float64's range (a numeric term beyond ±1.8e308)")
 	}
 	if p.HardViolated(b) > 0 && !p.satisfyHard(b, rng, max(100_000, 1000*len(b)), 0.5) {
 		return nil, fmt.Errorf("%w: WalkSAT left %d of %d ground hard formulas violated", ErrHard, p.HardViolated(b), len(p.hard))
@@ -97,8 +111,7 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 			if p.ground[i].hard {
 				continue
 			}
-			phi := p.Weights[p.ground[i].tmpl] * p.value(int32(i), b, x)
-			level[i] = phi + math.Log(1-rng.Float64())
+			level[i] = p.weighted(int32(i), b, x) + math.Ldexp(math.Log(1-rng.Float64()), -p.wexp)
 		}
 		// Boolean variables: one watched move per variable, at least 16
 		// (cheap on small problems, and it lets tied atoms mix there).
@@ -110,6 +123,9 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 		}
 		rng.Shuffle(len(ord), func(i, j int) { ord[i], ord[j] = ord[j], ord[i] })
 		for _, v := range ord {
+			if !p.constrained(v, b) {
+				return nil, p.improper(v, b)
+			}
 			p.slice(v, level, b, x, opt.Width, rng)
 		}
 		// Moves on the full conditionals, for mixing: a Gibbs sweep over
@@ -119,7 +135,7 @@ func (p *Problem) Sample(ctx context.Context, opt SampleOptions) (*Marginals, er
 			if len(p.hard) > 0 && p.breaksHard(int32(v), b) {
 				continue
 			}
-			d := p.flipDelta(int32(v), b, x)
+			d := math.Ldexp(p.flipDelta(int32(v), b, x), p.wexp)
 			if rng.Float64()*(1+math.Exp(-d)) < 1 {
 				b[v] = !b[v]
 			}
@@ -179,7 +195,7 @@ func (p *Problem) breaksHard(v int32, b []bool) bool {
 // above reports whether the features fs are all at or above their levels.
 func (p *Problem) above(fs []int32, level []float64, b []bool, x []float64) bool {
 	for _, f := range fs {
-		if p.Weights[p.ground[f].tmpl]*p.value(f, b, x) < level[f] {
+		if p.weighted(f, b, x) < level[f] {
 			return false
 		}
 	}
@@ -189,17 +205,13 @@ func (p *Problem) above(fs []int32, level []float64, b []bool, x []float64) bool
 // conditional returns the log-weight of the features of continuous
 // variable v.
 func (p *Problem) conditional(v int32, b []bool, x []float64) float64 {
-	s := 0.0
-	for _, f := range p.realOcc[v] {
-		s += p.Weights[p.ground[f].tmpl] * p.value(f, b, x)
-	}
-	return s
+	return p.sumWeighted(p.realOcc[v], false, b, x)
 }
 
 // sliceConditional moves continuous variable v by slice sampling its
 // conditional distribution given the other variables.
 func (p *Problem) sliceConditional(v int32, b []bool, x []float64, w float64, rng *rand.Rand) {
-	level := p.conditional(v, b, x) + math.Log(1-rng.Float64())
+	level := p.conditional(v, b, x) + math.Ldexp(math.Log(1-rng.Float64()), -p.wexp)
 	p.stepOut(v, x, w, rng, func() bool { return p.conditional(v, b, x) >= level })
 }
 

@@ -2,6 +2,7 @@ package hybrid
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -53,10 +54,44 @@ const HardFirst = 0.9
 // is negative while true), its best flip leaving the fewest hard formulas
 // violated, then the highest log-weight.
 //
+// The log-weight is ±Inf when it is beyond float64's range (weights near
+// 1e308): FormatLogWeight writes it; the search itself compares
+// log-weights in units of the largest weight and sums overflowing terms
+// in an extended range, so the state is right.
+//
 // When the best state found violates a ground hard formula, MAP returns it
 // with an error wrapping ErrHard (Problem.HardViolated counts them). It
 // fails if the continuous part is unbounded (no maximum).
+//
+// A continuous variable that no soft feature with a non-zero weight
+// constrains, in the model or given the Boolean values of the state found,
+// has a flat conditional density, which has no normalisation: MAP refuses
+// such a model (an error wrapping ErrImproper naming the atom) rather than
+// return an arbitrary value for it.
 func (p *Problem) MAP(ctx context.Context, opt MAPOptions) (State, float64, error) {
+	if err := p.checkProper(nil); err != nil {
+		return State{}, 0, err
+	}
+	s, w, err := p.search(ctx, opt)
+	if err == nil || errors.Is(err, ErrHard) {
+		if err := p.checkProper(s.Bools); err != nil {
+			return s, w, err
+		}
+	}
+	return s, w, err
+}
+
+// search is MAP without the checks for flat densities (for the learners'
+// inference, where a variable that no weight constrains yet is at any
+// value a maximum).
+func (p *Problem) search(ctx context.Context, opt MAPOptions) (State, float64, error) {
+	q := p.scaled()
+	s, w, err := q.mapScaled(ctx, opt)
+	return s, math.Ldexp(w, q.wexp), err
+}
+
+// mapScaled is MAP on p as it is (its log-weights in p's units).
+func (p *Problem) mapScaled(ctx context.Context, opt MAPOptions) (State, float64, error) {
 	if opt.Tries <= 0 {
 		opt.Tries = 1
 	}
@@ -72,7 +107,10 @@ func (p *Problem) MAP(ctx context.Context, opt MAPOptions) (State, float64, erro
 	b := make([]bool, len(p.Bools))
 	x := make([]float64, len(p.Reals))
 	// better reports whether (h, w) beats the best state.
-	better := func(h int, w float64) bool { return h < bestH || h == bestH && w > bestW+1e-12 }
+	// better reports whether (h, w) beats the best state: by more than
+	// 1e-12 in log-weight (in p's units, which may be scaled).
+	eps := math.Ldexp(1e-12, -p.wexp)
+	better := func(h int, w float64) bool { return h < bestH || h == bestH && w > bestW+eps }
 	keep := func(h int, w float64) {
 		bestW, bestH = w, h
 		copy(best.Bools, b)
@@ -174,7 +212,7 @@ func (p *Problem) ascend(ctx context.Context, b []bool, x []float64) error {
 		improved := false
 		for v := range b {
 			hd := p.hardDelta(int32(v), b)
-			if hd > 0 || hd == 0 && p.flipDelta(int32(v), b, x) <= 1e-12 {
+			if hd > 0 || hd == 0 && p.flipDelta(int32(v), b, x) <= math.Ldexp(1e-12, -p.wexp) {
 				continue
 			}
 			b[v] = !b[v]
@@ -240,9 +278,12 @@ func (p *Problem) isImprovable(i int32, b []bool, x []float64) bool {
 	}
 	t := 1.0
 	if gf.term != nil {
-		t = gf.term.eval(x)
+		t = gf.term.safeEval(x)
 	}
 	wt := p.Weights[gf.tmpl] * t
+	if wt == 0 || math.IsNaN(wt) {
+		return false
+	}
 	if gf.cond.eval(b) {
 		return wt < 0
 	}
@@ -285,21 +326,17 @@ func (p *Problem) hardDelta(v int32, b []bool) int {
 // flipDelta returns the change of the log-weight (of the soft features)
 // when Boolean variable v flips (the continuous variables fixed).
 func (p *Problem) flipDelta(v int32, b []bool, x []float64) float64 {
-	before := 0.0
-	for _, f := range p.boolOcc[v] {
-		if !p.ground[f].hard {
-			before += p.Weights[p.ground[f].tmpl] * p.value(f, b, x)
-		}
-	}
+	fs := p.boolOcc[v]
+	before := p.sumWeighted(fs, false, b, x)
 	b[v] = !b[v]
-	after := 0.0
-	for _, f := range p.boolOcc[v] {
-		if !p.ground[f].hard {
-			after += p.Weights[p.ground[f].tmpl] * p.value(f, b, x)
-		}
+	after := p.sumWeighted(fs, false, b, x)
+	if finite(before) && finite(after) {
+		b[v] = !b[v]
+		return after - before
 	}
+	ax := p.sumWeightedX(fs, false, b, x)
 	b[v] = !b[v]
-	return after - before
+	return ax.add(p.sumWeightedX(fs, false, b, x).neg()).float()
 }
 
 func (p *Problem) touchesReals(v int32) bool {
@@ -318,29 +355,99 @@ func (p *Problem) optimizeReals(b []bool, x []float64) error {
 		return nil
 	}
 	var active []int32
+	top := 0.0
 	for i := range p.ground {
 		gf := &p.ground[i]
 		if gf.term != nil && gf.term.op != 'c' && (gf.cond == nil || gf.cond.eval(b)) {
 			active = append(active, int32(i))
+			top = max(top, math.Abs(p.Weights[gf.tmpl]))
 		}
 	}
-	f := func(y []float64) float64 {
-		s := 0.0
-		for _, i := range active {
-			s -= p.Weights[p.ground[i].tmpl] * p.ground[i].term.eval(y)
+	// The optimisation's tolerances are absolute: when the largest weight
+	// of the active features is far from 1 (tiny beside a weight of 1e300
+	// that scaled the Problem, or huge), divide them by its power of two.
+	if top > 0 && (top > scaleAbove || top < 1/scaleAbove) {
+		_, k := math.Frexp(top)
+		q := *p
+		q.Weights = make([]float64, len(p.Weights))
+		for i, w := range p.Weights {
+			q.Weights[i] = math.Ldexp(w, -k)
 		}
-		return s
+		p = &q
+	}
+	// The log-weight, summed without overflow (sumWeighted): a point
+	// where it is -Inf (a term beyond float64's range) is one the line
+	// search backs off from; +Inf (no maximum) ends the search, and the
+	// checks below report it.
+	f := func(y []float64) float64 {
+		return -p.sumWeighted(active, false, b, y)
 	}
 	grad := func(g, y []float64) {
 		clear(g)
 		for _, i := range active {
-			p.ground[i].term.grad(y, -p.Weights[p.ground[i].tmpl], g)
+			if w := p.Weights[p.ground[i].tmpl]; w != 0 {
+				p.ground[i].term.grad(y, -w, g)
+			}
+		}
+		// An overflowing derivative (far from any maximum) is kept
+		// finite: the line search only needs its direction.
+		for i, v := range g {
+			switch {
+			case math.IsNaN(v):
+				g[i] = 0
+			case math.IsInf(v, 0):
+				g[i] = math.Copysign(math.MaxFloat64/float64(4*len(g)), v)
+			}
 		}
 	}
 	settings := &optimize.Settings{GradientThreshold: 1e-10, MajorIterations: 10000}
-	res, err := optimize.Minimize(optimize.Problem{Func: f, Grad: grad}, x, settings, &optimize.LBFGS{})
+	bound := 1e12 * p.maxConst // farther, a variable has run off to infinity
+	// L-BFGS; when its line search fails (a high power far from 1 makes
+	// the function badly scaled: -(R-1)^16 + R^15), Nelder-Mead from where
+	// it stopped, then L-BFGS again from there, keeping the best point.
+	minimize := func(y []float64) (*optimize.Result, error) {
+		res, err := optimize.Minimize(optimize.Problem{Func: f, Grad: grad}, y, settings, &optimize.LBFGS{})
+		if res == nil || res.Status != optimize.Failure {
+			return res, err
+		}
+		// A line search that fails at a maximum (rounding) is fine: only
+		// a steep point is searched further.
+		g := make([]float64, len(y))
+		grad(g, res.X)
+		steep := false
+		for i, v := range g {
+			steep = steep || math.Abs(v)*(1+math.Abs(res.X[i])) > 1e-6*(1+math.Abs(res.F))
+		}
+		if !steep {
+			return res, err
+		}
+		nm, _ := optimize.Minimize(optimize.Problem{Func: f}, res.X, &optimize.Settings{FuncEvaluations: 2000 + 200*len(y)}, &optimize.NelderMead{})
+		if nm == nil || !(nm.F < res.F) || slices.ContainsFunc(nm.X, func(v float64) bool { return !(math.Abs(v) <= bound) }) {
+			return res, err // (an unbounded direction is reported from L-BFGS's point)
+		}
+		if again, _ := optimize.Minimize(optimize.Problem{Func: f, Grad: grad}, nm.X, settings, &optimize.LBFGS{}); again != nil && again.F <= nm.F {
+			return again, nil
+		}
+		return nm, nil
+	}
+	start := x
+	if !finite(f(x)) {
+		start = p.coarseStart(active, b, x)
+	}
+	res, err := minimize(start)
 	if res == nil {
 		return fmt.Errorf("hybrid: optimising the continuous variables: %v", err)
+	}
+	if math.IsInf(res.F, 1) {
+		i := int32(0) // a variable of a feature beyond the range
+		for _, f := range active {
+			if math.IsInf(p.weighted(f, b, res.X), 0) {
+				i = p.ground[f].term.vars(nil)[0]
+				break
+			}
+		}
+		return fmt.Errorf("hybrid: the log-weight is below float64's range (a numeric term beyond ±1.8e308) wherever the optimisation of the continuous variables went (%s = %g)",
+			p.Model.AtomString(p.Reals[i].Pred, p.Reals[i].Args), res.X[i])
 	}
 	// A stationary point that is not a maximum (a flat start, a saddle):
 	// start again from a nearby better point.
@@ -368,18 +475,54 @@ func (p *Problem) optimizeReals(b []bool, x []float64) error {
 			return &unboundedError{msg: fmt.Sprintf("hybrid: the log-weight has no maximum in the continuous variables (it keeps growing from %s = %g)",
 				p.Model.AtomString(p.Reals[bi].Pred, p.Reals[bi].Args), y[bi]), bools: slices.Clone(b), from: slices.Clone(res.X), to: y}
 		}
-		if res, err = optimize.Minimize(optimize.Problem{Func: f, Grad: grad}, y, settings, &optimize.LBFGS{}); res == nil {
+		if res, err = minimize(y); res == nil {
 			return fmt.Errorf("hybrid: optimising the continuous variables: %v", err)
 		}
 	}
 	for i, v := range res.X {
-		if math.IsNaN(v) || math.Abs(v) > 1e12 || math.IsInf(res.F, -1) || res.F < -1e200 {
+		if math.IsNaN(v) || math.Abs(v) > bound || math.IsInf(res.F, -1) || res.F < -1e200 {
 			return &unboundedError{msg: fmt.Sprintf("hybrid: the log-weight has no maximum in %s (the continuous part is unbounded)", p.Model.AtomString(p.Reals[i].Pred, p.Reals[i].Args)),
 				bools: slices.Clone(b), from: slices.Clone(x), to: slices.Clone(res.X)}
 		}
 	}
 	copy(x, res.X)
 	return nil
+}
+
+// coarseStart returns a start for the optimisation of the continuous
+// variables when their log-weight at x is beyond float64's range (a term
+// (R - 1e200)^2 at R = 0, whose gradient the line search cannot follow):
+// two sweeps of a coordinate search that sets each variable to the best
+// of its value, 0 and the numbers of its active features' terms (and
+// their negatives), comparing log-weights in the extended range.
+func (p *Problem) coarseStart(active []int32, b []bool, x []float64) []float64 {
+	y := slices.Clone(x)
+	isActive := make(map[int32]bool, len(active))
+	for _, i := range active {
+		isActive[i] = true
+	}
+	score := func() xf { return p.sumWeightedX(active, false, b, y) }
+	for range 2 {
+		for v := range y {
+			var cands []float64
+			for _, f := range p.realOcc[v] {
+				if isActive[f] {
+					cands = p.ground[f].term.consts(cands)
+				}
+			}
+			best, bestV := score(), y[v]
+			for _, c := range append(cands, 0) {
+				for _, s := range []float64{c, -c} {
+					y[v] = s
+					if sc := score(); sc.add(best.neg()).m > 0 {
+						best, bestV = sc, s
+					}
+				}
+			}
+			y[v] = bestV
+		}
+	}
+	return y
 }
 
 // unboundedError is the error of optimizeReals when the log-weight has no

@@ -104,7 +104,7 @@ func (m *boolMover) violated(f int32, b []bool, x []float64) bool {
 	if gf := &p.ground[f]; gf.hard {
 		return !gf.cond.eval(b)
 	}
-	return p.Weights[p.ground[f].tmpl]*p.value(f, b, x) < m.level[f]
+	return p.weighted(f, b, x) < m.level[f]
 }
 
 // flip flips Boolean variable v and updates the violated set.

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/marple-mln/marple/internal/suggest"
 	"io"
+	"strings"
 
 	"github.com/marple-mln/marple/flagcheck"
 	"github.com/marple-mln/marple/invent"
@@ -41,6 +43,11 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		help()
 		return err
 	case err != nil:
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			var names []string
+			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+			return fmt.Errorf("%v%s", err, strings.Replace(suggest.Hint(name, names), "mean ", "mean -", 1))
+		}
 		return err
 	case fs.NArg() > 0:
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
