@@ -272,7 +272,7 @@ var alchemyFlags = []alchemyFlag{
 	refused("delta", alInferLearn, valFloat, whyGibbsCv),
 	refused("epsilonError", alInferLearn, valFloat, whyGibbsCv),
 	refused("fracConverged", alInferLearn, valFloat, whyGibbsCv),
-	refused("walksatType", alInferLearn, valInt, "Marple's Gibbs chain starts from a random world satisfying the hard clauses, found by WalkSAT"),
+	refused("walksatType", alInferLearn, valInt, "Marple's chains start from worlds satisfying the hard clauses, found by an exact search (WalkSAT when it gives up)"),
 	refusedBut("testConvergence", alInfer, valBool, "false", whyGibbsCv),
 	refused("samplesPerTest", alInferLearn, valInt, whyGibbsCv),
 

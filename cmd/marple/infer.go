@@ -198,6 +198,12 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if ax.outputNetwork {
 		return atomicfile.Write(*out, func(w io.Writer) error { return net.WriteFactorGraph(w) })
 	}
+	hardNote := "" // what the summary line says of the hard clauses
+	if *mcsatInf || *gibbsInf || ax.bp {
+		if hardNote, err = checkHard(ctx, e.stderr, net); err != nil {
+			return err
+		}
+	}
 
 	if *countsOut && *mcsatInf {
 		burnIn := *ef.burnIn
@@ -216,7 +222,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		if err := atomicfile.Write(*out, func(w io.Writer) error { return writeCounts(w, m, counts) }); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, expected counts of %d samples, %.2fs\n", net.NumAtoms(), net.NumClauses(), *ef.samples, time.Since(start).Seconds())
+		fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, expected counts of %d samples%s, %.2fs\n", net.NumAtoms(), net.NumClauses(), *ef.samples, hardNote, time.Since(start).Seconds())
 		return nil
 	}
 	if (*mcsatInf || *gibbsInf) && ax.maxSeconds == 0 {
@@ -232,6 +238,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 			method = mcsat.MethodGibbs
 		}
 		// Independent components are sampled apart, their chains in parallel.
+		mf.hardNote = hardNote
 		return inferMarginals(ctx, e, p, &mf, &ax, net, m, isQuery, opt, method, wf.workers, *out, start)
 	}
 	if *mcsatInf || *gibbsInf || ax.bp {
@@ -243,6 +250,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		if err != nil {
 			return err
 		}
+		how += hardNote
 		done("%s", how)
 		warnBP(e.stderr, m, net, st, ax.convThresh, ax.lifted)
 		defer func() {
