@@ -55,8 +55,9 @@ type RestartRecord struct {
 
 // NewJournal returns a journal continuing from the state resume (nil: from
 // the start) that calls save with its state after completed work, at most
-// once per every (0: after every step and restart). The state passed to
-// save must not be kept past the call.
+// once per every (a tiny duration, a nanosecond: after every step and
+// restart; 0: never, only when Save is called, on an interrupt say). The
+// state passed to save must not be kept past the call.
 func NewJournal(resume *JournalState, save func(*JournalState) error, every time.Duration) *Journal {
 	j := &Journal{save: save, every: every, last: time.Now()}
 	if resume != nil {
@@ -88,7 +89,7 @@ func (j *Journal) saveLocked(force bool) {
 	if j.save == nil || j.err != nil {
 		return
 	}
-	if !force && j.every > 0 && time.Since(j.last) < j.every {
+	if !force && (j.every <= 0 || time.Since(j.last) < j.every) {
 		return
 	}
 	j.err = j.save(&j.st)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/gob"
 	"testing"
+	"time"
 
 	"github.com/marple-mln/marple/internal/testkit/mrcgen"
 )
@@ -43,7 +44,7 @@ func TestJournalReplay(t *testing.T) {
 		}
 		saved = append(saved, b.Bytes())
 		return nil
-	}, 0))
+	}, time.Nanosecond))
 	if got != want {
 		t.Fatal("a run with a journal differs from one without")
 	}
@@ -58,5 +59,31 @@ func TestJournalReplay(t *testing.T) {
 		if got := run(NewJournal(st, nil, 0)); got != want {
 			t.Errorf("resumed from state %d of %d (%d tuned, %d steps, %d restarts): the model differs", i, len(saved), len(st.Tuned), len(st.Steps), len(st.Restarts))
 		}
+	}
+}
+
+// TestJournalEveryZero: with every 0 the journal saves only when Save is
+// called (on an interrupt), never along the way.
+func TestJournalEveryZero(t *testing.T) {
+	g := mrcgen.Generate(mrcgen.Config{Friends: 3, Teams: 2, PerCell: 2, Hobbies: 2, Skills: 2, Noise: 0.05, Seed: 3})
+	d := load(t, g.MLN, g.DB, true)
+	saves := 0
+	learn := func(every time.Duration) *Journal {
+		saves = 0
+		j := NewJournal(nil, func(*JournalState) error { saves++; return nil }, every)
+		if _, err := Learn(context.Background(), d, Options{Seed: 2, Restarts: 2, Lambda: 3, Beta: 3, Journal: j}); err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	if learn(time.Nanosecond); saves == 0 {
+		t.Fatal("no save after the steps with every 1ns")
+	}
+	j := learn(0)
+	if saves != 0 {
+		t.Errorf("%d periodic saves with every 0, want none", saves)
+	}
+	if err := j.Save(); err != nil || saves != 1 {
+		t.Errorf("Save: %v, %d saves, want 1", err, saves)
 	}
 }

@@ -22,6 +22,7 @@ func Build(files ...*syntax.File) (*Model, error) {
 	for _, f := range files {
 		m.declare(f, &errs)
 	}
+	defer func() { m.abandoned = nil }()
 	for _, f := range files {
 		m.addFormulas(f, &errs)
 	}
@@ -38,6 +39,12 @@ func Build(files ...*syntax.File) (*Model, error) {
 func (m *Model) declare(f *syntax.File, errs *syntax.ErrorList) {
 	if f == nil {
 		return
+	}
+	for name := range f.Abandoned {
+		if m.abandoned == nil {
+			m.abandoned = map[string]bool{}
+		}
+		m.abandoned[name] = true
 	}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
@@ -422,6 +429,8 @@ func (m *Model) convert(f syntax.Formula, an *analysis, free map[string]int, sco
 		if !ok {
 			if m.funcByName(f.Pred) != nil {
 				errs.Add(f.PredPos, "%s is a function, not a predicate", f.Pred)
+			} else if m.abandoned[f.Pred] {
+				// Its statement's syntax error is reported.
 			} else {
 				errs.Add(f.PredPos, "unknown predicate %s", f.Pred)
 			}

@@ -84,7 +84,7 @@ func FuzzLoadCompileGround(f *testing.F) {
 		}
 		ground.Ground(ctx, m, db, ground.Options{Query: query, MaxBytes: 64 << 20, Workers: 1})
 		if m.IsHybrid() {
-			hybrid.Ground(m, db, hybrid.Options{Query: query})
+			hybrid.Ground(context.Background(), m, db, hybrid.Options{Query: query})
 		}
 	})
 }

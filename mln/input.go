@@ -4,11 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/marple-mln/marple/syntax"
 )
@@ -36,13 +41,112 @@ func ReadInput(path string) ([]byte, error) {
 	return readInput(path, MaxInputBytes)
 }
 
+// ReadInputContext is ReadInput reading a named pipe (a FIFO) until ctx
+// is done: the wait for the pipe's writer, or for its data, stops at
+// once with an error wrapping ctx's.
+func ReadInputContext(ctx context.Context, path string) ([]byte, error) {
+	return readInputContext(ctx, path, MaxInputBytes)
+}
+
+// inputCtx is the context SetInputContext gives.
+var inputCtx atomic.Pointer[context.Context]
+
+// SetInputContext makes ReadInput, LoadModel, LoadDatabase and the other
+// readers of input files read named pipes (FIFOs) as ReadInputContext
+// does with ctx: a program sets the context its interrupt cancels, so
+// that the interrupt also stops a wait for a pipe that nothing writes.
+func SetInputContext(ctx context.Context) { inputCtx.Store(&ctx) }
+
 // readInput is ReadInput with the size bound max.
 func readInput(path string, max int64) ([]byte, error) {
+	ctx := context.Background()
+	if c := inputCtx.Load(); c != nil {
+		ctx = *c
+	}
+	return readInputContext(ctx, path, max)
+}
+
+func readInputContext(ctx context.Context, path string, max int64) ([]byte, error) {
+	if ctx.Done() != nil {
+		if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+			return readPipe(ctx, path, max)
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return readFile(f, path, max)
+}
+
+// readPipe reads the named pipe path until ctx is done. Opening a pipe
+// waits for its writer, and reading it for the writer's data, which
+// nothing else interrupts: both run in a goroutine, released when ctx is
+// done by a deadline on the read or by opening (and closing at once) the
+// pipe's write end, which ends the wait of the open.
+func readPipe(ctx context.Context, path string, max int64) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	var (
+		mu      sync.Mutex
+		file    *os.File
+		stopped bool
+	)
+	go func() {
+		f, err := os.Open(path)
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		defer f.Close()
+		mu.Lock()
+		file = f
+		if stopped {
+			f.SetReadDeadline(time.Now())
+		}
+		mu.Unlock()
+		b, err := readFile(f, path, max)
+		done <- result{b, err}
+	}()
+	select {
+	case r := <-done:
+		return r.b, r.err
+	case <-ctx.Done():
+	}
+	mu.Lock()
+	stopped = true
+	opened := file != nil
+	if opened {
+		file.SetReadDeadline(time.Now())
+	}
+	mu.Unlock()
+	if !opened {
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	}
+	return nil, &pipeInterrupted{path, ctx.Err()}
+}
+
+// pipeInterrupted is the error of a read of a pipe stopped by its
+// context: it wraps the context's error.
+type pipeInterrupted struct {
+	path string
+	err  error
+}
+
+func (e *pipeInterrupted) Error() string {
+	return e.path + ": interrupted while waiting for input from the pipe"
+}
+
+func (e *pipeInterrupted) Unwrap() error { return e.err }
+
+// readFile reads the open file f, called path, with the size bound max.
+func readFile(f *os.File, path string, max int64) ([]byte, error) {
 	br := bufio.NewReaderSize(f, binaryPeek)
 	var r io.Reader = br
 	size := int64(0) // the expected size, to read without growing the buffer

@@ -94,6 +94,16 @@ func firstError(err error) string {
 	return err.Error()
 }
 
+// A declaration with a syntax error is one error: the uses of its
+// predicate are not also reported as unknown.
+func TestBadDeclarationOneError(t *testing.T) {
+	_, err := ParseModel("m.mln", "R(o)/2\n1.0 R(x)\nS(x) => R(x)\n")
+	want := "m.mln:1:5: unexpected '/' at end of statement\nm.mln:3:1: unknown predicate S"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
 func TestModelErrors(t *testing.T) {
 	tests := []struct {
 		name, src, want string

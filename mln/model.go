@@ -260,6 +260,10 @@ type Model struct {
 	predIndex  map[string]PredID
 
 	hybrid *hybridInfo // formulas with numeric terms (hybrid.go)
+
+	// abandoned holds, during Build, the predicate names that start a
+	// statement with a syntax error (syntax.File.Abandoned).
+	abandoned map[string]bool
 }
 
 // NumConsts returns the number of constants.

@@ -3,11 +3,13 @@ package structure
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"testing"
 
 	"github.com/marple-mln/marple/internal/testenv"
 	"github.com/marple-mln/marple/internal/testkit/plant"
+	"github.com/marple-mln/marple/mln"
 )
 
 // TestSearchResume resumes beam and shortest-first search from each state
@@ -63,5 +65,38 @@ func TestSearchResume(t *testing.T) {
 		if _, err := LearnBatch(context.Background(), other, dbs, s, DefaultScoring()); err == nil {
 			t.Errorf("%s state resumed by %s", method, other)
 		}
+	}
+}
+
+// TestLearnValidatedInterruptedInValidation: interrupted during a
+// validation search, LearnValidated returns the model so far, the search's
+// under way, with the error, and says which database it was learned
+// without.
+func TestLearnValidatedInterruptedInValidation(t *testing.T) {
+	m, dbs, err := mln.LoadMultiple(context.Background(), []string{"testdata/planted/smokers.mln"},
+		[]string{"testdata/planted/world1.db", "testdata/planted/world2.db", "testdata/planted/world3.db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := DefaultSettings()
+	s.Model = m
+	s.MaxVars, s.MaxNumPredicates = 2, 3
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	v := Validation{Samples: 100, Seed: 1, Checkpoint: func(st *ValidatedState) error {
+		if st.Phase == 1 && st.Search != nil && st.Search.Steps >= 1 {
+			cancel() // Ctrl-C during the second validation search
+		}
+		return nil
+	}}
+	r, ch, err := LearnValidated(ctx, MethodBeam, dbs, s, DefaultScoring(), v)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if r == nil || ch == nil || ch.HeldOut < 1 || ch.HeldOut > len(dbs) {
+		t.Fatalf("result %v, choice %+v: want the model so far and the held-out database", r, ch)
+	}
+	if _, err := r.Model(m); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -96,6 +96,11 @@ type Choice struct {
 	// Constants is the choice of per-constant refinements (nil when none
 	// was tried).
 	Constants *ConstantChoice
+	// HeldOut is set when the run stopped with an error (Ctrl-C, say)
+	// during the validation searches: the model returned is then the
+	// search's under way, learned without this database (1-based, in the
+	// order of the databases given). It is 0 otherwise.
+	HeldOut int
 }
 
 // LearnValidated is LearnBatch with s.RepeatedPredicates chosen on held-out
@@ -126,6 +131,10 @@ type Choice struct {
 // bounded. A positive s.MaxCandidates bounds each search, validation
 // searches included, and, unlike a time limit, leaves the choice and the
 // model independent of the machine's load.
+//
+// On an error (Ctrl-C, say) the model so far is returned with it: during
+// the validation searches, the search's under way, learned without one
+// database (Choice.HeldOut says which); after them, the final search's.
 func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s Settings, sc Scoring, v Validation) (*Result, *Choice, error) {
 	ch := &Choice{RepeatedPredicates: s.RepeatedPredicates, CLL: [2]float64{math.NaN(), math.NaN()}}
 	if len(dbs) < 2 || method == MethodWeights || s.Scorer != nil {
@@ -182,6 +191,8 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		}
 		return vs
 	}
+	var last *Result // the last validation search's
+	lastHeldOut := 0
 	for ph := 0; ph < final; ph++ {
 		f, rep := ph/2, ph%2 == 1
 		if ph < phase {
@@ -198,15 +209,28 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		}
 		r, err := LearnBatch(ctx, method, train, vs, sc)
 		if err != nil {
-			return nil, nil, err
+			if r == nil {
+				// Stopped before its first step: the model so far is the
+				// last finished validation search's, if any.
+				if last == nil {
+					return nil, nil, err
+				}
+				ch.HeldOut = lastHeldOut
+				return last, ch, err
+			}
+			// The model so far is the search's under way.
+			ch.HeldOut = pos[f] + 1
+			return r, ch, err
 		}
+		last, lastHeldOut = r, pos[f]+1
 		learned, err := r.Model(s.Model)
 		if err != nil {
 			return nil, nil, err
 		}
 		cll[ph], _, err = heldOutScores(ctx, learned, dbs[f], preds, v)
 		if err != nil {
-			return nil, nil, err
+			ch.HeldOut = pos[f] + 1
+			return r, ch, err
 		}
 		stops[ph] = r.Stopped
 		if v.Log != nil {

@@ -11,6 +11,11 @@ type Node interface {
 type File struct {
 	Name  string
 	Decls []Decl
+	// Abandoned holds the undeclared predicate names that start a
+	// statement with a syntax error (which may have been meant to
+	// declare them): the model builder does not report them as unknown,
+	// since the syntax error already says what is wrong.
+	Abandoned map[string]bool
 }
 
 // Decl is a top-level statement of a .mln file: *TypeDecl, *PredDecl,

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -304,11 +305,20 @@ func (d *dbScanner) parseAtom() bool {
 	}
 	a.Pred = d.name()
 	d.skipSpace(false)
-	if d.i >= len(src) || src[d.i] != '(' {
+	if d.i >= len(src) || src[d.i] == '\n' {
+		d.errorf(a.PredCol-1+d.lineStart, "%s", zeroArity(string(a.Pred)))
+		return false
+	}
+	if src[d.i] != '(' {
 		d.errorf(d.i, "expected '(' after predicate %s, found %s", a.Pred, d.describe(d.i))
 		return false
 	}
 	d.i++
+	d.skipSpace(true)
+	if d.i < len(src) && src[d.i] == ')' {
+		d.errorf(a.PredCol-1+d.lineStart, "%s", zeroArity(string(a.Pred)))
+		return false
+	}
 	for {
 		d.skipSpace(true)
 		col := d.i - d.lineStart + 1
@@ -343,31 +353,61 @@ func (d *dbScanner) parseAtom() bool {
 	}
 	d.skipSpace(false)
 	a.HasReal = false
-	if d.i < len(src) && src[d.i] != '\n' && !d.realValue() {
-		d.errorf(d.i, "unexpected %s after ground atom", d.describe(d.i))
-		return false
+	if d.i < len(src) && src[d.i] != '\n' {
+		return d.realValue()
 	}
 	return true
 }
 
 // realValue scans a real value after an atom ("Dist(A, B) 3.2") up to
-// the end of the line, and reports whether it found one.
+// the end of the line; it reports an error and false if there is
+// something else there.
 func (d *dbScanner) realValue() bool {
-	src := d.src
 	start := d.i
-	for d.i < len(src) && (isDigit(src[d.i]) || strings.IndexByte("+-.eE", src[d.i]) >= 0) {
-		d.i++
+	num, ok := d.number()
+	if !ok {
+		d.errorf(start, "unexpected %s after ground atom", d.describe(start))
+		return false
 	}
-	v, err := strconv.ParseFloat(string(src[start:d.i]), 64)
-	if start == d.i || err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-		d.i = start
+	v, err := strconv.ParseFloat(string(num), 64)
+	switch {
+	case err != nil && errors.Is(err, strconv.ErrRange) && !math.IsInf(v, 0):
+		// Underflow: a magnitude below the smallest float, read as 0
+		// by ParseFloat with an error; it is a representable value.
+	case err != nil && errors.Is(err, strconv.ErrRange):
+		d.errorf(start, "number %s is out of range", num)
+		return false
+	case err != nil:
+		d.errorf(start, "malformed number %s", num)
+		return false
+	case math.IsInf(v, 0) || math.IsNaN(v):
+		d.errorf(start, "number %s is not finite", num)
 		return false
 	}
 	d.skipSpace(false)
-	if d.i < len(src) && src[d.i] != '\n' {
-		d.i = start
+	if at := d.i; at < len(d.src) && d.src[at] != '\n' {
+		if next, ok := d.number(); ok {
+			d.errorf(at, "a second value %s after %s: a ground atom takes at most one value", next, num)
+		} else {
+			d.errorf(at, "unexpected %s after the value %s", d.describe(at), num)
+		}
 		return false
 	}
 	d.atom.Real, d.atom.HasReal, d.atom.RealCol = v, true, start-d.lineStart+1
 	return true
+}
+
+// number scans what looks like a number at d.i (a digit, sign or '.' and
+// the letters, digits, signs and dots after it) and reports whether
+// there was one.
+func (d *dbScanner) number() ([]byte, bool) {
+	src := d.src
+	start := d.i
+	if d.i >= len(src) || !(isDigit(src[d.i]) || strings.IndexByte("+-.", src[d.i]) >= 0) {
+		return nil, false
+	}
+	for d.i < len(src) && (isIdentChar(src[d.i]) || strings.IndexByte("+-.", src[d.i]) >= 0) {
+		d.i++
+	}
+	return src[start:d.i], true
 }

@@ -219,6 +219,12 @@ func (p *parser) parseFile(f *File) {
 		}
 		// Error: skip to the end of the line.
 		p.depth = 0
+		if name := p.abandonedPred(start); name != "" {
+			if f.Abandoned == nil {
+				f.Abandoned = map[string]bool{}
+			}
+			f.Abandoned[name] = true
+		}
 		if p.i == start {
 			p.i++
 		}
@@ -228,8 +234,35 @@ func (p *parser) parseFile(f *File) {
 	}
 }
 
+// abandonedPred returns the predicate name a statement starting at token
+// start begins with ("Name(" or "*Name("), if that name is not declared:
+// the statement had a syntax error, and may have been meant to declare it.
+func (p *parser) abandonedPred(start int) string {
+	j := start
+	if p.toks[j].kind == tStar {
+		j++
+	}
+	if p.toks[j].kind != tIdent || p.toks[j+1].kind != tLparen {
+		return ""
+	}
+	if p.known[p.toks[j].text] != nil {
+		return ""
+	}
+	return p.toks[j].text
+}
+
 func (p *parser) statement() (d Decl) {
-	defer p.recoverBailout()
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(bailout); !ok {
+				panic(r)
+			}
+			// The statement is abandoned, even if it had parsed before an
+			// error at its end: the caller skips the rest of its line
+			// (rather than parsing it as a further statement).
+			d = nil
+		}
+	}()
 	t := p.cur()
 	switch {
 	case t.kind == tInclude:
@@ -712,6 +745,9 @@ func (p *parser) primary() Formula {
 	case tInt, tFloat, tString, tPlus:
 		x := p.term()
 		if !isCmp(p.cur().kind) {
+			if t.kind == tIdent && x.Kind == ConstTerm && x.TermPos == p.posOf(t) && isUpper(t.text[0]) {
+				p.errorAt(t, "%s", zeroArity(t.text))
+			}
 			p.errorAt(p.cur(), "expected a comparison operator after term %s, found %s", x.Name, p.cur().describe())
 		}
 		return p.compare(x)
@@ -741,8 +777,18 @@ func (p *parser) compare(x Term) Formula {
 	return &Compare{Op: c, OpPos: p.posOf(op), X: x, Y: y}
 }
 
+// zeroArity is the error for a predicate written without arguments.
+func zeroArity(name string) string {
+	return "0-arity predicates are not supported: declare " + name + "(t) with a one-constant type t = {T} and write " + name + "(T)"
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+
 func (p *parser) atom() *Atom {
 	name := p.advance()
+	if p.cur().kind == tLparen && p.peek(1).kind == tRparen && !isCmp(p.peek(2).kind) {
+		p.errorAt(name, "%s", zeroArity(name.text))
+	}
 	a := &Atom{AtomPos: p.posOf(name), Pred: name.text, PredPos: p.posOf(name)}
 	if _, ok := p.known[name.text]; !ok {
 		p.known[name.text] = nil

@@ -197,7 +197,11 @@ func TestSyntaxErrors(t *testing.T) {
 		{"#define x\n", "f.mln:1:1: unexpected '#' (only #include is supported)"},
 		{"P(t)\nx\n", "f.mln:2:2: expected a comparison operator after term x, found end of line"},
 		{"P(t)\n*x = y\n", "f.mln:2:2: expected an atom after '*', found 'x'"},
-		{"P(t)\nP()\n", "f.mln:2:3: expected an argument, found ')'"},
+		{"P(t)\nP()\n", "f.mln:2:1: 0-arity predicates are not supported: declare P(t) with a one-constant type t = {T} and write P(T)"},
+		{"Rain()\n", "f.mln:1:1: 0-arity predicates are not supported: declare Rain(t) with a one-constant type t = {T} and write Rain(T)"},
+		{"Rain\n", "f.mln:1:1: 0-arity predicates are not supported: declare Rain(t) with a one-constant type t = {T} and write Rain(T)"},
+		{"P(t)\n1.5 P(x) ^ Rain\n", "f.mln:2:12: 0-arity predicates are not supported: declare Rain(t) with a one-constant type t = {T} and write Rain(T)"},
+		{"P(t)\nP(x) ^ f() = x\n", "f.mln:2:10: expected an argument, found ')'"},
 		{"P(t)\n(P(x) v P(y)\nQ(x)\n", "f.mln:3:1: expected ')', found 'Q'"},
 	}
 	for _, tc := range tests {
@@ -224,6 +228,18 @@ func TestDBErrors(t *testing.T) {
 		{"P(A,)\n", "e.db:1:5: expected a constant, found ')'"},
 		{"P(\"A)\n", "e.db:1:3: string not terminated"},
 		{"/* x\n", "e.db:1:1: comment not terminated"},
+		{"R(A) 1e400\n", "e.db:1:6: number 1e400 is out of range"},
+		{"R(A) -1e400\n", "e.db:1:6: number -1e400 is out of range"},
+		{"R(A) 1.5.3\n", "e.db:1:6: malformed number 1.5.3"},
+		{"R(A) 1abc\n", "e.db:1:6: malformed number 1abc"},
+		{"R(A) -inf\n", "e.db:1:6: number -inf is not finite"},
+		{"R(A) 1 2\n", "e.db:1:8: a second value 2 after 1: a ground atom takes at most one value"},
+		{"R(A)  1.5   -2e3 // c\n", "e.db:1:13: a second value -2e3 after 1.5: a ground atom takes at most one value"},
+		{"R(A) 1 x\n", "e.db:1:8: unexpected 'x' after the value 1"},
+		{"R(A) x\n", "e.db:1:6: unexpected 'x' after ground atom"},
+		{"Rain\n", "e.db:1:1: 0-arity predicates are not supported: declare Rain(t) with a one-constant type t = {T} and write Rain(T)"},
+		{"!Rain()\n", "e.db:1:2: 0-arity predicates are not supported: declare Rain(t) with a one-constant type t = {T} and write Rain(T)"},
+		{"Rain( )\n", "e.db:1:1: 0-arity predicates are not supported: declare Rain(t) with a one-constant type t = {T} and write Rain(T)"},
 	}
 	for _, tc := range tests {
 		_, err := ParseDB("e.db", []byte(tc.src))
@@ -239,6 +255,30 @@ func TestDBErrors(t *testing.T) {
 	f, err := ParseDB("e.db", []byte("P(A)\nP(B\nP(C)\n"))
 	if err == nil || len(f.Atoms) != 2 {
 		t.Errorf("recovery: %d atoms, err %v", len(f.Atoms), err)
+	}
+}
+
+// A statement that parses but is followed by junk is one error, not a
+// second one for the junk read as a further statement.
+func TestOneErrorPerStatement(t *testing.T) {
+	for _, src := range []string{"R(o)/2\n", "R(o)/2\n1.0 R(x)\n", "P(t)\nP(x) ) P(x)\n"} {
+		f, err := ParseMLN("f.mln", []byte(src))
+		if err == nil {
+			t.Errorf("%q: no error", src)
+			continue
+		}
+		if n := len(err.(ErrorList)); n != 1 {
+			t.Errorf("%q: %d errors, want 1: %v", src, n, err)
+		}
+		for _, d := range f.Decls {
+			if p, ok := d.(*PredDecl); ok && p.Name.Name == "R" {
+				t.Errorf("%q: the bad statement was kept", src)
+			}
+		}
+	}
+	f, _ := ParseMLN("f.mln", []byte("R(o)/2\n"))
+	if !f.Abandoned["R"] {
+		t.Errorf("R not recorded as abandoned: %v", f.Abandoned)
 	}
 }
 

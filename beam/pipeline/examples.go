@@ -160,7 +160,8 @@ func queryPreds(m *mln.Model, names []string) ([]mln.PredID, error) {
 // is "auto", CheckFiles sets it to the type that rule picks over all the
 // files, so that every worker splits every file by the same type and the
 // parts of an example in different files (evidence, truth) are merged.
-func (d *Data) CheckFiles() error {
+// When ctx is done, a wait for a named pipe (FIFO) stops.
+func (d *Data) CheckFiles(ctx context.Context) error {
 	if len(d.Files) == 0 {
 		return errors.New("no data files")
 	}
@@ -169,7 +170,7 @@ func (d *Data) CheckFiles() error {
 		return err
 	}
 	for _, path := range d.Files {
-		src, err := ReadPath(context.Background(), path)
+		src, err := ReadPath(ctx, path)
 		if err != nil {
 			return err
 		}
@@ -198,7 +199,7 @@ func (d *Data) CheckFiles() error {
 	}
 	d.ExampleType = m.Types[t].Name
 	for fi, path := range d.Files {
-		src, err := ReadPath(context.Background(), path)
+		src, err := ReadPath(ctx, path)
 		if err != nil {
 			return err
 		}

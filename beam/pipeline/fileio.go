@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -76,6 +77,13 @@ func ExpandGlobs(ctx context.Context, paths []string) ([]string, error) {
 // refused with the position of that byte, and a file larger than
 // mln.MaxInputBytes is refused.
 func ReadPath(ctx context.Context, path string) ([]byte, error) {
+	if !strings.Contains(path, "://") {
+		// A named pipe (FIFO): a wait for its writer or its data stops
+		// when ctx is done (an interrupt).
+		if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+			return mln.ReadInputContext(ctx, path)
+		}
+	}
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return nil, err

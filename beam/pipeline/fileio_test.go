@@ -72,7 +72,7 @@ func TestGlobThroughFilesystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range []*Data{&local, &remote} {
-		if err := d.CheckFiles(); err != nil {
+		if err := d.CheckFiles(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}

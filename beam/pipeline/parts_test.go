@@ -116,7 +116,7 @@ func citeData(t *testing.T, n int, separate bool) Data {
 func TestSeparateTruthFiles(t *testing.T) {
 	sep, whole := citeData(t, 24, true), citeData(t, 24, false)
 	for _, d := range []*Data{&sep, &whole} {
-		if err := d.CheckFiles(); err != nil || d.ExampleType != "bib" {
+		if err := d.CheckFiles(context.Background()); err != nil || d.ExampleType != "bib" {
 			t.Fatalf("CheckFiles: %v, example type %q", err, d.ExampleType)
 		}
 	}
@@ -167,7 +167,7 @@ func TestSeparateTruthFiles(t *testing.T) {
 	d.Files = []string{filepath.Join(dir, "srl.evidence.db"), filepath.Join(dir, "srl.truth.db")}
 	write(t, d.Files[0], ev.String())
 	write(t, d.Files[1], truth.String())
-	err = d.CheckFiles()
+	err = d.CheckFiles(context.Background())
 	if err == nil || !strings.HasPrefix(err.Error(), d.Files[1]+": ") || !strings.Contains(err.Error(), "join no example of type prop") {
 		t.Errorf("separate SRL truth: %v", err)
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"flag"
-	"github.com/marple-mln/marple/internal/cmdflags"
+	"github.com/marple-mln/marple/cmd/internal/cmdflags"
 	"os"
 
 	"github.com/marple-mln/marple/cmd/marple-experiments/internal/experiment"

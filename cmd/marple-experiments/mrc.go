@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"github.com/marple-mln/marple/cmd/internal/cmdflags"
 	"github.com/marple-mln/marple/flagcheck"
-	"github.com/marple-mln/marple/internal/cmdflags"
 	"strconv"
 	"time"
 

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"github.com/marple-mln/marple/internal/cmdflags"
+	"github.com/marple-mln/marple/cmd/internal/cmdflags"
 	"time"
 
 	"github.com/marple-mln/marple/cmd/marple-experiments/internal/experiment"

@@ -80,6 +80,9 @@ func runAlchemy(ctx context.Context, e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
 			return 2
 		}
+		for _, w := range c.warns {
+			fmt.Fprintf(e.stderr, "%s: warning: %s\n", name, w)
+		}
 		return run(ctx, e, append([]string{p.marple}, margs...))
 	}
 	fmt.Fprintf(e.stderr, "marple alchemy: unknown program %q: infer, learnwts or learnstruct\n", name)
@@ -131,6 +134,12 @@ type alchemyCall struct {
 	order []string          // Marple flags in the order first set
 	seen  map[string]string // Alchemy flags given: value ("true" for toggles)
 	mws   bool              // -mwsMaxSteps or -tries given
+	warns []string          // what the translation leaves out, said on stderr
+}
+
+// warnf records a warning about the translation.
+func (c *alchemyCall) warnf(format string, args ...any) {
+	c.warns = append(c.warns, fmt.Sprintf(format, args...))
 }
 
 func newAlchemyCall(name string, prog alchemyProgs) *alchemyCall {
@@ -257,7 +266,7 @@ func (c *alchemyCall) finish() error {
 	case alInfer:
 		var modes []string
 		for _, m := range []string{"m", "a", "p", "ms", "bp"} {
-			if given(m) || m == "bp" && (given("efbp") || given("lifted")) && !given("bp") ||
+			if given(m) || m == "bp" && given("efbp") && !given("bp") ||
 				m == "ms" && given("simtp") && !given("ms") {
 				modes = append(modes, m)
 			}
@@ -267,9 +276,6 @@ func (c *alchemyCall) finish() error {
 			c.set("numChains", itoa(max(2, intOf("numRuns", 3))))
 		} else if given("numSwap") || given("numRuns") {
 			return usagef("-numSwap and -numRuns go with -simtp")
-		}
-		if given("lifted") {
-			c.set("lifted", "true")
 		}
 		switch len(modes) {
 		case 0:
@@ -288,6 +294,15 @@ func (c *alchemyCall) finish() error {
 			}
 		default:
 			return usagef("-%s exclude each other", strings.Join(modes, ", -"))
+		}
+		// Alchemy's -lifted lifts BP's factor graph; with any other
+		// inference (MC-SAT when none is named) it is ignored, as here.
+		if given("lifted") {
+			if modes[0] == "bp" {
+				c.set("lifted", "true")
+			} else {
+				c.warnf("-lifted applies to -bp and -efbp (lifted belief propagation); with -%s Alchemy ignores it, and so does Marple", modes[0])
+			}
 		}
 		if c.flags["maxSeconds"] != "" && modes[0] != "ms" {
 			return usagef("-maxSeconds is not supported with -%s: Marple stops MC-SAT (-ms) by time; bound the others by -maxSteps", modes[0])

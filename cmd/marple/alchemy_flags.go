@@ -136,7 +136,7 @@ var alchemyFlags = []alchemyFlag{
 	refused("p", alLearnwts, valNone, whyDclInf),
 	mapped("ms", alLearnwts, valNone, "", "MC-SAT is what Marple's discriminative learner samples with"),
 	custom("efbp", alInfer, valNone, []string{"bp"}, "expanding frontier BP gives BP's marginals; one inference runs BP (-bp); the library's bp.Frontier updates them after evidence changes", later),
-	custom("decision", alInfer, valNone, []string{"decision"}, "decision inference: the -q predicates are the actions; maximum expected utility by exhaustive search (up to 12 action atoms) or greedy flips, with BP (expanding frontier) when the network has no hard clause, else MC-SAT (Alchemy: always BP), or the engine -bp, -ms or -p names; results as Alchemy's (\"Max. Utility: u\", then each action atom with 0 or 1)", nil),
+	custom("decision", alInfer, valNone, []string{"decision"}, "decision inference: the -q predicates are the actions; maximum expected utility searched part by part (the network's independent parts), exhaustively up to -decisionExact action atoms per part, else by greedy flips (said as approximate); each part's utilities exact (enumeration or variable elimination) when it is small enough, else BP, or MC-SAT with hard clauses (Alchemy: always BP), or the engine -bp, -ms or -p names; results as Alchemy's (\"Max. Utility: u\", then each action atom with 0 or 1)", nil),
 	custom("simtp", alInfer, valNone, []string{"ms", "replicas", "numChains"}, "tempering by replica exchange: MC-SAT chains (-numRuns of them) each with -numSwap replicas at scaled weights that swap states; the weight-1 replicas are recorded", later),
 	refused("simtp", alLearnwts, valNone, whySimtp),
 	mapped("outputNetwork", alInfer, valNone, "outputNetwork", "writes the ground network to -r as Alchemy's factor graph (\"variables:\" atoms, \"factors:\" one line per ground clause: atoms// log-factor table)"),
@@ -230,7 +230,7 @@ var alchemyFlags = []alchemyFlag{
 	refused("numSwap", alLearnwts, valInt, whySimtp),
 
 	// BP.
-	custom("lifted", alInfer, valNone, []string{"lifted"}, "lifted belief propagation on the ground network's clusters (with -bp; Alchemy's -lifted implies BP)", later),
+	custom("lifted", alInfer, valNone, []string{"lifted"}, "with -bp or -efbp: lifted belief propagation (as in Alchemy, -lifted does not choose BP: with no inference flag MC-SAT runs and -lifted is ignored, with a warning)", later),
 	refused("useHC", alInfer, valNone, whyLifted),
 	refused("useCT", alInfer, valNone, whyLifted),
 	custom("convThresh", alInfer, valFloat, []string{"convThresh"}, "BP converged when no marginal changes by more than this in an iteration", func(c *alchemyCall, v string) error {
@@ -272,7 +272,7 @@ var alchemyFlags = []alchemyFlag{
 	refused("delta", alInferLearn, valFloat, whyGibbsCv),
 	refused("epsilonError", alInferLearn, valFloat, whyGibbsCv),
 	refused("fracConverged", alInferLearn, valFloat, whyGibbsCv),
-	refused("walksatType", alInferLearn, valInt, "Marple's Gibbs chain starts from a random world satisfying the hard clauses, found by WalkSAT"),
+	refused("walksatType", alInferLearn, valInt, "Marple's chains start from worlds satisfying the hard clauses, found by an exact search (WalkSAT when it gives up)"),
 	refusedBut("testConvergence", alInfer, valBool, "false", whyGibbsCv),
 	refused("samplesPerTest", alInferLearn, valInt, whyGibbsCv),
 

@@ -214,9 +214,10 @@ func TestAlchemyQueryAtoms(t *testing.T) {
 		if err == nil {
 			err = x.resolve(m, nil, &wf)
 		}
-		// An unknown predicate is bad input for the model (exit 1, as
-		// docs/commands.md says); a malformed item is a usage error.
-		if bad == "Nope" {
+		// An unknown predicate, a wrong number of arguments or an unknown
+		// constant is bad input for the model (exit 1, as docs/commands.md
+		// says); a malformed item is a usage error.
+		if bad == "Nope" || bad == "Friends(Anna)" || bad == "Friends(Zed,x)" {
 			if err == nil || isUsage(err) {
 				t.Errorf("-q %s: error %v, want an unknown-predicate error", bad, err)
 			}
@@ -475,5 +476,21 @@ func TestLearnAddUnitClauses(t *testing.T) {
 	}
 	if want := map[string]int{"Friends": 1, "Smokes": 1, "Cancer": 1}; !maps.Equal(units, want) {
 		t.Errorf("unit clauses per predicate %v, want %v", units, want)
+	}
+}
+
+// TestAlchemyLiftedAlone: as in Alchemy, -lifted without -bp or -efbp does
+// not choose BP: MC-SAT runs (Alchemy's default) and -lifted is ignored,
+// with a warning; with -bp it lifts.
+func TestAlchemyLiftedAlone(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"alchemy", "infer", "-i", smokers + "smoking-weighted.mln", "-e", smokers + "smoking-test.db", "-r", out, "-q", "Smokes", "-lifted"}
+	code, stdout, stderr := marple(t, args...)
+	if code != 0 || !strings.Contains(stdout, "chains") || !strings.Contains(stderr, "-lifted applies to -bp and -efbp") {
+		t.Errorf("-lifted alone: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = marple(t, append(args, "-bp")...)
+	if code != 0 || !strings.Contains(stdout, "lifted") || strings.Contains(stderr, "-lifted applies") {
+		t.Errorf("-lifted -bp: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

@@ -56,8 +56,8 @@ func (d *decisionFlags) check(ax *inferExtras, mapInf bool, lossAug string) erro
 		return usagef("-decision excludes -maxSeconds: bound the sampler by -maxSteps")
 	}
 	for _, a := range ax.atoms {
-		if a.args != nil {
-			return usagef("-q: with -decision, name whole action predicates, not atoms (%s)", a.text)
+		if a.Args != nil {
+			return usagef("-q: with -decision, name whole action predicates, not atoms (%s)", a.Text)
 		}
 	}
 	return nil

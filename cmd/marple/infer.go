@@ -196,7 +196,13 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	}
 	ax.markQuery(isQuery)
 	if ax.outputNetwork {
-		return atomicfile.Write(*out, func(w io.Writer) error { return writeNetwork(w, m, net) })
+		return atomicfile.Write(*out, func(w io.Writer) error { return net.WriteFactorGraph(w) })
+	}
+	hardNote := "" // what the summary line says of the hard clauses
+	if *mcsatInf || *gibbsInf || ax.bp {
+		if hardNote, err = checkHard(ctx, e.stderr, net); err != nil {
+			return err
+		}
 	}
 
 	if *countsOut && *mcsatInf {
@@ -216,7 +222,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		if err := atomicfile.Write(*out, func(w io.Writer) error { return writeCounts(w, m, counts) }); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, expected counts of %d samples, %.2fs\n", net.NumAtoms(), net.NumClauses(), *ef.samples, time.Since(start).Seconds())
+		fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, expected counts of %d samples%s, %.2fs\n", net.NumAtoms(), net.NumClauses(), *ef.samples, hardNote, time.Since(start).Seconds())
 		return nil
 	}
 	if (*mcsatInf || *gibbsInf) && ax.maxSeconds == 0 {
@@ -232,6 +238,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 			method = mcsat.MethodGibbs
 		}
 		// Independent components are sampled apart, their chains in parallel.
+		mf.hardNote = hardNote
 		return inferMarginals(ctx, e, p, &mf, &ax, net, m, isQuery, opt, method, wf.workers, *out, start)
 	}
 	if *mcsatInf || *gibbsInf || ax.bp {
@@ -243,6 +250,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		if err != nil {
 			return err
 		}
+		how += hardNote
 		done("%s", how)
 		warnBP(e.stderr, m, net, st, ax.convThresh, ax.lifted)
 		defer func() {
@@ -366,33 +374,6 @@ func hammingBias(net *ground.Network, truth *mln.Database, isQuery []bool) []flo
 		}
 	}
 	return bias
-}
-
-// writeMAP writes the true query atoms: those the evidence makes true, then
-// those true in the MAP assignment y.
-func writeMAP(w io.Writer, m *mln.Model, db *mln.Database, net *ground.Network, y []bool, isQuery []bool) error {
-	for p := range m.Preds {
-		if !isQuery[p] {
-			continue
-		}
-		var err error
-		db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
-			if v == mln.True && err == nil {
-				_, err = fmt.Fprintln(w, atomString(m, mln.PredID(p), args))
-			}
-		})
-		if err != nil {
-			return err
-		}
-	}
-	for a := 0; a < net.NumAtoms(); a++ {
-		if y[a] && isQuery[net.AtomPred[a]] {
-			if _, err := fmt.Fprintln(w, atomString(m, net.AtomPred[a], net.AtomArgs[a])); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // The kinds of inference whose flags warnIgnored tells apart.

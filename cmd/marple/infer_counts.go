@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/marple-mln/marple/ground"
@@ -50,8 +52,15 @@ func writeCounts(w io.Writer, m *mln.Model, counts []float64) error {
 	return nil
 }
 
-// fmtCount formats a count: an integer when it is one.
-func fmtCount(x float64) string { return fmt.Sprintf("%.6g", x) }
+// fmtCount formats a count at full precision: the shortest decimal that
+// reads back as the same float64 (an integer when it is one: 1234567,
+// not 1.23457e+06).
+func fmtCount(x float64) string {
+	if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
 
 // expectedCounts returns the average of the counts over samples MC-SAT
 // samples of net (after burnIn steps): the expected counts of the

@@ -56,7 +56,7 @@ func runInferHybrid(ctx context.Context, e *env, r hybridRun) error {
 		return usagef("-ow: %v", err)
 	}
 	done := p.stage("ground")
-	prob, err := hybrid.Ground(m, db, hybrid.Options{Query: append(slices.Clone(query), open...)})
+	prob, err := hybrid.Ground(ctx, m, db, hybrid.Options{Query: append(slices.Clone(query), open...)})
 	if err != nil {
 		return err
 	}

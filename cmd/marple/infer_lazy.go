@@ -55,12 +55,17 @@ func inferLazy(ctx context.Context, e *env, p *progress, ax *inferExtras, wf *wo
 	}
 	ax.markQuery(isQuery)
 	if marginal {
+		note := ""
+		if w := engines.HardFalseWarning(res.HardFalse); w != "" {
+			fmt.Fprintf(e.stderr, "marple infer: warning: %s\n", w)
+			note = fmt.Sprintf(", %d hard clauses falsified by the evidence", res.HardFalse)
+		}
 		if err := atomicfile.Write(out, func(w io.Writer) error {
 			return ax.writeMarginals(w, m, net, res.Marginals, isQuery)
 		}); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "marple infer: lazy MC-SAT, %s, %.2fs\n", built, time.Since(start).Seconds())
+		fmt.Fprintf(e.stdout, "marple infer: lazy MC-SAT, %s%s, %.2fs\n", built, note, time.Since(start).Seconds())
 		return nil
 	}
 	if res.HardViolated > 0 || res.HardFalse > 0 {

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/marple-mln/marple/query"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +18,6 @@ import (
 	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/mln"
-	"github.com/marple-mln/marple/syntax"
 )
 
 // inferExtras are the flags of marple infer that select what is queried
@@ -37,24 +35,10 @@ type inferExtras struct {
 	walkProb, saTemp                              float64
 	smooth                                        float64
 
-	atoms    []queryAtom             // the -q items
-	patterns map[mln.PredID][][]term // per predicate: the atoms asked for (nil: all)
-	qevPreds []mln.PredID            // the query predicates under -queryEvidence
-}
-
-// queryAtom is one item of -q: a predicate name, alone or with arguments
-// (constants, or variables starting with a lower-case letter).
-type queryAtom struct {
-	text, pred string
-	args       []string // nil: every grounding
-}
-
-// term is an argument of a query pattern: a constant, or variable v (a
-// repeated variable asks for equal arguments).
-type term struct {
-	isVar bool
-	v     int
-	c     mln.ConstID
+	atoms    []query.Item // the -q items
+	list     string       // the -q list as given
+	q        *query.Query // what is asked for, once resolved against the model
+	qevPreds []mln.PredID // the query predicates under -queryEvidence
 }
 
 func (x *inferExtras) register(fs *flag.FlagSet) {
@@ -76,6 +60,21 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 // setup checks the flags and turns the -q items into predicate names in
 // wf.query (the atoms asked for are kept for the output); samples receives
 // -maxSteps for the samplers. marginal and gibbs say which inference runs.
+// liftedMisuse is the error for -lifted without -bp: it names the mode
+// the command line asked for.
+func liftedMisuse(marginal, gibbs, all bool) error {
+	const what = "-lifted is lifted belief propagation (-bp -lifted)"
+	switch {
+	case gibbs:
+		return usagef("%s: it excludes -p (Gibbs sampling)", what)
+	case marginal:
+		return usagef("%s: it excludes -ms (MC-SAT)", what)
+	case all:
+		return usagef("%s: it excludes -a (MAP inference)", what)
+	}
+	return usagef("%s: it does not apply to MAP inference (-m, the default)", what)
+}
+
 func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) error {
 	switch {
 	case x.maxSteps < 0:
@@ -95,7 +94,7 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 	case x.all && marginal:
 		return usagef("-a is MAP inference: it excludes -ms, -p and -bp")
 	case x.lifted && !x.bp:
-		return usagef("-lifted applies to belief propagation: give -bp -lifted")
+		return liftedMisuse(marginal, gibbs, x.all)
 	case x.liftRounds < 0:
 		return usagef("-liftRounds must not be negative, not %d", x.liftRounds)
 	case x.liftRounds > 0 && !x.lifted:
@@ -106,82 +105,17 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 	if x.maxSteps > 0 && !x.bp {
 		*samples = x.maxSteps
 	}
-	atoms, err := parseQueryAtoms(wf.query)
+	atoms, err := query.ParseList(wf.query)
 	if err != nil {
-		return err
+		return usagef("-q: %v", err)
 	}
-	x.atoms = atoms
-	var names []string
-	seen := map[string]bool{}
-	for _, a := range atoms {
-		if !seen[a.pred] {
-			seen[a.pred] = true
-			names = append(names, a.pred)
-		}
-	}
-	wf.query = strings.Join(names, ",")
+	x.atoms, x.list = atoms, wf.query
+	wf.query = strings.Join(query.Names(atoms), ",")
 	if wf.query == "" && x.queryFile == "" {
 		return usagef("no query predicates: give -q Pred1,Pred2 or -f query.db")
 	}
 	return nil
 }
-
-// parseQueryAtoms splits -q at the commas outside parentheses: "Friends(Anna,x),Smokes".
-func parseQueryAtoms(list string) ([]queryAtom, error) {
-	var out []queryAtom
-	depth, start := 0, 0
-	flush := func(end int) error {
-		item := strings.TrimSpace(list[start:end])
-		start = end + 1
-		if item == "" {
-			return nil
-		}
-		a := queryAtom{text: item, pred: item}
-		if i := strings.IndexByte(item, '('); i >= 0 {
-			if !strings.HasSuffix(item, ")") || i == 0 {
-				return usagef("-q: malformed query atom %q", item)
-			}
-			a.pred = strings.TrimSpace(item[:i])
-			a.args = []string{}
-			for _, s := range strings.Split(item[i+1:len(item)-1], ",") {
-				if s = strings.TrimSpace(s); s == "" {
-					return usagef("-q: malformed query atom %q", item)
-				}
-				a.args = append(a.args, s)
-			}
-		}
-		out = append(out, a)
-		return nil
-	}
-	for i := 0; i < len(list); i++ {
-		switch list[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth < 0 {
-				return nil, usagef("-q: unbalanced parentheses in %q", list)
-			}
-		case ',':
-			if depth == 0 {
-				if err := flush(i); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	if depth != 0 {
-		return nil, usagef("-q: unbalanced parentheses in %q", list)
-	}
-	if err := flush(len(list)); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// isVariable reports whether a query argument is a variable (Alchemy: it
-// starts with a lower-case letter).
-func isVariable(s string) bool { return s != "" && s[0] >= 'a' && s[0] <= 'z' }
 
 // load reads the model, the evidence and the -f query atoms (before the
 // model is compiled, so that their constants join the domains), and
@@ -225,125 +159,45 @@ func (x *inferExtras) load(ctx context.Context, p *progress, wf *worldFlags, mod
 	return m, db, nil
 }
 
-// resolve turns the -q items and the -f atoms into per-predicate
-// patterns; a predicate named alone is asked for whole.
+// resolve resolves the -q list against the model (query.Parse) and adds
+// the -f atoms; wf.query becomes the query predicates' names.
 func (x *inferExtras) resolve(m *mln.Model, qdb *mln.Database, wf *worldFlags) error {
-	x.patterns = map[mln.PredID][][]term{}
-	whole := map[mln.PredID]bool{}
-	for _, a := range x.atoms {
-		pr, ok := m.Pred(a.pred)
-		if !ok {
-			return fmt.Errorf("-q: unknown predicate %q%s", a.pred, m.PredHint(a.pred))
-		}
-		if a.args == nil {
-			whole[pr.ID] = true
-			continue
-		}
-		if len(a.args) != pr.Arity() {
-			return usagef("-q: %s: %s takes %d arguments, not %d", a.text, pr.Name, pr.Arity(), len(a.args))
-		}
-		var pat []term
-		vars := map[string]int{}
-		for _, s := range a.args {
-			if isVariable(s) {
-				v, ok := vars[s]
-				if !ok {
-					v = len(vars)
-					vars[s] = v
-				}
-				pat = append(pat, term{isVar: true, v: v})
-				continue
-			}
-			c, ok := m.Const(strings.Trim(s, `"`))
-			if !ok {
-				return usagef("-q: %s: unknown constant %q", a.text, s)
-			}
-			pat = append(pat, term{c: c})
-		}
-		x.patterns[pr.ID] = append(x.patterns[pr.ID], pat)
+	q, err := query.Parse(m, x.list)
+	var se *query.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return usagef("-q: %v", err)
+	case err != nil:
+		return fmt.Errorf("-q: %w", err)
 	}
 	if qdb != nil {
-		var names []string
-		if wf.query != "" {
-			names = []string{wf.query}
-		}
-		for p := range m.Preds {
-			pid := mln.PredID(p)
-			if qdb.Count(pid) == 0 {
-				continue
-			}
-			if _, ok := x.patterns[pid]; !ok && !whole[pid] {
-				names = append(names, m.Preds[p].Name)
-			}
-			qdb.Atoms(pid, func(args []mln.ConstID, _ mln.Truth) {
-				pat := make([]term, len(args))
-				for i, c := range args {
-					pat[i] = term{c: c}
-				}
-				x.patterns[pid] = append(x.patterns[pid], pat)
-			})
-		}
-		wf.query = strings.Join(names, ",")
-		if wf.query == "" {
-			return usagef("-f %s: no query atom in the file", x.queryFile)
+		if err := q.AddAtoms(qdb); err != nil {
+			return usagef("-f %s: %v", x.queryFile, err)
 		}
 	}
-	for p := range whole {
-		delete(x.patterns, p)
-	}
+	x.q = q
+	wf.query = predNames(m, q.Preds())
 	return nil
 }
 
-// keep reports whether atom p(args) is asked for.
-func (x *inferExtras) keep(p mln.PredID, args []mln.ConstID) bool {
-	pats, ok := x.patterns[p]
-	if !ok {
-		return true
+// predNames joins the names of preds with commas.
+func predNames(m *mln.Model, preds []mln.PredID) string {
+	names := make([]string, len(preds))
+	for i, p := range preds {
+		names[i] = m.Preds[p].Name
 	}
-	var bound [8]mln.ConstID
-next:
-	for _, pat := range pats {
-		vals := bound[:0]
-		for i, t := range pat {
-			switch {
-			case !t.isVar:
-				if args[i] != t.c {
-					continue next
-				}
-			case t.v < len(vals):
-				if args[i] != vals[t.v] {
-					continue next
-				}
-			default:
-				vals = append(vals, args[i])
-			}
-		}
-		return true
-	}
-	return false
+	return strings.Join(names, ",")
 }
+
+// keep reports whether atom p(args) is asked for.
+func (x *inferExtras) keep(p mln.PredID, args []mln.ConstID) bool { return x.q.Keep(p, args) }
 
 // applyQueryEvidence makes the listed atoms of the -q predicates unknown
 // and the predicates closed world: their unlisted atoms are false
 // evidence. The -f predicates stay open world, as in Alchemy.
 func (x *inferExtras) applyQueryEvidence(m *mln.Model, db *mln.Database, wf *worldFlags) {
-	var rest []string
-	for _, name := range splitList(wf.query) {
-		pr, _ := m.Pred(name)
-		if !slices.ContainsFunc(x.atoms, func(a queryAtom) bool { return a.pred == name }) {
-			rest = append(rest, name)
-			continue
-		}
-		x.qevPreds = append(x.qevPreds, pr.ID)
-		var listed [][]mln.ConstID
-		db.Atoms(pr.ID, func(args []mln.ConstID, _ mln.Truth) {
-			listed = append(listed, append([]mln.ConstID(nil), args...))
-		})
-		for _, args := range listed {
-			db.Set(pr.ID, args, mln.Unknown)
-		}
-	}
-	wf.query = strings.Join(rest, ",")
+	x.qevPreds = x.q.ListedEvidence(db)
+	wf.query = predNames(m, x.q.Preds())
 }
 
 // markQuery adds the -queryEvidence predicates to the query predicates of
@@ -488,121 +342,20 @@ func warnBP(w io.Writer, m *mln.Model, net *ground.Network, st *bp.Stats, tol fl
 	}
 }
 
-// writeMarginals writes "atom probability" for every query atom asked for.
+// writeMarginals writes "atom probability" for every query atom asked for
+// (query.Query.WriteMarginals), smoothed as -smooth says (not BP's).
 func (x *inferExtras) writeMarginals(w io.Writer, m *mln.Model, net *ground.Network, probs []float64, isQuery []bool) error {
-	for a := 0; a < net.NumAtoms(); a++ {
-		pr := net.AtomPred[a]
-		if !isQuery[pr] || !x.keep(pr, net.AtomArgs[a]) {
-			continue
-		}
-		p := probs[a]
-		if x.smooth > 0 && !x.bp {
-			p = (p*x.smooth + 0.5) / (x.smooth + 1)
-		}
-		if _, err := fmt.Fprintf(w, "%s %s\n", atomString(m, pr, net.AtomArgs[a]), strconv.FormatFloat(p, 'g', 6, 64)); err != nil {
-			return err
-		}
+	smooth := x.smooth
+	if x.bp {
+		smooth = 0
 	}
-	return nil
+	return x.q.WriteMarginals(w, net, probs, smooth)
 }
 
 // writeMAP writes the MAP state: with -a every unknown query atom asked
 // for with 0 or 1, else the true query atoms asked for (evidence first).
 func (x *inferExtras) writeMAP(w io.Writer, m *mln.Model, db *mln.Database, net *ground.Network, y []bool, isQuery []bool) error {
-	if !x.all && len(x.patterns) == 0 {
-		return writeMAP(w, m, db, net, y, isQuery)
-	}
-	if !x.all {
-		for p := range m.Preds {
-			if !isQuery[p] {
-				continue
-			}
-			var err error
-			db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
-				if v == mln.True && err == nil && x.keep(mln.PredID(p), args) {
-					_, err = fmt.Fprintln(w, atomString(m, mln.PredID(p), args))
-				}
-			})
-			if err != nil {
-				return err
-			}
-		}
-	}
-	for a := 0; a < net.NumAtoms(); a++ {
-		pr := net.AtomPred[a]
-		if !isQuery[pr] || !x.keep(pr, net.AtomArgs[a]) {
-			continue
-		}
-		var err error
-		switch {
-		case x.all && y[a]:
-			_, err = fmt.Fprintln(w, atomString(m, pr, net.AtomArgs[a]), 1)
-		case x.all:
-			_, err = fmt.Fprintln(w, atomString(m, pr, net.AtomArgs[a]), 0)
-		case y[a]:
-			_, err = fmt.Fprintln(w, atomString(m, pr, net.AtomArgs[a]))
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// maxFactorLits bounds the literals of a ground clause -outputNetwork
-// writes: its table has 2^k entries.
-const maxFactorLits = 20
-
-// writeNetwork writes the ground network as Alchemy's factor graph: the
-// line "variables:", the unknown atoms one per line, the line "factors:",
-// then one line per ground clause: its atoms joined by "/ ", "// ", and
-// the table of the log of the factor over the 2^k states of its k atoms,
-// atom i being bit i of the state (the first atom varies fastest): the
-// clause's weight where the clause holds, 0 where it does not (a hard
-// clause: 0 and -inf).
-func writeNetwork(w io.Writer, m *mln.Model, net *ground.Network) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString("variables:\n")
-	for a := 0; a < net.NumAtoms(); a++ {
-		bw.WriteString(atomString(m, net.AtomPred[a], net.AtomArgs[a]))
-		bw.WriteByte('\n')
-	}
-	bw.WriteString("factors:\n")
-	for c := 0; c < net.NumClauses(); c++ {
-		lits := net.Clause(c)
-		if len(lits) > maxFactorLits {
-			return fmt.Errorf("-outputNetwork: a ground clause has %d literals: its table would have 2^%d entries", len(lits), len(lits))
-		}
-		for i, l := range lits {
-			if i > 0 {
-				bw.WriteString("/ ")
-			}
-			a := l.Atom()
-			bw.WriteString(atomString(m, net.AtomPred[a], net.AtomArgs[a]))
-		}
-		bw.WriteString("//")
-		sat, unsat := syntax.FormatWeight(net.Weight(c)), "0"
-		if net.IsHard(c) {
-			sat, unsat = "0", "-inf"
-		}
-		for state := 0; state < 1<<len(lits); state++ {
-			holds := false
-			for i, l := range lits {
-				if (state>>i&1 == 1) != l.Neg() {
-					holds = true
-					break
-				}
-			}
-			bw.WriteByte(' ')
-			if holds {
-				bw.WriteString(sat)
-			} else {
-				bw.WriteString(unsat)
-			}
-		}
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
+	return x.q.WriteMAP(w, db, net, y, x.all)
 }
 
 // emptyQueryDomains refuses a query predicate with an argument type that has

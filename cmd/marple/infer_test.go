@@ -73,3 +73,12 @@ func TestInferLPBoundHasNoFloatNoise(t *testing.T) {
 		t.Errorf("LP bound not rounded to 0:\n%s", stderr)
 	}
 }
+
+// TestFmtCount: counts are written at full precision.
+func TestFmtCount(t *testing.T) {
+	for x, want := range map[float64]string{3: "3", 1234567: "1234567", 0.1234567891: "0.1234567891", 2.5e20: "2.5e+20", -4: "-4"} {
+		if got := fmtCount(x); got != want {
+			t.Errorf("fmtCount(%v) = %q, want %q", x, got, want)
+		}
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/marple-mln/marple/internal/cmdflags"
+	"github.com/marple-mln/marple/cmd/internal/cmdflags"
 	"github.com/marple-mln/marple/internal/gobfile"
 	"io"
 	"os"
@@ -41,7 +41,8 @@ ending in .gz are decompressed.
 
 With -checkpoint the search's completed steps (the tuning's scores, each
 bottom-level search's clusters and each restart's) are saved to
-OUT.checkpoint (atomically) at most every -checkpointEvery; after a crash
+OUT.checkpoint (atomically) at most every -checkpointEvery (0: only on
+Ctrl-C); after a crash
 or kill, the same command with -resume continues to output byte-identical
 to an uninterrupted run's.`
 
@@ -57,7 +58,7 @@ func runInvent(ctx context.Context, e *env, args []string) error {
 		top     = fs.Int("top", 20, "strongest combinations listed in the report")
 		verbose = fs.Bool("v", false, "report every stage")
 		ckpt    = fs.Bool("checkpoint", false, "save the search's completed steps to OUT.checkpoint (for -resume)")
-		every   = fs.Duration("checkpointEvery", 2*time.Second, "with -checkpoint: save at most this often (0: after every step and restart)")
+		every   = fs.Duration("checkpointEvery", 2*time.Second, "with -checkpoint: save at most this often (0: no periodic save, only on Ctrl-C; 1ns: after every step and restart)")
 		resume  = fs.Bool("resume", false, "continue the run whose -checkpoint state is saved beside -o (OUT.checkpoint); implies -checkpoint")
 	)
 	if err := parseFlags(fs, args); err != nil {

@@ -63,7 +63,7 @@ func TestInventCheckpointKill(t *testing.T) {
 		base := filepath.Join(dir, "killed"+string(rune('a'+run)))
 		ckpt := base + ".mln.checkpoint"
 		for attempt := 0; ; attempt++ {
-			extra := []string{"-checkpoint", "-checkpointEvery", "0"}
+			extra := []string{"-checkpoint", "-checkpointEvery", "1ns"}
 			if _, err := os.Stat(ckpt); err == nil {
 				extra = append(extra, "-resume")
 			}
@@ -103,7 +103,7 @@ func TestInventCheckpointKill(t *testing.T) {
 
 	// A checkpoint of a run with other flags, or garbage, is refused.
 	out := filepath.Join(dir, "other.mln")
-	c := cmd(out, "-checkpoint", "-checkpointEvery", "0")
+	c := cmd(out, "-checkpoint", "-checkpointEvery", "1ns")
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -114,19 +114,21 @@ func runLearnHybrid(ctx context.Context, e *env, tf *trainFlags, hf hybridFlags)
 	if hf.maxMargin {
 		return learnHybridMaxMargin(ctx, e, tf, hf, p, m, dbs, query, start)
 	}
-	done := p.stage("learn (hybrid)")
+	last := time.Now()
 	w, err := hybrid.Learn(ctx, m, dbs, hybrid.LearnOptions{
 		Query: query, Iterations: iters, Samples: samples, Sigma: priorSD, Seed: uint64(*tf.seed),
 		Log: func(it int, change float64) {
-			if *tf.verbose {
-				fmt.Fprintf(e.stderr, "marple: learn (hybrid): iteration %d, largest weight change %.4g\n", it, change)
+			// Every iteration with -v, else every 5 s; the summary line
+			// on stdout closes the run.
+			if *tf.verbose || time.Since(last) >= 5*time.Second {
+				last = time.Now()
+				fmt.Fprintf(e.stderr, "marple: learn (hybrid): iteration %d, largest weight change %.4g, %s elapsed\n", it, change, time.Since(start).Round(time.Second))
 			}
 		},
 	})
 	if err != nil {
 		return err
 	}
-	done("%d weights", len(w))
 	if err := atomicfile.Write(*tf.outFile, func(out io.Writer) error { return hybrid.WriteModel(out, m, w) }); err != nil {
 		return err
 	}

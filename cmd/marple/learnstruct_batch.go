@@ -5,7 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/marple-mln/marple/internal/cmdflags"
+	"github.com/marple-mln/marple/cmd/internal/cmdflags"
 	"io"
 	"math"
 	"os"
@@ -253,9 +253,10 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	}
 	done = p.stage("learnstruct " + *method)
 	var r *structure.Result
+	var choice *structure.Choice
 	if validated {
 		fmt.Fprintf(e.stderr, "marple learnstruct: -repeatedPredicates auto: searching with and without repeated predicates, each of the %d training databases held out in turn\n", len(dbs))
-		r, _, err = structure.LearnValidated(ctx, search, dbs, s, so, v)
+		r, choice, err = structure.LearnValidated(ctx, search, dbs, s, so, v)
 	} else {
 		r, err = tf.learn(ctx, e, search, dbs, s, so)
 	}
@@ -268,7 +269,11 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) && *checkpoint && r != nil {
-			fmt.Fprintf(e.stderr, "marple learnstruct: interrupted after %d candidates; writing the best model so far (%d clauses)\n", r.Scored, len(r.Clauses))
+			if choice != nil && choice.HeldOut > 0 {
+				fmt.Fprintf(e.stderr, "marple learnstruct: interrupted during the validation searches, after %d candidates; writing the model so far, of the search without training database %d (%d clauses)\n", r.Scored, choice.HeldOut, len(r.Clauses))
+			} else {
+				fmt.Fprintf(e.stderr, "marple learnstruct: interrupted after %d candidates; writing the best model so far (%d clauses)\n", r.Scored, len(r.Clauses))
+			}
 			if werr := write(); werr != nil {
 				return werr
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -122,5 +123,40 @@ func TestLearnstructCheckpointKill(t *testing.T) {
 	os.WriteFile(ckpt, []byte("garbage"), 0o644)
 	if code, _, stderr := marple(t, append(base, "-resume")...); code != 1 || !strings.Contains(stderr, "checkpoint") {
 		t.Errorf("garbage checkpoint: exit %d, %s", code, stderr)
+	}
+}
+
+// cancelOn is a writer that cancels a context when what is written
+// contains a string.
+type cancelOn struct {
+	bytes.Buffer
+	s      string
+	cancel func()
+}
+
+func (w *cancelOn) Write(p []byte) (int, error) {
+	n, err := w.Buffer.Write(p)
+	if strings.Contains(w.String(), w.s) {
+		w.cancel()
+	}
+	return n, err
+}
+
+// TestLearnstructInterruptedInValidation: learnstruct -checkpoint
+// interrupted during the held-out validation searches writes the model so
+// far, as -checkpoint's help says, and says whose it is.
+func TestLearnstructInterruptedInValidation(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.mln")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &cancelOn{s: "beam step 0", cancel: cancel} // in the first validation search
+	var stdout bytes.Buffer
+	code := run(ctx, &env{stdout: &stdout, stderr: stderr}, []string{"learnstruct", "-i", "testdata/planted.mln", "-o", out,
+		"-t", "testdata/planted-a.db,testdata/planted-b.db", "-multipleDatabases", "-maxVars", "2", "-maxNumPredicates", "3", "-checkpoint"})
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted during the validation searches") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "Smokes") {
+		t.Errorf("no model written (%v):\n%s", err, b)
 	}
 }

@@ -60,6 +60,11 @@ func inferLiftedModel(ctx context.Context, e *env, p *progress, ax *inferExtras,
 			st.Iterations, st.MaxChange, ax.convThresh)
 	}
 	how := fmt.Sprintf("lifted from the model: %s; belief propagation: %d iterations, %s, not checked against MC-SAT", st.Compression(), st.Iterations, conv)
+	note, err := checkHardModel(ctx, e.stderr, wf, m, db, query)
+	if err != nil {
+		return true, err
+	}
+	how += note
 	done("%s", how)
 	fmt.Fprintln(e.stderr, "marple infer: note: BP lifted from the model is not checked against MC-SAT (that needs the ground network); loopy BP can settle on a wrong fixed point: -bp without -lifted checks it")
 	n := 0

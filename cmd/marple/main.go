@@ -22,7 +22,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/marple-mln/marple/internal/cmdflags"
+	"github.com/marple-mln/marple/cmd/internal/cmdflags"
 	"github.com/marple-mln/marple/internal/suggest"
 	"io"
 	"os"
@@ -32,6 +32,7 @@ import (
 	"syscall"
 
 	"github.com/marple-mln/marple/atomicfile"
+	"github.com/marple-mln/marple/mln"
 )
 
 // command is one subcommand of marple.
@@ -63,6 +64,7 @@ var commands = []command{
 	{"invent", "statistical predicate invention: multiple relational clusterings (MRC)", runInvent},
 	{"eval", "score predictions against the truth: P, R, F1, Hamming, CLL, AUC-PR", runEval},
 	{"check", "parse a model and evidence; print predicates, clauses and ground network size", runCheck},
+	{"score", "a world's cost and log-weight under a model, per formula, at full precision", runScore},
 	{"data", "list, check and fetch the real data sets (docs/data.md)", runData},
 	{"transfer-templates", "deep transfer (DTM): rank second-order clique templates in a source domain", runTransferTemplates},
 }
@@ -81,6 +83,8 @@ func main() {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go watchSignals(sig, cancel, os.Stderr, exitNow)
+	// The first interrupt also stops a wait for a pipe (a FIFO) input.
+	mln.SetInputContext(ctx)
 	code := run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr}, alchemyArgs(os.Args)) // alchemy.go: run as infer, learnwts, learnstruct
 	signal.Stop(sig)
 	os.Exit(code)

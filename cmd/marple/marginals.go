@@ -29,13 +29,16 @@ type marginalFlags struct {
 	maxSeconds float64
 	exactAtoms int
 	indicators bool
+	// hardNote is what the summary line says of the hard clauses (see
+	// checkHard).
+	hardNote string
 }
 
 func (f *marginalFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.chains, "numChains", 0, "MC-SAT/Gibbs: number of chains, run in parallel and pooled (0: one per core, at least 2; the marginals for a seed depend on the number of chains, not on -workers, so give it to reproduce a run on another machine)")
 	fs.IntVar(&f.replicas, "replicas", mcsat.DefaultReplicas, "MC-SAT/Gibbs: tempered replicas per chain (parallel tempering; 1: none)")
 	fs.Float64Var(&f.minBeta, "minBeta", mcsat.DefaultMinBeta, "MC-SAT/Gibbs: weight scale of the hottest tempered replica, in (0, 1)")
-	fs.Float64Var(&f.blockW, "blockWeight", mcsat.DefaultBlockWeight, "MC-SAT/Gibbs: after each step, resample jointly the atoms that clauses of at least this absolute weight tie (block moves; negative: none)")
+	fs.Float64Var(&f.blockW, "blockWeight", mcsat.DefaultBlockWeight, "MC-SAT/Gibbs: after each step, resample jointly the atoms that clauses of at least this absolute weight tie, and flip together those that hard clauses tie as equal or opposite (block moves; negative: none)")
 	fs.IntVar(&f.maxBlock, "maxBlock", mcsat.DefaultMaxBlock, "MC-SAT/Gibbs: most atoms in a block of the block moves (at most 20)")
 	fs.IntVar(&f.exactAtoms, "exactAtoms", mcsat.DefaultExactAtoms, "MC-SAT/Gibbs: a connected component of at most this many atoms gets its exact marginals, by enumerating its worlds, instead of samples (negative: sample every component)")
 	fs.BoolVar(&f.indicators, "indicators", false, "MC-SAT: estimate each marginal by the fraction of samples in which the atom is true (Alchemy's estimate) instead of the mean of its probability given the rest of each sample (Rao-Blackwellised: less variance, more CPU per sample)")
@@ -172,8 +175,8 @@ func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, 
 	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples x %d chains, max R-hat %s, %d query atoms above %g, min ESS %s, %.2fs\n",
-		net.NumAtoms(), net.NumClauses(), total, f.chains, fmtRhat(d.MaxRhat), d.NumAbove, threshold, summaryESS(d.MinESS), time.Since(start).Seconds())
+	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples x %d chains, max R-hat %s, %d query atoms above %g, min ESS %s%s, %.2fs\n",
+		net.NumAtoms(), net.NumClauses(), total, f.chains, fmtRhat(d.MaxRhat), d.NumAbove, threshold, summaryESS(d.MinESS), f.hardNote, time.Since(start).Seconds())
 	return nil
 }
 

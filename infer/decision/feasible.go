@@ -7,13 +7,14 @@ import (
 	"sync"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
 )
 
 // Feasibility: an assignment of the action atoms is feasible when some
 // world of the other unknown atoms satisfies every hard clause of the
 // network with the action atoms at their values (the evidence is already
 // in the network). This is decided exactly, by DPLL (unit propagation and
-// backtracking) on the hard clauses, before any marginal engine is asked:
+// backtracking, infer.SAT) on the hard clauses, before any marginal engine is asked:
 // a sampler given an infeasible assignment would return marginals of
 // worlds that violate hard clauses.
 //
@@ -24,7 +25,7 @@ import (
 
 // MaxSATNodes bounds the DPLL decisions of one feasibility check; beyond
 // it the check fails with an error rather than guess.
-const MaxSATNodes = 1_000_000
+const MaxSATNodes = infer.MaxSATNodes
 
 // ErrInfeasible is wrapped by the error of Solve when no assignment of the
 // action atoms satisfies the hard clauses given the evidence.
@@ -199,182 +200,36 @@ func (p *Problem) feasibleActions() ([]bool, error) {
 	if p.feas.never != "" {
 		return nil, fmt.Errorf("%w: %s", ErrInfeasible, p.feas.never)
 	}
-	s := newSAT(p.feas.all)
-	ok, err := s.solve()
+	s := infer.NewSAT(p.feas.all)
+	s.MaxNodes = MaxSATNodes
+	ok, err := s.Solve()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decision: %w", err)
 	}
 	if !ok {
 		return nil, ErrInfeasible
 	}
 	out := make([]bool, len(p.Actions))
 	for i, a := range p.Actions {
-		out[i] = s.val[a] > 0
+		out[i], _ = s.Value(a)
 	}
 	return out, nil
 }
 
 // satisfiable decides the hard clauses cls with the action atoms at
-// actions (nil: no action atom occurs in cls).
+// actions (nil: no action atom occurs in cls), by the shared DPLL search
+// (infer.SAT).
 func (p *Problem) satisfiable(cls [][]ground.Lit, actions []bool) (bool, error) {
-	s := newSAT(cls)
+	s := infer.NewSAT(cls)
+	s.MaxNodes = MaxSATNodes
 	for i, v := range actions {
-		a := p.Actions[i]
-		if len(s.occ[ground.MakeLit(a, false)]) == 0 && len(s.occ[ground.MakeLit(a, true)]) == 0 {
-			continue
-		}
-		if !s.assign(ground.MakeLit(a, !v)) || !s.propagate() {
+		if !s.Assume(ground.MakeLit(p.Actions[i], !v)) {
 			return false, nil
 		}
 	}
-	return s.solve()
-}
-
-// sat is a small DPLL solver over a clause set: unit propagation by
-// scanning the clauses of the falsified literal, branching on a literal
-// of a shortest open clause.
-type sat struct {
-	cls   [][]ground.Lit
-	occ   map[ground.Lit][]int32 // clauses of each literal
-	val   map[int32]int8         // atom values: 1 true, -1 false, absent unknown
-	trail []int32
-	queue []ground.Lit // assigned literals whose negation is to propagate
-	nodes int
-}
-
-func newSAT(cls [][]ground.Lit) *sat {
-	s := &sat{cls: cls, occ: map[ground.Lit][]int32{}, val: map[int32]int8{}}
-	for c, lits := range cls {
-		for _, l := range lits {
-			s.occ[l] = append(s.occ[l], int32(c))
-		}
+	ok, err := s.Solve()
+	if err != nil {
+		return false, fmt.Errorf("decision: %w", err)
 	}
-	return s
-}
-
-// litVal returns 1 when l is true, -1 false, 0 unknown.
-func (s *sat) litVal(l ground.Lit) int8 {
-	v := s.val[l.Atom()]
-	if l.Neg() {
-		return -v
-	}
-	return v
-}
-
-// assign makes l true; false on a conflict with its current value.
-func (s *sat) assign(l ground.Lit) bool {
-	switch s.litVal(l) {
-	case 1:
-		return true
-	case -1:
-		return false
-	}
-	v := int8(1)
-	if l.Neg() {
-		v = -1
-	}
-	s.val[l.Atom()] = v
-	s.trail = append(s.trail, l.Atom())
-	s.queue = append(s.queue, l)
-	return true
-}
-
-// propagate runs unit propagation; false on a conflict.
-func (s *sat) propagate() bool {
-	for len(s.queue) > 0 {
-		l := s.queue[len(s.queue)-1]
-		s.queue = s.queue[:len(s.queue)-1]
-		for _, c := range s.occ[l.Not()] {
-			var unit ground.Lit
-			open, sat := 0, false
-			for _, m := range s.cls[c] {
-				switch s.litVal(m) {
-				case 1:
-					sat = true
-				case 0:
-					open++
-					unit = m
-				}
-				if sat {
-					break
-				}
-			}
-			if sat {
-				continue
-			}
-			if open == 0 || open == 1 && !s.assign(unit) {
-				s.queue = s.queue[:0]
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// undo unassigns the atoms assigned after trail position k.
-func (s *sat) undo(k int) {
-	for _, a := range s.trail[k:] {
-		delete(s.val, a)
-	}
-	s.trail = s.trail[:k]
-}
-
-// solve reports whether the clauses can all hold, extending the current
-// assignment (left in val when they can).
-func (s *sat) solve() (bool, error) {
-	// Unit clauses first.
-	for _, lits := range s.cls {
-		if len(lits) == 1 && (!s.assign(lits[0]) || !s.propagate()) {
-			return false, nil
-		}
-	}
-	return s.search()
-}
-
-func (s *sat) search() (bool, error) {
-	// A shortest open clause.
-	best, bestOpen := -1, 0
-	for c, lits := range s.cls {
-		open, sat := 0, false
-		for _, l := range lits {
-			switch s.litVal(l) {
-			case 1:
-				sat = true
-			case 0:
-				open++
-			}
-		}
-		if sat {
-			continue
-		}
-		if open == 0 {
-			return false, nil
-		}
-		if best < 0 || open < bestOpen {
-			best, bestOpen = c, open
-		}
-	}
-	if best < 0 {
-		return true, nil
-	}
-	if s.nodes++; s.nodes > MaxSATNodes {
-		return false, fmt.Errorf("decision: deciding whether the hard clauses can hold took more than %d branchings", MaxSATNodes)
-	}
-	for _, l := range s.cls[best] {
-		if s.litVal(l) != 0 {
-			continue
-		}
-		for _, try := range []ground.Lit{l, l.Not()} {
-			k := len(s.trail)
-			if s.assign(try) && s.propagate() {
-				ok, err := s.search()
-				if ok || err != nil {
-					return ok, err
-				}
-			}
-			s.undo(k)
-		}
-		return false, nil // both values of l fail
-	}
-	return false, nil
+	return ok, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/bp"
+	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/infer/mcsat"
 )
 
@@ -181,7 +182,7 @@ func (p *Problem) newPartEval(ctx context.Context, pt *part, engine infer.Margin
 	if ve != nil {
 		return ve, nil
 	}
-	if e, ok := engine.(bp.Engine); ok {
+	if e, ok := engines.Unwrap(engine).(bp.Engine); ok {
 		o := e.Options
 		o.Workers = 1
 		bias := make([]float64, pt.sub.NumAtoms())

@@ -25,7 +25,7 @@ func TestBPSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := e.(bp.Engine).Options
+		o := Unwrap(e).(bp.Engine).Options
 		if !o.Merge || o.Damping != c.damping || o.DampAfter != c.after || o.Check != c.check {
 			t.Errorf("%+v: options %+v", c.s, o)
 		}
@@ -33,7 +33,7 @@ func TestBPSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lo := l.(bp.LiftedEngine).Options; lo.Damping != 0 || lo.DampAfter != c.after || lo.Check != c.check || !lo.Merge { // DampAfter serves the fall-back to ground BP
+		if lo := Unwrap(l).(bp.LiftedEngine).Options; lo.Damping != 0 || lo.DampAfter != c.after || lo.Check != c.check || !lo.Merge { // DampAfter serves the fall-back to ground BP
 			t.Errorf("%+v: lifted options %+v", c.s, lo)
 		}
 	}

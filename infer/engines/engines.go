@@ -80,7 +80,7 @@ type Settings struct {
 	// Samples is the number of samples of each chain (mcsat, gibbs).
 	Samples int
 	// Chains is the number of chains (mcsat, gibbs; 0:
-	// mcsat.DefaultChains(), one per core), each started from its own random world, run
+	// mcsat.DefaultChains(), one per core), each started from its own world, run
 	// in parallel on Workers and pooled; the marginals for a seed do not
 	// depend on Workers. Replicas and MinBeta set parallel tempering
 	// (mcsat.Options: 0 selects the defaults, one replica: none), and
@@ -407,7 +407,10 @@ func NewMAP(name string, s Settings) (infer.MAP, error) {
 }
 
 // NewMarginal returns the marginal engine called name (one of
-// MarginalNames) configured by s.
+// MarginalNames) configured by s. Before it samples or propagates on a
+// network, the engine decides whether the hard clauses can all hold
+// (CheckHard) and fails with an error wrapping infer.ErrInfeasible when
+// they cannot; Unwrap returns the engine proper.
 func NewMarginal(name string, s Settings) (infer.Marginal, error) {
 	e, err := findMarginal(name)
 	if err != nil {
@@ -416,7 +419,7 @@ func NewMarginal(name string, s Settings) (infer.Marginal, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	return e.build(s), nil
+	return &checked{Marginal: e.build(s), report: s.Report}, nil
 }
 
 // Default returns the default MAP engine (DefaultMAP) with DefaultSettings.

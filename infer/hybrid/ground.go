@@ -24,6 +24,7 @@
 package hybrid
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -119,8 +120,9 @@ type Options struct {
 	Query []mln.PredID
 }
 
-// Ground grounds the model's features against the evidence.
-func Ground(m *mln.Model, db *mln.Database, opt Options) (*Problem, error) {
+// Ground grounds the model's features against the evidence, stopping with
+// ctx's error when ctx is cancelled.
+func Ground(ctx context.Context, m *mln.Model, db *mln.Database, opt Options) (*Problem, error) {
 	fs, err := m.Features()
 	if err != nil {
 		return nil, err
@@ -141,6 +143,9 @@ func Ground(m *mln.Model, db *mln.Database, opt Options) (*Problem, error) {
 		g.query[q] = true
 	}
 	for i, f := range fs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if err := g.feature(int32(i), f); err != nil {
 			return nil, err
 		}

@@ -25,7 +25,7 @@ func problem(t *testing.T, model, evidence string, query ...string) *Problem {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Ground(m, db, Options{Query: q})
+	p, err := Ground(context.Background(), m, db, Options{Query: q})
 	if err != nil {
 		t.Fatal(err)
 	}

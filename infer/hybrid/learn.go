@@ -61,7 +61,7 @@ func Learn(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt LearnOpti
 	if opt.Sigma <= 0 {
 		opt.Sigma = 10
 	}
-	ground, err := groundExamples(m, dbs, opt.Query)
+	ground, err := groundExamples(ctx, m, dbs, opt.Query)
 	if err != nil {
 		return nil, err
 	}

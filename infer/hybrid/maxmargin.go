@@ -61,13 +61,13 @@ type example struct {
 
 // groundExamples grounds every database with its query atoms as
 // variables and reads their true values (unlisted Boolean atoms false).
-func groundExamples(m *mln.Model, dbs []*mln.Database, query []mln.PredID) ([]example, error) {
+func groundExamples(ctx context.Context, m *mln.Model, dbs []*mln.Database, query []mln.PredID) ([]example, error) {
 	if len(dbs) == 0 {
 		return nil, fmt.Errorf("hybrid: no training database")
 	}
 	var exs []example
 	for _, db := range dbs {
-		p, err := Ground(m, db.Without(query...), Options{Query: query})
+		p, err := Ground(ctx, m, db.Without(query...), Options{Query: query})
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +140,7 @@ func LearnMaxMargin(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt 
 	if maxIter == 0 {
 		maxIter = learn.DefaultMaxMarginIter
 	}
-	exs, err := groundExamples(m, dbs, opt.Query)
+	exs, err := groundExamples(ctx, m, dbs, opt.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +384,7 @@ func TuneMaxMargin(ctx context.Context, m *mln.Model, dbs []*mln.Database, opt M
 			scored = append(scored, dbs[i])
 		}
 	}
-	exs, err := groundExamples(m, scored, opt.Query)
+	exs, err := groundExamples(ctx, m, scored, opt.Query)
 	if err != nil {
 		return nil, 0, nil, err
 	}

@@ -73,7 +73,7 @@ func TestLossAugmentedMAPOracle(t *testing.T) {
 			t.Fatal(err)
 		}
 		q, _ := m.PredIDs("C", "D", "X")
-		exs, err := groundExamples(m, []*mln.Database{db}, q)
+		exs, err := groundExamples(context.Background(), m, []*mln.Database{db}, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func TestMaxMarginSeparable(t *testing.T) {
 	if !res.Converged {
 		t.Fatalf("did not converge in %d rounds", res.Iterations)
 	}
-	exs, err := groundExamples(m, []*mln.Database{train}, q)
+	exs, err := groundExamples(context.Background(), m, []*mln.Database{train}, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func TestMaxMarginRealQuery(t *testing.T) {
 		if len(tc.query) == 1 && res.Weights[0] != 0 {
 			t.Fatalf("weight %v of a term over query atoms alone, want 0", res.Weights[0])
 		}
-		exs, err := groundExamples(m, []*mln.Database{train}, q)
+		exs, err := groundExamples(context.Background(), m, []*mln.Database{train}, q)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ func problemFiles(t *testing.T, model, evidence string, query ...string) (*Probl
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Ground(m, db, Options{Query: q})
+	return Ground(context.Background(), m, db, Options{Query: q})
 }
 
 // Two weights of 1e308 on Gaussians about 2 and 3: their sum overflows

@@ -43,7 +43,7 @@ func testCLL(t *testing.T, model, evidence string) float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Ground(m, test, Options{Query: q})
+	p, err := Ground(context.Background(), m, test, Options{Query: q})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func testF1MaxMargin(t *testing.T, model, evidence string) float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exs, err := groundExamples(m, []*mln.Database{test}, q)
+	exs, err := groundExamples(context.Background(), m, []*mln.Database{test}, q)
 	if err != nil {
 		t.Fatal(err)
 	}

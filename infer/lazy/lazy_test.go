@@ -269,3 +269,46 @@ func TestCancel(t *testing.T) {
 		t.Errorf("Marginals: %v", err)
 	}
 }
+
+// TestCostDoesNotDrift: the cost lazy MaxWalkSAT reports is the exact cost
+// of its state, never below zero on a model with only positive weights,
+// however many flips added and removed weights of very different sizes.
+func TestCostDoesNotDrift(t *testing.T) {
+	ctx := context.Background()
+	var b strings.Builder
+	b.WriteString("person = {")
+	for i := 0; i < 12; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("P" + itoa(i))
+	}
+	b.WriteString("}\nSmokes(person)\nCancer(person)\nFriends(person, person)\n" +
+		"0.1 Smokes(x) => Cancer(x)\n987654.321 Cancer(x) => Smokes(x)\n0.7 Smokes(x)\n" +
+		"3.3e-3 Friends(x, y) ^ Smokes(x) => Smokes(y)\n123.456 Friends(x, y)\n")
+	m, err := mln.ParseModel("drift.mln", b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	db := mln.NewDatabase(m)
+	var query []mln.PredID
+	for _, p := range m.Preds {
+		query = append(query, p.ID)
+	}
+	pr := lazy.Problem{Model: m, DB: db, Query: query}
+	for seed := int64(0); seed < 20; seed++ {
+		res, err := lazy.MAP(ctx, pr, lazy.MWSOptions{MaxSteps: 4000, Tries: 2, Noise: 0.9, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Cost < 0 {
+			t.Fatalf("seed %d: cost %v below zero with positive weights", seed, res.Cost)
+		}
+		if res.Optimal != (res.Cost == 0 && res.HardViolated == 0) {
+			t.Errorf("seed %d: optimal %v with cost %v", seed, res.Optimal, res.Cost)
+		}
+	}
+}

@@ -189,6 +189,9 @@ func (w *walk) run(ctx context.Context) ([]int32, int, float64, error) {
 		for i := len(trail) - 1; i >= 0; i-- {
 			s.flip(trail[i])
 		}
+		// The state is the try's best: its cost summed afresh.
+		s.soft = s.exactSoft()
+		trySoft = s.soft
 		if try == 0 || better(tryHard, trySoft, bestHard, bestSoft) {
 			bestHard, bestSoft = tryHard, trySoft
 			best = best[:0]

@@ -159,6 +159,11 @@ func (s *state) update(c int32, was bool) {
 		s.badPos[c] = -1
 		sign = -1
 	}
+	if len(s.bad) == 0 {
+		// No costly clause: no rounding drift in the running sum.
+		s.soft, s.hardBad = 0, 0
+		return
+	}
 	switch {
 	case s.sel != nil:
 		s.soft += sign
@@ -276,4 +281,31 @@ func (s *state) expand(a int32) error {
 	err := s.g.expand(a)
 	s.growAtoms()
 	return err
+}
+
+// exactSoft returns the soft cost of the current state summed afresh
+// (compensated) over the costly clauses, free of the rounding drift the
+// running sum s.soft gathers as flips add and remove weights.
+func (s *state) exactSoft() float64 {
+	var sum, comp float64
+	for _, c := range s.bad {
+		var x float64
+		switch w := s.g.weight[c]; {
+		case s.sel != nil:
+			x = 1
+		case math.IsInf(w, 1):
+			continue
+		default:
+			x = math.Abs(w)
+		}
+		// Neumaier's summation.
+		t := sum + x
+		if math.Abs(sum) >= math.Abs(x) {
+			comp += (sum - t) + x
+		} else {
+			comp += (x - t) + sum
+		}
+		sum = t
+	}
+	return sum + comp
 }

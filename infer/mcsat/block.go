@@ -3,6 +3,8 @@ package mcsat
 import (
 	"math"
 	"slices"
+
+	"github.com/marple-mln/marple/ground"
 )
 
 // Defaults of the block moves of Run and Sampling.
@@ -209,4 +211,93 @@ func trailingZeros(x int) int {
 		n++
 	}
 	return n
+}
+
+// tiedClasses returns the classes of atoms that pairs of hard binary
+// clauses tie together: {a, ¬b} with {¬a, b} make a and b equal, {a, b}
+// with {¬a, ¬b} opposite. Every world satisfying the hard clauses keeps
+// satisfying these pairs when all the atoms of a class flip together, and
+// the class of a long run of atoms tied by hard clauses (a fluent kept by
+// inertia from one time to the next in an event-calculus model) can be
+// left by no local move: every single flip in it breaks a hard clause.
+// Classes of one atom are left out; the result depends only on the model.
+func (m *model) tiedClasses() [][]int32 {
+	type pair struct{ a, b ground.Lit }
+	key := func(l1, l2 ground.Lit) pair {
+		if l2 < l1 {
+			l1, l2 = l2, l1
+		}
+		return pair{l1, l2}
+	}
+	binary := map[pair]bool{}
+	for c := range m.numClauses() {
+		if cl := m.clause(c); math.IsInf(m.w[c], 1) && len(cl) == 2 && cl[0].Atom() != cl[1].Atom() {
+			binary[key(cl[0], cl[1])] = true
+		}
+	}
+	if len(binary) == 0 {
+		return nil
+	}
+	parent := make([]int32, m.n)
+	for a := range parent {
+		parent[a] = int32(a)
+	}
+	find := func(a int32) int32 {
+		for parent[a] != a {
+			parent[a] = parent[parent[a]]
+			a = parent[a]
+		}
+		return a
+	}
+	tied := false
+	for p := range binary {
+		if !binary[key(p.a.Not(), p.b.Not())] {
+			continue
+		}
+		if ra, rb := find(p.a.Atom()), find(p.b.Atom()); ra != rb {
+			parent[max(ra, rb)] = min(ra, rb)
+			tied = true
+		}
+	}
+	if !tied {
+		return nil
+	}
+	byRoot := make(map[int32]int)
+	var out [][]int32
+	for a := range parent {
+		r := find(int32(a))
+		if r == int32(a) {
+			continue
+		}
+		i, ok := byRoot[r]
+		if !ok {
+			i = len(out)
+			byRoot[r] = i
+			out = append(out, []int32{r})
+		}
+		out[i] = append(out[i], int32(a))
+	}
+	return out
+}
+
+// classMove proposes to flip every atom of the class b (tiedClasses)
+// together and accepts by Metropolis-Hastings on the world's
+// distribution: always when the log-potential does not fall, with
+// probability exp(change) when it does, never when a hard clause would
+// break. The proposal is its own inverse, so the move leaves the
+// distribution invariant; it moves a run of atoms tied by hard clauses
+// between its two states in one step.
+func (s *state) classMove(b []int32, hardWeight float64) {
+	ds, dh := 0.0, 0
+	for _, a := range b {
+		d, h := s.flipDelta(a, hardWeight)
+		ds += d
+		dh += h
+	}
+	if dh < 0 || dh == 0 && (ds >= 0 || s.rng.Float64() < math.Exp(ds)) {
+		return
+	}
+	for _, a := range b {
+		s.flipDelta(a, hardWeight)
+	}
 }

@@ -21,9 +21,9 @@ type Chain struct {
 	ws  []float64
 }
 
-// NewChain starts an MC-SAT chain on net in a random world satisfying the
-// hard clauses, found by WalkSAT from opt.Seed (as chain 0 of MCSAT with
-// the same options). opt.Samples, BurnIn and Chains are not used.
+// NewChain starts an MC-SAT chain on net in a world satisfying the hard
+// clauses, found from opt.Seed as chain 0 of MCSAT with the same options
+// finds it (the hard clauses' atoms false where they can be). opt.Samples, BurnIn and Chains are not used.
 func NewChain(net *ground.Network, opt Options) (*Chain, error) {
 	if opt.Bias != nil && len(opt.Bias) != net.NumAtoms() {
 		return nil, errors.New("mcsat: Bias has the wrong length")

@@ -15,8 +15,11 @@
 // and the chain is only observed at solutions, so the uniform distribution
 // over the solutions is exactly invariant (see Options.Temp).
 //
-// Each chain starts from a random world satisfying the hard clauses, found
-// by WalkSAT. Bias terms (infer.Options.Bias) are unit clauses with weight
+// Each chain starts from a world satisfying the hard clauses, found by an
+// exact search (infer.SAT) from a starting world that differs from chain to
+// chain (WalkSAT when the search gives up); when the search proves that no
+// world satisfies them, the samplers fail with an error wrapping
+// infer.ErrInfeasible. Bias terms (infer.Options.Bias) are unit clauses with weight
 // Bias[a]. The network is only read, so concurrent calls may share it.
 //
 // One chain can stay for ever in one mode of a distribution whose large
@@ -79,8 +82,8 @@ type Options struct {
 	// DefaultBurnIn; negative means none).
 	BurnIn int
 	// Chains is the number of independent chains, each started from its
-	// own random world satisfying the hard clauses (default 1 for MCSAT
-	// and Gibbs, DefaultChains() for Run and Sampling).
+	// own world satisfying the hard clauses (default 1 for MCSAT and
+	// Gibbs, DefaultChains() for Run and Sampling).
 	Chains int
 	// Replicas, for Run and Sampling, is the number of tempered replicas
 	// of each chain (parallel tempering; default 1: none), at weight
@@ -92,7 +95,9 @@ type Options struct {
 	// conditional distribution, the atoms of each block that clauses of
 	// weight at least BlockWeight in absolute value (default
 	// DefaultBlockWeight; negative: no block moves) tie together, blocks
-	// of at most MaxBlock atoms (default DefaultMaxBlock).
+	// of at most MaxBlock atoms (default DefaultMaxBlock); with them, each
+	// chain flips together the classes of atoms that pairs of hard binary
+	// clauses tie (see Sampling).
 	BlockWeight float64
 	MaxBlock    int
 
@@ -113,11 +118,10 @@ type Options struct {
 	// DefaultWalkProb; negative means 0). Moves are Metropolis-Hastings
 	// corrected, so sampling stays uniform.
 	WalkProb float64
-	// Noise is the noise of the WalkSAT search for the initial world
-	// (default DefaultNoise).
+	// Noise is the noise of the WalkSAT search for the initial world when
+	// the exact search gives up (default DefaultNoise).
 	Noise float64
-	// InitSteps bounds the WalkSAT search for the initial world (default
-	// DefaultInitSteps).
+	// InitSteps bounds that WalkSAT search (default DefaultInitSteps).
 	InitSteps int
 
 	// HardWeight, when positive, is the weight Gibbs sampling gives hard
@@ -193,10 +197,10 @@ func prepare(net *ground.Network, opt *Options) (*model, error) {
 	return newModel(net, opt.Bias), nil
 }
 
-// newChain returns a state for chain k seeded from opt.Seed, in a random
-// world satisfying the hard clauses.
+// newChain returns a state for chain k seeded from opt.Seed, in a world
+// satisfying the hard clauses (see startChain).
 func newChain(m *model, opt *Options, k int) (*state, error) {
-	return startChain(m, opt, rand.New(rand.NewPCG(uint64(opt.Seed), 0x6a09e667f3bcc909+uint64(k))))
+	return startChain(m, opt, rand.New(rand.NewPCG(uint64(opt.Seed), 0x6a09e667f3bcc909+uint64(k))), k)
 }
 
 // MCSAT returns the marginal probability of each atom of net being true,

@@ -2,6 +2,7 @@ package mcsat
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -337,7 +338,7 @@ func TestHardNegativeAndErrors(t *testing.T) {
 	bad := ground.NewNetwork(1)
 	bad.AddClause(lits(1), math.Inf(1), -1, -1, 1)
 	bad.AddClause(lits(-1), math.Inf(1), -1, -1, 1)
-	if _, err := MCSAT(context.Background(), bad, Options{InitSteps: 1000}); err != ErrHard {
+	if _, err := MCSAT(context.Background(), bad, Options{InitSteps: 1000}); !errors.Is(err, ErrHard) || !errors.Is(err, infer.ErrInfeasible) {
 		t.Errorf("unsatisfiable hard clauses: got %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

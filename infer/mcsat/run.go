@@ -3,6 +3,7 @@ package mcsat
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -43,14 +44,19 @@ const LearnChains = 4
 // Sampling is a run of several chains on every connected component of a
 // network, each work unit (a component's chain) on its own random stream
 // derived from (Options.Seed, component, chain), run on worker goroutines.
-// The chains start from different random worlds satisfying the hard
-// clauses. Successive calls of Sample continue the chains, so sampling can
+// The chains start from different worlds satisfying the hard clauses (in
+// those of chains 0 and 1 the hard clauses' atoms are false and true where
+// they can be, so that chains stuck in different modes show it: see
+// startChain). Successive calls of Sample continue the chains, so sampling can
 // go on in rounds until the diagnostics are good enough.
 //
 // After every step each chain makes block moves (see Options.BlockWeight):
 // it resamples jointly, from their conditional distribution, the atoms
 // that heavy clauses tie together, which moves a tied block between its
-// modes in one step.
+// modes in one step; and it proposes to flip together each class of atoms
+// that pairs of hard binary clauses tie as equal or opposite (a fluent
+// kept by inertia over a run of time points), which no single flip can
+// move (Metropolis-Hastings). A negative BlockWeight turns both off.
 //
 // With Options.Replicas > 1 every chain is a ladder of tempered replicas
 // (parallel tempering): replica i runs at weights beta_i*w (hard clauses
@@ -84,6 +90,7 @@ type unit struct {
 	diff        []float64 // MC-SAT: scratch of conditionals
 	force       []uint8
 	blocks      [][]int32 // the blocks of the block moves
+	classes     [][]int32 // the classes of atoms hard clauses tie (tiedClasses)
 	bscore      []float64 // scratch of the block moves
 	bhard       []int32
 	cost        int // literals: a rough cost per step, for scheduling
@@ -161,6 +168,7 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 	// Build each component's models and blocks once, shared by its chains.
 	models := make([][]*model, len(r.comps))
 	blocks := make([][][]int32, len(r.comps))
+	classes := make([][][]int32, len(r.comps))
 	bs := betas(opt.Replicas, opt.MinBeta)
 	err := r.parallel(ctx, len(r.comps), func(k int) error {
 		if len(r.byComp[k]) == 0 {
@@ -178,6 +186,7 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 		m := newModel(sub, bias)
 		if opt.BlockWeight > 0 {
 			blocks[k] = m.blocks(opt.BlockWeight, opt.MaxBlock)
+			classes[k] = m.tiedClasses()
 		}
 		models[k] = make([]*model, len(bs))
 		for i, b := range bs {
@@ -198,7 +207,7 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 			sw = ms[0].softWeights()
 		}
 		for j := range bs {
-			s, err := startChain(ms[j], &r.opt, rng)
+			s, err := startChain(ms[j], &r.opt, rng, u.chain)
 			if err != nil {
 				return err
 			}
@@ -212,6 +221,7 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 		}
 		u.lad = l
 		u.blocks = blocks[u.comp]
+		u.classes = classes[u.comp]
 		big := 0
 		for _, b := range u.blocks {
 			big = max(big, len(b))
@@ -245,13 +255,83 @@ func splitmix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// startChain returns a state of m drawing from rng, in a random world
-// satisfying the hard clauses found by WalkSAT.
-func startChain(m *model, opt *Options, rng *rand.Rand) (*state, error) {
+// startChain returns a state of m drawing from rng for chain number
+// chain, in a world satisfying the hard clauses, found by the exact search
+// (infer.SAT, DPLL) from a starting world: the atoms of the hard clauses
+// all false for chain 0, all true for chain 1, and random for the others
+// (every other atom random), each atom the search branches on taking
+// first its value there. The chains thus start apart, so that chains
+// stuck in different modes that hard clauses separate (a long run of
+// atoms that hard clauses tie, which local moves cannot flip) disagree and
+// R-hat flags them, where chains started close together would agree on
+// one mode. When the search gives up (after startNodes branchings), WalkSAT
+// repairs the random world, within Options.InitSteps moves. It fails with
+// an error wrapping ErrHard and infer.ErrInfeasible when the search
+// proves that no world satisfies the hard clauses, and with one wrapping
+// ErrHard otherwise.
+func startChain(m *model, opt *Options, rng *rand.Rand, chain int) (*state, error) {
 	s := newState(m, rng)
 	for a := range s.y {
 		s.y[a] = rng.Uint64()&1 == 1
 	}
+	var searchErr error
+	if hard := m.hardClauses(); len(hard) > 0 {
+		phase := append([]bool(nil), s.y...)
+		if chain < 2 {
+			for _, c := range hard {
+				for _, l := range c {
+					phase[l.Atom()] = chain == 1
+				}
+			}
+		}
+		sat := infer.NewSAT(hard)
+		sat.Phase, sat.Rand, sat.MaxNodes = phase, rng, startNodes
+		ok, err := sat.Solve()
+		switch {
+		case err == nil && !ok:
+			return nil, errInfeasible
+		case err == nil:
+			copy(s.y, phase)
+			sat.Fill(s.y)
+		default:
+			searchErr = err
+		}
+	}
+	ok, err := s.initHard(opt.InitSteps, opt.Noise)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok && searchErr != nil:
+		return nil, fmt.Errorf("%w: WalkSAT failed within %d moves, and the exact search: %w", ErrHard, opt.InitSteps, searchErr)
+	case !ok:
+		return nil, fmt.Errorf("mcsat: the world the exact search found violates a hard clause")
+	}
+	return s, nil
+}
+
+// startNodes bounds the branchings of the exact search for a chain's
+// first world; beyond it WalkSAT tries (engines.CheckHard has already
+// decided the network with a larger budget when the engine comes from the
+// registry).
+const startNodes = 100_000
+
+// errInfeasible is the error of a chain whose hard clauses no world
+// satisfies: it wraps ErrHard and infer.ErrInfeasible.
+var errInfeasible error = infeasibleError{}
+
+type infeasibleError struct{}
+
+func (infeasibleError) Error() string {
+	return "mcsat: " + infer.ErrInfeasible.Error() + ": no world satisfies them"
+}
+func (infeasibleError) Unwrap() []error { return []error{ErrHard, infer.ErrInfeasible} }
+
+// initHard starts the bookkeeping of s from its world: the hard clauses
+// of weight -Inf made false, those of weight +Inf active, and at most
+// maxSteps WalkSAT moves to satisfy them (0: none). It reports whether
+// they all hold.
+func (s *state) initHard(maxSteps int, noise float64) (bool, error) {
+	m := s.m
 	s.recount()
 	s.begin()
 	for c := range m.w {
@@ -266,13 +346,31 @@ func startChain(m *model, opt *Options, rng *rand.Rand) (*state, error) {
 	}
 	for c := range m.w {
 		if math.IsInf(m.w[c], -1) && s.numTrue[c] != 0 {
-			return nil, ErrHard // two must-be-false clauses disagree
+			return false, errInfeasible // two must-be-false clauses disagree
 		}
 	}
-	if !s.walkSAT(opt.InitSteps, opt.Noise) {
-		return nil, ErrHard
+	if len(s.unsat) == 0 {
+		return true, nil
 	}
-	return s, nil
+	return s.walkSAT(maxSteps, noise), nil
+}
+
+// hardClauses returns the hard clauses of m as clauses that must hold: a
+// clause of weight +Inf as it is, one of weight -Inf as the unit clauses
+// of its negated literals.
+func (m *model) hardClauses() [][]ground.Lit {
+	var cls [][]ground.Lit
+	for c, w := range m.w {
+		switch {
+		case math.IsInf(w, 1):
+			cls = append(cls, m.clause(c))
+		case math.IsInf(w, -1):
+			for _, l := range m.clause(c) {
+				cls = append(cls, []ground.Lit{l.Not()})
+			}
+		}
+	}
+	return cls
 }
 
 // parallel calls fn(i) for i in [0, n) on r.workers goroutines, the
@@ -365,6 +463,9 @@ func (r *Sampling) step(u *unit, record bool) {
 		}
 		for _, b := range u.blocks {
 			s.blockMove(b, r.opt.HardWeight, u.bscore, u.bhard)
+		}
+		for _, b := range u.classes {
+			s.classMove(b, r.opt.HardWeight)
 		}
 	}
 	switch {

@@ -250,7 +250,7 @@ func TestBlockMoveAlone(t *testing.T) {
 	for i := range 10 {
 		net, bias, exact := randomModel(rng, false)
 		m := newModel(net, bias)
-		s, err := startChain(m, &Options{InitSteps: DefaultInitSteps, Noise: DefaultNoise}, rand.New(rand.NewPCG(uint64(i), 1)))
+		s, err := startChain(m, &Options{InitSteps: DefaultInitSteps, Noise: DefaultNoise}, rand.New(rand.NewPCG(uint64(i), 1)), i)
 		if err != nil {
 			t.Fatal(err)
 		}

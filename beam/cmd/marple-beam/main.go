@@ -34,7 +34,9 @@
 // written is a usage error naming the flag; the data files are read and
 // parsed once (binary data, syntax errors and files without any atom are
 // refused at their position); a job server given by --endpoint must accept
-// a connection within 10 seconds. An interrupt (Ctrl-C) cancels the
+// a connection and answer a first request within -endpointTimeout (30
+// seconds by default); a portable runner needs --environment_type (or
+// --worker_binary) rather than compiling a worker from source. An interrupt (Ctrl-C) cancels the
 // pipeline and ends with "interrupted".
 //
 // Exit status: 0 on success, 1 on bad input (or an interrupt), 2 on bad
@@ -56,6 +58,11 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	jobpb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/jobmanagement_v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/beam/pipeline"
@@ -101,15 +108,20 @@ func checkFlags(errs ...error) error {
 	return nil
 }
 
-// endpointTimeout bounds the wait for a job server's connection.
-const endpointTimeout = 10 * time.Second
+// defaultEndpointTimeout is -endpointTimeout's default.
+const defaultEndpointTimeout = 30 * time.Second
 
-// checkEndpoint refuses a --runner that is not linked, and fails fast,
-// with one line, when the job server that --endpoint names for a portable
-// runner (universal, prism) does not accept a TCP connection within
-// endpointTimeout: the runner itself would wait without end.
-func checkEndpoint(ctx context.Context) error {
+// checkEndpoint refuses a --runner that is not linked, or a portable
+// runner that would compile a worker binary from source (checkEnvironment),
+// and fails fast, with one line, when the job server that --endpoint names
+// for a portable runner (universal, prism) does not accept a connection,
+// or does not answer a request, within timeout: the runner itself would
+// wait without end.
+func checkEndpoint(ctx context.Context, timeout time.Duration) error {
 	if err := checkRunner(); err != nil {
+		return err
+	}
+	if err := checkEnvironment(); err != nil {
 		return err
 	}
 	ep, runner := flagValue("endpoint"), flagValue("runner")
@@ -124,17 +136,48 @@ func checkEndpoint(ctx context.Context) error {
 	if _, _, err := net.SplitHostPort(ep); err != nil {
 		return usagef("--endpoint %q is not host:port", ep)
 	}
-	ctx, cancel := context.WithTimeout(ctx, endpointTimeout)
+	if timeout <= 0 {
+		return usagef("-endpointTimeout must be positive, not %s", timeout)
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", ep)
+	conn, err := d.DialContext(tctx, "tcp", ep)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("no answer within %s", endpointTimeout)
+			err = fmt.Errorf("no connection within %s (-endpointTimeout)", timeout)
 		}
 		return fmt.Errorf("cannot reach the job server at --endpoint %s: %v", ep, err)
 	}
-	return conn.Close()
+	conn.Close()
+	return probeJobServer(ctx, ep, timeout)
+}
+
+// probeJobServer sends the job server at ep a request (a list of its jobs)
+// and fails when no answer comes within timeout: a server that accepts
+// connections but never answers would hold the runner without end. Any
+// answer, an error status included, shows a server that speaks.
+func probeJobServer(ctx context.Context, ep string, timeout time.Duration) error {
+	cc, err := grpc.NewClient(ep, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return fmt.Errorf("cannot reach the job server at --endpoint %s: %v", ep, err)
+	}
+	defer cc.Close()
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	_, err = jobpb.NewJobServiceClient(cc).GetJobs(tctx, &jobpb.GetJobsRequest{})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case tctx.Err() != nil:
+		return fmt.Errorf("the job server at --endpoint %s accepted a connection but did not answer within %s (-endpointTimeout): is it a Beam job server?", ep, timeout)
+	}
+	if st, ok := status.FromError(err); ok && st.Code() != codes.Unavailable {
+		return nil // an answer
+	}
+	return fmt.Errorf("the job server at --endpoint %s does not answer: %v", ep, err)
 }
 
 // parseFlags parses the command's flags and Beam's (flag.CommandLine):
@@ -195,6 +238,7 @@ func main() {
 	}
 	os.Args = append(os.Args[:1], os.Args[2:]...)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	mln.SetInputContext(ctx) // an interrupt also stops a wait for a pipe
 	err := run(ctx, cmd, os.Stdout, os.Stderr)
 	interrupted := ctx.Err() != nil
 	stop()
@@ -256,6 +300,7 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		multi = fs.Bool("multipleDatabases", false, "each data file is one example")
 		seed  = fs.Int64("seed", 1, "random seed")
 		sol   = fs.String("solver", engines.DefaultMAP, "MAP engine: "+engines.List(engines.MAPNames()))
+		epTO  = fs.Duration("endpointTimeout", defaultEndpointTimeout, "learn, infer: how long to wait for the job server that --endpoint names to accept a connection and answer a first request")
 	)
 	switch cmd {
 	case "learn":
@@ -339,10 +384,10 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		if _, err := cfg.Data.LoadModel(); err != nil {
 			return err
 		}
-		if err := cfg.Data.CheckFiles(); err != nil {
+		if err := cfg.Data.CheckFiles(ctx); err != nil {
 			return err
 		}
-		if err := checkEndpoint(ctx); err != nil {
+		if err := checkEndpoint(ctx, *epTO); err != nil {
 			return err
 		}
 		beam.Init()
@@ -416,10 +461,10 @@ func run(ctx context.Context, cmd string, stdout, stderr io.Writer) error {
 		if _, err := cfg.Data.LoadModel(); err != nil {
 			return err
 		}
-		if err := cfg.Data.CheckFiles(); err != nil {
+		if err := cfg.Data.CheckFiles(ctx); err != nil {
 			return err
 		}
-		if err := checkEndpoint(ctx); err != nil {
+		if err := checkEndpoint(ctx, *epTO); err != nil {
 			return err
 		}
 		beam.Init()

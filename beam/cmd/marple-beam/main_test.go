@@ -95,7 +95,15 @@ func TestBadInput(t *testing.T) {
 		{"resume-no-state", append(learn, "-t", "train.db", "-sigma", "0.1", "-resume"), 2, "marple-beam learn: -resume needs -state"},
 		{"resume-sigma-auto", append(learn, "-t", "train.db", "-resume", "-state", filepath.Join(dir, "s.json")), 2, "marple-beam learn: -resume needs a number for -sigma"},
 		{"runner-flink", append(learn, "-t", "train.db", "--runner=flink"), 2, `marple-beam learn: --runner must be prism, universal or dataflow, not "flink"`},
-		{"no-job-server", append(learn, "-t", "train.db", "--runner=universal", "--endpoint="+closedPort(t)), 1, "marple-beam learn: cannot reach the job server at --endpoint 127.0.0.1:"},
+		{"no-job-server", append(learn, "-t", "train.db", "--runner=universal", "--environment_type=LOOPBACK", "--endpoint="+closedPort(t)), 1, "marple-beam learn: cannot reach the job server at --endpoint 127.0.0.1:"},
+		{"universal-no-environment", append(learn, "-t", "train.db", "--runner=universal", "--endpoint="+closedPort(t)), 2,
+			"marple-beam learn: --runner=universal needs --environment_type: LOOPBACK (workers in this process), EXTERNAL with --environment_config=HOST:PORT"},
+		{"docker-no-binary", append(learn, "-t", "train.db", "--runner=universal", "--environment_type=DOCKER", "--endpoint="+closedPort(t)), 2,
+			"marple-beam learn: --environment_type=DOCKER needs --worker_binary"},
+		{"prism-endpoint-no-environment", append(learn, "-t", "train.db", "--runner=prism", "--endpoint="+closedPort(t)), 2,
+			"marple-beam learn: --runner=prism needs --environment_type"},
+		{"endpoint-timeout-0", append(learn, "-t", "train.db", "--runner=universal", "--environment_type=LOOPBACK", "--endpoint="+closedPort(t), "-endpointTimeout", "0s"), 2,
+			"marple-beam learn: -endpointTimeout must be positive, not 0s"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -123,9 +131,9 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// TestInterrupt: an interrupt while the runner waits for its job server
-// ends the run with "interrupted" (exit status 1), not the runner's
-// cancellation error.
+// TestInterrupt: an interrupt while the launcher waits for its job server
+// ends the run with "interrupted" (exit status 1), not a cancellation
+// error.
 func TestInterrupt(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -155,7 +163,7 @@ func TestInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-accepted // the launcher's check of the endpoint
-	<-accepted // the runner's connection to the job service
+	<-accepted // its request to the job service, which waits for an answer
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -166,14 +174,16 @@ func TestInterrupt(t *testing.T) {
 }
 
 // TestResumeCommand: learn -passes 1 -state s, then learn -passes 2
-// -resume -state s, gives the weights and model of learn -passes 2.
+// -resume -state s, gives the weights and model of learn -passes 2; the
+// runs leave no file in the temporary directory.
 func TestResumeCommand(t *testing.T) {
-	dir := t.TempDir()
+	dir, tmp := t.TempDir(), t.TempDir()
 	learn := func(name string, passes string, extra ...string) {
 		t.Helper()
 		args := append([]string{"learn", "-i", "smokers.mln", "-t", "train.db", "-ne", "Cancer", "-multipleDatabases", "-sigma", "0.1",
 			"-shards", "2", "-passes", passes, "-o", filepath.Join(dir, name+".mln"), "-state", filepath.Join(dir, name+".json")}, extra...)
 		cmd, stderr := marpleBeam(t, args...)
+		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("%v: %v\n%s", args, err, stderr)
 		}
@@ -190,6 +200,9 @@ func TestResumeCommand(t *testing.T) {
 	b, _ = os.ReadFile(filepath.Join(dir, "resumed.mln"))
 	if len(a) == 0 || string(a) != string(b) {
 		t.Errorf("resumed model:\n%s\nstraight:\n%s", b, a)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) > 0 {
+		t.Errorf("files left in the temporary directory: %v", left)
 	}
 }
 
@@ -241,5 +254,79 @@ func TestMedianAndChild(t *testing.T) {
 	}
 	if _, err := runChild(context.Background(), os.Args[0], "-test.run=^$", "-no-such-flag"); err == nil {
 		t.Error("a failing child gave no error")
+	}
+}
+
+// silentServer listens on 127.0.0.1 and accepts connections but never
+// answers; it reports each connection it accepts.
+func silentServer(t *testing.T) (string, <-chan struct{}) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan struct{}, 16)
+	var conns []net.Conn
+	t.Cleanup(func() {
+		l.Close()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+			select {
+			case accepted <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return l.Addr().String(), accepted
+}
+
+// TestSilentJobServer: a job server that accepts connections but never
+// answers is refused after -endpointTimeout, with one line saying so.
+func TestSilentJobServer(t *testing.T) {
+	addr, _ := silentServer(t)
+	cmd, stderr := marpleBeam(t, "learn", "-i", "smokers.mln", "-t", "train.db", "-ne", "Cancer", "-multipleDatabases", "-o", filepath.Join(t.TempDir(), "out.mln"),
+		"--runner=universal", "--environment_type=LOOPBACK", "--endpoint="+addr, "-endpointTimeout", "1s")
+	code := exitCode(t, cmd.Run())
+	want := "marple-beam learn: the job server at --endpoint " + addr + " accepted a connection but did not answer within 1s (-endpointTimeout)"
+	if code != 1 || !strings.HasPrefix(strings.TrimSpace(stderr.String()), want) || strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and one line starting %q", code, stderr, want)
+	}
+}
+
+// TestRemoveLoopbackFiles: the empty loopback files created during a run
+// are removed, and no other file.
+func TestRemoveLoopbackFiles(t *testing.T) {
+	dir := t.TempDir()
+	defer func(p string) { loopbackPattern = p }(loopbackPattern)
+	loopbackPattern = filepath.Join(dir, "beamloopbackworker-*")
+	touch := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	before := touch("beamloopbackworker-1", "")
+	old := loopbackFiles()
+	created := touch("beamloopbackworker-2", "")
+	full := touch("beamloopbackworker-3", "not empty")
+	other := touch("other-4", "")
+	removeLoopbackFiles(old)
+	for _, p := range []string{before, full, other} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed", filepath.Base(p))
+		}
+	}
+	if _, err := os.Stat(created); err == nil {
+		t.Error("the empty loopback file created during the run is left")
 	}
 }

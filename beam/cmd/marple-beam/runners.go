@@ -7,8 +7,10 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"google.golang.org/grpc"
@@ -57,13 +59,66 @@ func checkRunner() error {
 	return nil
 }
 
+// checkEnvironment refuses a portable runner (universal, or prism with
+// --endpoint) whose workers would need a worker binary that Beam compiles
+// from source (go build, which fails outside a source tree): one given
+// neither a LOOPBACK or EXTERNAL --environment_type nor --worker_binary.
+func checkEnvironment() error {
+	r := runnerName()
+	switch {
+	case r == "universal" || r == "portable" || r == "PortableRunner":
+	case (r == "prism" || r == "PrismRunner") && flagValue("endpoint") != "":
+	default:
+		return nil
+	}
+	env := strings.ToLower(flagValue("environment_type"))
+	if env == "loopback" || env == "external" || flagValue("worker_binary") != "" {
+		return nil
+	}
+	const how = "LOOPBACK (workers in this process), EXTERNAL with --environment_config=HOST:PORT (a marple-beam --worker_pool), or DOCKER or PROCESS with --worker_binary (a marple-beam binary built for the workers' machines)"
+	if env == "" {
+		return usagef("--runner=%s needs --environment_type: %s", r, how)
+	}
+	return usagef("--environment_type=%s needs --worker_binary (a marple-beam binary built for the workers' machines); or use %s", flagValue("environment_type"), how)
+}
+
 // runPipeline runs p on the runner --runner names.
 func runPipeline(ctx context.Context, p *beam.Pipeline) error {
 	if err := checkRunner(); err != nil {
 		return err
 	}
+	if err := checkEnvironment(); err != nil {
+		return err
+	}
+	defer removeLoopbackFiles(loopbackFiles())
 	_, err := beam.Run(ctx, runnerName(), p)
 	return err
+}
+
+// loopbackPattern matches the empty files Beam's portable runner creates
+// (and leaves) in the temporary directory for a LOOPBACK run, which prism
+// uses by default, as the unused worker binary's name.
+var loopbackPattern = filepath.Join(os.TempDir(), "beamloopbackworker-*")
+
+// loopbackFiles returns the loopback files that exist now.
+func loopbackFiles() map[string]bool {
+	names, _ := filepath.Glob(loopbackPattern)
+	old := make(map[string]bool, len(names))
+	for _, n := range names {
+		old[n] = true
+	}
+	return old
+}
+
+// removeLoopbackFiles removes the empty loopback files created since
+// old was taken.
+func removeLoopbackFiles(old map[string]bool) {
+	names, _ := filepath.Glob(loopbackPattern)
+	for _, n := range names {
+		if fi, err := os.Stat(n); !old[n] && err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+			os.Remove(n)
+		}
+	}
 }
 
 // workerPool serves Beam's worker pool service on host:port (host: the

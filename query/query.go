@@ -1,0 +1,366 @@
+// Package query is what a program asks inference for, as marple infer's
+// -q, -f and -queryEvidence ask it: whole query predicates, partly ground
+// atoms (Friends(Anna,x): every atom of Friends whose first argument is
+// Anna; a variable repeated asks for equal arguments), the ground atoms of
+// a query file, and Alchemy's query evidence; and the writers of results
+// that list the atoms asked for, in Alchemy's formats.
+//
+// A program parses a list with Parse (before or after the model is
+// compiled), grounds with Query.Preds as ground.Options.Query, and writes
+// the answer with WriteMAP or WriteMarginals:
+//
+//	q, err := query.Parse(m, "Smokes,Friends(Anna,x)")
+//	net, err := ground.Ground(ctx, m, db, ground.Options{Query: q.Preds()})
+//	...
+//	q.WriteMarginals(w, net, probs, 0)
+package query
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/mln"
+)
+
+// Item is one item of a query list: a predicate name alone, or with
+// arguments (constants, or variables starting with a lower-case letter).
+type Item struct {
+	Text string   // as written: "Friends(Anna,x)"
+	Pred string   // "Friends"
+	Args []string // nil: every atom of Pred
+}
+
+// SyntaxError is a malformed query list (unbalanced parentheses, an empty
+// argument).
+type SyntaxError struct{ Msg string }
+
+func (e *SyntaxError) Error() string { return e.Msg }
+
+// ParseList splits a query list at the commas outside parentheses:
+// "Friends(Anna,x),Smokes" is two items. It checks only the syntax; Parse
+// resolves the items against a model.
+func ParseList(list string) ([]Item, error) {
+	var out []Item
+	depth, start := 0, 0
+	flush := func(end int) error {
+		item := strings.TrimSpace(list[start:end])
+		start = end + 1
+		if item == "" {
+			return nil
+		}
+		a := Item{Text: item, Pred: item}
+		if i := strings.IndexByte(item, '('); i >= 0 {
+			if !strings.HasSuffix(item, ")") || i == 0 {
+				return &SyntaxError{fmt.Sprintf("malformed query atom %q", item)}
+			}
+			a.Pred = strings.TrimSpace(item[:i])
+			a.Args = []string{}
+			for _, s := range strings.Split(item[i+1:len(item)-1], ",") {
+				if s = strings.TrimSpace(s); s == "" {
+					return &SyntaxError{fmt.Sprintf("malformed query atom %q", item)}
+				}
+				a.Args = append(a.Args, s)
+			}
+		}
+		out = append(out, a)
+		return nil
+	}
+	for i := 0; i < len(list); i++ {
+		switch list[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth < 0 {
+				return nil, &SyntaxError{fmt.Sprintf("unbalanced parentheses in %q", list)}
+			}
+		case ',':
+			if depth == 0 {
+				if err := flush(i); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if depth != 0 {
+		return nil, &SyntaxError{fmt.Sprintf("unbalanced parentheses in %q", list)}
+	}
+	if err := flush(len(list)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Names returns the predicate names of items, each once, in order.
+func Names(items []Item) []string {
+	var out []string
+	for _, a := range items {
+		if !slices.Contains(out, a.Pred) {
+			out = append(out, a.Pred)
+		}
+	}
+	return out
+}
+
+// IsVariable reports whether a query argument is a variable (as in
+// Alchemy: it starts with a lower-case letter).
+func IsVariable(s string) bool { return s != "" && s[0] >= 'a' && s[0] <= 'z' }
+
+// term is an argument of a query pattern: a constant, or variable v.
+type term struct {
+	isVar bool
+	v     int
+	c     mln.ConstID
+}
+
+// Query is what is asked for: the query predicates and, for those not
+// asked for whole, the patterns of the atoms asked for.
+type Query struct {
+	model    *mln.Model
+	items    []Item
+	preds    []mln.PredID
+	patterns map[mln.PredID][][]term // nil entry: the whole predicate
+	listed   []mln.PredID            // query predicates whose listed atoms are the query (ListedEvidence)
+}
+
+// Parse resolves a query list against m: every item's predicate must be
+// declared, its arguments as many as the predicate's, its constants known
+// to m (a query atom's constants must appear in the model or the
+// evidence). An unknown predicate's error suggests the nearest name.
+func Parse(m *mln.Model, list string) (*Query, error) {
+	items, err := ParseList(list)
+	if err != nil {
+		return nil, err
+	}
+	q := &Query{model: m, items: items, patterns: map[mln.PredID][][]term{}}
+	whole := map[mln.PredID]bool{}
+	for _, a := range items {
+		pr, ok := m.Pred(a.Pred)
+		if !ok {
+			return nil, fmt.Errorf("unknown predicate %q%s", a.Pred, m.PredHint(a.Pred))
+		}
+		q.addPred(pr.ID)
+		if a.Args == nil {
+			whole[pr.ID] = true
+			continue
+		}
+		if len(a.Args) != pr.Arity() {
+			return nil, fmt.Errorf("%s: %s takes %d arguments, not %d", a.Text, pr.Name, pr.Arity(), len(a.Args))
+		}
+		var pat []term
+		vars := map[string]int{}
+		for _, s := range a.Args {
+			if IsVariable(s) {
+				v, ok := vars[s]
+				if !ok {
+					v = len(vars)
+					vars[s] = v
+				}
+				pat = append(pat, term{isVar: true, v: v})
+				continue
+			}
+			c, ok := m.Const(strings.Trim(s, `"`))
+			if !ok {
+				return nil, fmt.Errorf("%s: unknown constant %q", a.Text, s)
+			}
+			pat = append(pat, term{c: c})
+		}
+		q.patterns[pr.ID] = append(q.patterns[pr.ID], pat)
+	}
+	for p := range whole {
+		delete(q.patterns, p)
+	}
+	return q, nil
+}
+
+func (q *Query) addPred(p mln.PredID) {
+	if !slices.Contains(q.preds, p) {
+		q.preds = append(q.preds, p)
+	}
+}
+
+// AddAtoms adds the ground atoms of db (a query file read with
+// mln.LoadDatabase before the model was compiled, so that its constants
+// are in the domains) to the query: each is asked for, its predicate
+// becomes a query predicate unless the list asked for it whole already.
+// A database without atoms is an error.
+func (q *Query) AddAtoms(db *mln.Database) error {
+	added := 0
+	for p := range q.model.Preds {
+		pid := mln.PredID(p)
+		if db.Count(pid) == 0 {
+			continue
+		}
+		whole := slices.Contains(q.preds, pid) && q.patterns[pid] == nil
+		q.addPred(pid)
+		db.Atoms(pid, func(args []mln.ConstID, _ mln.Truth) {
+			added++
+			if whole {
+				return
+			}
+			pat := make([]term, len(args))
+			for i, c := range args {
+				pat[i] = term{c: c}
+			}
+			q.patterns[pid] = append(q.patterns[pid], pat)
+		})
+	}
+	if added == 0 {
+		return errors.New("no query atom in the file")
+	}
+	return nil
+}
+
+// Preds returns the query predicates, for ground.Options.Query. After
+// ListedEvidence it leaves out the predicates whose listed atoms are the
+// query (they are evidence to the grounder); IsQuery covers them all.
+func (q *Query) Preds() []mln.PredID {
+	var out []mln.PredID
+	for _, p := range q.preds {
+		if !slices.Contains(q.listed, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// IsQuery returns, per predicate of the model, whether it is a query
+// predicate of the answer.
+func (q *Query) IsQuery() []bool {
+	is := make([]bool, len(q.model.Preds))
+	for _, p := range q.preds {
+		is[p] = true
+	}
+	return is
+}
+
+// Keep reports whether atom p(args) is asked for.
+func (q *Query) Keep(p mln.PredID, args []mln.ConstID) bool {
+	pats, ok := q.patterns[p]
+	if !ok {
+		return true
+	}
+	var bound [8]mln.ConstID
+next:
+	for _, pat := range pats {
+		vals := bound[:0]
+		for i, t := range pat {
+			switch {
+			case !t.isVar:
+				if args[i] != t.c {
+					continue next
+				}
+			case t.v < len(vals):
+				if args[i] != vals[t.v] {
+					continue next
+				}
+			default:
+				vals = append(vals, args[i])
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// Whole reports whether every query predicate is asked for whole (no
+// partly ground atom and no query file).
+func (q *Query) Whole() bool { return len(q.patterns) == 0 }
+
+// ListedEvidence applies Alchemy's -queryEvidence to db: for each
+// predicate of the query list (not of a query file), the atoms db lists
+// are the query atoms (their listed values unused: they become unknown)
+// and its unlisted atoms are false evidence, so the grounder is to treat
+// it as closed world: it is left out of Preds, and IsQuery still covers
+// it. It returns those predicates.
+func (q *Query) ListedEvidence(db *mln.Database) []mln.PredID {
+	for _, name := range Names(q.items) {
+		pr, _ := q.model.Pred(name)
+		if slices.Contains(q.listed, pr.ID) {
+			continue
+		}
+		q.listed = append(q.listed, pr.ID)
+		var listed [][]mln.ConstID
+		db.Atoms(pr.ID, func(args []mln.ConstID, _ mln.Truth) {
+			listed = append(listed, append([]mln.ConstID(nil), args...))
+		})
+		for _, args := range listed {
+			db.Set(pr.ID, args, mln.Unknown)
+		}
+	}
+	return slices.Clone(q.listed)
+}
+
+// WriteMAP writes a MAP answer y of net (ground with the evidence db) in
+// Alchemy's format: the true query atoms asked for, those the evidence
+// makes true first, one per line; with all, every unknown query atom
+// asked for with 0 or 1 ("Smokes(Anna) 1").
+func (q *Query) WriteMAP(w io.Writer, db *mln.Database, net *ground.Network, y []bool, all bool) error {
+	m, is := q.model, q.IsQuery()
+	if !all {
+		for p := range m.Preds {
+			if !is[p] {
+				continue
+			}
+			var err error
+			db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
+				if v == mln.True && err == nil && q.Keep(mln.PredID(p), args) {
+					_, err = fmt.Fprintln(w, m.AtomString(mln.PredID(p), args))
+				}
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for a := 0; a < net.NumAtoms(); a++ {
+		pr := net.AtomPred[a]
+		if !is[pr] || !q.Keep(pr, net.AtomArgs[a]) {
+			continue
+		}
+		var err error
+		switch {
+		case all && y[a]:
+			_, err = fmt.Fprintln(w, m.AtomString(pr, net.AtomArgs[a]), 1)
+		case all:
+			_, err = fmt.Fprintln(w, m.AtomString(pr, net.AtomArgs[a]), 0)
+		case y[a]:
+			_, err = fmt.Fprintln(w, m.AtomString(pr, net.AtomArgs[a]))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteMarginals writes "atom probability" for every unknown query atom
+// asked for, in the network's order, with six significant digits as
+// Alchemy does. A positive smooth writes (p·smooth + 1/2)/(smooth + 1) for
+// an estimate p, so that none is 0 or 1 (Alchemy's infer smooths its
+// sampled marginals with 10000).
+func (q *Query) WriteMarginals(w io.Writer, net *ground.Network, probs []float64, smooth float64) error {
+	m, is := q.model, q.IsQuery()
+	for a := 0; a < net.NumAtoms(); a++ {
+		pr := net.AtomPred[a]
+		if !is[pr] || !q.Keep(pr, net.AtomArgs[a]) {
+			continue
+		}
+		p := probs[a]
+		if smooth > 0 {
+			p = (p*smooth + 0.5) / (smooth + 1)
+		}
+		if _, err := fmt.Fprintf(w, "%s %s\n", m.AtomString(pr, net.AtomArgs[a]), formatProb(p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// formatProb writes a probability with six significant digits.
+func formatProb(p float64) string { return strconv.FormatFloat(p, 'g', 6, 64) }
