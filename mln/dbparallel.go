@@ -122,6 +122,7 @@ func (db *Database) readParallel(name string, src []byte, errs syntax.ErrorList,
 	db.files = append(db.files, name)
 	file := int32(len(db.files))
 	warned := 0
+	var grown listedGrowth
 	global := make([][]ConstID, len(chain))
 	maxPred := PredID(-1)
 	for k, p := range chain {
@@ -140,11 +141,7 @@ func (db *Database) readParallel(name string, src []byte, errs syntax.ErrorList,
 			}
 			t := m.Types[u.t]
 			if isNew && t.Listed.Line > 0 {
-				warned++
-				if warned <= maxWarnings {
-					pos := syntax.Pos{File: name, Line: int(offset[k] + u.line), Col: int(u.col)}
-					db.Warnings.Add(pos, "constant %s is not among the constants the model lists for %s at %s: added to %s", p.names[u.c], t.Name, t.Listed, t.Name)
-				}
+				grown.add(t, p.names[u.c], syntax.Pos{File: name, Line: int(offset[k] + u.line), Col: int(u.col)})
 			}
 			if !isNew && !t.Has(c) {
 				if dt := m.declaredType(c); dt != nil {
@@ -167,6 +164,7 @@ func (db *Database) readParallel(name string, src []byte, errs syntax.ErrorList,
 	if warned > maxWarnings {
 		db.Warnings.Add(syntax.Pos{File: name}, "and %d more constants added to a type the model does not declare them in", warned-maxWarnings)
 	}
+	grown.warn(db)
 
 	// The atoms, predicate by predicate.
 	if maxPred >= 0 {

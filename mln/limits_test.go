@@ -141,8 +141,8 @@ func TestWrongTypeWarning(t *testing.T) {
 	}
 	// Bob is new to person, whose constants the model lists: a warning
 	// too.
-	if len(db.Warnings) != 2 || !strings.HasPrefix(db.Warnings[0].Error(), "e.db:2:7: constant Bob is not among the constants the model lists for person at m.mln:1:1") ||
-		!strings.HasPrefix(db.Warnings[1].Error(), "e.db:2:12: constant Ann, declared in the model as a person, is used as a color") {
+	if len(db.Warnings) != 2 || !strings.HasPrefix(db.Warnings[1].Error(), "e.db:2:7: the evidence adds 1 constants to person, whose constants the model lists at m.mln:1:1 (Bob)") ||
+		!strings.HasPrefix(db.Warnings[0].Error(), "e.db:2:12: constant Ann, declared in the model as a person, is used as a color") {
 		t.Fatalf("warnings: %v", db.Warnings)
 	}
 	// A type the model does not list takes new constants silently.

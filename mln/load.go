@@ -2,6 +2,7 @@ package mln
 
 import (
 	"cmp"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -221,6 +222,7 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 	var lastPred []byte
 	var p *Predicate
 	warned := 0
+	var grown listedGrowth
 	err := syntax.ScanDB(name, src, func(a *syntax.RawAtom) {
 		if a.Func {
 			// "Value = f(A1, ..., An)": an atom of f's auxiliary predicate.
@@ -258,10 +260,7 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 			if !ok {
 				c = m.AddConst(string(b))
 				if t.Listed.Line > 0 {
-					warned++
-					if warned <= maxWarnings {
-						db.Warnings.Add(a.ArgPos(i), "constant %s is not among the constants the model lists for %s at %s: added to %s", b, t.Name, t.Listed, t.Name)
-					}
+					grown.add(t, string(b), a.ArgPos(i))
 				}
 			} else if !t.Has(c) {
 				if u := m.declaredType(c); u != nil {
@@ -287,10 +286,48 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 	if warned > maxWarnings {
 		db.Warnings.Add(syntax.Pos{File: name}, "and %d more constants added to a type the model does not declare them in", warned-maxWarnings)
 	}
+	grown.warn(db)
 	if err != nil {
 		errs = appendErr(errs, err)
 	}
 	return errs
+}
+
+// listedGrowth gathers the constants that evidence adds to types whose
+// constants the model lists (person = {Anna, Bob}), for one warning per
+// type: Alchemy adds them too, but a user who listed a domain may not
+// expect it to grow.
+type listedGrowth struct {
+	types []*Type
+	first map[*Type]syntax.Pos
+	names map[*Type][]string
+	count map[*Type]int
+}
+
+func (g *listedGrowth) add(t *Type, name string, pos syntax.Pos) {
+	if g.count == nil {
+		g.first, g.names, g.count = map[*Type]syntax.Pos{}, map[*Type][]string{}, map[*Type]int{}
+	}
+	if g.count[t] == 0 {
+		g.types = append(g.types, t)
+		g.first[t] = pos
+	}
+	g.count[t]++
+	if len(g.names[t]) < 3 {
+		g.names[t] = append(g.names[t], name)
+	}
+}
+
+// warn adds the warnings to db, at the first added constant of each type.
+func (g *listedGrowth) warn(db *Database) {
+	for _, t := range g.types {
+		more := ""
+		if n := g.count[t] - len(g.names[t]); n > 0 {
+			more = fmt.Sprintf(" and %d more", n)
+		}
+		db.Warnings.Add(g.first[t], "the evidence adds %d constants to %s, whose constants the model lists at %s (%s%s): they join the domain, as in Alchemy",
+			g.count[t], t.Name, t.Listed, strings.Join(g.names[t], ", "), more)
+	}
 }
 
 // truthOf returns the truth value of an evidence atom read with value v.

@@ -246,6 +246,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		// Independent components are sampled apart, in parallel.
 		s := ef.settings(wf.workers, nil)
 		s.Warn = prefixed{e.stderr, "marple: "} // lifted-bp running ground BP
+		s.Progress = prefixed{e.stderr, "marple: "}
 		probs, how, st, err := ax.marginals(ctx, net, engineName, s, *seed)
 		if err != nil {
 			return err

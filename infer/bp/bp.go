@@ -95,6 +95,12 @@ type Options struct {
 	// CheckTolerance is the largest difference from the true marginal the
 	// check accepts (default DefaultCheckTolerance).
 	CheckTolerance float64
+	// Progress, when set, is called after every iteration with the
+	// iterations done and the largest change of a marginal in the last
+	// one, and with iteration 0 before each round of the check (change:
+	// the samples per chain of the round). The caller decides how often
+	// to report.
+	Progress func(iteration int, change float64)
 
 	checkExact int // mcsat.Options.ExactAtoms of the check (tests)
 }
@@ -152,6 +158,9 @@ func (g *graph) iterate(ctx context.Context, opt Options, st *Stats) error {
 		st.Iterations++
 		since++
 		st.MaxChange = g.sums()
+		if opt.Progress != nil {
+			opt.Progress(st.Iterations, st.MaxChange)
+		}
 		if st.MaxChange <= opt.Tolerance {
 			st.Converged = true
 			break

@@ -64,6 +64,9 @@ func check(ctx context.Context, net *ground.Network, p []float64, opt Options, s
 	var bad []int32
 	var diff []float64
 	for r := 0; r < checkRounds; r++ {
+		if opt.Progress != nil {
+			opt.Progress(0, float64(round))
+		}
 		if err := s.Sample(ctx, round); err != nil {
 			return err
 		}

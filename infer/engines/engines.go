@@ -20,6 +20,7 @@ import (
 	"math"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/marple-mln/marple/ground"
@@ -132,6 +133,10 @@ type Settings struct {
 	// on a network that lifting does not compress, or lifting
 	// approximately (LiftRounds).
 	Warn io.Writer
+	// Progress, when not nil, receives a line about a long run every
+	// ProgressEvery (bp, lifted-bp: the iterations and the rounds of the
+	// check).
+	Progress io.Writer
 }
 
 // DefaultSettings returns the default settings: every core as a worker, a
@@ -325,7 +330,37 @@ func bpOptions(s Settings) bp.Options {
 	case check < 0:
 		check = 0
 	}
-	return bp.Options{MaxIterations: s.MaxIterations, Tolerance: tol, Workers: s.Workers, Damping: damping, DampAfter: after, Merge: true, Check: check}
+	o := bp.Options{MaxIterations: s.MaxIterations, Tolerance: tol, Workers: s.Workers, Damping: damping, DampAfter: after, Merge: true, Check: check}
+	if w := s.Progress; w != nil {
+		o.Progress = bpProgress(w)
+	}
+	return o
+}
+
+// ProgressEvery is how often the engines write to Settings.Progress.
+const ProgressEvery = 5 * time.Second
+
+// bpProgress returns BP's progress function writing to w: the iterations
+// at most every ProgressEvery, each round of the check once the run has
+// lasted a second (BP may run on several components at once).
+func bpProgress(w io.Writer) func(int, float64) {
+	var mu sync.Mutex
+	start := time.Now()
+	last := start
+	return func(it int, change float64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if it == 0 {
+			if time.Since(start) >= time.Second {
+				fmt.Fprintf(w, "belief propagation: checking the marginals against MC-SAT, %.0f samples per chain, %s elapsed\n", change, time.Since(start).Round(time.Second))
+			}
+			return
+		}
+		if time.Since(last) >= ProgressEvery {
+			last = time.Now()
+			fmt.Fprintf(w, "belief propagation: iteration %d, largest change %.3g, %s elapsed\n", it, change, time.Since(start).Round(time.Second))
+		}
+	}
 }
 
 // bpReport says how a BP run went: iterations, whether it converged (the
