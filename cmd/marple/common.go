@@ -35,6 +35,39 @@ func (p *progress) stage(name string) func(format string, args ...any) {
 	}
 }
 
+// heartbeatEvery is how often heartbeat reports a stage still running.
+var heartbeatEvery = 5 * time.Second
+
+// heartbeat reports every heartbeatEvery that stage name is still running,
+// with the time elapsed and, when limit > 0, the time limit that ends it,
+// for stages that report nothing of their own (a MAP solve). stop ends the
+// reports; none is written after it returns.
+func (p *progress) heartbeat(name string, limit time.Duration) (stop func()) {
+	t0 := time.Now()
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(heartbeatEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				bound := ""
+				if limit > 0 {
+					bound = fmt.Sprintf(" (each solve stops after -timeLimit %s with the best answer so far)", limit)
+				}
+				fmt.Fprintf(p.w, "marple: %s: still running, %s elapsed%s\n", name, time.Since(t0).Round(time.Second), bound)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}
+
 // logf prints a line when verbose, or when the run has lasted over a second.
 func (p *progress) logf(format string, args ...any) {
 	if p.verbose || time.Since(p.start) > time.Second {

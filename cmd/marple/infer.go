@@ -277,7 +277,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	done := p.stage("MAP (" + engine.Name() + ")")
+	stop := p.heartbeat("MAP ("+engine.Name()+")", *ef.timeLimit)
 	res, err := engine.Solve(ctx, net, infer.Options{Bias: bias, Seed: *seed})
+	stop()
 	if err != nil {
 		return err
 	}

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/marple-mln/marple/internal/testkit/mrcgen"
 )
@@ -442,4 +445,47 @@ func TestInferIgnoredFlags(t *testing.T) {
 			t.Errorf("%v: unexpected %q: %s", c.extra, c.none, stderr)
 		}
 	}
+}
+
+// TestHeartbeat: a stage without progress of its own is reported while it
+// runs, and not after it ends.
+func TestHeartbeat(t *testing.T) {
+	defer func(d time.Duration) { heartbeatEvery = d }(heartbeatEvery)
+	heartbeatEvery = 5 * time.Millisecond
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	p := newProgress(lockedWriter{&mu, &buf}, false)
+	stop := p.heartbeat("MAP (exact)", time.Minute)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		mu.Lock()
+		n := buf.Len()
+		mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	stop()
+	mu.Lock()
+	got := buf.String()
+	mu.Unlock()
+	if !strings.Contains(got, "marple: MAP (exact): still running, ") || !strings.Contains(got, "-timeLimit 1m0s") {
+		t.Fatalf("heartbeat: %q", got)
+	}
+	time.Sleep(20 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if buf.String() != got {
+		t.Error("a report after stop")
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }
