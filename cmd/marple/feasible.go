@@ -12,15 +12,19 @@ import (
 
 // checkHard runs before every marginal inference on net: it warns when
 // the evidence alone falsifies hard groundings, as MAP inference does,
-// and fails when no world satisfies the hard clauses
-// (engines.CheckHard). It returns what the summary line adds ("" when
-// nothing).
-func checkHard(ctx context.Context, stderr io.Writer, net *ground.Network) (string, error) {
+// and, with decide, fails when no world satisfies the hard clauses
+// (engines.CheckHard). Inference through the engine registry
+// (engines.NewMarginal) decides that itself: decide is for the samplers
+// the command builds by hand. It returns what the summary line adds (""
+// when nothing).
+func checkHard(ctx context.Context, stderr io.Writer, net *ground.Network, decide bool) (string, error) {
 	if w := engines.HardFalseWarning(net.HardFalse); w != "" {
 		fmt.Fprintf(stderr, "marple infer: warning: %s\n", w)
 	}
-	if err := engines.CheckHard(ctx, net, prefixed{stderr, "marple infer: "}); err != nil {
-		return "", err
+	if decide {
+		if err := engines.CheckHard(ctx, net, prefixed{stderr, "marple infer: "}); err != nil {
+			return "", err
+		}
 	}
 	if net.HardFalse > 0 {
 		return fmt.Sprintf(", %d hard clauses falsified by the evidence", net.HardFalse), nil
@@ -52,5 +56,5 @@ func checkHardModel(ctx context.Context, stderr io.Writer, wf *worldFlags, m *ml
 	if err != nil {
 		return "", err
 	}
-	return checkHard(ctx, stderr, net)
+	return checkHard(ctx, stderr, net, true)
 }

@@ -200,7 +200,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	}
 	hardNote := "" // what the summary line says of the hard clauses
 	if *mcsatInf || *gibbsInf || ax.bp {
-		if hardNote, err = checkHard(ctx, e.stderr, net); err != nil {
+		// -bp runs a registry engine, which decides the hard clauses
+		// itself; the samplers below are built here.
+		if hardNote, err = checkHard(ctx, e.stderr, net, !ax.bp); err != nil {
 			return err
 		}
 	}
