@@ -214,7 +214,13 @@ func (p *parser) gaussianAhead(k int) bool {
 				e := p.peek(j + 3).kind
 				return e == tNewline || e == tEOF
 			}
-		case tNewline, tEOF:
+		case tNewline:
+			// A line break inside the parentheses continues the
+			// statement, as it does for formulas.
+			if depth == 0 {
+				return false
+			}
+		case tEOF:
 			return false
 		}
 	}
