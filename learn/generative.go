@@ -42,6 +42,9 @@ type GenerativeSettings struct {
 	// database lists only (score.CountOptions.ListedOnly; Alchemy's
 	// learnwts -queryEvidence): the unlisted atoms are false evidence.
 	ListedOnly bool
+	// Progress, when set, is called after every L-BFGS iteration with its
+	// number and the objective (WPLL minus the prior) reached.
+	Progress func(iter int, objective float64)
 }
 
 // GenerativeStats summarise a run of Generative.
@@ -169,7 +172,7 @@ func checkGenerative(s GenerativeSettings) error {
 // fills the result fields of st.
 func maximize(ctx context.Context, model *mln.Model, ps []*score.WPLL, s GenerativeSettings, st *GenerativeStats) error {
 	opt := score.FitOptions{PriorStdDev: s.PriorStdDev, NoPrior: s.NoPrior, MaxIter: s.MaxIter,
-		ConvThresh: s.ConvThresh, GradTol: s.GradTol}
+		ConvThresh: s.ConvThresh, GradTol: s.GradTol, Progress: s.Progress}
 	if s.KeepInitial {
 		opt.Warm = model.Weights
 	}

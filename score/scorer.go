@@ -313,6 +313,10 @@ type FitOptions struct {
 	// data's CountOptions.Workers). Use 1 when scoring candidates in
 	// parallel.
 	Workers int
+	// Progress, when set, is called after every L-BFGS iteration with
+	// the iteration's number and the maximised objective (WPLL minus the
+	// prior) at its point. It must return quickly.
+	Progress func(iter int, objective float64)
 }
 
 // Defaults of structure search's weight fits (Alchemy's learnstruct).

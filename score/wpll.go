@@ -727,6 +727,9 @@ func maximize(ctx context.Context, ps []*WPLL, np int, opt FitOptions) (*Fit, er
 		GradientThreshold: max(opt.GradTol, 1e-12),
 		Converger:         &optimize.FunctionConverge{Relative: conv, Iterations: 1},
 	}
+	if opt.Progress != nil {
+		settings.Recorder = fitRecorder(opt.Progress)
+	}
 	method := &optimize.LBFGS{}
 	if opt.GradTol > 0 {
 		method.GradStopThreshold = opt.GradTol
@@ -762,4 +765,17 @@ func maximize(ctx context.Context, ps []*WPLL, np int, opt FitOptions) (*Fit, er
 		return fit, fmt.Errorf("score: L-BFGS: %w", err)
 	}
 	return fit, nil
+}
+
+// fitRecorder passes each L-BFGS major iteration to a FitOptions.Progress
+// callback.
+type fitRecorder func(iter int, objective float64)
+
+func (fitRecorder) Init() error { return nil }
+
+func (r fitRecorder) Record(loc *optimize.Location, op optimize.Operation, st *optimize.Stats) error {
+	if op == optimize.MajorIteration {
+		r(st.MajorIterations, -loc.F)
+	}
+	return nil
 }

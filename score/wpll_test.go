@@ -335,6 +335,25 @@ func TestMaximize(t *testing.T) {
 	if math.Abs(obj-fit.Objective) > 1e-12*(1+math.Abs(obj)) {
 		t.Fatalf("objective %v, weights give %v", fit.Objective, obj)
 	}
+	// Progress sees every iteration in order, the objective never
+	// falling, and ends at the fit's.
+	var iters []int
+	var objs []float64
+	tight.Progress = func(i int, o float64) { iters, objs = append(iters, i), append(objs, o) }
+	if _, err := Maximize(ctx, ps, np, tight); err != nil {
+		t.Fatal(err)
+	}
+	// (gonum counts the iteration that meets the convergence test without
+	// recording it.)
+	if len(iters) == 0 || len(iters) > fit.Iterations {
+		t.Fatalf("progress: %d calls, %d iterations", len(iters), fit.Iterations)
+	}
+	for k, i := range iters {
+		if i != k+1 || (k > 0 && objs[k] < objs[k-1]-1e-12) {
+			t.Fatalf("progress: iterations %v, objectives %v", iters, objs)
+		}
+	}
+	tight.Progress = nil
 	tight.Warm = fit.Weights
 	again, err := Maximize(ctx, ps, np, tight)
 	if err != nil {

@@ -41,7 +41,17 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		// pll counts each database's clause groundings by joins: nothing is
 		// ground.
 		done := p.stage("learn PLL")
+		start, last := time.Now(), time.Now()
 		st, err := learn.GenerativeCounts(ctx, m, dbs, gopt.Query, learn.GenerativeSettings{
+			// L-BFGS reports its iteration every engines.ProgressEvery
+			// (every iteration with -v).
+			Progress: func(iter int, obj float64) {
+				if time.Since(last) < engines.ProgressEvery && !*tf.verbose {
+					return
+				}
+				last = time.Now()
+				fmt.Fprintf(e.stderr, "marple: learn PLL: L-BFGS iteration %d, objective %.6g, %s elapsed\n", iter, obj, time.Since(start).Round(time.Millisecond))
+			},
 			PLLOptions:  score.PLLOptions{Unweighted: f.noEqualWt, Workers: tf.wf.workers},
 			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter, OwnDomains: f.multi,
 			ListedOnly: f.extras.queryEvidence, ConvThresh: f.extras.gConvThresh,
