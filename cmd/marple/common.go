@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -66,6 +68,41 @@ func (p *progress) heartbeat(name string, limit time.Duration) (stop func()) {
 		close(quit)
 		<-done
 	}
+}
+
+// watchedMAP is a MAP engine whose every solve that lasts longer than
+// heartbeatEvery reports on w, every heartbeatEvery, that it is still
+// running: the MAP solves inside the learners report nothing of their own.
+type watchedMAP struct {
+	infer.MAP
+	w    io.Writer
+	what string
+}
+
+func (m watchedMAP) Solve(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
+	t0 := time.Now()
+	var mu sync.Mutex
+	done := false
+	var timer *time.Timer
+	mu.Lock()
+	timer = time.AfterFunc(heartbeatEvery, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if done {
+			return
+		}
+		fmt.Fprintf(m.w, "marple: %s: MAP (%s) of an example of %d atoms and %d clauses still running, %s elapsed\n",
+			m.what, m.MAP.Name(), net.NumAtoms(), net.NumClauses(), time.Since(t0).Round(time.Second))
+		timer.Reset(heartbeatEvery)
+	})
+	mu.Unlock()
+	defer func() {
+		mu.Lock()
+		done = true
+		mu.Unlock()
+		timer.Stop()
+	}()
+	return m.MAP.Solve(ctx, net, opt)
 }
 
 // logf prints a line when verbose, or when the run has lasted over a second.

@@ -170,7 +170,7 @@ func learnVP(ctx context.Context, e *env, p *progress, tf *trainFlags, m *mln.Mo
 		if err != nil {
 			return err
 		}
-		set.Solver, counts = solver, "MAP, "+solver.Name()
+		set.Solver, counts = watchedMAP{solver, e.stderr, "learn"}, "MAP, "+solver.Name()
 	}
 	done := p.stage("learn VP (" + counts + ")")
 	st, err := learn.VotedPerceptron(ctx, m, src, set)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/internal/testkit/mrcgen"
 )
 
@@ -488,4 +490,53 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// slowMAP is a MAP engine that waits until released.
+type slowMAP struct{ release chan struct{} }
+
+func (slowMAP) Name() string { return "slow" }
+
+func (s slowMAP) Solve(ctx context.Context, net *ground.Network, opt infer.Options) (*infer.Result, error) {
+	<-s.release
+	return &infer.Result{Assign: make([]bool, net.NumAtoms())}, nil
+}
+
+// TestWatchedMAP: a learner's MAP solve that runs long is reported while it
+// runs, and not after it ends.
+func TestWatchedMAP(t *testing.T) {
+	defer func(d time.Duration) { heartbeatEvery = d }(heartbeatEvery)
+	heartbeatEvery = 5 * time.Millisecond
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	m := watchedMAP{slowMAP{make(chan struct{})}, lockedWriter{&mu, &buf}, "learn"}
+	done := make(chan error)
+	go func() {
+		_, err := m.Solve(context.Background(), &ground.Network{}, infer.Options{})
+		done <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		mu.Lock()
+		n := buf.Len()
+		mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	close(m.MAP.(slowMAP).release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	got := buf.String()
+	mu.Unlock()
+	if !strings.Contains(got, "marple: learn: MAP (slow) of an example of 0 atoms and 0 clauses still running, ") {
+		t.Fatalf("watched MAP: %q", got)
+	}
+	time.Sleep(20 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if buf.String() != got {
+		t.Error("a report after the solve ended")
+	}
 }

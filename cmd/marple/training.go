@@ -166,7 +166,7 @@ func (f *trainFlags) settings(e *env, cmd string, extra func() string) (learn.Se
 		return learn.Settings{}, err
 	}
 	s := learn.Settings{
-		Solver:    solver,
+		Solver:    watchedMAP{solver, e.stderr, cmd},
 		Loss:      learn.Hamming,
 		Passes:    *f.passes,
 		Shuffle:   *f.shuffle,
