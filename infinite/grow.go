@@ -12,6 +12,7 @@ import (
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/lazy"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -113,8 +114,11 @@ type GrowOptions struct {
 	Border int
 	// Tolerance is the convergence tolerance (0: DefaultTolerance).
 	Tolerance float64
-	// Engine computes the marginals of each instance.
+	// Engine computes the marginals of each instance; Lazy, when set
+	// instead, runs on each instance's first-order model and evidence,
+	// grounding only the clauses it makes active (lazy MC-SAT).
 	Engine infer.Marginal
+	Lazy   LazyMarginal
 	// Diagnostics, when not nil, returns (and forgets) what the engine
 	// reported about its last run, shown beside that run's marginals, and
 	// whether the report flags the run as unreliable (chains that did not
@@ -125,6 +129,12 @@ type GrowOptions struct {
 	MaxBytes int64
 	// Log, when not nil, receives a line per instance as it is done.
 	Log io.Writer
+}
+
+// LazyMarginal is a lazy marginal engine (engines.Lazy of lazy-mcsat).
+type LazyMarginal interface {
+	Name() string
+	Run(ctx context.Context, pr lazy.Problem, seed int64) (*lazy.Result, error)
 }
 
 // Point is the result at one size under one boundary condition.
@@ -344,17 +354,32 @@ func (in *instance) center(p mln.PredID) ([]mln.ConstID, bool) {
 // solve grounds the instance and computes its marginals.
 func (in *instance) solve(ctx context.Context, opt *GrowOptions, size int, boundary string) (Point, *ground.Network, error) {
 	pt := Point{Size: size, Boundary: boundary}
-	net, err := ground.Ground(ctx, in.m, in.db, ground.Options{Query: in.query, MaxBytes: opt.MaxBytes})
-	if err != nil {
-		return pt, nil, err
-	}
-	pt.Atoms, pt.Clauses = net.NumAtoms(), net.NumClauses()
-	probs, err := opt.Engine.Marginals(ctx, net, infer.Options{Seed: opt.Seed})
-	if err != nil {
-		return pt, nil, err
+	var net *ground.Network
+	var probs []float64
+	if opt.Lazy != nil {
+		res, err := opt.Lazy.Run(ctx, lazy.Problem{Model: in.m, DB: in.db, Query: in.query, MaxBytes: opt.MaxBytes}, opt.Seed)
+		if err != nil {
+			return pt, nil, err
+		}
+		net, probs = res.Net, res.Marginals
+		pt.Atoms, pt.Clauses = net.NumAtoms(), res.Clauses
+		pt.Engine = fmt.Sprintf("%s: %d atoms expanded, %d ground clauses built (one chain: no R-hat)", opt.Lazy.Name(), res.Expanded, res.Clauses)
+	} else {
+		var err error
+		net, err = ground.Ground(ctx, in.m, in.db, ground.Options{Query: in.query, MaxBytes: opt.MaxBytes})
+		if err != nil {
+			return pt, nil, err
+		}
+		probs, err = opt.Engine.Marginals(ctx, net, infer.Options{Seed: opt.Seed})
+		if err != nil {
+			return pt, nil, err
+		}
+		pt.Atoms, pt.Clauses = net.NumAtoms(), net.NumClauses()
 	}
 	if opt.Diagnostics != nil {
-		pt.Engine, pt.Unreliable = opt.Diagnostics()
+		if d, bad := opt.Diagnostics(); d != "" {
+			pt.Engine, pt.Unreliable = d, bad
+		}
 	}
 	for _, p := range in.query {
 		sum, cnt := 0.0, 0
@@ -390,8 +415,8 @@ func (in *instance) solve(ctx context.Context, opt *GrowOptions, size int, bound
 // outside the window, and reports a phase transition when their limits
 // differ.
 func Grow(ctx context.Context, opt GrowOptions) (*GrowResult, error) {
-	if opt.Engine == nil {
-		return nil, errors.New("infinite: no engine")
+	if (opt.Engine == nil) == (opt.Lazy == nil) {
+		return nil, errors.New("infinite: give one of Engine and Lazy")
 	}
 	sizes := opt.Sizes
 	if len(sizes) == 0 {

@@ -166,6 +166,30 @@ func TestGrowBoundedSmokers(t *testing.T) {
 	}
 }
 
+// Lazy MC-SAT reaches the same limit (one chain, a looser tolerance).
+func TestGrowLazy(t *testing.T) {
+	s := engines.DefaultSettings()
+	s.Samples = 2000
+	lz, err := engines.NewLazy("lazy-mcsat", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Grow(t.Context(), GrowOptions{
+		Load:   loader(boundedSmokers),
+		Graphs: []Graph{{Pred: "Friends", Kind: "ring", K: 1}},
+		Sizes:  []int{10, 20, 40},
+		Lazy:   lz,
+		Seed:   1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm, c := ringLimit()
+	if res.Verdict != VerdictLimit || math.Abs(res.Limit[0]-sm) > 0.03 || math.Abs(res.Limit[1]-c) > 0.03 {
+		t.Errorf("verdict %q, limit %v, exact %v %v", res.Verdict, res.Limit, sm, c)
+	}
+}
+
 // Grow refuses the model with random friendship, naming the formula.
 func TestGrowRefusesUnbounded(t *testing.T) {
 	_, err := Grow(t.Context(), GrowOptions{

@@ -87,7 +87,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "formulas: %d, clauses: %d (%d hard)\n", len(m.Formulas), len(m.Clauses), hard)
 	var inf *infinite.Report
 	if *infDomains {
-		if inf, err = analyzeInfinite(m, db, query, *fixed); err != nil {
+		if inf, err = analyzeInfinite(m, db, query, wf.openWorld, *fixed); err != nil {
 			return err
 		}
 	}

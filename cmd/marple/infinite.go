@@ -6,21 +6,34 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/infinite"
 	"github.com/marple-mln/marple/mln"
 )
 
-// analyzeInfinite runs the infinite-domain analysis of check -infinite.
-func analyzeInfinite(m *mln.Model, db *mln.Database, query []mln.PredID, fixed string) (*infinite.Report, error) {
+// analyzeInfinite runs the infinite-domain analysis of check -infinite:
+// the query and open-world predicates are random.
+func analyzeInfinite(m *mln.Model, db *mln.Database, query []mln.PredID, openWorld, fixed string) (*infinite.Report, error) {
 	types, err := typeIDs(m, fixed, "fixed")
 	if err != nil {
 		return nil, err
 	}
-	return infinite.Analyze(m, db, infinite.Options{Query: query, Fixed: types}), nil
+	ow, err := preds(m, openWorld, "ow")
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	random := slices.Clone(query)
+	for _, p := range ow {
+		if !slices.Contains(random, p) {
+			random = append(random, p)
+		}
+	}
+	return infinite.Analyze(m, db, infinite.Options{Query: random, Fixed: types}), nil
 }
 
 // typeIDs resolves a comma-separated list of type names.
@@ -60,7 +73,7 @@ func runGrow(ctx context.Context, e *env, args []string) error {
 		boundary   = fs.String("boundary", infinite.BoundaryAuto, "outside the window: free, true, false, both, or auto (free when the uniqueness condition holds, both otherwise)")
 		border     = fs.Int("border", 1, "constants at each end of a growing type that a true or false boundary fixes")
 		tol        = fs.Float64("tol", infinite.DefaultTolerance, "convergence tolerance on the change of a marginal between sizes")
-		solver     = fs.String("solver", engines.DefaultMarginal, "marginal engine: "+strings.Join(engines.MarginalNames(), ", "))
+		solver     = fs.String("solver", engines.DefaultMarginal, "marginal engine: "+strings.Join(engines.MarginalNames(), ", ")+", or lazy-mcsat")
 		samples    = fs.Int("samples", 0, "samples per chain of mcsat and gibbs (0: the engine's default)")
 		seed       = fs.Int64("seed", 1, "random seed")
 		maxMem     = fs.Int64("maxMem", 8<<10, "refuse groundings estimated above this many MiB")
@@ -88,8 +101,15 @@ func runGrow(ctx context.Context, e *env, args []string) error {
 	set.Samples = *samples
 	var report bytes.Buffer
 	set.Report = &report
-	eng, err := engines.NewMarginal(*solver, set)
-	if err != nil {
+	var eng infer.Marginal
+	var lz infinite.LazyMarginal
+	if *solver == "lazy-mcsat" {
+		l, err := engines.NewLazy(*solver, set)
+		if err != nil {
+			return usagef("-solver: %v", err)
+		}
+		lz = l
+	} else if eng, err = engines.NewMarginal(*solver, set); err != nil {
 		return usagef("-solver: %v", err)
 	}
 	if _, err := mln.LoadModel(files...); err != nil { // positioned errors before any work
@@ -105,6 +125,7 @@ func runGrow(ctx context.Context, e *env, args []string) error {
 		Border:    *border,
 		Tolerance: *tol,
 		Engine:    eng,
+		Lazy:      lz,
 		Diagnostics: func() (string, bool) {
 			s := strings.TrimSpace(report.String())
 			report.Reset()
