@@ -179,6 +179,9 @@ func Analyze(m *mln.Model, db *mln.Database, opt Options) *Report {
 	}
 	sums := make(map[mln.PredID]float64)
 	for _, s := range r.Sites {
+		if !s.Bounded() && s.Others > 0 && s.Weight > 0 {
+			sums[s.Pred] = math.Inf(1)
+		}
 		sums[s.Pred] += s.Contribution
 	}
 	for _, p := range opt.Query {

@@ -144,7 +144,7 @@ func TestVerdicts(t *testing.T) {
 `,
 			ev: "", query: []string{"Smokes", "Cancer", "Friends"},
 			locallyFinite: false, unique: false, unbounded: 4,
-			sums: map[string]float64{"Cancer": 0.5, "Friends": 0.8},
+			sums: map[string]float64{"Cancer": 0.5, "Friends": 0.8, "Smokes": math.Inf(1)},
 		},
 		{
 			// The square-lattice Ising model: Spin(x,y) <=> Spin(x+1,y)

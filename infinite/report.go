@@ -104,26 +104,35 @@ func (r *Report) Write(w io.Writer) {
 	fmt.Fprintln(w, r.LocalFinitenessVerdict())
 	fmt.Fprintf(w, "uniqueness condition: for every atom X, sum over ground clauses C containing X of (|C|-1)|w_C| < %g\n", Bound)
 	for _, ps := range r.Sums {
-		var terms []string
+		// the terms, one per formula
+		var order []int
+		terms := make(map[int]float64)
 		for i := range r.Sites {
 			s := &r.Sites[i]
-			if s.Pred == ps.Pred && (s.Contribution > 0 || !s.Bounded()) {
-				c := FormatNum(s.Contribution)
-				if !s.Bounded() {
-					c = "inf"
-				}
-				terms = append(terms, fmt.Sprintf("%s (%s)", c, s.Pos))
+			if s.Pred != ps.Pred {
+				continue
 			}
+			c := s.Contribution
+			if !s.Bounded() && s.Others > 0 && s.Weight > 0 {
+				c = math.Inf(1)
+			}
+			if c == 0 {
+				continue
+			}
+			if _, ok := terms[s.Formula]; !ok {
+				order = append(order, s.Formula)
+			}
+			terms[s.Formula] += c
 		}
-		sum := ps.Sum
-		if !r.LocallyFinite && len(terms) > 0 && strings.Contains(strings.Join(terms, ""), "inf") {
-			sum = math.Inf(1)
+		var parts []string
+		for _, f := range order {
+			parts = append(parts, fmt.Sprintf("%s (%s)", FormatNum(terms[f]), m.Formulas[f].Pos))
 		}
 		detail := "no non-unit clause"
-		if len(terms) > 0 {
-			detail = strings.Join(terms, " + ")
+		if len(parts) > 0 {
+			detail = strings.Join(parts, " + ")
 		}
-		fmt.Fprintf(w, "  %s: %s = %s\n", m.Preds[ps.Pred].Name, FormatNum(sum), detail)
+		fmt.Fprintf(w, "  %s: %s = %s\n", m.Preds[ps.Pred].Name, FormatNum(ps.Sum), detail)
 	}
 	if in := r.Instance; in != nil && in.Atoms > 0 {
 		at := ""
