@@ -236,6 +236,30 @@ func TestGrowPhaseTransition(t *testing.T) {
 	}
 }
 
+// Bad growth settings are errors, not verdicts.
+func TestGrowErrors(t *testing.T) {
+	base := GrowOptions{Load: loader(boundedSmokers), Graphs: []Graph{{Pred: "Friends", Kind: "ring", K: 1}}, Sizes: []int{4, 8}, Engine: engine(t, "mcsat", 10)}
+	for _, tc := range []struct {
+		name string
+		edit func(*GrowOptions)
+		want string
+	}{
+		{"decreasing sizes", func(o *GrowOptions) { o.Sizes = []int{8, 4} }, "increasing"},
+		{"graph random", func(o *GrowOptions) { o.Query = []string{"Friends", "Smokes"} }, "cannot be random"},
+		{"unknown graph predicate", func(o *GrowOptions) { o.Graphs = []Graph{{Pred: "Knows", Kind: "ring", K: 1}} }, `unknown predicate "Knows"`},
+		{"unary graph predicate", func(o *GrowOptions) { o.Graphs = []Graph{{Pred: "Smokes", Kind: "ring", K: 1}} }, "two arguments"},
+		{"unknown boundary", func(o *GrowOptions) { o.Boundary = "up" }, "unknown boundary"},
+		{"named constant", func(o *GrowOptions) { o.Load = loader(boundedSmokers + "1 Smokes(Anna)\n") }, "type person has constants in the model"},
+		{"no engine", func(o *GrowOptions) { o.Engine = nil }, "give one of Engine and Lazy"},
+	} {
+		o := base
+		tc.edit(&o)
+		if _, err := Grow(t.Context(), o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
 func TestParseGraphs(t *testing.T) {
 	gs, err := ParseGraphs("Friends=ring:2, Knows=chain:1:sym")
 	if err != nil || len(gs) != 2 || gs[0].String() != "Friends=ring:2" || gs[1].String() != "Knows=chain:1:sym" {
