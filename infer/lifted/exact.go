@@ -66,6 +66,13 @@ type Result struct {
 	LogZ float64
 	// LogZErr is the standard error of LogZ (zero for exact methods).
 	LogZErr float64
+	// ESS is, for sampling, the smallest effective sample size
+	// ((Σw)²/Σw² of the importance weights) among the estimates made.
+	ESS float64
+	// Warnings say what the caller should know about the answer (a
+	// fallback, degenerate importance weights); they are also in Reason
+	// or printed by the command.
+	Warnings []string
 	// Method is MethodLifted, MethodGround or MethodSampling; Reason says
 	// why the lifted computation was not used when Method is MethodGround.
 	Method string
@@ -340,9 +347,9 @@ func (p *problem) outer(sigma []bool, lf lfact, cache map[string]float64) (float
 // queryClass is a class of interchangeable query atoms with the problem
 // conditioned on one of them being true (and, for sampling, false).
 type queryClass struct {
-	key       classKey
-	args      []mln.ConstID
-	count     int64
+	key   classKey
+	args  []mln.ConstID
+	count int64
 	// build returns the problem conditioned on an atom of the class
 	// having value v.
 	build func(v mln.Truth) (*problem, error)

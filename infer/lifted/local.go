@@ -330,7 +330,7 @@ func (ti *typeInfo) classTruth(p *problem, c *class, j int) mln.Truth {
 // weights holds, for one outer assignment, the log weight of each cell in
 // each class and the log pair factors between cells.
 type weights struct {
-	lw [][][]float64            // [type][class][cell]
+	lw [][][]float64          // [type][class][cell]
 	lr map[[2]int][][]float64 // [t1,t2] (t1 <= t2) -> [cell1][cell2]
 }
 
