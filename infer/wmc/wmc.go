@@ -148,6 +148,9 @@ func (e *LimitError) Is(target error) bool { return target == ErrOutOfReach }
 // world satisfies the hard clauses (Z = 0), with a *LimitError when the
 // work bound is exceeded, and with ctx's error when ctx is done.
 func Solve(ctx context.Context, net *ground.Network, opt Options) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if opt.Bias != nil && len(opt.Bias) != net.NumAtoms() {
 		return nil, fmt.Errorf("wmc: %d linear terms for %d atoms", len(opt.Bias), net.NumAtoms())
 	}
