@@ -13,6 +13,7 @@ import (
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/lazy"
+	"github.com/marple-mln/marple/infer/wmc"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -79,6 +80,10 @@ const (
 	BoundaryBoth  = "both"
 )
 
+// DefaultExactNodes is the search-node bound of the exact attempt that
+// marple grow makes on each instance before its sampler (wmc's MaxNodes).
+const DefaultExactNodes = 200_000
+
 // DefaultSizes are the domain sizes Grow tries when none are given.
 var DefaultSizes = []int{10, 20, 40, 80, 160}
 
@@ -119,6 +124,11 @@ type GrowOptions struct {
 	// grounding only the clauses it makes active (lazy MC-SAT).
 	Engine infer.Marginal
 	Lazy   LazyMarginal
+	// Exact, when set, is tried first on each instance (with Engine or
+	// Lazy): an exact engine (wmc) that fails with an error wrapping
+	// wmc.ErrOutOfReach is not tried again at larger sizes, and the
+	// instance goes to Engine or Lazy, which the run's line says.
+	Exact infer.Marginal
 	// Diagnostics, when not nil, returns (and forgets) what the engine
 	// reported about its last run, shown beside that run's marginals, and
 	// whether the report flags the run as unreliable (chains that did not
@@ -147,7 +157,12 @@ type Point struct {
 	Engine  string    // the engine's diagnostics
 	// Unreliable is set when the diagnostics flag the engine's run.
 	Unreliable bool
-	Boundary   string
+	// Exact is set when the marginals are exact (Options.Exact).
+	Exact bool
+	// Method names the engine whose marginals these are, with "after
+	// <exact engine> out of reach" when the exact engine was tried first.
+	Method   string
+	Boundary string
 }
 
 // Estimate is the limit of one sequence.
@@ -355,35 +370,66 @@ func (in *instance) center(p mln.PredID) ([]mln.ConstID, bool) {
 }
 
 // solve grounds the instance and computes its marginals.
-func (in *instance) solve(ctx context.Context, opt *GrowOptions, size int, boundary string) (Point, *ground.Network, error) {
+func (in *instance) solve(ctx context.Context, opt *GrowOptions, size int, boundary string, exactOut *bool) (Point, *ground.Network, error) {
 	pt := Point{Size: size, Boundary: boundary}
 	var net *ground.Network
 	var probs []float64
-	if opt.Lazy != nil {
+	var err error
+	fellBack := ""
+	if opt.Exact != nil && !*exactOut {
+		net, err = ground.Ground(ctx, in.m, in.db, ground.Options{Query: in.query, MaxBytes: opt.MaxBytes})
+		if err != nil {
+			return pt, nil, err
+		}
+		probs, err = opt.Exact.Marginals(ctx, net, infer.Options{Seed: opt.Seed})
+		switch {
+		case err == nil:
+			pt.Exact, pt.Method = true, opt.Exact.Name()
+			pt.Atoms, pt.Clauses = net.NumAtoms(), net.NumClauses()
+		case errors.Is(err, wmc.ErrOutOfReach):
+			*exactOut = true
+			fellBack = fmt.Sprintf("%s out of reach (%v); ", opt.Exact.Name(), err)
+			if opt.Diagnostics != nil {
+				opt.Diagnostics() // forget the failed run's report
+			}
+		default:
+			return pt, nil, err
+		}
+	}
+	switch {
+	case pt.Exact:
+	case opt.Lazy != nil:
 		res, err := opt.Lazy.Run(ctx, lazy.Problem{Model: in.m, DB: in.db, Query: in.query, MaxBytes: opt.MaxBytes}, opt.Seed)
 		if err != nil {
 			return pt, nil, err
 		}
 		net, probs = res.Net, res.Marginals
+		pt.Method = opt.Lazy.Name()
 		pt.Atoms, pt.Clauses = net.NumAtoms(), res.Clauses
 		pt.Engine = fmt.Sprintf("%s: %d atoms expanded, %d ground clauses built (one chain: no R-hat)", opt.Lazy.Name(), res.Expanded, res.Clauses)
-	} else {
-		var err error
-		net, err = ground.Ground(ctx, in.m, in.db, ground.Options{Query: in.query, MaxBytes: opt.MaxBytes})
-		if err != nil {
-			return pt, nil, err
+	default:
+		if net == nil {
+			net, err = ground.Ground(ctx, in.m, in.db, ground.Options{Query: in.query, MaxBytes: opt.MaxBytes})
+			if err != nil {
+				return pt, nil, err
+			}
 		}
 		probs, err = opt.Engine.Marginals(ctx, net, infer.Options{Seed: opt.Seed})
 		if err != nil {
 			return pt, nil, err
 		}
+		pt.Method = opt.Engine.Name()
 		pt.Atoms, pt.Clauses = net.NumAtoms(), net.NumClauses()
+	}
+	if fellBack != "" {
+		pt.Method += " after " + opt.Exact.Name() + " out of reach"
 	}
 	if opt.Diagnostics != nil {
 		if d, bad := opt.Diagnostics(); d != "" {
 			pt.Engine, pt.Unreliable = d, bad
 		}
 	}
+	pt.Engine = fellBack + pt.Engine
 	for _, p := range in.query {
 		sum, cnt := 0.0, 0
 		in.each(p, func(args []mln.ConstID, inside bool) {
@@ -480,13 +526,14 @@ func Grow(ctx context.Context, opt GrowOptions) (*GrowResult, error) {
 		return nil, fmt.Errorf("unknown boundary %q (want auto, free, true, false or both)", opt.Boundary)
 	}
 	res.Points = make([][]Point, len(res.Boundaries))
+	exactOut := false // the exact engine was out of reach at a smaller size
 	for _, n := range sizes {
 		for bi, bc := range res.Boundaries {
 			in, err := build(&opt, n, border, bc)
 			if err != nil {
 				return nil, err
 			}
-			pt, _, err := in.solve(ctx, &opt, n, bc)
+			pt, _, err := in.solve(ctx, &opt, n, bc, &exactOut)
 			if err != nil {
 				return nil, fmt.Errorf("size %d, boundary %s: %w", n, bc, err)
 			}
@@ -495,8 +542,8 @@ func Grow(ctx context.Context, opt GrowOptions) (*GrowResult, error) {
 				res.Unreliable = append(res.Unreliable, fmt.Sprintf("size %d, boundary %s", n, bc))
 			}
 			if opt.Log != nil {
-				fmt.Fprintf(opt.Log, "size %d, boundary %s: %d atoms, %d clauses; mean marginals %s\n",
-					n, bc, pt.Atoms, pt.Clauses, formatVec(res.Preds, pt.Mean))
+				fmt.Fprintf(opt.Log, "size %d, boundary %s: %d atoms, %d clauses; mean marginals %s (%s)\n",
+					n, bc, pt.Atoms, pt.Clauses, formatVec(res.Preds, pt.Mean), pt.Method)
 			}
 		}
 		res.estimate(tol)

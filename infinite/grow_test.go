@@ -166,6 +166,69 @@ func TestGrowBoundedSmokers(t *testing.T) {
 	}
 }
 
+// With the exact engine first, every size of the bounded ring is counted
+// exactly, and the limit is the transfer matrix's to 1e-9.
+func TestGrowExact(t *testing.T) {
+	res, err := Grow(t.Context(), GrowOptions{
+		Load:   loader(boundedSmokers),
+		Graphs: []Graph{{Pred: "Friends", Kind: "ring", K: 1}},
+		Sizes:  []int{10, 20, 40},
+		Engine: engine(t, "mcsat", 100),
+		Exact:  engine(t, "wmc", 0),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm, c := ringLimit()
+	if res.Verdict != VerdictLimit || math.Abs(res.Limit[0]-sm) > 1e-9 || math.Abs(res.Limit[1]-c) > 1e-9 {
+		t.Errorf("verdict %q, limit %v, exact %v %v", res.Verdict, res.Limit, sm, c)
+	}
+	for _, pt := range res.Points[0] {
+		if !pt.Exact || pt.Method != "wmc" {
+			t.Errorf("size %d: exact %v, method %q", pt.Size, pt.Exact, pt.Method)
+		}
+	}
+}
+
+// An exact engine out of reach hands the instance to the sampler, says so,
+// and is not tried again at larger sizes.
+func TestGrowExactFallback(t *testing.T) {
+	s := engines.DefaultSettings()
+	s.WMCMaxNodes = 20
+	ex, err := engines.NewMarginal("wmc", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Grow(t.Context(), GrowOptions{
+		Load:   loader("Spin(row, col)\n3 Spin(x, y) <=> Spin(x+1, y)\n3 Spin(x, y) <=> Spin(x, y+1)\n"),
+		Sizes:  []int{4, 6, 8},
+		Engine: engine(t, "gibbs", 200),
+		Exact:  ex,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fell := 0
+	for _, pts := range res.Points {
+		for _, pt := range pts {
+			if pt.Exact {
+				continue
+			}
+			if strings.HasSuffix(pt.Method, "after wmc out of reach") {
+				fell++
+				if !strings.Contains(pt.Engine, "out of reach") {
+					t.Errorf("size %d: the run's line does not say so: %q", pt.Size, pt.Engine)
+				}
+			} else if pt.Method != "gibbs" {
+				t.Errorf("size %d: method %q", pt.Size, pt.Method)
+			}
+		}
+	}
+	if fell != 1 {
+		t.Errorf("%d runs fell back, want 1 (the first out of reach; the later ones go to gibbs directly)", fell)
+	}
+}
+
 // Lazy MC-SAT reaches the same limit (one chain, a looser tolerance).
 func TestGrowLazy(t *testing.T) {
 	s := engines.DefaultSettings()

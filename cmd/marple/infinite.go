@@ -75,6 +75,7 @@ func runGrow(ctx context.Context, e *env, args []string) error {
 		tol        = fs.Float64("tol", infinite.DefaultTolerance, "convergence tolerance on the change of a marginal between sizes")
 		solver     = fs.String("solver", engines.DefaultMarginal, "marginal engine: "+strings.Join(engines.MarginalNames(), ", ")+", or lazy-mcsat")
 		samples    = fs.Int("samples", 0, "samples per chain of mcsat and gibbs (0: the engine's default)")
+		exactNodes = fs.Int64("exactNodes", infinite.DefaultExactNodes, "try exact marginals by weighted model counting (wmc) first, up to this many search nodes, before -solver (0: -solver alone); once out of reach, larger sizes go to -solver")
 		seed       = fs.Int64("seed", 1, "random seed")
 		maxMem     = fs.Int64("maxMem", 8<<10, "refuse groundings estimated above this many MiB")
 	)
@@ -112,6 +113,17 @@ func runGrow(ctx context.Context, e *env, args []string) error {
 	} else if eng, err = engines.NewMarginal(*solver, set); err != nil {
 		return usagef("-solver: %v", err)
 	}
+	var exact infer.Marginal
+	if *exactNodes < 0 {
+		return usagef("-exactNodes: %d is negative", *exactNodes)
+	}
+	if *exactNodes > 0 && *solver != "wmc" {
+		es := set
+		es.WMCMaxNodes = *exactNodes
+		if exact, err = engines.NewMarginal("wmc", es); err != nil {
+			return err
+		}
+	}
 	if _, err := mln.LoadModel(files...); err != nil { // positioned errors before any work
 		return err
 	}
@@ -126,6 +138,7 @@ func runGrow(ctx context.Context, e *env, args []string) error {
 		Tolerance: *tol,
 		Engine:    eng,
 		Lazy:      lz,
+		Exact:     exact,
 		Diagnostics: func() (string, bool) {
 			s := strings.TrimSpace(report.String())
 			report.Reset()
