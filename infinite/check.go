@@ -267,16 +267,23 @@ func (a *analyzer) site(ci int, c *mln.Clause, li int) Site {
 	f := m.Formulas[c.Formula]
 	s := Site{Clause: ci, Formula: c.Formula, Lit: li, Pred: l.Pred, Pos: f.Pos,
 		Text: m.ClauseString(c), Atom: litString(m, c, l, false)}
-	nv := len(c.Vars)
-	known := make([]bool, nv)
-	for _, t := range l.Args {
-		if t.IsVar() {
-			known[t.Var()] = true
-		}
+	if !s.Pos.IsValid() {
+		// a formula Compile adds (a "!" argument's constraint): the
+		// predicate's declaration
+		s.Pos = m.Preds[l.Pred].Pos
 	}
+	nv := len(c.Vars)
 	exist := make([]bool, nv)
 	for _, v := range c.Exist {
 		exist[v] = true
+	}
+	// The literal's universal variables are bound by the atom; an
+	// existential one ranges over its domain inside the ground clause.
+	known := make([]bool, nv)
+	for _, t := range l.Args {
+		if t.IsVar() && !exist[t.Var()] {
+			known[t.Var()] = true
+		}
 	}
 	// Bound the other variables through the evidence literals and the
 	// comparisons that hold only for few values.
@@ -306,6 +313,9 @@ func (a *analyzer) site(ci int, c *mln.Clause, li int) Site {
 		s.Vars = append(s.Vars, b)
 		if !known[v] {
 			s.Unbounded = append(s.Unbounded, b.Var)
+			if exist[v] {
+				perClause = math.Inf(1) // the ground clause itself is infinite
+			}
 			continue
 		}
 		if b.Count >= 0 {

@@ -212,6 +212,34 @@ Topic(page, class)
 			sums: map[string]float64{"Topic": 1.8},
 		},
 		{
+			// A "!" argument over a listed type: Compile adds the hard
+			// "exactly one" constraint, EXIST c Has(p,c) (one ground
+			// clause of 3 atoms: 2 others) and !Has(p,c) v !Has(p,c2)
+			// v c = c2 (c2 over the 3 classes). Hard, non-unit: the
+			// sum is infinite; locally finite (class is fixed, p is
+			// the atom's). The soft formula: q bounded by the chain
+			// Linked (1 per p, 1 per q): 0.3 + 0.3.
+			name: "mutual exclusion",
+			model: `class = {A, B, C}
+Has(page, class!)
+Linked(page, page)
+0.3 Has(p, c) ^ Linked(p, q) => Has(q, c)
+`,
+			ev: "Linked(P1, P2)\nLinked(P2, P3)\n", query: []string{"Has"}, locallyFinite: true, unique: false,
+			sums: map[string]float64{"Has": math.Inf(1)},
+		},
+		{
+			// An existential variable over a growing domain: the
+			// ground clause EXIST y Knows(x,y) has a Knows atom for
+			// every person. Not locally finite at its one site.
+			name: "existential",
+			model: `Knows(person, person)
+1 EXIST y Knows(x, y)
+`,
+			query: []string{"Knows"}, locallyFinite: false, unbounded: 1,
+			sums: map[string]float64{"Knows": math.Inf(1)},
+		},
+		{
 			// An equality bounds a variable: "Likes(x,y) ^ x = y =>
 			// Happy(x)" is !Likes(x,y) v !(x = y) v Happy(x). At
 			// Happy(a), y = a is the one value: 1 grounding x 1 other
