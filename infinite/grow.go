@@ -152,9 +152,14 @@ type Point struct {
 	Size    int // constants of each growing type in the window
 	Atoms   int
 	Clauses int
-	Mean    []float64 // per random predicate: the mean marginal over the window's atoms
-	Center  []float64 // per random predicate: the marginal of the atom at the window's centre (NaN if none)
-	Engine  string    // the engine's diagnostics
+	// Mean is, per random predicate, the mean marginal of its atoms in the
+	// central half of the window (every argument of a growing type at
+	// least a quarter of the window's width from either end): far enough
+	// from the boundary for its effect to fade where the measure is
+	// unique, wide enough to average sampling noise out.
+	Mean   []float64
+	Center []float64 // per random predicate: the marginal of the atom at the window's centre (NaN if none)
+	Engine string    // the engine's diagnostics
 	// Unreliable is set when the diagnostics flag the engine's run.
 	Unreliable bool
 	// Exact is set when the marginals are exact (Options.Exact).
@@ -333,6 +338,19 @@ func build(opt *GrowOptions, n, b int, boundary string) (*instance, error) {
 // each calls fn with every atom of predicate p and whether it lies in the
 // window (every argument of a growing type inside it).
 func (in *instance) each(p mln.PredID, fn func(args []mln.ConstID, inside bool)) {
+	in.eachIn(p, in.lo, in.hi, fn)
+}
+
+// inner returns the central half of the window: the constants a quarter
+// of its width (rounded down) away from either end.
+func (in *instance) inner() (lo, hi int) {
+	q := (in.hi - in.lo) / 4
+	return in.lo + q, in.hi - q
+}
+
+// eachIn calls fn with every atom of predicate p and whether every
+// argument of a growing type lies among the constants lo..hi-1.
+func (in *instance) eachIn(p mln.PredID, lo, hi int, fn func(args []mln.ConstID, inside bool)) {
 	pr := in.m.Preds[p]
 	args := make([]mln.ConstID, pr.Arity())
 	var rec func(j int, inside bool)
@@ -344,7 +362,7 @@ func (in *instance) each(p mln.PredID, fn func(args []mln.ConstID, inside bool))
 		t := in.m.Types[pr.Args[j]]
 		for i, c := range t.Consts {
 			args[j] = c
-			rec(j+1, inside && (!in.growing[t.ID] || (i >= in.lo && i < in.hi)))
+			rec(j+1, inside && (!in.growing[t.ID] || (i >= lo && i < hi)))
 		}
 	}
 	rec(0, true)
@@ -432,7 +450,8 @@ func (in *instance) solve(ctx context.Context, opt *GrowOptions, size int, bound
 	pt.Engine = fellBack + pt.Engine
 	for _, p := range in.query {
 		sum, cnt := 0.0, 0
-		in.each(p, func(args []mln.ConstID, inside bool) {
+		lo, hi := in.inner()
+		in.eachIn(p, lo, hi, func(args []mln.ConstID, inside bool) {
 			if !inside {
 				return
 			}
@@ -542,7 +561,7 @@ func Grow(ctx context.Context, opt GrowOptions) (*GrowResult, error) {
 				res.Unreliable = append(res.Unreliable, fmt.Sprintf("size %d, boundary %s", n, bc))
 			}
 			if opt.Log != nil {
-				fmt.Fprintf(opt.Log, "size %d, boundary %s: %d atoms, %d clauses; mean marginals %s (%s)\n",
+				fmt.Fprintf(opt.Log, "size %d, boundary %s: %d atoms, %d clauses; inner marginals %s (%s)\n",
 					n, bc, pt.Atoms, pt.Clauses, formatVec(res.Preds, pt.Mean), pt.Method)
 			}
 		}
@@ -686,7 +705,7 @@ func (r *GrowResult) Write(w io.Writer) {
 	}
 	var hdr []string
 	for _, p := range r.Preds {
-		hdr = append(hdr, fmt.Sprintf("%-10s %-10s", p+" mean", "centre"))
+		hdr = append(hdr, fmt.Sprintf("%-10s %-10s", p+" inner", "centre"))
 	}
 	fmt.Fprintf(w, "%-6s %-8s %8s %9s  %s\n", "size", "boundary", "atoms", "clauses", strings.Join(hdr, " "))
 	for b := range r.Boundaries {

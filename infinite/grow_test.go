@@ -238,11 +238,12 @@ func TestGrowLazy(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := Grow(t.Context(), GrowOptions{
-		Load:   loader(boundedSmokers),
-		Graphs: []Graph{{Pred: "Friends", Kind: "ring", K: 1}},
-		Sizes:  []int{10, 20, 40},
-		Lazy:   lz,
-		Seed:   1,
+		Load:      loader(boundedSmokers),
+		Graphs:    []Graph{{Pred: "Friends", Kind: "ring", K: 1}},
+		Sizes:     []int{10, 20, 40, 80},
+		Lazy:      lz,
+		Seed:      1,
+		Tolerance: 0.02,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,8 @@ Infers the marginals of the model's random predicates as its domains grow:
 each growing type (every type the model does not list) gets the constants
 0..n-1 for each size n, the -graph predicates a bounded-degree structure
 over them, and every other predicate is random. It prints the mean
-marginal over the window and the marginal at its centre at each size, the
+marginal over the central half of the window and the marginal at its centre
+at each size, the
 limit estimated from the sequence and whether it converged. A model that
 is not locally finite is refused with the formulas that make it so; when
 the uniqueness condition does not hold, the all-true and all-false
