@@ -54,14 +54,14 @@ const growSynopsis = `-i model.mln [-graph Friends=ring:2] [-sizes 10,20,40] [-b
 Infers the marginals of the model's random predicates as its domains grow:
 each growing type (every type the model does not list) gets the constants
 0..n-1 for each size n, the -graph predicates a bounded-degree structure
-over them, and every other predicate is random. It prints the mean
-marginal over the central half of the window and the marginal at its centre
-at each size, the
-limit estimated from the sequence and whether it converged. A model that
-is not locally finite is refused with the formulas that make it so; when
-the uniqueness condition does not hold, the all-true and all-false
-boundaries are both run and a phase transition is reported when their
-limits differ (docs/infinite.md).`
+over them, and every other predicate is random. Each instance is counted
+exactly (wmc) while that stays within -exactNodes, then sampled (-solver).
+It prints, at each size, the mean marginal over the central half of the
+window and the marginal at its centre, then the limit estimated from the
+sequence and whether it converged. A model that is not locally finite is
+refused with the formulas that make it so; when the uniqueness condition
+does not hold, the all-true and all-false boundaries are both run and a
+phase transition is reported when their limits differ (docs/infinite.md).`
 
 func runGrow(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "grow", growSynopsis)
