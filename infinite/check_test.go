@@ -2,6 +2,7 @@ package infinite
 
 import (
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -329,4 +330,71 @@ func TestInstanceSum(t *testing.T) {
 	if r.Instance.Value > r.Sup+1e-9 {
 		t.Errorf("instance %v above the bound %v", r.Instance.Value, r.Sup)
 	}
+}
+
+// On random models and evidence, the first-order bound of a locally finite
+// model is never below the uniqueness sum of any atom of its ground
+// network, counted there clause by clause.
+func TestBoundAboveInstanceRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	preds := []struct {
+		name  string
+		arity int
+	}{{"P", 1}, {"Q", 1}, {"S", 2}, {"R", 2}, {"E", 1}}
+	vars := []string{"x", "y", "z"}
+	checked := 0
+	for iter := range 300 {
+		var b strings.Builder
+		b.WriteString("P(person)\nQ(person)\nS(person, person)\nR(person, person)\nE(person)\n")
+		for range 1 + rng.IntN(3) {
+			n := 2 + rng.IntN(2)
+			var lits []string
+			for range n {
+				p := preds[rng.IntN(len(preds))]
+				args := make([]string, p.arity)
+				for j := range args {
+					args[j] = vars[rng.IntN(len(vars))]
+				}
+				sign := ""
+				if rng.IntN(2) == 0 {
+					sign = "!"
+				}
+				lits = append(lits, sign+p.name+"("+strings.Join(args, ", ")+")")
+			}
+			w := strconv.FormatFloat(float64(rng.IntN(21)-10)/10, 'f', 1, 64)
+			if rng.IntN(8) == 0 {
+				b.WriteString(strings.Join(lits, " v ") + ".\n")
+			} else {
+				b.WriteString(w + " " + strings.Join(lits, " v ") + "\n")
+			}
+		}
+		var ev strings.Builder
+		for i := range 5 {
+			ev.WriteString("E(A" + itoa(i) + ")\n")
+			for j := range 5 {
+				if rng.IntN(3) == 0 {
+					ev.WriteString("R(A" + itoa(i) + ", A" + itoa(j) + ")\n")
+				}
+			}
+		}
+		m, db := load(t, b.String(), ev.String())
+		q := queryIDs(t, m, "P", "Q", "S")
+		r := Analyze(m, db, Options{Query: q})
+		if !r.LocallyFinite {
+			continue
+		}
+		net, err := ground.Ground(t.Context(), m, db, ground.Options{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := InstanceSum(net)
+		if in.Value > r.Sup*(1+1e-9)+1e-9 {
+			t.Errorf("model %d: ground sum %v at %s above the bound %v\n%s\nevidence:\n%s", iter, in.Value, in.Atom, r.Sup, b.String(), ev.String())
+		}
+		checked++
+	}
+	if checked < 30 {
+		t.Errorf("only %d locally finite models checked", checked)
+	}
+	t.Logf("%d locally finite random models checked", checked)
 }
