@@ -332,42 +332,49 @@ func TestInstanceSum(t *testing.T) {
 	}
 }
 
-// On random models and evidence, the first-order bound of a locally finite
-// model is never below the uniqueness sum of any atom of its ground
-// network, counted there clause by clause.
-func TestBoundAboveInstanceRandom(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
+// randomModel writes a random model over person: P, Q, S random, R and E
+// evidence; clauses of two or three literals over x, y, z, some hard.
+func randomModel(rng *rand.Rand) string {
 	preds := []struct {
 		name  string
 		arity int
 	}{{"P", 1}, {"Q", 1}, {"S", 2}, {"R", 2}, {"E", 1}}
 	vars := []string{"x", "y", "z"}
+	var b strings.Builder
+	b.WriteString("P(person)\nQ(person)\nS(person, person)\nR(person, person)\nE(person)\n")
+	for range 1 + rng.IntN(3) {
+		n := 2 + rng.IntN(2)
+		var lits []string
+		for range n {
+			p := preds[rng.IntN(len(preds))]
+			args := make([]string, p.arity)
+			for j := range args {
+				args[j] = vars[rng.IntN(len(vars))]
+			}
+			sign := ""
+			if rng.IntN(2) == 0 {
+				sign = "!"
+			}
+			lits = append(lits, sign+p.name+"("+strings.Join(args, ", ")+")")
+		}
+		if rng.IntN(8) == 0 {
+			b.WriteString(strings.Join(lits, " v ") + ".\n")
+		} else {
+			w := strconv.FormatFloat(float64(rng.IntN(21)-10)/10, 'f', 1, 64)
+			b.WriteString(w + " " + strings.Join(lits, " v ") + "\n")
+		}
+	}
+	return b.String()
+}
+
+// On random models and evidence, the first-order bound of a locally finite
+// model is never below the uniqueness sum of any atom of its ground
+// network, counted there clause by clause.
+func TestBoundAboveInstanceRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
 	checked := 0
 	for iter := range 300 {
-		var b strings.Builder
-		b.WriteString("P(person)\nQ(person)\nS(person, person)\nR(person, person)\nE(person)\n")
-		for range 1 + rng.IntN(3) {
-			n := 2 + rng.IntN(2)
-			var lits []string
-			for range n {
-				p := preds[rng.IntN(len(preds))]
-				args := make([]string, p.arity)
-				for j := range args {
-					args[j] = vars[rng.IntN(len(vars))]
-				}
-				sign := ""
-				if rng.IntN(2) == 0 {
-					sign = "!"
-				}
-				lits = append(lits, sign+p.name+"("+strings.Join(args, ", ")+")")
-			}
-			w := strconv.FormatFloat(float64(rng.IntN(21)-10)/10, 'f', 1, 64)
-			if rng.IntN(8) == 0 {
-				b.WriteString(strings.Join(lits, " v ") + ".\n")
-			} else {
-				b.WriteString(w + " " + strings.Join(lits, " v ") + "\n")
-			}
-		}
+		model := randomModel(rng)
 		var ev strings.Builder
 		for i := range 5 {
 			ev.WriteString("E(A" + itoa(i) + ")\n")
@@ -377,7 +384,7 @@ func TestBoundAboveInstanceRandom(t *testing.T) {
 				}
 			}
 		}
-		m, db := load(t, b.String(), ev.String())
+		m, db := load(t, model, ev.String())
 		q := queryIDs(t, m, "P", "Q", "S")
 		r := Analyze(m, db, Options{Query: q})
 		if !r.LocallyFinite {
@@ -389,12 +396,67 @@ func TestBoundAboveInstanceRandom(t *testing.T) {
 		}
 		in := InstanceSum(net)
 		if in.Value > r.Sup*(1+1e-9)+1e-9 {
-			t.Errorf("model %d: ground sum %v at %s above the bound %v\n%s\nevidence:\n%s", iter, in.Value, in.Atom, r.Sup, b.String(), ev.String())
+			t.Errorf("model %d: ground sum %v at %s above the bound %v\n%s\nevidence:\n%s", iter, in.Value, in.Atom, r.Sup, model, ev.String())
 		}
 		checked++
 	}
 	if checked < 30 {
-		t.Errorf("only %d locally finite models checked", checked)
+		t.Errorf("only %d locally finite random models checked", checked)
+	}
+	t.Logf("%d locally finite random models checked", checked)
+}
+
+// The local-finiteness verdict against the ground networks: for random
+// models judged locally finite, with R a ring of degree 1 on 6 and on 12
+// people, the most ground clauses any atom lies in is the same at both
+// sizes, and at most the analysis's count (the sum of its sites'
+// groundings).
+func TestLocallyFiniteGroundCountsRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	checked := 0
+	for iter := range 300 {
+		model := randomModel(rng)
+		var most [2]int
+		skip := false
+		for k, n := range []int{6, 12} {
+			var ev strings.Builder
+			for i := range n {
+				ev.WriteString("E(A" + itoa(i) + ")\nR(A" + itoa(i) + ", A" + itoa((i+1)%n) + ")\n")
+			}
+			m, db := load(t, model, ev.String())
+			q := queryIDs(t, m, "P", "Q", "S")
+			r := Analyze(m, db, Options{Query: q})
+			if !r.LocallyFinite {
+				skip = true
+				break
+			}
+			per := make(map[mln.PredID]float64)
+			for _, s := range r.Sites {
+				per[s.Pred] += s.Groundings
+			}
+			net, err := ground.Ground(t.Context(), m, db, ground.Options{Query: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for a := range net.NumAtoms() {
+				c := len(net.Occurrences(int32(a)))
+				most[k] = max(most[k], c)
+				if float64(c) > per[net.AtomPred[a]] {
+					t.Errorf("model %d, %d people: %s lies in %d ground clauses, above the analysis's %v\n%s",
+						iter, n, net.AtomName(int32(a)), c, per[net.AtomPred[a]], model)
+				}
+			}
+		}
+		if skip {
+			continue
+		}
+		if most[0] != most[1] {
+			t.Errorf("model %d: at most %d ground clauses per atom with 6 people, %d with 12\n%s", iter, most[0], most[1], model)
+		}
+		checked++
+	}
+	if checked < 30 {
+		t.Errorf("only %d locally finite random models checked", checked)
 	}
 	t.Logf("%d locally finite random models checked", checked)
 }
