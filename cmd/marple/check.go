@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/marple-mln/marple/infinite"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -12,7 +13,9 @@ const checkSynopsis = `-i model.mln [-e ev.db] [-q Pred1,Pred2]
 
 Parses the model (and evidence), prints its types, predicates and clauses,
 and the size of the ground network. Without -q, the predicates with no atom
-in the evidence are the query predicates.`
+in the evidence are the query predicates. With -infinite it also reports
+whether the model is locally finite as its domains grow and whether the
+uniqueness condition of its limit measure holds (docs/infinite.md).`
 
 func runCheck(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "check", checkSynopsis)
@@ -21,6 +24,8 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		evidence   = fs.String("e", "", "evidence database file(s) (.db), comma-separated")
 		noGround   = fs.Bool("noGround", false, "do not ground: only parse and compile")
 		verbose    = fs.Bool("v", false, "report every stage on stderr")
+		infDomains = fs.Bool("infinite", false, "also decide local finiteness and the uniqueness condition as the domains grow (docs/infinite.md)")
+		fixed      = fs.String("fixed", "", "with -infinite: types whose domains do not grow, comma-separated (listed types are fixed already)")
 	)
 	var wf worldFlags
 	wf.register(true, fs)
@@ -80,7 +85,16 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	fmt.Fprintf(w, "formulas: %d, clauses: %d (%d hard)\n", len(m.Formulas), len(m.Clauses), hard)
+	var inf *infinite.Report
+	if *infDomains {
+		if inf, err = analyzeInfinite(m, db, query, wf.openWorld, *fixed); err != nil {
+			return err
+		}
+	}
 	if *noGround {
+		if inf != nil {
+			inf.Write(w)
+		}
 		return nil
 	}
 	net, _, err := groundProblem(ctx, p, e, &wf, m, db)
@@ -98,6 +112,10 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		net.NumAtoms(), net.NumClauses(), nh, net.NumLits(), comps, largest)
 	if net.HardFalse > 0 {
 		fmt.Fprintf(w, "warning: the evidence alone falsifies %d hard ground clauses\n", net.HardFalse)
+	}
+	if inf != nil {
+		inf.Evaluate(net)
+		inf.Write(w)
 	}
 	return nil
 }

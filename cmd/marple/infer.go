@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,14 +20,15 @@ import (
 	"github.com/marple-mln/marple/syntax"
 )
 
-const inferSynopsis = `-i model.mln -e a.db,b.db -r out.result -q Pred1,Pred2 [-m | -a | -ms | -p | -bp]
+const inferSynopsis = `-i model.mln -e a.db,b.db -r out.result -q Pred1,Pred2 [-m | -a | -ms | -p | -bp | -wmc]
 
 Grounds the model against the evidence and writes, for MAP inference (-m,
 the default), the true query atoms of the most probable state, one per
 line (-a: every query atom with 0 or 1); for marginal inference (-ms
 MC-SAT, -p Gibbs sampling, both with several chains and their R-hat; -bp
-belief propagation, -bp -lifted lifted), every unknown query atom with its
-probability ("atom probability" per line). -q also takes partly ground
+belief propagation, -bp -lifted lifted; -wmc exact, by weighted model
+counting), every unknown query atom with its probability ("atom
+probability" per line). -q also takes partly ground
 atoms: Friends(Anna,x).`
 
 func runInfer(ctx context.Context, e *env, args []string) (err error) {
@@ -63,7 +65,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if mf.converge == 0 {
 		ax.maxSeconds = mf.maxSeconds // MC-SAT stopped by time; with -converge it bounds the rounds
 	}
-	if err := ax.setup(&wf, ef.samples, *mcsatInf || *gibbsInf || ax.bp, *gibbsInf); err != nil {
+	if err := ax.setup(&wf, ef.samples, *mcsatInf || *gibbsInf || ax.bp || ax.wmc, *gibbsInf); err != nil {
 		return err
 	}
 	if *out == "" {
@@ -77,7 +79,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		if *lazyInf || *countsOut || df.on {
 			return usagef("-hybrid excludes -lazy, -counts and -decision")
 		}
-		if *gibbsInf || ax.bp {
+		if *gibbsInf || ax.bp || ax.wmc {
 			return usagef("-hybrid runs -m or -ms")
 		}
 		if wf.closedWorld != "" {
@@ -91,13 +93,16 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return usagef("-contSamples needs -hybrid")
 	}
 	modes := 0
-	for _, b := range []bool{*mapInf, *mcsatInf, *gibbsInf, ax.bp} {
+	for _, b := range []bool{*mapInf, *mcsatInf, *gibbsInf, ax.bp, ax.wmc} {
 		if b {
 			modes++
 		}
 	}
 	if modes > 1 {
-		return usagef("-m, -ms, -p and -bp exclude each other")
+		return usagef("-m, -ms, -p, -bp and -wmc exclude each other")
+	}
+	if ax.wmc && (df.on || *lazyInf) {
+		return usagef("-wmc excludes -decision and -lazy")
 	}
 	if err := df.check(&ax, *mapInf, *lossAug); err != nil {
 		return err
@@ -107,8 +112,8 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	}
 	if *countsOut {
 		switch {
-		case *gibbsInf || ax.bp:
-			return usagef("-counts writes the MAP world's counts (-m, -a) or MC-SAT's expected counts (-ms): it excludes -p and -bp")
+		case *gibbsInf || ax.bp || ax.wmc:
+			return usagef("-counts writes the MAP world's counts (-m, -a) or MC-SAT's expected counts (-ms): it excludes -p, -bp and -wmc")
 		case *lazyInf:
 			return usagef("-counts excludes -lazy: the counts take the whole grounding")
 		case ax.outputNetwork:
@@ -142,6 +147,8 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 			mode = inferSample
 		case ax.bp:
 			mode = inferBP
+		case ax.wmc:
+			mode = inferExact
 		}
 		warnIgnored(e.stderr, fs, mode, *ef.solver, *lazyInf)
 	}
@@ -169,6 +176,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	}
 	if ax.bp {
 		engineName = "bp"
+	}
+	if ax.wmc {
+		engineName = "wmc"
 	}
 	switch {
 	case (*mcsatInf || *gibbsInf) && ax.maxSeconds == 0:
@@ -199,10 +209,10 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return atomicfile.Write(*out, func(w io.Writer) error { return net.WriteFactorGraph(w) })
 	}
 	hardNote := "" // what the summary line says of the hard clauses
-	if *mcsatInf || *gibbsInf || ax.bp {
-		// -bp runs a registry engine, which decides the hard clauses
-		// itself; the samplers below are built here.
-		if hardNote, err = checkHard(ctx, e.stderr, net, !ax.bp); err != nil {
+	if *mcsatInf || *gibbsInf || ax.bp || ax.wmc {
+		// -bp and -wmc run a registry engine, which decides the hard
+		// clauses itself; the samplers below are built here.
+		if hardNote, err = checkHard(ctx, e.stderr, net, !ax.bp && !ax.wmc); err != nil {
 			return err
 		}
 	}
@@ -243,15 +253,24 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		mf.hardNote = hardNote
 		return inferMarginals(ctx, e, p, &mf, &ax, net, m, isQuery, opt, method, wf.workers, *out, start)
 	}
-	if *mcsatInf || *gibbsInf || ax.bp {
+	if *mcsatInf || *gibbsInf || ax.bp || ax.wmc {
 		done := p.stage("sample")
 		// Independent components are sampled apart, in parallel.
 		s := ef.settings(wf.workers, nil)
 		s.Warn = prefixed{e.stderr, "marple: "} // lifted-bp running ground BP
 		s.Progress = prefixed{e.stderr, "marple: "}
+		logZ := math.NaN()
+		s.LogZ = func(z float64) { logZ = z }
 		probs, how, st, err := ax.marginals(ctx, net, engineName, s, *seed)
 		if err != nil {
 			return err
+		}
+		if ax.logZ {
+			defer func() {
+				if err == nil {
+					fmt.Fprintf(e.stdout, "marple infer: log Z = %s (exact)\n", strconv.FormatFloat(logZ, 'g', -1, 64))
+				}
+			}()
 		}
 		how += hardNote
 		done("%s", how)
@@ -386,6 +405,7 @@ const (
 	inferMAP = iota
 	inferSample
 	inferBP
+	inferExact
 )
 
 // warnIgnored warns about each flag given on the command line that the
@@ -400,7 +420,7 @@ func warnIgnored(stderr io.Writer, fs *flag.FlagSet, mode int, solver string, la
 		u := f.Usage
 		switch {
 		case f.Name == "maxSteps":
-			ok, where = mode != inferMAP, "-ms, -p and -bp"
+			ok, where = mode == inferSample || mode == inferBP, "-ms, -p and -bp"
 		case strings.HasPrefix(u, "MC-SAT/Gibbs:"):
 			ok, where = mode == inferSample, "-ms and -p (MC-SAT, Gibbs)"
 		case strings.HasPrefix(u, "MC-SAT:"):

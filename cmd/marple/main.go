@@ -64,6 +64,7 @@ var commands = []command{
 	{"invent", "statistical predicate invention: multiple relational clusterings (MRC)", runInvent},
 	{"eval", "score predictions against the truth: P, R, F1, Hamming, CLL, AUC-PR", runEval},
 	{"check", "parse a model and evidence; print predicates, clauses and ground network size", runCheck},
+	{"grow", "marginals as the domains grow without bound: their limit, or why there is none (infinite domains)", runGrow},
 	{"score", "a world's cost and log-weight under a model, per formula, at full precision", runScore},
 	{"data", "list, check and fetch the real data sets (docs/data.md)", runData},
 	{"transfer-templates", "deep transfer (DTM): rank second-order clique templates in a source domain", runTransferTemplates},
