@@ -13,8 +13,9 @@ import (
 )
 
 // DefaultMaxWork is the work bound used when Options.MaxWork is zero: terms
-// of the sums over cell counts plus assignments of the local sums.
-const DefaultMaxWork = 2_000_000_000
+// of the sums over cell counts, clause groundings evaluated and
+// assignments of the local sums (a minute of CPU or less).
+const DefaultMaxWork = 100_000_000
 
 // Options are the settings of Exact and Sample.
 type Options struct {
@@ -270,7 +271,8 @@ func exactLifted(ctx context.Context, m *mln.Model, db *mln.Database, opt Option
 		return nil, err
 	}
 	lf := newLfact(p.maxN)
-	lz, err := p.logZ(ctx, lf)
+	var recs []outerRec
+	lz, err := p.logZRec(ctx, lf, &recs)
 	if err != nil {
 		return nil, err
 	}
@@ -283,11 +285,15 @@ func exactLifted(ctx context.Context, m *mln.Model, db *mln.Database, opt Option
 	}
 	if !opt.NoMarginals {
 		for _, q := range p.queryClasses(b, opt.Query) {
-			c, err := q.build(mln.True)
-			if err != nil {
-				return nil, err
+			var lt float64
+			if q.sIdx >= 0 {
+				lt, err = p.specialMarginal(ctx, q.sIdx, recs)
+			} else {
+				var c *problem
+				if c, err = q.build(mln.True); err == nil {
+					lt, err = c.logZ(ctx, lf)
+				}
 			}
-			lt, err := c.logZ(ctx, lf)
 			if err != nil {
 				return nil, err
 			}
@@ -303,6 +309,19 @@ func exactLifted(ctx context.Context, m *mln.Model, db *mln.Database, opt Option
 // logZ sums the weights over the outer assignments (the unknown atoms over
 // special constants) of the special groundings times the count sum.
 func (p *problem) logZ(ctx context.Context, lf lfact) (float64, error) {
+	return p.logZRec(ctx, lf, nil)
+}
+
+// outerRec is one outer assignment's log weights: the special groundings'
+// and the count sum's.
+type outerRec struct {
+	a         uint64
+	ls, inner float64
+}
+
+// logZRec is logZ, appending each outer assignment of non-zero weight to
+// rec when rec is not nil.
+func (p *problem) logZRec(ctx context.Context, lf lfact, rec *[]outerRec) (float64, error) {
 	cache := map[string]float64{}
 	acc := newLSE()
 	sigma := make([]bool, p.nUnknown)
@@ -318,35 +337,84 @@ func (p *problem) logZ(ctx context.Context, lf lfact) (float64, error) {
 		for i, b := range p.iface {
 			sigma[b] = a>>i&1 == 1
 		}
-		v, err := p.outer(sigma, lf, cache)
+		ls, in, err := p.outer(sigma, lf, cache)
 		if err != nil {
 			return 0, err
 		}
-		acc.add(v)
+		acc.add(ls + in)
+		if rec != nil && !math.IsInf(ls+in, -1) {
+			*rec = append(*rec, outerRec{a, ls, in})
+		}
 	}
 	return acc.log(), nil
 }
 
-// outer is the log weight of one outer assignment.
-func (p *problem) outer(sigma []bool, lf lfact, cache map[string]float64) (float64, error) {
+// outer is the log weight of one outer assignment: that of the special
+// groundings and that of the count sum.
+func (p *problem) outer(sigma []bool, lf lfact, cache map[string]float64) (float64, float64, error) {
 	ls, err := p.specialWeight(sigma)
 	if err != nil || math.IsInf(ls, -1) {
-		return ls, err
+		return ls, 0, err
 	}
 	w, err := p.weightsFor(sigma)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	key := w.key(p)
 	in, ok := cache[key]
 	if !ok {
 		in, err = p.countSum(w, lf)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		cache[key] = in
 	}
-	return ls + in, nil
+	return ls, in, nil
+}
+
+// specialMarginal is log Z with the unknown atom satoms[idx] true, from
+// the outer assignments of the unconditioned sum: an atom the count sums
+// read is one of the enumerated bits; another only changes the special
+// groundings' sum.
+func (p *problem) specialMarginal(ctx context.Context, idx int, recs []outerRec) (float64, error) {
+	bit := p.satoms[idx].bit
+	acc := newLSE()
+	if p.isIface[bit] {
+		for i, b := range p.iface {
+			if b != bit {
+				continue
+			}
+			for _, r := range recs {
+				if r.a>>i&1 == 1 {
+					acc.add(r.ls + r.inner)
+				}
+			}
+		}
+		return acc.log(), nil
+	}
+	p.satoms[idx].truth = mln.True
+	p.fixed = 1
+	defer func() {
+		p.satoms[idx].truth = mln.Unknown
+		p.fixed = 0
+	}()
+	sigma := make([]bool, p.nUnknown)
+	for k, r := range recs {
+		if k&63 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		for i, b := range p.iface {
+			sigma[b] = r.a>>i&1 == 1
+		}
+		ls, err := p.specialWeight(sigma)
+		if err != nil {
+			return 0, err
+		}
+		acc.add(ls + r.inner)
+	}
+	return acc.log(), nil
 }
 
 // queryClass is a class of interchangeable query atoms with the problem
@@ -355,6 +423,9 @@ type queryClass struct {
 	key   classKey
 	args  []mln.ConstID
 	count int64
+	// sIdx is, for an atom over special constants, its index in
+	// problem.satoms (-1 otherwise).
+	sIdx int
 	// build returns the problem conditioned on an atom of the class
 	// having value v.
 	build func(v mln.Truth) (*problem, error)
@@ -368,7 +439,11 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 	slices.Sort(q)
 	q = slices.Compact(q)
 	cond := func(key classKey, args []mln.ConstID, count int64, f func(c *problem, v mln.Truth)) {
-		out = append(out, queryClass{key: key, args: args, count: count, build: func(v mln.Truth) (*problem, error) {
+		sIdx := -1
+		if key.a < -1 && (key.b < -1 || key.b == -1 && len(args) < 2) || len(args) == 0 {
+			sIdx = p.sIndex[atomKey(key.pred, args)]
+		}
+		out = append(out, queryClass{key: key, args: args, count: count, sIdx: sIdx, build: func(v mln.Truth) (*problem, error) {
 			c := p.clone()
 			f(c, v)
 			return c, c.finish()

@@ -175,8 +175,20 @@ sat:
 
 // groundAll adds every grounding whose variables take values in cands
 // (per variable type) and that keep is true of.
-func (l *local) groundAll(cands func(t mln.TypeID) []mln.ConstID, keep func(b []mln.ConstID) bool) {
+func (l *local) groundAll(cands func(t mln.TypeID) []mln.ConstID, keep func(b []mln.ConstID) bool) error {
 	bind := make([]mln.ConstID, 2)
+	work := int64(0)
+	for ci := range l.p.th.clauses {
+		c := &l.p.th.clauses[ci]
+		w := int64(1)
+		for _, t := range c.varType {
+			w *= int64(len(cands(t)))
+		}
+		work += w
+	}
+	if err := l.p.lim.add(work); err != nil {
+		return err
+	}
 	for ci := range l.p.th.clauses {
 		c := &l.p.th.clauses[ci]
 		switch len(c.varType) {
@@ -203,9 +215,10 @@ func (l *local) groundAll(cands func(t mln.TypeID) []mln.ConstID, keep func(b []
 			}
 		}
 		if l.dead && !l.p.probing {
-			return
+			return nil
 		}
 	}
+	return nil
 }
 
 // sum returns the log of the sum, over the free atoms, of the product of
@@ -497,14 +510,16 @@ func (p *problem) cellWeight(sigma []bool, ti *typeInfo, c *class, cell int) (fl
 		}
 		return append([]mln.ConstID{e1}, sp...)
 	}
-	l.groundAll(with, func(b []mln.ConstID) bool {
+	if err := l.groundAll(with, func(b []mln.ConstID) bool {
 		for _, x := range b {
 			if x == e1 {
 				return true
 			}
 		}
 		return false
-	})
+	}); err != nil {
+		return 0, err
+	}
 	// The free atoms: unknown local slots and atoms with special
 	// constants, those that split cells excepted.
 	total := 0
@@ -550,14 +565,16 @@ func (p *problem) pairFactor(sigma []bool, t1 mln.TypeID, c1 int, t2 mln.TypeID,
 		}
 		return append(c, p.types[t].specials...)
 	}
-	l.groundAll(with, func(b []mln.ConstID) bool {
+	if err := l.groundAll(with, func(b []mln.ConstID) bool {
 		h1, h2 := false, false
 		for _, x := range b {
 			h1 = h1 || x == e1
 			h2 = h2 || x == e2
 		}
 		return h1 && h2
-	})
+	}); err != nil {
+		return 0, err
+	}
 	total := 0
 	for _, pr := range p.th.m.Preds {
 		if pr.Arity() != 2 || !p.open[pr.ID] {
@@ -577,6 +594,8 @@ func (p *problem) pairFactor(sigma []bool, t1 mln.TypeID, c1 int, t2 mln.TypeID,
 // constants alone under sigma.
 func (p *problem) specialWeight(sigma []bool) (float64, error) {
 	l := &local{p: p, sigma: sigma, free: map[string]int32{}, special: true}
-	l.groundAll(func(t mln.TypeID) []mln.ConstID { return p.types[t].specials }, func([]mln.ConstID) bool { return true })
-	return l.sum(p.nUnknown - len(p.iface))
+	if err := l.groundAll(func(t mln.TypeID) []mln.ConstID { return p.types[t].specials }, func([]mln.ConstID) bool { return true }); err != nil {
+		return 0, err
+	}
+	return l.sum(p.nUnknown - len(p.iface) - p.fixed)
 }

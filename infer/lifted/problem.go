@@ -59,6 +59,7 @@ type problem struct {
 	deps   map[sumKey][]int
 	lcache map[sumVal]float64
 	maxN   int // the largest class
+	fixed  int // atoms outside the interface fixed for a marginal
 	lim    *limits
 }
 
