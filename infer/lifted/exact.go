@@ -126,7 +126,7 @@ func (r *Result) Err(pred mln.PredID, args []mln.ConstID) float64 {
 
 func (r *Result) class(pred mln.PredID, args []mln.ConstID) (int, bool) {
 	if r.atoms != nil {
-		i, ok := r.atoms[atomKey(pred, args)]
+		i, ok := r.atoms[groundKey(pred, args)]
 		return i, ok
 	}
 	if int(pred) >= len(r.query) || !r.query[pred] || r.base == nil {

@@ -330,3 +330,25 @@ func TestSampleAgrees(t *testing.T) {
 		t.Fatalf("only %d models", done)
 	}
 }
+
+// TestSampleDeterministic checks that a seed fixes the estimates.
+func TestSampleDeterministic(t *testing.T) {
+	m, db, opt := smokersModel(t, 12, randomEvidence(12, 2, 2))
+	s := Sampling{Samples: 200, Proposal: Informed, Seed: 9, LearningRate: 0.1, UpdateInterval: 20}
+	a, err := Sample(context.Background(), m, db, opt, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Sample(context.Background(), m, db, opt, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.LogZ != b.LogZ || a.LogZErr != b.LogZErr || len(a.Classes) != len(b.Classes) {
+		t.Fatalf("log Z %v ± %v, then %v ± %v", a.LogZ, a.LogZErr, b.LogZ, b.LogZErr)
+	}
+	for i := range a.Classes {
+		if a.Classes[i].Prob != b.Classes[i].Prob || a.Classes[i].Err != b.Classes[i].Err {
+			t.Fatalf("class %d: %v, then %v", i, a.Classes[i], b.Classes[i])
+		}
+	}
+}

@@ -32,7 +32,7 @@ type local struct {
 	ty    [2]mln.TypeID
 	cell  [2]int
 	cls   [2]*class // the placeholders' classes (nil for a pair factor)
-	free  map[string]int32
+	free  map[akey]int32
 	konst float64 // log factor of the groundings already decided
 	facs  []factor
 	dead  bool // a hard grounding is false whatever the free atoms
@@ -501,7 +501,7 @@ func (ti *typeInfo) size() int {
 // over its atoms that do not split cells of the groundings that involve it
 // and special constants only.
 func (p *problem) cellWeight(sigma []bool, ti *typeInfo, c *class, cell int) (float64, error) {
-	l := &local{p: p, sigma: sigma, free: map[string]int32{}}
+	l := &local{p: p, sigma: sigma, free: map[akey]int32{}}
 	l.ty[0], l.cell[0], l.cls[0] = ti.id, cell, c
 	with := func(t mln.TypeID) []mln.ConstID {
 		sp := p.types[t].specials
@@ -552,7 +552,7 @@ func (p *problem) cellWeight(sigma []bool, ti *typeInfo, c *class, cell int) (fl
 // types t1 and t2 in cells c1 and c2: the sum over their pair atoms of the
 // groundings that involve both.
 func (p *problem) pairFactor(sigma []bool, t1 mln.TypeID, c1 int, t2 mln.TypeID, c2 int) (float64, error) {
-	l := &local{p: p, sigma: sigma, free: map[string]int32{}}
+	l := &local{p: p, sigma: sigma, free: map[akey]int32{}}
 	l.ty = [2]mln.TypeID{t1, t2}
 	l.cell = [2]int{c1, c2}
 	with := func(t mln.TypeID) []mln.ConstID {
@@ -593,7 +593,7 @@ func (p *problem) pairFactor(sigma []bool, t1 mln.TypeID, c1 int, t2 mln.TypeID,
 // specialWeight is the log weight of the groundings over special
 // constants alone under sigma.
 func (p *problem) specialWeight(sigma []bool) (float64, error) {
-	l := &local{p: p, sigma: sigma, free: map[string]int32{}, special: true}
+	l := &local{p: p, sigma: sigma, free: map[akey]int32{}, special: true}
 	if err := l.groundAll(func(t mln.TypeID) []mln.ConstID { return p.types[t].specials }, func([]mln.ConstID) bool { return true }); err != nil {
 		return 0, err
 	}

@@ -18,10 +18,10 @@ type class struct {
 // typeInfo is one type's part of a problem.
 type typeInfo struct {
 	id       mln.TypeID
-	local    []slot         // P(e) for unary P, R(e,e) for binary R over the type twice
-	localIdx map[string]int // atomKey(pattern) -> index in local
-	rel      []slot         // the slots that split cells
-	relIdx   map[string]int
+	local    []slot       // P(e) for unary P, R(e,e) for binary R over the type twice
+	localIdx map[akey]int // atomKey(pattern) -> index in local
+	rel      []slot       // the slots that split cells
+	relIdx   map[akey]int
 	classes  []*class
 	specials []mln.ConstID // the type's special constants
 }
@@ -40,12 +40,12 @@ type problem struct {
 	th    *theory
 	db    *mln.Database
 	open  []bool
-	over  map[string]mln.Truth // evidence added by conditioning
+	over  map[akey]mln.Truth // evidence added by conditioning
 	types []*typeInfo
 	isSp  map[mln.ConstID]bool
 	// special-only atoms, built by finish
 	satoms   []satom
-	sIndex   map[string]int
+	sIndex   map[akey]int
 	nUnknown int
 	// iface lists the unknown special atoms (bits) that some cell weight
 	// or pair factor reads: only they are enumerated (or sampled); the
@@ -100,7 +100,7 @@ type base struct {
 // open-world predicates.
 func newProblem(th *theory, db *mln.Database, open []bool, lim *limits) (*problem, *base, error) {
 	m := th.m
-	p := &problem{th: th, db: db, open: open, over: map[string]mln.Truth{}, isSp: map[mln.ConstID]bool{}, lim: lim}
+	p := &problem{th: th, db: db, open: open, over: map[akey]mln.Truth{}, isSp: map[mln.ConstID]bool{}, lim: lim}
 	for _, c := range th.consts {
 		p.isSp[c] = true
 	}
@@ -121,7 +121,7 @@ func newProblem(th *theory, db *mln.Database, open []bool, lim *limits) (*proble
 	rel := th.relevantSlots()
 	b := &base{elemClass: map[mln.TypeID][]int32{}}
 	for _, t := range m.Types {
-		ti := &typeInfo{id: t.ID, localIdx: map[string]int{}, relIdx: map[string]int{}}
+		ti := &typeInfo{id: t.ID, localIdx: map[akey]int{}, relIdx: map[akey]int{}}
 		for _, pr := range m.Preds {
 			var pat []mln.ConstID
 			switch {
@@ -200,7 +200,7 @@ func truthBytes(s []mln.Truth) []byte {
 func (p *problem) finish() error {
 	m := p.th.m
 	p.satoms = p.satoms[:0]
-	p.sIndex = map[string]int{}
+	p.sIndex = map[akey]int{}
 	p.nUnknown = 0
 	p.maxN = 0
 	for _, ti := range p.types {
