@@ -53,8 +53,10 @@ type theory struct {
 // compileTheory checks that every clause of m is in the liftable fragment
 // and returns its clauses with their weights.
 func compileTheory(m *mln.Model) (*theory, error) {
-	if len(m.Clauses) == 0 && len(m.Formulas) > 0 {
-		return nil, fmt.Errorf("lifted: the model is not compiled (call Compile)")
+	for _, fm := range m.Formulas {
+		if _, ok := fm.Params[""]; !ok && !fm.Hard && len(fm.PlusVars) == 0 {
+			return nil, fmt.Errorf("lifted: the model is not compiled (call Compile)")
+		}
 	}
 	th := &theory{m: m, typeOf: make(map[mln.ConstID]mln.TypeID)}
 	// Every constant belongs to one type: lifting counts the elements of
