@@ -285,19 +285,33 @@ func exactLifted(ctx context.Context, m *mln.Model, db *mln.Database, opt Option
 	}
 	if !opt.NoMarginals {
 		for _, q := range p.queryClasses(b, opt.Query) {
-			var lt float64
-			if q.sIdx >= 0 {
-				lt, err = p.specialMarginal(ctx, q.sIdx, recs)
-			} else {
+			var lt, pr float64
+			switch {
+			case q.probe != nil:
+				// P = Z_T / (Z_T + Z_F), both sums made of the same
+				// terms: no difference of large log Z values.
+				var c *problem
+				if c, err = q.probe(); err == nil {
+					var lf2 float64
+					if lt, lf2, err = c.probeLogZ(ctx, lf); err == nil {
+						pr = 1 / (1 + math.Exp(lf2-lt))
+					}
+				}
+			case q.sIdx >= 0:
+				if lt, err = p.specialMarginal(ctx, q.sIdx, recs); err == nil {
+					pr = math.Exp(lt - lz)
+				}
+			default:
 				var c *problem
 				if c, err = q.build(mln.True); err == nil {
-					lt, err = c.logZ(ctx, lf)
+					if lt, err = c.logZ(ctx, lf); err == nil {
+						pr = math.Exp(lt - lz)
+					}
 				}
 			}
 			if err != nil {
 				return nil, err
 			}
-			pr := math.Exp(lt - lz)
 			r.index[q.key] = len(r.Classes)
 			r.Classes = append(r.Classes, AtomClass{Pred: q.key.pred, Args: q.args, Count: q.count, Prob: min(max(pr, 0), 1)})
 		}
@@ -372,6 +386,50 @@ func (p *problem) outer(sigma []bool, lf lfact, cache map[string]float64) (float
 	return ls, in, nil
 }
 
+// probeLogZ is log Z with the probe's atom true and false.
+func (p *problem) probeLogZ(ctx context.Context, lf lfact) (float64, float64, error) {
+	type three struct{ all, t, f float64 }
+	cache := map[string]three{}
+	accT, accF := newLSE(), newLSE()
+	sigma := make([]bool, p.nUnknown)
+	for a := uint64(0); a < 1<<len(p.iface); a++ {
+		if a&63 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, 0, err
+			}
+		}
+		if err := p.lim.add(1); err != nil {
+			return 0, 0, err
+		}
+		for i, b := range p.iface {
+			sigma[b] = a>>i&1 == 1
+		}
+		ls, err := p.specialWeight(sigma)
+		if err != nil {
+			return 0, 0, err
+		}
+		if math.IsInf(ls, -1) {
+			continue
+		}
+		w, err := p.weightsFor(sigma)
+		if err != nil {
+			return 0, 0, err
+		}
+		key := w.key(p)
+		v, ok := cache[key]
+		if !ok {
+			v.all, v.t, v.f, err = p.countSumProbe(w, lf)
+			if err != nil {
+				return 0, 0, err
+			}
+			cache[key] = v
+		}
+		accT.add(ls + v.t)
+		accF.add(ls + v.f)
+	}
+	return accT.log(), accF.log(), nil
+}
+
 // specialMarginal is log Z with the unknown atom satoms[idx] true, from
 // the outer assignments of the unconditioned sum: an atom the count sums
 // read is one of the enumerated bits; another only changes the special
@@ -426,6 +484,9 @@ type queryClass struct {
 	// sIdx is, for an atom over special constants, its index in
 	// problem.satoms (-1 otherwise).
 	sIdx int
+	// probe, when not nil, returns the problem with one constant of the
+	// class held out as a probe (an atom of that constant alone).
+	probe func() (*problem, error)
 	// build returns the problem conditioned on an atom of the class
 	// having value v.
 	build func(v mln.Truth) (*problem, error)
@@ -464,6 +525,7 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 			for ci, cl := range ti.classes {
 				if cl.n > 0 && cl.sig[j] == mln.Unknown {
 					cond(classKey{pred: pid, a: int32(ci), b: -1}, []mln.ConstID{cl.rep}, int64(cl.n), func(c *problem, v mln.Truth) { c.condLocal(t, ci, j, v) })
+					out[len(out)-1].probe = p.prober(t, ci, j)
 				}
 			}
 			for _, s := range ti.specials {
@@ -480,6 +542,7 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 				for ci, cl := range ta.classes {
 					if cl.n > 0 && cl.sig[j] == mln.Unknown {
 						cond(classKey{pred: pid, a: int32(ci), b: int32(ci), diag: true}, []mln.ConstID{cl.rep, cl.rep}, int64(cl.n), func(c *problem, v mln.Truth) { c.condLocal(t1, ci, j, v) })
+						out[len(out)-1].probe = p.prober(t1, ci, j)
 					}
 				}
 				for _, s := range ta.specials {
@@ -556,4 +619,19 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 		}
 	}
 	return out
+}
+
+// prober returns the builder of the problem in which one member of class
+// ci of type t is a probe for its local slot j.
+func (p *problem) prober(t mln.TypeID, ci, j int) func() (*problem, error) {
+	return func() (*problem, error) {
+		c := p.clone()
+		cl := c.types[t].classes[ci]
+		cl.n--
+		cT := &class{sig: slices.Clone(cl.sig), n: 1, rep: cl.rep}
+		cF := &class{sig: slices.Clone(cl.sig), n: 1, rep: cl.rep}
+		cT.sig[j], cF.sig[j] = mln.True, mln.False
+		c.probe = &probeSpec{t: int(t), cT: cT, cF: cF}
+		return c, c.finish()
+	}
 }

@@ -408,6 +408,10 @@ func (ti *typeInfo) classTruth(p *problem, c *class, j int) mln.Truth {
 type weights struct {
 	lw [][][]float64          // [type][class][cell]
 	lr map[[2]int][][]float64 // [t1,t2] (t1 <= t2) -> [cell1][cell2]
+	// the probe's cell weights (atom true, false) and pair factors
+	// [type][probe cell][cell]
+	pT, pF []float64
+	prow   [][][]float64
 }
 
 // weightsFor computes the cell weights and pair factors under sigma.
@@ -426,16 +430,7 @@ func (p *problem) weightsFor(sigma []bool) (*weights, error) {
 				if c.n == 0 {
 					continue
 				}
-				ok := true
-				for j := range ti.rel {
-					switch ti.classTruth(p, c, j) {
-					case mln.True:
-						ok = ok && cell>>j&1 == 1
-					case mln.False:
-						ok = ok && cell>>j&1 == 0
-					}
-				}
-				if !ok {
+				if !ti.allows(p, c, cell) {
 					continue
 				}
 				v, err := p.cached(sumKey{t, ci, cell, -1, 0}, sigma, func() (float64, error) { return p.cellWeight(sigma, ti, c, cell) })
@@ -447,6 +442,11 @@ func (p *problem) weightsFor(sigma []bool) (*weights, error) {
 					active[t][cell] = true
 				}
 			}
+		}
+	}
+	if p.probe != nil {
+		if err := p.probeWeights(sigma, w, active); err != nil {
+			return nil, err
 		}
 	}
 	for t1, ti := range p.types {
@@ -486,6 +486,93 @@ func (p *problem) weightsFor(sigma []bool) (*weights, error) {
 		}
 	}
 	return w, nil
+}
+
+// allows reports whether cell agrees with the evidence of class c.
+func (ti *typeInfo) allows(p *problem, c *class, cell int) bool {
+	for j := range ti.rel {
+		switch ti.classTruth(p, c, j) {
+		case mln.True:
+			if cell>>j&1 == 0 {
+				return false
+			}
+		case mln.False:
+			if cell>>j&1 == 1 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// probeSpec is one constant of type t held out of the counts for a
+// marginal: its evidence with the atom true (T) and false (F).
+type probeSpec struct {
+	t      int
+	cT, cF *class
+}
+
+// probeWeights computes the probe's cell weights with the atom true and
+// false, and its pair factors with every active cell of every type.
+func (p *problem) probeWeights(sigma []bool, w *weights, active [][]bool) error {
+	pr := p.probe
+	ti := p.types[pr.t]
+	nc := 1 << len(ti.rel)
+	w.pT, w.pF = make([]float64, nc), make([]float64, nc)
+	used := make([]bool, nc)
+	for k, c := range []*class{pr.cT, pr.cF} {
+		lw := w.pT
+		if k == 1 {
+			lw = w.pF
+		}
+		for cell := range nc {
+			lw[cell] = math.Inf(-1)
+			if !ti.allows(p, c, cell) {
+				continue
+			}
+			v, err := p.cached(sumKey{pr.t, -2 - k, cell, -1, 0}, sigma, func() (float64, error) { return p.cellWeight(sigma, ti, c, cell) })
+			if err != nil {
+				return err
+			}
+			lw[cell] = v
+			used[cell] = used[cell] || !math.IsInf(v, -1) || p.probing
+		}
+	}
+	w.prow = make([][][]float64, len(p.types))
+	for t2, tj := range p.types {
+		if tj.size() == 0 {
+			continue
+		}
+		w.prow[t2] = make([][]float64, nc)
+		for j := range nc {
+			if !used[j] {
+				continue
+			}
+			row := make([]float64, len(active[t2]))
+			w.prow[t2][j] = row
+			for i := range row {
+				if !active[t2][i] {
+					continue
+				}
+				var v float64
+				var err error
+				if pr.t <= t2 {
+					v, err = p.cached(sumKey{pr.t, -1, j, t2, i}, sigma, func() (float64, error) {
+						return p.pairFactor(sigma, mln.TypeID(pr.t), j, mln.TypeID(t2), i)
+					})
+				} else {
+					v, err = p.cached(sumKey{t2, -1, i, pr.t, j}, sigma, func() (float64, error) {
+						return p.pairFactor(sigma, mln.TypeID(t2), i, mln.TypeID(pr.t), j)
+					})
+				}
+				if err != nil {
+					return err
+				}
+				row[i] = v
+			}
+		}
+	}
+	return nil
 }
 
 // size is the number of non-special constants of the type.

@@ -60,6 +60,7 @@ type problem struct {
 	lcache map[sumVal]float64
 	maxN   int // the largest class
 	fixed  int // atoms outside the interface fixed for a marginal
+	probe  *probeSpec
 	lim    *limits
 }
 
