@@ -29,8 +29,12 @@
 //     constants that the other constants' weights read are enumerated (at
 //     most Options.MaxSpecialAtoms of them); the rest are summed out by
 //     components (weighted model counting of small ground networks).
-//   - A marginal is Z with the atom true over Z, computed once for each
-//     class of interchangeable atoms (Result.Classes).
+//   - The marginal of a constant's own atom (Smokes(Anna), Friends(Anna,Anna))
+//     holds one constant of its class out of the counts as a probe:
+//     Z_T / (Z_T + Z_F) with both sums made of the same terms, computed once
+//     per class of interchangeable atoms (Result.Classes). Other atoms (pairs,
+//     atoms of special constants) are conditioned on: Z with the atom true
+//     over Z.
 //
 // The cost grows polynomially with the domain sizes (linearly for friends
 // and smokers) and exponentially with the number of cells and of
@@ -46,9 +50,10 @@
 // log Z is that of every world that agrees with the evidence, every
 // unknown atom included: unknown atoms that appear in no grounding count a
 // factor 2 each. (A ground network leaves those atoms out; the ground
-// fallback adds them back, so the methods agree.) Marginals of very large
-// domains are differences of log Z values of order n²: at 10^5 constants
-// they are accurate to about 1e-6.
+// fallback adds them back, so the methods agree.) log Z is of order n² and
+// carries its relative rounding; the probe marginals do not lose digits at
+// any size, while the conditioned ones are differences of log Z values (at
+// 10^5 constants, accurate to about 1e-6).
 //
 // # Lifted importance sampling
 //
