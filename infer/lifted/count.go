@@ -228,29 +228,8 @@ func (p *problem) countSumProbe(w *weights, lf lfact) (float64, float64, float64
 	}
 	accT, accF := newLSE(), newLSE()
 	probe := func(v float64, choice []int) {
-		if p.probe == nil {
-			return
-		}
-		for j := range w.pT {
-			if math.IsInf(w.pT[j], -1) && math.IsInf(w.pF[j], -1) {
-				continue
-			}
-			phi := 0.0
-			for i, tb := range tabs {
-				m := len(tb.cells)
-				k := tb.k[choice[i]*m : (choice[i]+1)*m]
-				row := w.prow[tb.t][j]
-				for a, ca := range tb.cells {
-					if k[a] > 0 {
-						phi += float64(k[a]) * row[ca]
-					}
-				}
-			}
-			if math.IsNaN(phi) {
-				continue
-			}
-			accT.add(v + w.pT[j] + phi)
-			accF.add(v + w.pF[j] + phi)
+		if w.pw != nil {
+			w.pw.probeTerms(tabs, choice, v, &accT, &accF)
 		}
 	}
 	if len(tabs) == 0 {
@@ -335,19 +314,8 @@ func (w *weights) key(p *problem) string {
 			}
 		}
 	}
-	for _, x := range w.pT {
-		put(x)
-	}
-	for _, x := range w.pF {
-		put(x)
-	}
-	for _, rows := range w.prow {
-		for _, row := range rows {
-			put(float64(len(row)))
-			for _, x := range row {
-				put(x)
-			}
-		}
+	if w.pw != nil {
+		w.pw.put(put)
 	}
 	return string(b)
 }

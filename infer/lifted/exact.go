@@ -271,6 +271,7 @@ func exactLifted(ctx context.Context, m *mln.Model, db *mln.Database, opt Option
 		return nil, err
 	}
 	lf := newLfact(p.maxN)
+	p.shared = newShared()
 	var recs []outerRec
 	lz, err := p.logZRec(ctx, lf, &recs)
 	if err != nil {
@@ -404,9 +405,18 @@ func (p *problem) probeLogZ(ctx context.Context, lf lfact) (float64, float64, er
 		for i, b := range p.iface {
 			sigma[b] = a>>i&1 == 1
 		}
-		ls, err := p.specialWeight(sigma)
-		if err != nil {
-			return 0, 0, err
+		ls, ok := 0.0, false
+		if p.shared != nil {
+			ls, ok = p.shared.ls[a]
+		}
+		if !ok {
+			var err error
+			if ls, err = p.specialWeight(sigma); err != nil {
+				return 0, 0, err
+			}
+			if p.shared != nil {
+				p.shared.ls[a] = ls
+			}
 		}
 		if math.IsInf(ls, -1) {
 			continue
@@ -525,7 +535,7 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 			for ci, cl := range ti.classes {
 				if cl.n > 0 && cl.sig[j] == mln.Unknown {
 					cond(classKey{pred: pid, a: int32(ci), b: -1}, []mln.ConstID{cl.rep}, int64(cl.n), func(c *problem, v mln.Truth) { c.condLocal(t, ci, j, v) })
-					out[len(out)-1].probe = p.prober(t, ci, j)
+					out[len(out)-1].probe = p.proberLocal(t, ci, j)
 				}
 			}
 			for _, s := range ti.specials {
@@ -542,7 +552,7 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 				for ci, cl := range ta.classes {
 					if cl.n > 0 && cl.sig[j] == mln.Unknown {
 						cond(classKey{pred: pid, a: int32(ci), b: int32(ci), diag: true}, []mln.ConstID{cl.rep, cl.rep}, int64(cl.n), func(c *problem, v mln.Truth) { c.condLocal(t1, ci, j, v) })
-						out[len(out)-1].probe = p.prober(t1, ci, j)
+						out[len(out)-1].probe = p.proberLocal(t1, ci, j)
 					}
 				}
 				for _, s := range ta.specials {
@@ -581,6 +591,7 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 							c.makeSpecial(t2, c2, y)
 							c.over[atomKey(pid, args)] = v
 						})
+						out[len(out)-1].probe = p.proberPair(t1, c1, t2, c2, pid)
 					}
 					for _, s := range tb.specials {
 						x := b.members(m, t1, int32(c1), 1)[0]
@@ -589,6 +600,7 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 							c.makeSpecial(t1, c1, x)
 							c.over[atomKey(pid, args)] = v
 						})
+						out[len(out)-1].probe = p.proberSpecial(t1, c1, pid, []mln.ConstID{e1, s})
 					}
 				}
 				for _, s := range ta.specials {
@@ -602,6 +614,7 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 							c.makeSpecial(t2, c2, y)
 							c.over[atomKey(pid, args)] = v
 						})
+						out[len(out)-1].probe = p.proberSpecial(t2, c2, pid, []mln.ConstID{s, e1})
 					}
 				}
 			}
@@ -621,17 +634,3 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 	return out
 }
 
-// prober returns the builder of the problem in which one member of class
-// ci of type t is a probe for its local slot j.
-func (p *problem) prober(t mln.TypeID, ci, j int) func() (*problem, error) {
-	return func() (*problem, error) {
-		c := p.clone()
-		cl := c.types[t].classes[ci]
-		cl.n--
-		cT := &class{sig: slices.Clone(cl.sig), n: 1, rep: cl.rep}
-		cF := &class{sig: slices.Clone(cl.sig), n: 1, rep: cl.rep}
-		cT.sig[j], cF.sig[j] = mln.True, mln.False
-		c.probe = &probeSpec{t: int(t), cT: cT, cF: cF}
-		return c, c.finish()
-	}
-}

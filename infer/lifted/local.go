@@ -41,6 +41,14 @@ type local struct {
 	// special marks the sum of the groundings over special constants
 	// alone, whose unknown atoms outside the interface are free.
 	special bool
+	// fix, when set, fixes one atom (with placeholders) to a value.
+	fix *fixAtom
+}
+
+type fixAtom struct {
+	on   bool
+	atom akey
+	v    bool
 }
 
 type factor struct {
@@ -78,6 +86,9 @@ func (l *local) value(pred mln.PredID, args []mln.ConstID) (bool, int32) {
 		}
 	}
 	p := l.p
+	if l.fix != nil && l.fix.on && l.fix.atom == atomKey(pred, args) {
+		return l.fix.v, -1
+	}
 	if h == 0 {
 		a := &p.satoms[p.sIndex[atomKey(pred, args)]]
 		if a.truth == mln.Unknown {
@@ -408,10 +419,7 @@ func (ti *typeInfo) classTruth(p *problem, c *class, j int) mln.Truth {
 type weights struct {
 	lw [][][]float64          // [type][class][cell]
 	lr map[[2]int][][]float64 // [t1,t2] (t1 <= t2) -> [cell1][cell2]
-	// the probe's cell weights (atom true, false) and pair factors
-	// [type][probe cell][cell]
-	pT, pF []float64
-	prow   [][][]float64
+	pw *probeW // the probes' weights (probe.go)
 }
 
 // weightsFor computes the cell weights and pair factors under sigma.
@@ -505,76 +513,6 @@ func (ti *typeInfo) allows(p *problem, c *class, cell int) bool {
 	return true
 }
 
-// probeSpec is one constant of type t held out of the counts for a
-// marginal: its evidence with the atom true (T) and false (F).
-type probeSpec struct {
-	t      int
-	cT, cF *class
-}
-
-// probeWeights computes the probe's cell weights with the atom true and
-// false, and its pair factors with every active cell of every type.
-func (p *problem) probeWeights(sigma []bool, w *weights, active [][]bool) error {
-	pr := p.probe
-	ti := p.types[pr.t]
-	nc := 1 << len(ti.rel)
-	w.pT, w.pF = make([]float64, nc), make([]float64, nc)
-	used := make([]bool, nc)
-	for k, c := range []*class{pr.cT, pr.cF} {
-		lw := w.pT
-		if k == 1 {
-			lw = w.pF
-		}
-		for cell := range nc {
-			lw[cell] = math.Inf(-1)
-			if !ti.allows(p, c, cell) {
-				continue
-			}
-			v, err := p.cached(sumKey{pr.t, -2 - k, cell, -1, 0}, sigma, func() (float64, error) { return p.cellWeight(sigma, ti, c, cell) })
-			if err != nil {
-				return err
-			}
-			lw[cell] = v
-			used[cell] = used[cell] || !math.IsInf(v, -1) || p.probing
-		}
-	}
-	w.prow = make([][][]float64, len(p.types))
-	for t2, tj := range p.types {
-		if tj.size() == 0 {
-			continue
-		}
-		w.prow[t2] = make([][]float64, nc)
-		for j := range nc {
-			if !used[j] {
-				continue
-			}
-			row := make([]float64, len(active[t2]))
-			w.prow[t2][j] = row
-			for i := range row {
-				if !active[t2][i] {
-					continue
-				}
-				var v float64
-				var err error
-				if pr.t <= t2 {
-					v, err = p.cached(sumKey{pr.t, -1, j, t2, i}, sigma, func() (float64, error) {
-						return p.pairFactor(sigma, mln.TypeID(pr.t), j, mln.TypeID(t2), i)
-					})
-				} else {
-					v, err = p.cached(sumKey{t2, -1, i, pr.t, j}, sigma, func() (float64, error) {
-						return p.pairFactor(sigma, mln.TypeID(t2), i, mln.TypeID(pr.t), j)
-					})
-				}
-				if err != nil {
-					return err
-				}
-				row[i] = v
-			}
-		}
-	}
-	return nil
-}
-
 // size is the number of non-special constants of the type.
 func (ti *typeInfo) size() int {
 	n := 0
@@ -588,7 +526,12 @@ func (ti *typeInfo) size() int {
 // over its atoms that do not split cells of the groundings that involve it
 // and special constants only.
 func (p *problem) cellWeight(sigma []bool, ti *typeInfo, c *class, cell int) (float64, error) {
-	l := &local{p: p, sigma: sigma, free: map[akey]int32{}}
+	return p.cellWeightFix(sigma, ti, c, cell, nil)
+}
+
+// cellWeightFix is cellWeight with an atom fixed (nil: none).
+func (p *problem) cellWeightFix(sigma []bool, ti *typeInfo, c *class, cell int, fix *fixAtom) (float64, error) {
+	l := &local{p: p, sigma: sigma, free: map[akey]int32{}, fix: fix}
 	l.ty[0], l.cell[0], l.cls[0] = ti.id, cell, c
 	with := func(t mln.TypeID) []mln.ConstID {
 		sp := p.types[t].specials
@@ -626,7 +569,7 @@ func (p *problem) cellWeight(sigma []bool, ti *typeInfo, c *class, cell int) (fl
 			for _, s := range p.types[pr.Args[1-side]].specials {
 				pat := []mln.ConstID{s, s}
 				pat[side] = -1
-				if _, ok := ti.relIdx[atomKey(pr.ID, pat)]; !ok {
+				if _, ok := ti.relIdx[atomKey(pr.ID, pat)]; !ok && (fix == nil || fix.atom != atomKey(pr.ID, pat)) {
 					total++
 				}
 			}
@@ -639,7 +582,12 @@ func (p *problem) cellWeight(sigma []bool, ti *typeInfo, c *class, cell int) (fl
 // types t1 and t2 in cells c1 and c2: the sum over their pair atoms of the
 // groundings that involve both.
 func (p *problem) pairFactor(sigma []bool, t1 mln.TypeID, c1 int, t2 mln.TypeID, c2 int) (float64, error) {
-	l := &local{p: p, sigma: sigma, free: map[akey]int32{}}
+	return p.pairFactorFix(sigma, t1, c1, t2, c2, nil)
+}
+
+// pairFactorFix is pairFactor with an atom fixed (nil: none).
+func (p *problem) pairFactorFix(sigma []bool, t1 mln.TypeID, c1 int, t2 mln.TypeID, c2 int, fix *fixAtom) (float64, error) {
+	l := &local{p: p, sigma: sigma, free: map[akey]int32{}, fix: fix}
 	l.ty = [2]mln.TypeID{t1, t2}
 	l.cell = [2]int{c1, c2}
 	with := func(t mln.TypeID) []mln.ConstID {
@@ -673,6 +621,9 @@ func (p *problem) pairFactor(sigma []bool, t1 mln.TypeID, c1 int, t2 mln.TypeID,
 		if pr.Args[0] == t2 && pr.Args[1] == t1 {
 			total++
 		}
+	}
+	if fix != nil && fix.on {
+		total-- // the fixed atom is a pair atom of the two
 	}
 	return l.sum(total)
 }

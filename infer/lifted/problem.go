@@ -61,6 +61,9 @@ type problem struct {
 	maxN   int // the largest class
 	fixed  int // atoms outside the interface fixed for a marginal
 	probe  *probeSpec
+	// shared holds the local sums and special weights of problems with
+	// the same special constants and evidence (a problem and its probes).
+	shared *sharedCache
 	lim    *limits
 }
 
@@ -286,6 +289,7 @@ func (p *problem) clone() *problem {
 	q.satoms = nil
 	q.sIndex = nil
 	q.iface = nil
+	q.shared = nil
 	q.deps = nil
 	q.lcache = nil
 	q.isIface = nil
@@ -344,6 +348,10 @@ func (p *problem) cached(k sumKey, sigma []bool, f func() (float64, error)) (flo
 	if !ok || len(bits) > 64 {
 		return f()
 	}
+	cache := p.lcache
+	if p.shared != nil && k.c1 >= -1 {
+		cache = p.shared.local
+	}
 	var key uint64
 	for i, b := range bits {
 		if sigma[b] {
@@ -351,12 +359,24 @@ func (p *problem) cached(k sumKey, sigma []bool, f func() (float64, error)) (flo
 		}
 	}
 	sv := sumVal{k, key}
-	if v, ok := p.lcache[sv]; ok {
+	if v, ok := cache[sv]; ok {
 		return v, nil
 	}
 	v, err := f()
 	if err == nil {
-		p.lcache[sv] = v
+		cache[sv] = v
 	}
 	return v, err
+}
+
+// sharedCache holds what a problem and its probes compute alike: the
+// local sums that involve no probe, and the special groundings' weight
+// of each outer assignment.
+type sharedCache struct {
+	local map[sumVal]float64
+	ls    map[uint64]float64
+}
+
+func newShared() *sharedCache {
+	return &sharedCache{local: map[sumVal]float64{}, ls: map[uint64]float64{}}
 }
