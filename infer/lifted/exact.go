@@ -633,4 +633,3 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 	}
 	return out
 }
-

@@ -419,7 +419,7 @@ func (ti *typeInfo) classTruth(p *problem, c *class, j int) mln.Truth {
 type weights struct {
 	lw [][][]float64          // [type][class][cell]
 	lr map[[2]int][][]float64 // [t1,t2] (t1 <= t2) -> [cell1][cell2]
-	pw *probeW // the probes' weights (probe.go)
+	pw *probeW                // the probes' weights (probe.go)
 }
 
 // weightsFor computes the cell weights and pair factors under sigma.
