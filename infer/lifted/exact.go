@@ -299,9 +299,7 @@ func exactLifted(ctx context.Context, m *mln.Model, db *mln.Database, opt Option
 					}
 				}
 			case q.sIdx >= 0:
-				if lt, err = p.specialMarginal(ctx, q.sIdx, recs); err == nil {
-					pr = math.Exp(lt - lz)
-				}
+				pr, err = p.specialMarginal(ctx, q.sIdx, recs)
 			default:
 				var c *problem
 				if c, err = q.build(mln.True); err == nil {
@@ -440,25 +438,30 @@ func (p *problem) probeLogZ(ctx context.Context, lf lfact) (float64, float64, er
 	return accT.log(), accF.log(), nil
 }
 
-// specialMarginal is log Z with the unknown atom satoms[idx] true, from
+// specialMarginal is the marginal of the unknown atom satoms[idx], from
 // the outer assignments of the unconditioned sum: an atom the count sums
 // read is one of the enumerated bits; another only changes the special
-// groundings' sum.
+// groundings' sum. Both sums are taken relative to the same largest term,
+// so that no digit is lost to the size of log Z.
 func (p *problem) specialMarginal(ctx context.Context, idx int, recs []outerRec) (float64, error) {
+	m := math.Inf(-1)
+	for _, r := range recs {
+		m = max(m, r.ls+r.inner)
+	}
+	all := 0.0
+	for _, r := range recs {
+		all += math.Exp(r.ls + r.inner - m)
+	}
 	bit := p.satoms[idx].bit
-	acc := newLSE()
+	sub := 0.0
 	if p.isIface[bit] {
-		for i, b := range p.iface {
-			if b != bit {
-				continue
-			}
-			for _, r := range recs {
-				if r.a>>i&1 == 1 {
-					acc.add(r.ls + r.inner)
-				}
+		i := slices.Index(p.iface, bit)
+		for _, r := range recs {
+			if r.a>>i&1 == 1 {
+				sub += math.Exp(r.ls + r.inner - m)
 			}
 		}
-		return acc.log(), nil
+		return sub / all, nil
 	}
 	p.satoms[idx].truth = mln.True
 	p.fixed = 1
@@ -480,9 +483,9 @@ func (p *problem) specialMarginal(ctx context.Context, idx int, recs []outerRec)
 		if err != nil {
 			return 0, err
 		}
-		acc.add(ls + r.inner)
+		sub += math.Exp(ls + r.inner - m)
 	}
-	return acc.log(), nil
+	return sub / all, nil
 }
 
 // queryClass is a class of interchangeable query atoms with the problem
