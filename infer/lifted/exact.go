@@ -31,9 +31,10 @@ type Options struct {
 	// DefaultMaxWork; negative: no bound). Past it the lifted computation
 	// stops with a *NotLiftableError whose OutOfReach is set.
 	MaxWork int64
-	// MaxSpecialAtoms bounds the unknown atoms among the constants that
-	// evidence on pairs or the formulas single out ("special" constants),
-	// whose values are enumerated (0: 16).
+	// MaxSpecialAtoms bounds the unknown atoms over the constants that
+	// evidence on pairs or the formulas single out ("special" constants)
+	// that the other constants' weights read: Exact enumerates their
+	// values (0: 16), Sample draws them (0: 40).
 	MaxSpecialAtoms int
 	// NoFallback makes Exact fail with the lifted computation's error
 	// instead of counting the ground network when the model or its
@@ -67,17 +68,19 @@ type AtomClass struct {
 type Result struct {
 	// LogZ is the natural log of the partition function: the sum over the
 	// worlds that agree with the evidence of exp(Σ weights of the true
-	// groundings), zero for worlds violating a hard clause. It equals the
-	// log-sum-exp of ground.Network.Score over the ground network's worlds.
+	// groundings), zero for worlds violating a hard clause. Every unknown
+	// atom counts, those in no grounding a factor 2 each: LogZ is the
+	// log-sum-exp of ground.Network.Score over the ground network's
+	// worlds plus ln 2 for each unknown atom the network leaves out.
 	LogZ float64
 	// LogZErr is the standard error of LogZ (zero for exact methods).
 	LogZErr float64
 	// ESS is, for sampling, the smallest effective sample size
 	// ((Σw)²/Σw² of the importance weights) among the estimates made.
 	ESS float64
-	// Warnings say what the caller should know about the answer (a
-	// fallback, degenerate importance weights); they are also in Reason
-	// or printed by the command.
+	// Warnings are what a caller should tell the user about the answer:
+	// the fallback to the ground count (with Reason), degenerate
+	// importance weights.
 	Warnings []string
 	// Method is MethodLifted, MethodGround or MethodSampling; Reason says
 	// why the lifted computation was not used when Method is MethodGround.
