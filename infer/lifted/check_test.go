@@ -210,3 +210,29 @@ func TestRandMLN(t *testing.T) {
 	}
 	t.Logf("methods: %v", methods)
 }
+
+// TestWorkBound checks that the work bound stops the lifted computation
+// with an error that says so, and that Exact then falls back to the
+// ground count.
+func TestWorkBound(t *testing.T) {
+	m, db, opt := smokersModel(t, 5, "")
+	opt.MaxWork = 10
+	_, err := Exact(context.Background(), m, db, opt)
+	var nl *NotLiftableError
+	if !errors.As(err, &nl) || !nl.OutOfReach || !strings.Contains(err.Error(), "work bound") {
+		t.Fatalf("error %v", err)
+	}
+	opt.NoFallback = false
+	r, err := Exact(context.Background(), m, db, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.MaxWork = 0
+	l, err := Exact(context.Background(), m, db, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != MethodGround || l.Method != MethodLifted || relErr(r.LogZ, l.LogZ) > 1e-9 {
+		t.Fatalf("%s %v, %s %v", r.Method, r.LogZ, l.Method, l.LogZ)
+	}
+}
