@@ -60,7 +60,8 @@ type AtomClass struct {
 	// Count is the number of atoms in the class.
 	Count int64
 	// Prob is the marginal probability of each atom, and Err its standard
-	// error (zero for exact methods).
+	// error (zero for exact methods; NaN when one importance weight
+	// carries the whole estimate).
 	Prob, Err float64
 }
 
@@ -73,7 +74,8 @@ type Result struct {
 	// log-sum-exp of ground.Network.Score over the ground network's
 	// worlds plus ln 2 for each unknown atom the network leaves out.
 	LogZ float64
-	// LogZErr is the standard error of LogZ (zero for exact methods).
+	// LogZErr is the standard error of LogZ (zero for exact methods; NaN
+	// when one importance weight carries the whole estimate).
 	LogZErr float64
 	// ESS is, for sampling, the smallest effective sample size
 	// ((Σw)²/Σw² of the importance weights) among the estimates made.
