@@ -17,28 +17,26 @@ import (
 	"github.com/marple-mln/marple/mln"
 )
 
-// alchemyARGS lists the flags of the ARGS tables of Alchemy 2.0's
-// infer.cpp, learnwts.cpp and learnstruct.cpp, in their order.
-var alchemyARGS = map[string][]string{
-	"infer": strings.Fields(`i cw ow queryEvidence m a p ms bp efbp decision simtp outputNetwork counts seed
-		lazy lazyNoApprox memLimit PrintSamplePerIteration SAInterval MaxSeconds SATempDownRatio SA hybrid
-		propstdev contSamples mwsMaxSteps tries targetWt breakHardClauses heuristic tabuLength lazyLowState
-		burnMinSteps burnMaxSteps minSteps maxSteps maxSeconds subInterval numRuns numSwap lifted useHC useCT
-		convThresh convIterations explicitRep hcCreateType hcCreateNoise lncIter noHC numSolutions saRatio
-		saTemperature lateSa numChains delta epsilonError fracConverged walksatType testConvergence
-		samplesPerTest e r q f`),
-	"learnwts": strings.Fields(`i cw ow m a p ms simtp seed lazy lazyNoApprox memLimit mwsMaxSteps tries targetWt
-		hard heuristic tabuLength lazyLowState burnMinSteps burnMaxSteps minSteps maxSteps maxSeconds
-		subInterval numRuns numSwap numSolutions saRatio saTemperature lateSa numChains delta epsilonError
-		fracConverged walksatType samplesPerTest periodic infer d g o t l ne noAddUnitClauses
-		multipleDatabases withEM dNumIter dMaxSec dMaxMin dMaxHour dLearningRate dMomentum dNoPW dVP dNewton
-		dCG cgLambda cgMaxLambda cgMinLLChange cgNoPrecond queryEvidence dInitWithLogOdds
-		dMwsMaxSubsequentSteps gMaxIter gConvThresh gNoEqualPredWt noPrior priorMean priorStdDev lvg ic`),
-	"learnstruct": strings.Fields(`i o t ne multipleDatabases beamSize minWt penalty maxVars maxNumPredicates
-		cacheSize noSampleClauses delta epsilon minClauseSamples maxClauseSamples noSampleAtoms fractAtoms
-		minAtomSamples maxAtomSamples noPrior priorMean priorStdDev tightMaxIter tightConvThresh looseMaxIter
-		looseConvThresh numClausesReEval noWtPredsEqually startFromEmptyMLN tryAllFlips
-		bestGainUnchangedLimit`),
+// alchemyARGS reads testdata/alchemy/ARGS.txt: the flags of the ARGS
+// tables of Alchemy 2.0's programs, in their order, by program.
+func alchemyARGS(t *testing.T) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "alchemy", "ARGS.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		prog, flags, ok := strings.Cut(l, ":")
+		if !ok {
+			t.Fatalf("ARGS.txt: bad line %q", l)
+		}
+		out[prog] = strings.Fields(flags)
+	}
+	return out
 }
 
 // marpleFlags returns the flags "marple cmd -h" lists.
@@ -59,8 +57,12 @@ func marpleFlags(t *testing.T, cmd string) map[string]bool {
 // has exactly one row, every row is one of Alchemy's flags, refused rows
 // give a reason, and every Marple flag a row maps to exists.
 func TestAlchemyFlagTable(t *testing.T) {
+	lists := alchemyARGS(t)
 	for _, p := range alchemyPrograms {
-		names := alchemyARGS[p.name]
+		names := lists[p.name]
+		if len(names) == 0 {
+			t.Fatalf("ARGS.txt lists no flag of %s", p.name)
+		}
 		marpleSet := marpleFlags(t, p.marple)
 		for _, name := range names {
 			var rows []alchemyFlag
@@ -94,8 +96,16 @@ func TestAlchemyFlagTable(t *testing.T) {
 			}
 		}
 		for _, f := range alchemyFlags {
-			if f.progs&p.prog != 0 && !slices.Contains(names, f.name) {
+			if f.progs&p.prog == 0 {
+				continue
+			}
+			switch {
+			case !f.extra && !slices.Contains(names, f.name):
 				t.Errorf("alchemyFlags has -%s for %s, which Alchemy's %s does not have", f.name, p.name, p.name)
+			case f.extra && slices.Contains(names, f.name):
+				t.Errorf("%s -%s: marked as Marple's extra flag, but it is Alchemy's", p.name, f.name)
+			case f.extra && f.action != alMapped:
+				t.Errorf("%s -%s: an extra flag is never refused", p.name, f.name)
 			}
 		}
 	}
@@ -142,10 +152,17 @@ func TestAlchemyTranslate(t *testing.T) {
 		{alInfer, "-i a.mln -r c -q P -bp -maxSeconds 5", "error: -maxSeconds is not supported with -bp"},
 		{alInfer, "-i a.mln -r c -q P -dNumIter 3", "error: -dNumIter is not a flag of Alchemy's infer"},
 		{alInfer, "-i a.mln -r c -q P -maxSteps x", "error: -maxSteps takes an integer"},
-		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -dFlatPrior=true -dZeroStart=true -dFixedSamples=true -priorStdDev=2 -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -marpleDefaults", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dScaleJointPrior -dIndependentStart -dFlatPrior", "error: -dScaleJointPrior and -dFlatPrior exclude each other"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dAdaptiveSamples -dMaxSamples 800 -priorStdDev 1", "-i=a.mln -o=b.mln -t=c.db -ne=P -dMaxSamples=800 -priorStdDev=1 -d=true -dFlatPrior=true -dZeroStart=true -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db,d.db -ne P -multipleDatabases -dTunePrior", "-i=a.mln -o=b.mln -t=c.db,d.db -ne=P -multipleDatabases=true -d=true -dFlatPrior=true -dZeroStart=true -dFixedSamples=true -addUnitClauses=true"},
+		{alLearnwts, "-g -i a.mln -o b.mln -t c.db -dZeroStart", "error: -dZeroStart applies to discriminative learning"},
+		{alInfer, "-i a.mln -r c -q P -decision", "error: -decision is not supported under Alchemy's name"},
+		{alInfer, "-i a.mln -r c -q P -decision -marpleDecision", "-i=a.mln -r=c -q=P -decision=true"},
 		{alLearnwts, "-g -i a.mln -o b.mln -t c.db -gMaxIter 5 -dNumIter 7 -noAddUnitClauses", "-i=a.mln -o=b.mln -t=c.db -g=true -maxIter=5"},
-		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dMaxMin 1 -dMaxSec 30 -infer \"-ms -maxSteps 20\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -numSamples=20 -d=true -learnTimeLimit=1m30s -addUnitClauses=true"},
-		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dVP -infer \"-m\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -method=vp -dMAPCounts=true -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dMaxMin 1 -dMaxSec 30 -infer \"-ms -maxSteps 20\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -numSamples=20 -d=true -dFlatPrior=true -dZeroStart=true -dFixedSamples=true -priorStdDev=2 -learnTimeLimit=1m30s -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dVP -infer \"-m\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -method=vp -dMAPCounts=true -dZeroStart=true -priorStdDev=2 -addUnitClauses=true"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -infer \"-a\"", "error: learnwts -m and -a apply to -dVP only"},
 		{alLearnwts, "-i a.mln,b.mln -o b.mln -t c.db,d.db -multipleDatabases", "error: -i: with -multipleDatabases"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -priorMean 1", "error: -priorMean is not supported"},
