@@ -132,7 +132,24 @@ type Query struct {
 	asked []askedItem
 	// inOrder writes the answers in the order of asked (SetAlchemyOrder).
 	inOrder bool
+	// mapEvidence lists the query atoms the evidence makes true in
+	// WriteMAP's answer in Alchemy's order (SetMAPEvidence).
+	mapEvidence bool
+	// omitFree leaves out of WriteMarginals the atoms in no ground clause
+	// (SetOmitFree).
+	omitFree bool
 }
+
+// SetMAPEvidence makes WriteMAP without all, in Alchemy's order
+// (SetAlchemyOrder), list the query atoms the evidence makes true among
+// those true in the MAP state, as Alchemy's lazy inference does (its
+// eager inference lists the non-evidence atoms only).
+func (q *Query) SetMAPEvidence(on bool) { q.mapEvidence = on }
+
+// SetOmitFree makes WriteMarginals leave out the atoms that are in no
+// ground clause of the network, as Alchemy's BP does (its factor graph
+// has no node for them).
+func (q *Query) SetOmitFree(on bool) { q.omitFree = on }
 
 // askedItem is one item of the query: pred, and its pattern (nil: every
 // atom of pred).
@@ -369,6 +386,9 @@ func (q *Query) ListedEvidence(db *mln.Database) []mln.PredID {
 // asked for with 0 or 1 ("Smokes(Anna) 1").
 func (q *Query) WriteMAP(w io.Writer, db *mln.Database, net *ground.Network, y []bool, all bool) error {
 	m, is := q.model, q.IsQuery()
+	if q.inOrder && !all {
+		return q.writeTrueInOrder(w, db, net, y)
+	}
 	if !all {
 		for p := range m.Preds {
 			if !is[p] {
@@ -403,6 +423,47 @@ func (q *Query) WriteMAP(w io.Writer, db *mln.Database, net *ground.Network, y [
 	return nil
 }
 
+// writeTrueInOrder writes the true query atoms of the MAP state y in
+// Alchemy's order: item by item of the query, each item's atoms by their
+// constants (the first argument slowest), each atom once; with
+// mapEvidence, the atoms the evidence makes true among them.
+func (q *Query) writeTrueInOrder(w io.Writer, db *mln.Database, net *ground.Network, y []bool) error {
+	m := q.model
+	byPred := map[mln.PredID][][]mln.ConstID{}
+	for a := 0; a < net.NumAtoms(); a++ {
+		if y[a] {
+			pr := net.AtomPred[a]
+			byPred[pr] = append(byPred[pr], net.AtomArgs[a])
+		}
+	}
+	done := map[string]bool{}
+	for _, it := range q.asked {
+		atoms := slices.Clone(byPred[it.pred])
+		if q.mapEvidence {
+			db.Atoms(it.pred, func(args []mln.ConstID, v mln.Truth) {
+				if v == mln.True {
+					atoms = append(atoms, slices.Clone(args))
+				}
+			})
+		}
+		slices.SortFunc(atoms, slices.Compare[[]mln.ConstID])
+		for _, args := range atoms {
+			if !matches(it.pat, args) {
+				continue
+			}
+			s := m.AtomString(it.pred, args)
+			if done[s] {
+				continue
+			}
+			done[s] = true
+			if _, err := fmt.Fprintln(w, s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // WriteMarginals writes "atom probability" for every unknown query atom
 // asked for, in the network's order, with six significant digits as
 // Alchemy does. A positive smooth writes (p·smooth + 1/2)/(smooth + 1) for
@@ -411,6 +472,9 @@ func (q *Query) WriteMAP(w io.Writer, db *mln.Database, net *ground.Network, y [
 func (q *Query) WriteMarginals(w io.Writer, net *ground.Network, probs []float64, smooth float64) error {
 	m := q.model
 	for _, a := range q.order(net) {
+		if q.omitFree && len(net.Occurrences(a)) == 0 {
+			continue
+		}
 		pr := net.AtomPred[a]
 		p := probs[a]
 		if smooth > 0 {

@@ -322,6 +322,15 @@ func (c *alchemyCall) finish() error {
 		if modes[0] == "ms" || modes[0] == "p" {
 			c.set("smooth", "10000") // Alchemy's MCMC output: (p·10000 + 1/2)/10001
 		}
+		switch modes[0] {
+		case "bp":
+			// Alchemy's BP lists the atoms of its factor graph by
+			// predicate: none that is in no ground clause.
+			c.set("omitFree", "true")
+		case "decision":
+		default:
+			c.set("queryOrder", "true") // the atoms in the order of -q, as Alchemy
+		}
 		if _, ok := c.seen["burnMinSteps"]; ok || c.seen["burnMaxSteps"] != "" {
 			lo, hi := intOf("burnMinSteps", 100), intOf("burnMaxSteps", 100)
 			b := hi

@@ -139,14 +139,14 @@ func TestAlchemyTranslate(t *testing.T) {
 		args string
 		want string // marple's arguments, or "error: ..." (a part of the message)
 	}{
-		{alInfer, "-i a.mln -e b.db -r c -q P", "-i=a.mln -e=b.db -r=c -q=P -ms=true -smooth=10000"},
-		{alInfer, "-i a.mln -r c -q P -m -mwsMaxSteps 10", "-i=a.mln -r=c -q=P -mwsMaxSteps=10 -m=true -solver=mws"},
-		{alInfer, "-i a.mln -r c -q P -ms -burnMinSteps 50 -burnMaxSteps -1 -maxSteps 200 -minSteps 300", "-i=a.mln -r=c -q=P -ms=true -smooth=10000 -burnIn=50 -maxSteps=300"},
-		{alInfer, "-i a.mln -r c -q P -saRatio 30 -saTemperature 20 -memLimit 2048", "-i=a.mln -r=c -q=P -walkProb=0.7 -saTemp=0.2 -maxMem=2 -ms=true -smooth=10000"},
-		{alInfer, "-i a.mln -r c -q P -lazy false -heuristic 2 -lazyLowState true", "-i=a.mln -r=c -q=P -ms=true -smooth=10000"},
-		{alInfer, "-i a.mln -r c -q P -lazy", "-i=a.mln -r=c -q=P -lazy=true -ms=true -smooth=10000"},
-		{alInfer, "-i a.mln -r c -q P -m -lazy true -targetWt 3 -memLimit 2048", "-i=a.mln -r=c -q=P -lazy=true -targetWt=3 -maxMem=2 -m=true -solver=mws"},
-		{alInfer, "-i a.mln -r c -q P -a -counts", "-i=a.mln -r=c -q=P -counts=true -a=true"},
+		{alInfer, "-i a.mln -e b.db -r c -q P", "-i=a.mln -e=b.db -r=c -q=P -ms=true -smooth=10000 -queryOrder=true"},
+		{alInfer, "-i a.mln -r c -q P -m -mwsMaxSteps 10", "-i=a.mln -r=c -q=P -mwsMaxSteps=10 -m=true -solver=mws -queryOrder=true"},
+		{alInfer, "-i a.mln -r c -q P -ms -burnMinSteps 50 -burnMaxSteps -1 -maxSteps 200 -minSteps 300", "-i=a.mln -r=c -q=P -ms=true -smooth=10000 -queryOrder=true -burnIn=50 -maxSteps=300"},
+		{alInfer, "-i a.mln -r c -q P -saRatio 30 -saTemperature 20 -memLimit 2048", "-i=a.mln -r=c -q=P -walkProb=0.7 -saTemp=0.2 -maxMem=2 -ms=true -smooth=10000 -queryOrder=true"},
+		{alInfer, "-i a.mln -r c -q P -lazy false -heuristic 2 -lazyLowState true", "-i=a.mln -r=c -q=P -ms=true -smooth=10000 -queryOrder=true"},
+		{alInfer, "-i a.mln -r c -q P -lazy", "-i=a.mln -r=c -q=P -lazy=true -ms=true -smooth=10000 -queryOrder=true"},
+		{alInfer, "-i a.mln -r c -q P -m -lazy true -targetWt 3 -memLimit 2048", "-i=a.mln -r=c -q=P -lazy=true -targetWt=3 -maxMem=2 -m=true -solver=mws -queryOrder=true"},
+		{alInfer, "-i a.mln -r c -q P -a -counts", "-i=a.mln -r=c -q=P -counts=true -a=true -queryOrder=true"},
 		{alLearnwts, "-i a.mln -o b -t c -lazy", "error: -lazy is not supported"},
 		{alInfer, "-i a.mln -r c -q P -m -p", "error: -m, -p exclude each other"},
 		{alInfer, "-i a.mln -r c -q P -bp -maxSeconds 5", "error: -maxSeconds is not supported with -bp"},
@@ -384,8 +384,10 @@ func TestAlchemyInferQueries(t *testing.T) {
 	}{
 		{"-e " + td + "/univ.db -f " + td + "/univ-query.db -bp", []string{"advisedBy(Cy,Ada)", "advisedBy(Eve,Ada)", "advisedBy(Eve,Bob)"}, ""},
 		{"-e " + td + "/univ.db -q advisedBy(Eve,p),advisedBy(x,x) -ms -maxSteps 100", []string{
-			"advisedBy(Ada,Ada)", "advisedBy(Bob,Bob)", "advisedBy(Cy,Cy)", "advisedBy(Dee,Dee)",
-			"advisedBy(Eve,Ada)", "advisedBy(Eve,Bob)", "advisedBy(Eve,Cy)", "advisedBy(Eve,Dee)", "advisedBy(Eve,Eve)"}, ""},
+			// In the order of -q, as Alchemy's: advisedBy(Eve,Eve) at its
+			// first item.
+			"advisedBy(Eve,Ada)", "advisedBy(Eve,Bob)", "advisedBy(Eve,Cy)", "advisedBy(Eve,Dee)", "advisedBy(Eve,Eve)",
+			"advisedBy(Ada,Ada)", "advisedBy(Bob,Bob)", "advisedBy(Cy,Cy)", "advisedBy(Dee,Dee)"}, ""},
 		{"-e " + td + "/univ.db -q advisedBy(x,Bob) -a", []string{
 			"advisedBy(Ada,Bob)", "advisedBy(Bob,Bob)", "advisedBy(Cy,Bob)", "advisedBy(Dee,Bob)", "advisedBy(Eve,Bob)"}, "00010"},
 		// The listed advisedBy atoms of univ-train-a.db are the query
