@@ -56,7 +56,14 @@ func TestAlchemyExpected(t *testing.T) {
 			prog := args[0]
 			args[0] = filepath.Join("/usr/local/bin", prog)
 			var so, se bytes.Buffer
-			if code := run(context.Background(), &env{stdout: &so, stderr: &se}, alchemyArgs(args)); code != 0 {
+			code := run(context.Background(), &env{stdout: &so, stderr: &se}, alchemyArgs(args))
+			if kind == "refused" {
+				if code != 2 || strings.Count(se.String(), "\n") != 1 {
+					t.Errorf("exit %d, stderr %q; want exit 2 and one line", code, se.String())
+				}
+				return
+			}
+			if code != 0 {
 				t.Fatalf("exit %d: %s", code, se.String())
 			}
 			ext := ".result"
