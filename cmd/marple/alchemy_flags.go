@@ -339,6 +339,14 @@ var alchemyFlags = []alchemyFlag{
 	refused("lvg", alLearnwts, valNone, "lifted blocked Gibbs sampling is not implemented"),
 	refused("ic", alLearnwts, valString, "lifted blocked Gibbs sampling (-lvg) is not implemented"),
 
+	extraFlag("indicators", alInfer, valNone, []string{"indicators", "exactAtoms"}, "MC-SAT: estimate every marginal by the fraction of samples in which the atom is true, as Alchemy (default: the mean of its probability given the rest of each sample, the same marginal with less variance, and exact on small independent parts)", func(c *alchemyCall, v string) error {
+		if v == "true" {
+			c.set("indicators", "true")
+			c.set("exactAtoms", "-1")
+		}
+		return nil
+	}),
+
 	// Marple's improvements on Alchemy's discriminative learning, which
 	// learnwts leaves off by default (Alchemy's behaviour); marple learn
 	// -d has them on.
