@@ -353,6 +353,38 @@ func (c *alchemyCall) finish() error {
 			}
 			c.set("maxSteps", itoa(n))
 		}
+	case alLearnstruct:
+		// Alchemy's beam search, unless Marple's is asked for.
+		marple := given("marpleDefaults")
+		for _, x := range []string{"dsa", "constants", "joins"} {
+			switch {
+			case given(x):
+				c.set(x, "true")
+			case !marple:
+				c.set(x, "false")
+				if x == "dsa" {
+					c.set("freeVars", "true")
+				}
+			}
+		}
+		if v, ok := c.seen["repeatedPredicates"]; ok {
+			c.set("repeatedPredicates", v)
+		} else if !marple {
+			c.set("repeatedPredicates", "true")
+		}
+		if !marple {
+			c.set("singlePredicate", "true")
+		}
+		if v, ok := c.seen["maxGroundings"]; ok {
+			c.set("maxGroundings", v)
+		} else if !marple {
+			c.set("maxGroundings", "0")
+		}
+		if v, ok := c.seen["refits"]; ok {
+			c.set("refits", v)
+		} else if !marple {
+			c.set("refits", "-1")
+		}
 	case alLearnwts:
 		disc, gen := given("d"), given("g")
 		switch {

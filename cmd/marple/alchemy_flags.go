@@ -360,6 +360,17 @@ var alchemyFlags = []alchemyFlag{
 	extraFlag("dZeroStart", alLearnwts, valNone, nil, "start from zero weights and random worlds, as Alchemy: learnwts's default", later),
 	extraFlag("dFixedSamples", alLearnwts, valNone, nil, "-maxSteps MC-SAT steps every iteration, stopping only on -cgMinLLChange or -dNumIter, as Alchemy: learnwts's default", later),
 
+	// Marple's improvements on Alchemy's beam search, which learnstruct
+	// leaves off by default (Alchemy's behaviour); marple learnstruct has
+	// them on.
+	extraFlag("marpleDefaults", alLearnstruct, valNone, nil, "marple learnstruct's defaults: -dsa, -constants, -joins, -repeatedPredicates auto, clauses of one predicate only in the beam, -maxGroundings 1000000, screening before refits (learnstruct's defaults are Alchemy's: none of them)", later),
+	extraFlag("dsa", alLearnstruct, valNone, []string{"dsa"}, "domain-size-aware weights for clauses with free variables (marple learnstruct's default; learnstruct lets every such clause enter with a plain weight, as Alchemy: -freeVars)", later),
+	extraFlag("constants", alLearnstruct, valNone, []string{"constants"}, "with -repeatedPredicates auto and two or more databases: try the learned clauses with a weight per constant, kept when the held-out databases say so (marple learnstruct's default)", later),
+	extraFlag("joins", alLearnstruct, valNone, []string{"joins"}, "with -repeatedPredicates auto and two or more databases: search joins, capped by the held-out databases (marple learnstruct's default)", later),
+	extraFlag("repeatedPredicates", alLearnstruct, valString, []string{"repeatedPredicates"}, "true, false or auto (marple learnstruct's default: chosen on held-out databases); learnstruct lets clauses repeat a predicate, as Alchemy: true", later),
+	extraFlag("maxGroundings", alLearnstruct, valInt, []string{"maxGroundings"}, "skip a candidate whose counting examines more groundings than this per database (marple learnstruct's default 1000000; learnstruct: no bound, as Alchemy)", later),
+	extraFlag("refits", alLearnstruct, valInt, []string{"refits"}, "candidates refit with the loose tolerances after screening all by their gain with the other weights fixed (0: marple learnstruct's default; learnstruct refits every candidate, as Alchemy: -1)", later),
+
 	// learnstruct.
 	mapped("beamSize", alLearnstruct, valInt, "beamSize", "size of the beam"),
 	mapped("minWt", alLearnstruct, valFloat, "minWt", "candidates whose absolute weight is below this are discarded"),

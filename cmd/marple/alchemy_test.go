@@ -107,6 +107,11 @@ func TestAlchemyFlagTable(t *testing.T) {
 			case f.extra && f.action != alMapped:
 				t.Errorf("%s -%s: an extra flag is never refused", p.name, f.name)
 			}
+			for _, m := range f.marple {
+				if f.extra && !marpleSet[m] {
+					t.Errorf("%s -%s: maps to -%s, which marple %s does not have", p.name, f.name, m, p.marple)
+				}
+			}
 		}
 	}
 }
@@ -166,7 +171,9 @@ func TestAlchemyTranslate(t *testing.T) {
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -infer \"-a\"", "error: learnwts -m and -a apply to -dVP only"},
 		{alLearnwts, "-i a.mln,b.mln -o b.mln -t c.db,d.db -multipleDatabases", "error: -i: with -multipleDatabases"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -priorMean 1", "error: -priorMean is not supported"},
-		{alLearnstruct, "-i a.mln -o b.mln -t c.db -beamSize 3 -noSampleClauses -delta 0.05 -priorMean 0", "-i=a.mln -o=b.mln -t=c.db -beamSize=3"},
+		{alLearnstruct, "-i a.mln -o b.mln -t c.db -beamSize 3 -noSampleClauses -delta 0.05 -priorMean 0", "-i=a.mln -o=b.mln -t=c.db -beamSize=3 -dsa=false -freeVars=true -constants=false -joins=false -repeatedPredicates=true -singlePredicate=true -maxGroundings=0 -refits=-1"},
+		{alLearnstruct, "-i a.mln -o b.mln -t c.db -marpleDefaults", "-i=a.mln -o=b.mln -t=c.db"},
+		{alLearnstruct, "-i a.mln -o b.mln -t c.db -dsa -repeatedPredicates auto -refits 0", "-i=a.mln -o=b.mln -t=c.db -dsa=true -constants=false -joins=false -repeatedPredicates=auto -singlePredicate=true -maxGroundings=0 -refits=0"},
 	} {
 		c := newAlchemyCall(alchemyPrograms[map[alchemyProgs]int{alInfer: 0, alLearnwts: 1, alLearnstruct: 2}[tc.prog]].name, tc.prog)
 		got, err := c.run(splitArgs(tc.args))
