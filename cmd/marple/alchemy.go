@@ -322,6 +322,9 @@ func (c *alchemyCall) finish() error {
 		if modes[0] == "ms" || modes[0] == "p" {
 			c.set("smooth", "10000") // Alchemy's MCMC output: (p·10000 + 1/2)/10001
 		}
+		if modes[0] == "p" && c.flags["numChains"] == "" {
+			c.set("numChains", "10") // Alchemy's Gibbs sampler runs 10 chains
+		}
 		switch modes[0] {
 		case "bp":
 			// Alchemy's BP lists the atoms of its factor graph by
