@@ -289,6 +289,14 @@ func (c *alchemyCall) finish() error {
 		if given("decision") {
 			c.set("decision", "true")
 		}
+		if given("outputNetwork") {
+			c.set("outputNetwork", "true")
+			if !given("networkNames") {
+				c.set("networkNumbers", "true") // Alchemy's layout
+			}
+		} else if given("networkNames") {
+			return usagef("-networkNames goes with -outputNetwork")
+		}
 		switch len(modes) {
 		case 0:
 			if given("decision") {

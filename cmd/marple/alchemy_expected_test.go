@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,6 +115,23 @@ func compareAlchemyOutput(t *testing.T, kind string, tol float64, got, want stri
 			if kind != "atoms" && math.Abs(g[i].value-w[i].value) > tol {
 				t.Errorf("%s: Marple %g, Alchemy %g (tolerance %g)", g[i].atom, g[i].value, w[i].value, tol)
 			}
+		}
+	case "layout":
+		re := regexp.MustCompile(`^(variables:|factors:|(\d+ )+|(\d+ )+(/ (\d+ )+)*// ((-?[0-9.e+-]+|-inf) )+)$`)
+		vars := func(s string) []string {
+			_, rest, _ := strings.Cut(s, "variables:\n")
+			v, _, _ := strings.Cut(rest, "factors:\n")
+			out := strings.Split(strings.TrimSuffix(v, "\n"), "\n")
+			slices.Sort(out)
+			return out
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+			if !re.MatchString(l) {
+				t.Errorf("line %q is not in Alchemy's layout", l)
+			}
+		}
+		if g, w := vars(got), vars(want); !slices.Equal(g, w) {
+			t.Errorf("variables: Marple %q, Alchemy %q", g, w)
 		}
 	case "weights":
 		g, w := formulaWeights(t, got, false), formulaWeights(t, want, true)

@@ -302,7 +302,7 @@ var (
 	reMarginal = regexp.MustCompile(`^\w+\([^ ()]*\) (0|1|0\.\d+|\d(\.\d+)?e-\d+)$`)
 	reMAPAll   = regexp.MustCompile(`^\w+\([^ ()]*\) [01]$`)
 	reMAP      = regexp.MustCompile(`^\w+\([^ ()]*\)$`)
-	reFactor   = regexp.MustCompile(`^(variables:|factors:|\w+\([^ ()]*\)|\w+\([^ ()]*\)(/ \w+\([^ ()]*\))*//( (-?[0-9.e+-]+|-inf))+)$`)
+	reFactor   = regexp.MustCompile(`^(variables:|factors:|(\d+ )+|(\d+ )+(/ (\d+ )+)*// ((-?[0-9.e+-]+|-inf) )+)$`) // Alchemy's layout
 	reCounts   = regexp.MustCompile(`^[0-9.e+]+\t\S.*$`) // -counts: count<TAB>formula
 )
 

@@ -27,7 +27,7 @@ import (
 // settings, and -outputNetwork.
 type inferExtras struct {
 	all, bp, lifted, queryEvidence, outputNetwork bool
-	queryOrder, omitFree                          bool
+	queryOrder, omitFree, networkNumbers          bool
 	queryFile                                     string
 	convThresh, maxSeconds                        float64
 	bpCheck                                       int
@@ -57,6 +57,7 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.Float64Var(&x.smooth, "smooth", 0, "MC-SAT/Gibbs: write (p·n + 1/2)/(n + 1) for an estimate p, so that no probability is 0 or 1 (Alchemy's infer smooths with n = 10000; 0: no smoothing)")
 	fs.BoolVar(&x.queryOrder, "queryOrder", false, "write the results in the order of the query: the -f atoms, then item by item of the -q list, each atom once (Alchemy's order; default: the network's, by predicate)")
 	fs.BoolVar(&x.omitFree, "omitFree", false, "marginals: leave out of the results the query atoms that are in no ground clause (Alchemy's BP output; their probability is 0.5, or that of their unit clauses)")
+	fs.BoolVar(&x.networkNumbers, "networkNumbers", false, "with -outputNetwork: Alchemy's layout, each atom written as the numbers of its arguments' constants (without its predicate, as Alchemy), each value followed by a blank")
 	fs.BoolVar(&x.outputNetwork, "outputNetwork", false, "write the ground network to -r instead of running inference, as Alchemy's factor graph: the atoms, then per ground clause its atoms and its log-factor table")
 }
 
@@ -96,6 +97,8 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 		return usagef("-smooth must be a non-negative number, not %v", x.smooth)
 	case x.all && marginal:
 		return usagef("-a is MAP inference: it excludes -ms, -p and -bp")
+	case x.networkNumbers && !x.outputNetwork:
+		return usagef("-networkNumbers goes with -outputNetwork")
 	case x.lifted && !x.bp:
 		return liftedMisuse(marginal, gibbs, x.all)
 	case x.liftRounds < 0:
