@@ -303,7 +303,7 @@ var (
 	reMAPAll   = regexp.MustCompile(`^\w+\([^ ()]*\) [01]$`)
 	reMAP      = regexp.MustCompile(`^\w+\([^ ()]*\)$`)
 	reFactor   = regexp.MustCompile(`^(variables:|factors:|(\d+ )+|(\d+ )+(/ (\d+ )+)*// ((-?[0-9.e+-]+|-inf) )+)$`) // Alchemy's layout
-	reCounts   = regexp.MustCompile(`^[0-9.e+]+\t\S.*$`) // -counts: count<TAB>formula
+	reCounts   = regexp.MustCompile(`^[0-9.e+]+\t\S.*$`)                                                             // -counts: count<TAB>formula
 )
 
 // checkAlchemyOutput checks the output file of an Alchemy command line.
