@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/marple-mln/marple/syntax"
 )
@@ -19,11 +21,37 @@ const MaxFactorLits = 20
 // atom i being bit i of the state (the first atom varies fastest): the
 // clause's weight where the clause holds, 0 where it does not (a hard
 // clause: 0 and -inf).
-func (n *Network) WriteFactorGraph(w io.Writer) error {
+func (n *Network) WriteFactorGraph(w io.Writer) error { return n.writeFactorGraph(w, false) }
+
+// WriteFactorGraphNumbers writes the network in the bytes of Alchemy 2.0's
+// infer -outputNetwork: each atom as the numbers of its arguments'
+// constants (in the order the model and the evidence introduce them,
+// from 0), each followed by a blank, without its predicate (Alchemy's
+// layout: Smokes(John) and Cancer(John) are both "1 "), and each factor as
+// its atoms joined by "/ ", "// ", and its table's values each followed by
+// a blank, with six significant digits. The values are the log-factors
+// WriteFactorGraph writes (Alchemy writes each multiplied by the clause's
+// weight again).
+func (n *Network) WriteFactorGraphNumbers(w io.Writer) error { return n.writeFactorGraph(w, true) }
+
+func (n *Network) writeFactorGraph(w io.Writer, numbers bool) error {
 	bw := bufio.NewWriter(w)
+	atom := func(a int32) string {
+		if !numbers {
+			return n.AtomName(a)
+		}
+		var b strings.Builder
+		if int(a) < len(n.AtomArgs) {
+			for _, c := range n.AtomArgs[a] {
+				b.WriteString(strconv.Itoa(int(c)))
+				b.WriteByte(' ')
+			}
+		}
+		return b.String()
+	}
 	bw.WriteString("variables:\n")
 	for a := 0; a < n.NumAtoms(); a++ {
-		bw.WriteString(n.AtomName(int32(a)))
+		bw.WriteString(atom(int32(a)))
 		bw.WriteByte('\n')
 	}
 	bw.WriteString("factors:\n")
@@ -36,11 +64,14 @@ func (n *Network) WriteFactorGraph(w io.Writer) error {
 			if i > 0 {
 				bw.WriteString("/ ")
 			}
-			a := l.Atom()
-			bw.WriteString(n.AtomName(int32(a)))
+			bw.WriteString(atom(int32(l.Atom())))
 		}
 		bw.WriteString("//")
 		sat, unsat := syntax.FormatWeight(n.Weight(c)), "0"
+		if numbers {
+			bw.WriteByte(' ')
+			sat = strconv.FormatFloat(n.Weight(c), 'g', 6, 64)
+		}
 		if n.IsHard(c) {
 			sat, unsat = "0", "-inf"
 		}
@@ -52,11 +83,16 @@ func (n *Network) WriteFactorGraph(w io.Writer) error {
 					break
 				}
 			}
-			bw.WriteByte(' ')
+			if !numbers {
+				bw.WriteByte(' ')
+			}
 			if holds {
 				bw.WriteString(sat)
 			} else {
 				bw.WriteString(unsat)
+			}
+			if numbers {
+				bw.WriteByte(' ')
 			}
 		}
 		bw.WriteByte('\n')

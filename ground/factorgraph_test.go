@@ -3,6 +3,7 @@ package ground
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -28,6 +29,38 @@ func TestWriteFactorGraph(t *testing.T) {
 	}
 	got := buf.String()
 	for _, want := range []string{"variables:\nQ(A)\n", "factors:\n", "Q(A)// 0 1.5\n", "Q(A)// -inf 0\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestWriteFactorGraphNumbers checks Alchemy's layout: atoms as their
+// arguments' constant numbers, each followed by a blank, "/ " between the
+// atoms of a factor, "// " before its values, each followed by a blank.
+func TestWriteFactorGraphNumbers(t *testing.T) {
+	m, err := mln.ParseModel("m.mln", "R(t, t)\nQ(t)\n1.5 R(x, y) => Q(y)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, _ := mln.ParseDatabase(m, "e.db", "Q(A)\n!R(B, B)\n")
+	m.Compile()
+	r, _ := m.Pred("R")
+	q, _ := m.Pred("Q")
+	net, err := Ground(context.Background(), m, db, Options{Query: []mln.PredID{r.ID, q.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := net.WriteFactorGraphNumbers(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	a, _ := m.Const("A")
+	b, _ := m.Const("B")
+	qb := strconv.Itoa(int(b)) + " "
+	rab := strconv.Itoa(int(a)) + " " + strconv.Itoa(int(b)) + " "
+	for _, want := range []string{"variables:\n", "\n" + qb + "\n", "\n" + rab + "\n", "factors:\n", rab + "/ " + qb + "// 1.5 0 1.5 1.5 \n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("lacks %q:\n%s", want, got)
 		}

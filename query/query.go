@@ -126,6 +126,36 @@ type Query struct {
 	preds    []mln.PredID
 	patterns map[mln.PredID][][]term // nil entry: the whole predicate
 	listed   []mln.PredID            // query predicates whose listed atoms are the query (ListedEvidence)
+	// asked lists what was asked for in Alchemy's order: the query file's
+	// atoms, then the items of the list (a nil pattern: the whole
+	// predicate).
+	asked []askedItem
+	// inOrder writes the answers in the order of asked (SetAlchemyOrder).
+	inOrder bool
+	// mapEvidence lists the query atoms the evidence makes true in
+	// WriteMAP's answer in Alchemy's order (SetMAPEvidence).
+	mapEvidence bool
+	// omitFree leaves out of WriteMarginals the atoms in no ground clause
+	// (SetOmitFree).
+	omitFree bool
+}
+
+// SetMAPEvidence makes WriteMAP without all, in Alchemy's order
+// (SetAlchemyOrder), list the query atoms the evidence makes true among
+// those true in the MAP state, as Alchemy's lazy inference does (its
+// eager inference lists the non-evidence atoms only).
+func (q *Query) SetMAPEvidence(on bool) { q.mapEvidence = on }
+
+// SetOmitFree makes WriteMarginals leave out the atoms that are in no
+// ground clause of the network, as Alchemy's BP does (its factor graph
+// has no node for them).
+func (q *Query) SetOmitFree(on bool) { q.omitFree = on }
+
+// askedItem is one item of the query: pred, and its pattern (nil: every
+// atom of pred).
+type askedItem struct {
+	pred mln.PredID
+	pat  []term
 }
 
 // Parse resolves a query list against m: every item's predicate must be
@@ -147,6 +177,7 @@ func Parse(m *mln.Model, list string) (*Query, error) {
 		q.addPred(pr.ID)
 		if a.Args == nil {
 			whole[pr.ID] = true
+			q.asked = append(q.asked, askedItem{pred: pr.ID})
 			continue
 		}
 		if len(a.Args) != pr.Arity() {
@@ -171,6 +202,7 @@ func Parse(m *mln.Model, list string) (*Query, error) {
 			pat = append(pat, term{c: c})
 		}
 		q.patterns[pr.ID] = append(q.patterns[pr.ID], pat)
+		q.asked = append(q.asked, askedItem{pred: pr.ID, pat: pat})
 	}
 	for p := range whole {
 		delete(q.patterns, p)
@@ -191,6 +223,7 @@ func (q *Query) addPred(p mln.PredID) {
 // A database without atoms is an error.
 func (q *Query) AddAtoms(db *mln.Database) error {
 	added := 0
+	var file []askedItem
 	for p := range q.model.Preds {
 		pid := mln.PredID(p)
 		if db.Count(pid) == 0 {
@@ -200,16 +233,18 @@ func (q *Query) AddAtoms(db *mln.Database) error {
 		q.addPred(pid)
 		db.Atoms(pid, func(args []mln.ConstID, _ mln.Truth) {
 			added++
-			if whole {
-				return
-			}
 			pat := make([]term, len(args))
 			for i, c := range args {
 				pat[i] = term{c: c}
 			}
+			file = append(file, askedItem{pred: pid, pat: pat})
+			if whole {
+				return
+			}
 			q.patterns[pid] = append(q.patterns[pid], pat)
 		})
 	}
+	q.asked = append(file, q.asked...)
 	if added == 0 {
 		return errors.New("no query atom in the file")
 	}
@@ -245,27 +280,76 @@ func (q *Query) Keep(p mln.PredID, args []mln.ConstID) bool {
 	if !ok {
 		return true
 	}
-	var bound [8]mln.ConstID
-next:
 	for _, pat := range pats {
-		vals := bound[:0]
-		for i, t := range pat {
-			switch {
-			case !t.isVar:
-				if args[i] != t.c {
-					continue next
-				}
-			case t.v < len(vals):
-				if args[i] != vals[t.v] {
-					continue next
-				}
-			default:
-				vals = append(vals, args[i])
-			}
+		if matches(pat, args) {
+			return true
 		}
-		return true
 	}
 	return false
+}
+
+// matches reports whether args match pattern pat (nil: any).
+func matches(pat []term, args []mln.ConstID) bool {
+	var bound [8]mln.ConstID
+	vals := bound[:0]
+	for i, t := range pat {
+		switch {
+		case !t.isVar:
+			if args[i] != t.c {
+				return false
+			}
+		case t.v < len(vals):
+			if args[i] != vals[t.v] {
+				return false
+			}
+		default:
+			vals = append(vals, args[i])
+		}
+	}
+	return true
+}
+
+// SetAlchemyOrder makes WriteMarginals and WriteMAP list the atoms in the
+// order Alchemy's infer lists them: the query file's atoms first, then
+// item by item of the query list, each item's atoms in the network's
+// order, each atom once (at its first item).
+func (q *Query) SetAlchemyOrder(on bool) { q.inOrder = on }
+
+// order returns the atoms of net to write: those asked for, in the
+// network's order, or with SetAlchemyOrder in Alchemy's.
+func (q *Query) order(net *ground.Network) []int32 {
+	is := q.IsQuery()
+	var out []int32
+	if !q.inOrder {
+		for a := 0; a < net.NumAtoms(); a++ {
+			if pr := net.AtomPred[a]; is[pr] && q.Keep(pr, net.AtomArgs[a]) {
+				out = append(out, int32(a))
+			}
+		}
+		return out
+	}
+	byPred := map[mln.PredID][]int32{}
+	for a := 0; a < net.NumAtoms(); a++ {
+		if pr := net.AtomPred[a]; pr >= 0 && is[pr] {
+			byPred[pr] = append(byPred[pr], int32(a))
+		}
+	}
+	done := make(map[int32]bool)
+	items := q.asked
+	for _, p := range q.listed {
+		if !slices.ContainsFunc(items, func(it askedItem) bool { return it.pred == p }) {
+			items = append(items, askedItem{pred: p})
+		}
+	}
+	for _, it := range items {
+		for _, a := range byPred[it.pred] {
+			if !done[a] && matches(it.pat, net.AtomArgs[a]) {
+				done[a] = true
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // Whole reports whether every query predicate is asked for whole (no
@@ -302,6 +386,9 @@ func (q *Query) ListedEvidence(db *mln.Database) []mln.PredID {
 // asked for with 0 or 1 ("Smokes(Anna) 1").
 func (q *Query) WriteMAP(w io.Writer, db *mln.Database, net *ground.Network, y []bool, all bool) error {
 	m, is := q.model, q.IsQuery()
+	if q.inOrder && !all {
+		return q.writeTrueInOrder(w, db, net, y)
+	}
 	if !all {
 		for p := range m.Preds {
 			if !is[p] {
@@ -318,11 +405,8 @@ func (q *Query) WriteMAP(w io.Writer, db *mln.Database, net *ground.Network, y [
 			}
 		}
 	}
-	for a := 0; a < net.NumAtoms(); a++ {
+	for _, a := range q.order(net) {
 		pr := net.AtomPred[a]
-		if !is[pr] || !q.Keep(pr, net.AtomArgs[a]) {
-			continue
-		}
 		var err error
 		switch {
 		case all && y[a]:
@@ -339,18 +423,59 @@ func (q *Query) WriteMAP(w io.Writer, db *mln.Database, net *ground.Network, y [
 	return nil
 }
 
+// writeTrueInOrder writes the true query atoms of the MAP state y in
+// Alchemy's order: item by item of the query, each item's atoms by their
+// constants (the first argument slowest), each atom once; with
+// mapEvidence, the atoms the evidence makes true among them.
+func (q *Query) writeTrueInOrder(w io.Writer, db *mln.Database, net *ground.Network, y []bool) error {
+	m := q.model
+	byPred := map[mln.PredID][][]mln.ConstID{}
+	for a := 0; a < net.NumAtoms(); a++ {
+		if y[a] {
+			pr := net.AtomPred[a]
+			byPred[pr] = append(byPred[pr], net.AtomArgs[a])
+		}
+	}
+	done := map[string]bool{}
+	for _, it := range q.asked {
+		atoms := slices.Clone(byPred[it.pred])
+		if q.mapEvidence {
+			db.Atoms(it.pred, func(args []mln.ConstID, v mln.Truth) {
+				if v == mln.True {
+					atoms = append(atoms, slices.Clone(args))
+				}
+			})
+		}
+		slices.SortFunc(atoms, slices.Compare[[]mln.ConstID])
+		for _, args := range atoms {
+			if !matches(it.pat, args) {
+				continue
+			}
+			s := m.AtomString(it.pred, args)
+			if done[s] {
+				continue
+			}
+			done[s] = true
+			if _, err := fmt.Fprintln(w, s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // WriteMarginals writes "atom probability" for every unknown query atom
 // asked for, in the network's order, with six significant digits as
 // Alchemy does. A positive smooth writes (p·smooth + 1/2)/(smooth + 1) for
 // an estimate p, so that none is 0 or 1 (Alchemy's infer smooths its
 // sampled marginals with 10000).
 func (q *Query) WriteMarginals(w io.Writer, net *ground.Network, probs []float64, smooth float64) error {
-	m, is := q.model, q.IsQuery()
-	for a := 0; a < net.NumAtoms(); a++ {
-		pr := net.AtomPred[a]
-		if !is[pr] || !q.Keep(pr, net.AtomArgs[a]) {
+	m := q.model
+	for _, a := range q.order(net) {
+		if q.omitFree && len(net.Occurrences(a)) == 0 {
 			continue
 		}
+		pr := net.AtomPred[a]
 		p := probs[a]
 		if smooth > 0 {
 			p = (p*smooth + 0.5) / (smooth + 1)

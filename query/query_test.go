@@ -182,3 +182,63 @@ func FuzzParseList(f *testing.F) {
 		}
 	})
 }
+
+// TestAlchemyOrder checks the writers in Alchemy's order: item by item of
+// the list, each atom once at its first item, without the evidence in an
+// eager MAP answer and with it in a lazy one, and BP's output without the
+// atoms in no ground clause.
+func TestAlchemyOrder(t *testing.T) {
+	m, err := mln.ParseModel("m.mln", "Friends(person, person)\nSmokes(person)\nDrinks(person)\n1 Friends(x, y) => (Smokes(x) <=> Smokes(y))\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := mln.ParseDatabase(m, "e.db", "Friends(Anna, Bob)\nSmokes(Anna)\nFriends(Bob, Carl)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	q, err := Parse(m, "Drinks,Smokes,Friends(x,Carl),Friends(Bob,x)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.SetAlchemyOrder(true)
+	net, err := ground.Ground(context.Background(), m, db, ground.Options{Query: q.Preds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probs := make([]float64, net.NumAtoms())
+	y := make([]bool, net.NumAtoms())
+	for a := range probs {
+		probs[a] = 0.25
+		y[a] = true
+	}
+	var buf bytes.Buffer
+	if err := q.WriteMarginals(&buf, net, probs, 0); err != nil {
+		t.Fatal(err)
+	}
+	want := "Drinks(Anna) 0.25\nDrinks(Bob) 0.25\nDrinks(Carl) 0.25\nSmokes(Bob) 0.25\nSmokes(Carl) 0.25\n" +
+		"Friends(Anna,Carl) 0.25\nFriends(Carl,Carl) 0.25\nFriends(Bob,Anna) 0.25\nFriends(Bob,Bob) 0.25\n"
+	if got := buf.String(); got != want {
+		t.Errorf("marginals in Alchemy's order:\n%s\nwant\n%s", got, want)
+	}
+	buf.Reset()
+	q.SetOmitFree(true)
+	q.WriteMarginals(&buf, net, probs, 0)
+	if got := buf.String(); strings.Contains(got, "Drinks") || !strings.Contains(got, "Smokes(Bob) 0.25\n") {
+		t.Errorf("-omitFree: the atoms in no ground clause are left out, no other:\n%s", got)
+	}
+	buf.Reset()
+	q.WriteMAP(&buf, db, net, y, false)
+	if got := buf.String(); strings.Contains(got, "Smokes(Anna)") || strings.Contains(got, "Friends(Bob,Carl)") ||
+		!strings.HasPrefix(got, "Drinks(Anna)\nDrinks(Bob)\nDrinks(Carl)\nSmokes(Bob)\n") {
+		t.Errorf("eager MAP in Alchemy's order, no evidence:\n%s", got)
+	}
+	buf.Reset()
+	q.SetMAPEvidence(true)
+	q.WriteMAP(&buf, db, net, y, false)
+	if got := buf.String(); !strings.Contains(got, "Drinks(Carl)\nSmokes(Anna)\nSmokes(Bob)\nSmokes(Carl)\n") || strings.Count(got, "Friends(Bob,Carl)") != 1 {
+		t.Errorf("lazy MAP in Alchemy's order, with the true evidence:\n%s", got)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/marple-mln/marple/learn"
 )
 
 // Alchemy's command lines: "marple alchemy infer|learnwts|learnstruct
@@ -277,6 +280,23 @@ func (c *alchemyCall) finish() error {
 		} else if given("numSwap") || given("numRuns") {
 			return usagef("-numSwap and -numRuns go with -simtp")
 		}
+		if given("decision") != given("marpleDecision") {
+			if given("decision") {
+				return usagef("-decision is not supported under Alchemy's name: %s; -decision -marpleDecision runs Marple's decision inference", whyDecision)
+			}
+			return usagef("-marpleDecision goes with -decision")
+		}
+		if given("decision") {
+			c.set("decision", "true")
+		}
+		if given("outputNetwork") {
+			c.set("outputNetwork", "true")
+			if !given("networkNames") {
+				c.set("networkNumbers", "true") // Alchemy's layout
+			}
+		} else if given("networkNames") {
+			return usagef("-networkNames goes with -outputNetwork")
+		}
 		switch len(modes) {
 		case 0:
 			if given("decision") {
@@ -310,6 +330,18 @@ func (c *alchemyCall) finish() error {
 		if modes[0] == "ms" || modes[0] == "p" {
 			c.set("smooth", "10000") // Alchemy's MCMC output: (p·10000 + 1/2)/10001
 		}
+		if modes[0] == "p" && c.flags["numChains"] == "" {
+			c.set("numChains", "10") // Alchemy's Gibbs sampler runs 10 chains
+		}
+		switch modes[0] {
+		case "bp":
+			// Alchemy's BP lists the atoms of its factor graph by
+			// predicate: none that is in no ground clause.
+			c.set("omitFree", "true")
+		case "decision":
+		default:
+			c.set("queryOrder", "true") // the atoms in the order of -q, as Alchemy
+		}
 		if _, ok := c.seen["burnMinSteps"]; ok || c.seen["burnMaxSteps"] != "" {
 			lo, hi := intOf("burnMinSteps", 100), intOf("burnMaxSteps", 100)
 			b := hi
@@ -332,12 +364,49 @@ func (c *alchemyCall) finish() error {
 			}
 			c.set("maxSteps", itoa(n))
 		}
+	case alLearnstruct:
+		// Alchemy's beam search, unless Marple's is asked for.
+		marple := given("marpleDefaults")
+		for _, x := range []string{"dsa", "constants", "joins"} {
+			switch {
+			case given(x):
+				c.set(x, "true")
+			case !marple:
+				c.set(x, "false")
+				if x == "dsa" {
+					c.set("freeVars", "true")
+				}
+			}
+		}
+		if v, ok := c.seen["repeatedPredicates"]; ok {
+			c.set("repeatedPredicates", v)
+		} else if !marple {
+			c.set("repeatedPredicates", "true")
+		}
+		if !marple {
+			c.set("singlePredicate", "true")
+		}
+		if v, ok := c.seen["maxGroundings"]; ok {
+			c.set("maxGroundings", v)
+		} else if !marple {
+			c.set("maxGroundings", "0")
+		}
+		if v, ok := c.seen["refits"]; ok {
+			c.set("refits", v)
+		} else if !marple {
+			c.set("refits", "-1")
+		}
 	case alLearnwts:
 		disc, gen := given("d"), given("g")
 		switch {
 		case disc && gen:
 			return usagef("-d and -g exclude each other")
 		case gen:
+			for _, x := range []string{"marpleDefaults", "dScaleJointPrior", "dIndependentStart", "dAdaptiveSamples", "dTunePrior", "dFlatPrior", "dZeroStart", "dFixedSamples"} {
+				if given(x) {
+					return usagef("-%s applies to discriminative learning (-d), not -g", x)
+				}
+			}
 			c.set("g", "true")
 			if v, ok := c.seen["gMaxIter"]; ok {
 				c.set("maxIter", v)
@@ -355,6 +424,36 @@ func (c *alchemyCall) finish() error {
 			}
 			if v, ok := c.seen["dNumIter"]; ok {
 				c.set("maxIter", v)
+			}
+			// Alchemy's defaults, unless Marple's are asked for.
+			marple := given("marpleDefaults")
+			vp := given("dVP")
+			if !marple && !given("dScaleJointPrior") && !vp {
+				c.set("dFlatPrior", "true")
+			}
+			if !marple && !given("dIndependentStart") {
+				c.set("dZeroStart", "true")
+			}
+			if !marple && !given("dAdaptiveSamples") && !vp {
+				c.set("dFixedSamples", "true")
+			}
+			tune := marple || given("dTunePrior")
+			if !tune && c.flags["priorStdDev"] == "" && !given("noPrior") {
+				c.set("priorStdDev", ftoa(learn.DefaultCLLPriorStdDev))
+			}
+			for _, x := range [][2]string{{"dScaleJointPrior", "dFlatPrior"}, {"dIndependentStart", "dZeroStart"}, {"dAdaptiveSamples", "dFixedSamples"}} {
+				if given(x[0]) && given(x[1]) {
+					return usagef("-%s and -%s exclude each other", x[0], x[1])
+				}
+			}
+			if vp && (given("dScaleJointPrior") || given("dAdaptiveSamples") || given("dFlatPrior") || given("dFixedSamples")) {
+				return usagef("-dScaleJointPrior, -dAdaptiveSamples, -dFlatPrior and -dFixedSamples apply to -d's conjugate gradient, not -dVP")
+			}
+			if c.flags["dMaxSamples"] != "" && !marple && !given("dAdaptiveSamples") {
+				return usagef("-dMaxSamples goes with -dAdaptiveSamples (or -marpleDefaults)")
+			}
+			if given("dTunePrior") && (c.flags["priorStdDev"] != "" || !given("multipleDatabases")) {
+				return usagef("-dTunePrior chooses σ on the databases of -multipleDatabases: give -multipleDatabases and no -priorStdDev")
 			}
 			sec := 0.0
 			for name, unit := range map[string]float64{"dMaxSec": 1, "dMaxMin": 60, "dMaxHour": 3600} {
@@ -476,49 +575,27 @@ func readListFile(path string) (string, error) {
 	return strings.Join(files, ","), nil
 }
 
-// alchemyDoc returns docs/alchemy.md: the table of every flag.
+// alchemyIntro is the prose of docs/alchemy.md: the policy and the
+// deviations, before the tables.
+//
+//go:embed alchemy_doc.md
+var alchemyIntro string
+
+// alchemyDoc returns docs/alchemy.md: the policy and the table of every
+// flag.
 func alchemyDoc() string {
 	var b strings.Builder
-	b.WriteString(`# Alchemy command lines
-
-Marple runs the command lines of Alchemy 2.0's ` + "`infer`, `learnwts` and `learnstruct`" + ` unchanged:
-either as ` + "`marple alchemy infer|learnwts|learnstruct ...`" + `, or with the ` + "`marple`" + ` binary
-installed (linked or copied) under the name ` + "`infer`, `learnwts` or `learnstruct`" + `:
-
-    ln -s $(which marple) ~/bin/infer
-    infer -i smoking.mln -e smoking-test.db -r smoking.result -q Smokes,Cancer -ms
-
-The command line is translated flag by flag into one of ` + "`marple infer`, `marple learn`" + ` or
-` + "`marple learnstruct`" + `, which writes Alchemy's output formats: for ` + "`-m`" + ` the true query atoms,
-one per line; for ` + "`-a`" + ` every query atom with 0 or 1 (` + "`Smokes(Anna) 1`" + `); for ` + "`-ms`, `-p`, `-bp`" + `
-every query atom with its probability (` + "`Smokes(Anna) 0.62`" + `); for the learners an .mln file
-with the learned weights.
-
-Every flag of the three programs is either mapped (it works with Alchemy's meaning, through
-the Marple flags listed, or through none when Marple behaves so anyway) or refused: the
-program exits with status 2 and one line naming the flag and saying what Marple does
-instead. Some refused flags accept the value that asks for what Marple does (` + "`-lazy false`" + `).
-
-Differences in defaults:
-
-- ` + "`infer`" + ` without an inference flag runs MC-SAT, as Alchemy does. ` + "`-m`" + ` and ` + "`-a`" + ` use Marple's
-  exact MAP solver, unless ` + "`-mwsMaxSteps`" + ` or ` + "`-tries`" + ` ask for MaxWalkSAT.
-- ` + "`learnwts`" + ` without ` + "`-d`" + ` or ` + "`-g`" + ` learns discriminatively, as Alchemy does. Like Alchemy it
-  adds a unit clause of weight 0 for every predicate without one (Marple's ` + "`-addUnitClauses`" + `);
-  they are learned and written to the output. ` + "`-noAddUnitClauses`" + ` leaves the clauses as written.
-- The Gaussian prior on the weights has mean 0 (Alchemy: the weight written in the .mln file).
-- MC-SAT and Gibbs probabilities are smoothed as Alchemy's: (p·10000 + 1/2)/10001, so none is 0
-  or 1 (Marple's ` + "`-smooth 10000`" + `).
-- ` + "`-m`" + ` lists the query atoms the evidence makes true first, then those true in the MAP state.
-- Marple's own flags (` + "`-workers`, `-timeLimit`" + `, ...) are not taken on Alchemy's command lines:
-  run ` + "`marple infer`, `marple learn` or `marple learnstruct`" + ` for them.
-
-`)
+	b.WriteString(alchemyIntro)
 	for _, p := range alchemyPrograms {
-		fmt.Fprintf(&b, "## %s (runs `marple %s`)\n\n", p.name, p.marple)
+		fmt.Fprintf(&b, "\n## %s (runs `marple %s`)\n\n", p.name, p.marple)
 		b.WriteString("| Alchemy flag | Action | Marple | Notes |\n|---|---|---|---|\n")
+		var extras []alchemyFlag
 		for _, f := range alchemyFlags {
 			if f.progs&p.prog == 0 {
+				continue
+			}
+			if f.extra {
+				extras = append(extras, f)
 				continue
 			}
 			action, target := "mapped", "`"+strings.Join(dashed(f.marple), "` `")+"`"
@@ -533,7 +610,17 @@ Differences in defaults:
 			}
 			fmt.Fprintf(&b, "| `-%s` | %s | %s | %s |\n", f.name, action, target, strings.ReplaceAll(f.note, "|", "\\|"))
 		}
-		b.WriteString("\n")
+		if len(extras) > 0 {
+			fmt.Fprintf(&b, "\nMarple's extra flags under the name `%s` (not Alchemy's):\n\n", p.name)
+			b.WriteString("| Marple flag | Marple | Notes |\n|---|---|---|\n")
+			for _, f := range extras {
+				target := "`" + strings.Join(dashed(f.marple), "` `") + "`"
+				if len(f.marple) == 0 {
+					target = "(translation)"
+				}
+				fmt.Fprintf(&b, "| `-%s` | %s | %s |\n", f.name, target, strings.ReplaceAll(f.note, "|", "\\|"))
+			}
+		}
 	}
 	return b.String()
 }

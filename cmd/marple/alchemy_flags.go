@@ -63,6 +63,18 @@ type alchemyFlag struct {
 	// apply translates the value; nil passes it to marple[0] (a toggle
 	// sets it to true).
 	apply func(c *alchemyCall, v string) error
+	// extra marks a flag of Marple's, not Alchemy's, that the program
+	// takes under Alchemy's name: the way to Marple's improvements over
+	// Alchemy's defaults.
+	extra bool
+}
+
+// extraFlag is a flag of Marple's taken under Alchemy's name (see
+// alchemyFlag.extra).
+func extraFlag(name string, progs alchemyProgs, v alchemyValue, marple []string, note string, apply func(*alchemyCall, string) error) alchemyFlag {
+	f := custom(name, progs, v, marple, note, apply)
+	f.extra = true
+	return f
 }
 
 // later marks a flag that the translation combines with others at the
@@ -105,6 +117,7 @@ const (
 	whyDclInf    = "Marple's discriminative learner (-d) computes expectations with MC-SAT only (-ms)"
 	whyDclSS     = "Marple's discriminative learner (-d) runs MC-SAT with its default SampleSAT settings"
 	whyExact     = "Marple counts every clause's true groundings exactly (as -noSampleClauses): there is no sample to size"
+	whyDecision  = "in Alchemy every one-literal clause that carries a utility (:u) is an action whose weight becomes 20, flipped by a greedy search over BP's expected utility, whatever -q says; Marple does not implement that meaning, and its own (the -q predicates are the actions, unweighted) answers a different question"
 	whyPrior     = "Marple's Gaussian prior has mean 0 for every weight (Alchemy: the .mln weight, else -priorMean); -priorMean 0 is accepted"
 )
 
@@ -136,10 +149,12 @@ var alchemyFlags = []alchemyFlag{
 	refused("p", alLearnwts, valNone, whyDclInf),
 	mapped("ms", alLearnwts, valNone, "", "MC-SAT is what Marple's discriminative learner samples with"),
 	custom("efbp", alInfer, valNone, []string{"bp"}, "expanding frontier BP gives BP's marginals; one inference runs BP (-bp); the library's bp.Frontier updates them after evidence changes", later),
-	custom("decision", alInfer, valNone, []string{"decision"}, "decision inference: the -q predicates are the actions; maximum expected utility searched part by part (the network's independent parts), exhaustively up to -decisionExact action atoms per part, else by greedy flips (said as approximate); each part's utilities exact (enumeration or variable elimination) when it is small enough, else BP, or MC-SAT with hard clauses (Alchemy: always BP), or the engine -bp, -ms or -p names; results as Alchemy's (\"Max. Utility: u\", then each action atom with 0 or 1)", nil),
+	custom("decision", alInfer, valNone, []string{"decision"}, "refused without -marpleDecision: "+whyDecision, later),
+	extraFlag("marpleDecision", alInfer, valNone, []string{"decision"}, "with -decision: Marple's decision inference: the -q predicates are the actions (their atoms free, not weighted); maximum expected utility searched part by part (the network's independent parts), exhaustively up to -decisionExact action atoms per part, else by greedy flips (said as approximate); each part's utilities exact (enumeration or variable elimination) when it is small enough, else BP, or MC-SAT with hard clauses, or the engine -bp, -ms or -p names; results as Alchemy's (\"Max. Utility: u\", then each action atom with 0 or 1)", later),
 	custom("simtp", alInfer, valNone, []string{"ms", "replicas", "numChains"}, "tempering by replica exchange: MC-SAT chains (-numRuns of them) each with -numSwap replicas at scaled weights that swap states; the weight-1 replicas are recorded", later),
 	refused("simtp", alLearnwts, valNone, whySimtp),
-	mapped("outputNetwork", alInfer, valNone, "outputNetwork", "writes the ground network to -r as Alchemy's factor graph (\"variables:\" atoms, \"factors:\" one line per ground clause: atoms// log-factor table)"),
+	custom("outputNetwork", alInfer, valNone, []string{"outputNetwork", "networkNumbers"}, "writes the ground network to -r in Alchemy's factor graph layout (\"variables:\", a line per atom: its arguments' constant numbers; \"factors:\", a line per ground clause: its atoms' numbers joined by \"/ \", \"// \", its log-factor table), but with the clauses' weights where Alchemy writes their squares (a deviation, see above); -networkNames writes the atoms' names", later),
+	extraFlag("networkNames", alInfer, valNone, nil, "with -outputNetwork: Marple's layout, each atom by its name (Smokes(John)), not by its arguments' constant numbers, which Alchemy writes without the predicate", later),
 	mapped("counts", alInfer, valNone, "counts", "writes, instead of atoms, each formula's count of true groundings (\"count<TAB>formula\" per formula and \"+\" binding): in the MAP world with -m or -a, expected under MC-SAT (the default, -ms); Alchemy 2.0 parses the flag but writes nothing different"),
 	mapped("seed", alInferLearn, valInt, "seed", "random seed"),
 	custom("lazy", alInfer, valBool, []string{"lazy"}, "lazy inference: lazy MaxWalkSAT with -m or -a, lazy MC-SAT otherwise; only the clauses inference makes active are grounded (-memLimit bounds them)", func(c *alchemyCall, v string) error {
@@ -324,6 +339,38 @@ var alchemyFlags = []alchemyFlag{
 	mapped("priorStdDev", alLearn, valFloat, "priorStdDev", "standard deviation of the Gaussian prior (Alchemy's defaults: learnwts 2 with -d, 100 with -g; learnstruct 100)"),
 	refused("lvg", alLearnwts, valNone, "lifted blocked Gibbs sampling is not implemented"),
 	refused("ic", alLearnwts, valString, "lifted blocked Gibbs sampling (-lvg) is not implemented"),
+
+	extraFlag("indicators", alInfer, valNone, []string{"indicators", "exactAtoms"}, "MC-SAT: estimate every marginal by the fraction of samples in which the atom is true, as Alchemy (default: the mean of its probability given the rest of each sample, the same marginal with less variance, and exact on small independent parts)", func(c *alchemyCall, v string) error {
+		if v == "true" {
+			c.set("indicators", "true")
+			c.set("exactAtoms", "-1")
+		}
+		return nil
+	}),
+
+	// Marple's improvements on Alchemy's discriminative learning, which
+	// learnwts leaves off by default (Alchemy's behaviour); marple learn
+	// -d has them on.
+	extraFlag("dScaleJointPrior", alLearnwts, valNone, nil, "Marple's prior: σ of a weight whose clauses link query atoms is divided by its connections, the most ground clauses through one atom (marple learn -d's default; learnwts uses Alchemy's one σ for every weight, -dFlatPrior)", later),
+	extraFlag("dIndependentStart", alLearnwts, valNone, nil, "-d, -dVP: start from the exact optimum with the formulas that link query atoms at weight 0, the chains from worlds drawn from it (marple learn -d's default; learnwts starts from zero weights and random worlds as Alchemy, -dZeroStart)", later),
+	extraFlag("dAdaptiveSamples", alLearnwts, valNone, nil, "-d: double the MC-SAT steps whenever the gradient is within the noise of the samples, and stop converged at -dMaxSamples (marple learn -d's default; learnwts takes -maxSteps steps every iteration as Alchemy, -dFixedSamples)", later),
+	extraFlag("dMaxSamples", alLearnwts, valInt, []string{"dMaxSamples"}, "with -dAdaptiveSamples: the most MC-SAT steps per example and iteration (0: 8 × -maxSteps)", nil),
+	extraFlag("dTunePrior", alLearnwts, valNone, nil, "-d with -multipleDatabases and no -priorStdDev: choose σ among 0.25, 0.5, 1, 2, 4 by the held-out CLL of the independent start, each database left out in turn (marple learn -d's default; learnwts uses Alchemy's σ = 2)", later),
+	extraFlag("marpleDefaults", alLearnwts, valNone, nil, "all of marple learn -d's defaults: -dScaleJointPrior -dIndependentStart -dAdaptiveSamples -dTunePrior", later),
+	extraFlag("dFlatPrior", alLearnwts, valNone, nil, "one prior σ for every weight, as Alchemy: learnwts's default", later),
+	extraFlag("dZeroStart", alLearnwts, valNone, nil, "start from zero weights and random worlds, as Alchemy: learnwts's default", later),
+	extraFlag("dFixedSamples", alLearnwts, valNone, nil, "-maxSteps MC-SAT steps every iteration, stopping only on -cgMinLLChange or -dNumIter, as Alchemy: learnwts's default", later),
+
+	// Marple's improvements on Alchemy's beam search, which learnstruct
+	// leaves off by default (Alchemy's behaviour); marple learnstruct has
+	// them on.
+	extraFlag("marpleDefaults", alLearnstruct, valNone, nil, "marple learnstruct's defaults: -dsa, -constants, -joins, -repeatedPredicates auto, clauses of one predicate only in the beam, -maxGroundings 1000000, screening before refits (learnstruct's defaults are Alchemy's: none of them)", later),
+	extraFlag("dsa", alLearnstruct, valNone, []string{"dsa"}, "domain-size-aware weights for clauses with free variables (marple learnstruct's default; learnstruct lets every such clause enter with a plain weight, as Alchemy: -freeVars)", later),
+	extraFlag("constants", alLearnstruct, valNone, []string{"constants"}, "with -repeatedPredicates auto and two or more databases: try the learned clauses with a weight per constant, kept when the held-out databases say so (marple learnstruct's default)", later),
+	extraFlag("joins", alLearnstruct, valNone, []string{"joins"}, "with -repeatedPredicates auto and two or more databases: search joins, capped by the held-out databases (marple learnstruct's default)", later),
+	extraFlag("repeatedPredicates", alLearnstruct, valString, []string{"repeatedPredicates"}, "true, false or auto (marple learnstruct's default: chosen on held-out databases); learnstruct lets clauses repeat a predicate, as Alchemy: true", later),
+	extraFlag("maxGroundings", alLearnstruct, valInt, []string{"maxGroundings"}, "skip a candidate whose counting examines more groundings than this per database (marple learnstruct's default 1000000; learnstruct: no bound, as Alchemy)", later),
+	extraFlag("refits", alLearnstruct, valInt, []string{"refits"}, "candidates refit with the loose tolerances after screening all by their gain with the other weights fixed (0: marple learnstruct's default; learnstruct refits every candidate, as Alchemy: -1)", later),
 
 	// learnstruct.
 	mapped("beamSize", alLearnstruct, valInt, "beamSize", "size of the beam"),

@@ -17,28 +17,26 @@ import (
 	"github.com/marple-mln/marple/mln"
 )
 
-// alchemyARGS lists the flags of the ARGS tables of Alchemy 2.0's
-// infer.cpp, learnwts.cpp and learnstruct.cpp, in their order.
-var alchemyARGS = map[string][]string{
-	"infer": strings.Fields(`i cw ow queryEvidence m a p ms bp efbp decision simtp outputNetwork counts seed
-		lazy lazyNoApprox memLimit PrintSamplePerIteration SAInterval MaxSeconds SATempDownRatio SA hybrid
-		propstdev contSamples mwsMaxSteps tries targetWt breakHardClauses heuristic tabuLength lazyLowState
-		burnMinSteps burnMaxSteps minSteps maxSteps maxSeconds subInterval numRuns numSwap lifted useHC useCT
-		convThresh convIterations explicitRep hcCreateType hcCreateNoise lncIter noHC numSolutions saRatio
-		saTemperature lateSa numChains delta epsilonError fracConverged walksatType testConvergence
-		samplesPerTest e r q f`),
-	"learnwts": strings.Fields(`i cw ow m a p ms simtp seed lazy lazyNoApprox memLimit mwsMaxSteps tries targetWt
-		hard heuristic tabuLength lazyLowState burnMinSteps burnMaxSteps minSteps maxSteps maxSeconds
-		subInterval numRuns numSwap numSolutions saRatio saTemperature lateSa numChains delta epsilonError
-		fracConverged walksatType samplesPerTest periodic infer d g o t l ne noAddUnitClauses
-		multipleDatabases withEM dNumIter dMaxSec dMaxMin dMaxHour dLearningRate dMomentum dNoPW dVP dNewton
-		dCG cgLambda cgMaxLambda cgMinLLChange cgNoPrecond queryEvidence dInitWithLogOdds
-		dMwsMaxSubsequentSteps gMaxIter gConvThresh gNoEqualPredWt noPrior priorMean priorStdDev lvg ic`),
-	"learnstruct": strings.Fields(`i o t ne multipleDatabases beamSize minWt penalty maxVars maxNumPredicates
-		cacheSize noSampleClauses delta epsilon minClauseSamples maxClauseSamples noSampleAtoms fractAtoms
-		minAtomSamples maxAtomSamples noPrior priorMean priorStdDev tightMaxIter tightConvThresh looseMaxIter
-		looseConvThresh numClausesReEval noWtPredsEqually startFromEmptyMLN tryAllFlips
-		bestGainUnchangedLimit`),
+// alchemyARGS reads testdata/alchemy/ARGS.txt: the flags of the ARGS
+// tables of Alchemy 2.0's programs, in their order, by program.
+func alchemyARGS(t *testing.T) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "alchemy", "ARGS.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		prog, flags, ok := strings.Cut(l, ":")
+		if !ok {
+			t.Fatalf("ARGS.txt: bad line %q", l)
+		}
+		out[prog] = strings.Fields(flags)
+	}
+	return out
 }
 
 // marpleFlags returns the flags "marple cmd -h" lists.
@@ -59,8 +57,12 @@ func marpleFlags(t *testing.T, cmd string) map[string]bool {
 // has exactly one row, every row is one of Alchemy's flags, refused rows
 // give a reason, and every Marple flag a row maps to exists.
 func TestAlchemyFlagTable(t *testing.T) {
+	lists := alchemyARGS(t)
 	for _, p := range alchemyPrograms {
-		names := alchemyARGS[p.name]
+		names := lists[p.name]
+		if len(names) == 0 {
+			t.Fatalf("ARGS.txt lists no flag of %s", p.name)
+		}
 		marpleSet := marpleFlags(t, p.marple)
 		for _, name := range names {
 			var rows []alchemyFlag
@@ -94,8 +96,21 @@ func TestAlchemyFlagTable(t *testing.T) {
 			}
 		}
 		for _, f := range alchemyFlags {
-			if f.progs&p.prog != 0 && !slices.Contains(names, f.name) {
+			if f.progs&p.prog == 0 {
+				continue
+			}
+			switch {
+			case !f.extra && !slices.Contains(names, f.name):
 				t.Errorf("alchemyFlags has -%s for %s, which Alchemy's %s does not have", f.name, p.name, p.name)
+			case f.extra && slices.Contains(names, f.name):
+				t.Errorf("%s -%s: marked as Marple's extra flag, but it is Alchemy's", p.name, f.name)
+			case f.extra && f.action != alMapped:
+				t.Errorf("%s -%s: an extra flag is never refused", p.name, f.name)
+			}
+			for _, m := range f.marple {
+				if f.extra && !marpleSet[m] {
+					t.Errorf("%s -%s: maps to -%s, which marple %s does not have", p.name, f.name, m, p.marple)
+				}
 			}
 		}
 	}
@@ -129,27 +144,36 @@ func TestAlchemyTranslate(t *testing.T) {
 		args string
 		want string // marple's arguments, or "error: ..." (a part of the message)
 	}{
-		{alInfer, "-i a.mln -e b.db -r c -q P", "-i=a.mln -e=b.db -r=c -q=P -ms=true -smooth=10000"},
-		{alInfer, "-i a.mln -r c -q P -m -mwsMaxSteps 10", "-i=a.mln -r=c -q=P -mwsMaxSteps=10 -m=true -solver=mws"},
-		{alInfer, "-i a.mln -r c -q P -ms -burnMinSteps 50 -burnMaxSteps -1 -maxSteps 200 -minSteps 300", "-i=a.mln -r=c -q=P -ms=true -smooth=10000 -burnIn=50 -maxSteps=300"},
-		{alInfer, "-i a.mln -r c -q P -saRatio 30 -saTemperature 20 -memLimit 2048", "-i=a.mln -r=c -q=P -walkProb=0.7 -saTemp=0.2 -maxMem=2 -ms=true -smooth=10000"},
-		{alInfer, "-i a.mln -r c -q P -lazy false -heuristic 2 -lazyLowState true", "-i=a.mln -r=c -q=P -ms=true -smooth=10000"},
-		{alInfer, "-i a.mln -r c -q P -lazy", "-i=a.mln -r=c -q=P -lazy=true -ms=true -smooth=10000"},
-		{alInfer, "-i a.mln -r c -q P -m -lazy true -targetWt 3 -memLimit 2048", "-i=a.mln -r=c -q=P -lazy=true -targetWt=3 -maxMem=2 -m=true -solver=mws"},
-		{alInfer, "-i a.mln -r c -q P -a -counts", "-i=a.mln -r=c -q=P -counts=true -a=true"},
+		{alInfer, "-i a.mln -e b.db -r c -q P", "-i=a.mln -e=b.db -r=c -q=P -ms=true -smooth=10000 -queryOrder=true"},
+		{alInfer, "-i a.mln -r c -q P -m -mwsMaxSteps 10", "-i=a.mln -r=c -q=P -mwsMaxSteps=10 -m=true -solver=mws -queryOrder=true"},
+		{alInfer, "-i a.mln -r c -q P -ms -burnMinSteps 50 -burnMaxSteps -1 -maxSteps 200 -minSteps 300", "-i=a.mln -r=c -q=P -ms=true -smooth=10000 -queryOrder=true -burnIn=50 -maxSteps=300"},
+		{alInfer, "-i a.mln -r c -q P -saRatio 30 -saTemperature 20 -memLimit 2048", "-i=a.mln -r=c -q=P -walkProb=0.7 -saTemp=0.2 -maxMem=2 -ms=true -smooth=10000 -queryOrder=true"},
+		{alInfer, "-i a.mln -r c -q P -lazy false -heuristic 2 -lazyLowState true", "-i=a.mln -r=c -q=P -ms=true -smooth=10000 -queryOrder=true"},
+		{alInfer, "-i a.mln -r c -q P -lazy", "-i=a.mln -r=c -q=P -lazy=true -ms=true -smooth=10000 -queryOrder=true"},
+		{alInfer, "-i a.mln -r c -q P -m -lazy true -targetWt 3 -memLimit 2048", "-i=a.mln -r=c -q=P -lazy=true -targetWt=3 -maxMem=2 -m=true -solver=mws -queryOrder=true"},
+		{alInfer, "-i a.mln -r c -q P -a -counts", "-i=a.mln -r=c -q=P -counts=true -a=true -queryOrder=true"},
 		{alLearnwts, "-i a.mln -o b -t c -lazy", "error: -lazy is not supported"},
 		{alInfer, "-i a.mln -r c -q P -m -p", "error: -m, -p exclude each other"},
 		{alInfer, "-i a.mln -r c -q P -bp -maxSeconds 5", "error: -maxSeconds is not supported with -bp"},
 		{alInfer, "-i a.mln -r c -q P -dNumIter 3", "error: -dNumIter is not a flag of Alchemy's infer"},
 		{alInfer, "-i a.mln -r c -q P -maxSteps x", "error: -maxSteps takes an integer"},
-		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -dFlatPrior=true -dZeroStart=true -dFixedSamples=true -priorStdDev=2 -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -marpleDefaults", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dScaleJointPrior -dIndependentStart -dFlatPrior", "error: -dScaleJointPrior and -dFlatPrior exclude each other"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dAdaptiveSamples -dMaxSamples 800 -priorStdDev 1", "-i=a.mln -o=b.mln -t=c.db -ne=P -dMaxSamples=800 -priorStdDev=1 -d=true -dFlatPrior=true -dZeroStart=true -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db,d.db -ne P -multipleDatabases -dTunePrior", "-i=a.mln -o=b.mln -t=c.db,d.db -ne=P -multipleDatabases=true -d=true -dFlatPrior=true -dZeroStart=true -dFixedSamples=true -addUnitClauses=true"},
+		{alLearnwts, "-g -i a.mln -o b.mln -t c.db -dZeroStart", "error: -dZeroStart applies to discriminative learning"},
+		{alInfer, "-i a.mln -r c -q P -decision", "error: -decision is not supported under Alchemy's name"},
+		{alInfer, "-i a.mln -r c -q P -decision -marpleDecision", "-i=a.mln -r=c -q=P -decision=true"},
 		{alLearnwts, "-g -i a.mln -o b.mln -t c.db -gMaxIter 5 -dNumIter 7 -noAddUnitClauses", "-i=a.mln -o=b.mln -t=c.db -g=true -maxIter=5"},
-		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dMaxMin 1 -dMaxSec 30 -infer \"-ms -maxSteps 20\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -numSamples=20 -d=true -learnTimeLimit=1m30s -addUnitClauses=true"},
-		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dVP -infer \"-m\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -method=vp -dMAPCounts=true -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dMaxMin 1 -dMaxSec 30 -infer \"-ms -maxSteps 20\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -numSamples=20 -d=true -dFlatPrior=true -dZeroStart=true -dFixedSamples=true -priorStdDev=2 -learnTimeLimit=1m30s -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dVP -infer \"-m\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -method=vp -dMAPCounts=true -dZeroStart=true -priorStdDev=2 -addUnitClauses=true"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -infer \"-a\"", "error: learnwts -m and -a apply to -dVP only"},
 		{alLearnwts, "-i a.mln,b.mln -o b.mln -t c.db,d.db -multipleDatabases", "error: -i: with -multipleDatabases"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -priorMean 1", "error: -priorMean is not supported"},
-		{alLearnstruct, "-i a.mln -o b.mln -t c.db -beamSize 3 -noSampleClauses -delta 0.05 -priorMean 0", "-i=a.mln -o=b.mln -t=c.db -beamSize=3"},
+		{alLearnstruct, "-i a.mln -o b.mln -t c.db -beamSize 3 -noSampleClauses -delta 0.05 -priorMean 0", "-i=a.mln -o=b.mln -t=c.db -beamSize=3 -dsa=false -freeVars=true -constants=false -joins=false -repeatedPredicates=true -singlePredicate=true -maxGroundings=0 -refits=-1"},
+		{alLearnstruct, "-i a.mln -o b.mln -t c.db -marpleDefaults", "-i=a.mln -o=b.mln -t=c.db"},
+		{alLearnstruct, "-i a.mln -o b.mln -t c.db -dsa -repeatedPredicates auto -refits 0", "-i=a.mln -o=b.mln -t=c.db -dsa=true -constants=false -joins=false -repeatedPredicates=auto -singlePredicate=true -maxGroundings=0 -refits=0"},
 	} {
 		c := newAlchemyCall(alchemyPrograms[map[alchemyProgs]int{alInfer: 0, alLearnwts: 1, alLearnstruct: 2}[tc.prog]].name, tc.prog)
 		got, err := c.run(splitArgs(tc.args))
@@ -278,8 +302,8 @@ var (
 	reMarginal = regexp.MustCompile(`^\w+\([^ ()]*\) (0|1|0\.\d+|\d(\.\d+)?e-\d+)$`)
 	reMAPAll   = regexp.MustCompile(`^\w+\([^ ()]*\) [01]$`)
 	reMAP      = regexp.MustCompile(`^\w+\([^ ()]*\)$`)
-	reFactor   = regexp.MustCompile(`^(variables:|factors:|\w+\([^ ()]*\)|\w+\([^ ()]*\)(/ \w+\([^ ()]*\))*//( (-?[0-9.e+-]+|-inf))+)$`)
-	reCounts   = regexp.MustCompile(`^[0-9.e+]+\t\S.*$`) // -counts: count<TAB>formula
+	reFactor   = regexp.MustCompile(`^(variables:|factors:|(\d+ )+|(\d+ )+(/ (\d+ )+)*// ((-?[0-9.e+-]+|-inf) )+)$`) // Alchemy's layout
+	reCounts   = regexp.MustCompile(`^[0-9.e+]+\t\S.*$`)                                                             // -counts: count<TAB>formula
 )
 
 // checkAlchemyOutput checks the output file of an Alchemy command line.
@@ -367,8 +391,10 @@ func TestAlchemyInferQueries(t *testing.T) {
 	}{
 		{"-e " + td + "/univ.db -f " + td + "/univ-query.db -bp", []string{"advisedBy(Cy,Ada)", "advisedBy(Eve,Ada)", "advisedBy(Eve,Bob)"}, ""},
 		{"-e " + td + "/univ.db -q advisedBy(Eve,p),advisedBy(x,x) -ms -maxSteps 100", []string{
-			"advisedBy(Ada,Ada)", "advisedBy(Bob,Bob)", "advisedBy(Cy,Cy)", "advisedBy(Dee,Dee)",
-			"advisedBy(Eve,Ada)", "advisedBy(Eve,Bob)", "advisedBy(Eve,Cy)", "advisedBy(Eve,Dee)", "advisedBy(Eve,Eve)"}, ""},
+			// In the order of -q, as Alchemy's: advisedBy(Eve,Eve) at its
+			// first item.
+			"advisedBy(Eve,Ada)", "advisedBy(Eve,Bob)", "advisedBy(Eve,Cy)", "advisedBy(Eve,Dee)", "advisedBy(Eve,Eve)",
+			"advisedBy(Ada,Ada)", "advisedBy(Bob,Bob)", "advisedBy(Cy,Cy)", "advisedBy(Dee,Dee)"}, ""},
 		{"-e " + td + "/univ.db -q advisedBy(x,Bob) -a", []string{
 			"advisedBy(Ada,Bob)", "advisedBy(Bob,Bob)", "advisedBy(Cy,Bob)", "advisedBy(Dee,Bob)", "advisedBy(Eve,Bob)"}, "00010"},
 		// The listed advisedBy atoms of univ-train-a.db are the query

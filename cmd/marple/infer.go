@@ -206,6 +206,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	}
 	ax.markQuery(isQuery)
 	if ax.outputNetwork {
+		if ax.networkNumbers {
+			return atomicfile.Write(*out, func(w io.Writer) error { return net.WriteFactorGraphNumbers(w) })
+		}
 		return atomicfile.Write(*out, func(w io.Writer) error { return net.WriteFactorGraph(w) })
 	}
 	hardNote := "" // what the summary line says of the hard clauses

@@ -72,6 +72,7 @@ func inferLazy(ctx context.Context, e *env, p *progress, ax *inferExtras, wf *wo
 		fmt.Fprintf(e.stderr, "marple infer: warning: the MAP state violates %d hard clauses (%d falsified by the evidence alone)\n",
 			res.HardViolated+res.HardFalse, res.HardFalse)
 	}
+	ax.q.SetMAPEvidence(true) // Alchemy's lazy -m lists the true evidence atoms too
 	if err := atomicfile.Write(out, func(w io.Writer) error {
 		return ax.writeMAP(w, m, db, net, res.Assign, isQuery)
 	}); err != nil {

@@ -30,6 +30,7 @@ type inferExtras struct {
 	all, bp, lifted, queryEvidence, outputNetwork bool
 	wmc, logZ                                     bool
 	wmcMaxNodes                                   int64
+	queryOrder, omitFree, networkNumbers          bool
 	queryFile                                     string
 	convThresh, maxSeconds                        float64
 	bpCheck                                       int
@@ -60,6 +61,9 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.Float64Var(&x.walkProb, "walkProb", mcsat.DefaultWalkProb, "MC-SAT: probability that a SampleSAT move is a WalkSAT move rather than an annealing move")
 	fs.Float64Var(&x.saTemp, "saTemp", 0, "MC-SAT: SampleSAT's temperature (0: the default)")
 	fs.Float64Var(&x.smooth, "smooth", 0, "MC-SAT/Gibbs: write (p·n + 1/2)/(n + 1) for an estimate p, so that no probability is 0 or 1 (Alchemy's infer smooths with n = 10000; 0: no smoothing)")
+	fs.BoolVar(&x.queryOrder, "queryOrder", false, "write the results in the order of the query: the -f atoms, then item by item of the -q list, each atom once (Alchemy's order; default: the network's, by predicate)")
+	fs.BoolVar(&x.omitFree, "omitFree", false, "marginals: leave out of the results the query atoms that are in no ground clause (Alchemy's BP output; their probability is 0.5, or that of their unit clauses)")
+	fs.BoolVar(&x.networkNumbers, "networkNumbers", false, "with -outputNetwork: Alchemy's layout, each atom written as the numbers of its arguments' constants (without its predicate, as Alchemy), each value followed by a blank")
 	fs.BoolVar(&x.outputNetwork, "outputNetwork", false, "write the ground network to -r instead of running inference, as Alchemy's factor graph: the atoms, then per ground clause its atoms and its log-factor table")
 }
 
@@ -103,6 +107,8 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 		return usagef("-z prints log Z from an exact engine: give -wmc")
 	case x.wmcMaxNodes != 0 && !x.wmc:
 		return usagef("-wmcMaxNodes bounds -wmc: give -wmc")
+	case x.networkNumbers && !x.outputNetwork:
+		return usagef("-networkNumbers goes with -outputNetwork")
 	case x.lifted && !x.bp:
 		return liftedMisuse(marginal, gibbs, x.all)
 	case x.liftRounds < 0:
@@ -186,6 +192,8 @@ func (x *inferExtras) resolve(m *mln.Model, qdb *mln.Database, wf *worldFlags) e
 		}
 	}
 	x.q = q
+	q.SetAlchemyOrder(x.queryOrder)
+	q.SetOmitFree(x.omitFree)
 	wf.query = predNames(m, q.Preds())
 	return nil
 }

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/marple-mln/marple/internal/testenv"
+)
+
+// TestAlchemyExpected runs the Alchemy command lines of
+// testdata/alchemy/expected/cases.txt through Marple and compares each
+// output with the file Alchemy 2.0 wrote for the same line.
+func TestAlchemyExpected(t *testing.T) {
+	dir := filepath.Join("testdata", "alchemy", "expected")
+	f, err := os.Open(filepath.Join(dir, "cases.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := t.TempDir()
+	vars := map[string]string{
+		"EX":  filepath.Join("..", "..", "examples", "smokers"),
+		"TD":  filepath.Join("testdata", "alchemy"),
+		"OUT": out,
+	}
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		head, cmd, ok := strings.Cut(line, "|")
+		fields := strings.Fields(head)
+		if !ok || len(fields) != 3 {
+			t.Fatalf("cases.txt: bad line %q", line)
+		}
+		name, kind := fields[0], fields[1]
+		tol, err := strconv.ParseFloat(fields[2], 64)
+		if err != nil {
+			t.Fatalf("cases.txt: %s: bad tolerance %q", name, fields[2])
+		}
+		n++
+		t.Run(name, func(t *testing.T) {
+			if strings.HasSuffix(name, "-long") && testenv.Short() {
+				t.Skip("a long case: MARPLE_LONG_TESTS=1 runs it")
+			}
+			args := splitArgs(os.Expand(strings.TrimSpace(cmd), func(k string) string { return vars[k] }))
+			prog := args[0]
+			args[0] = filepath.Join("/usr/local/bin", prog)
+			var so, se bytes.Buffer
+			code := run(context.Background(), &env{stdout: &so, stderr: &se}, alchemyArgs(args))
+			if kind == "refused" {
+				if code != 2 || strings.Count(se.String(), "\n") != 1 {
+					t.Errorf("exit %d, stderr %q; want exit 2 and one line", code, se.String())
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, se.String())
+			}
+			ext := ".result"
+			if prog != "infer" {
+				ext = ".mln"
+			}
+			want, err := os.ReadFile(filepath.Join(dir, name+ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join(out, name+ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareAlchemyOutput(t, kind, tol, string(got), string(want))
+		})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("cases.txt: no case")
+	}
+}
+
+// compareAlchemyOutput compares Marple's output got with Alchemy's want as
+// kind says (cases.txt lists the kinds).
+func compareAlchemyOutput(t *testing.T, kind string, tol float64, got, want string) {
+	t.Helper()
+	switch kind {
+	case "exact":
+		if got != want {
+			t.Errorf("Marple wrote\n%s\nAlchemy\n%s", got, want)
+		}
+	case "marginals", "bypred", "atoms":
+		g, w := resultRows(t, got), resultRows(t, want)
+		if len(g) != len(w) {
+			t.Fatalf("Marple lists %d atoms, Alchemy %d:\n%s\nAlchemy:\n%s", len(g), len(w), got, want)
+		}
+		if kind == "bypred" {
+			g, w = sortWithinPred(g), sortWithinPred(w)
+		}
+		for i := range g {
+			if g[i].atom != w[i].atom {
+				t.Fatalf("atom %d: Marple %s, Alchemy %s:\n%s\nAlchemy:\n%s", i+1, g[i].atom, w[i].atom, got, want)
+			}
+			if kind != "atoms" && math.Abs(g[i].value-w[i].value) > tol {
+				t.Errorf("%s: Marple %g, Alchemy %g (tolerance %g)", g[i].atom, g[i].value, w[i].value, tol)
+			}
+		}
+	case "layout":
+		re := regexp.MustCompile(`^(variables:|factors:|(\d+ )+|(\d+ )+(/ (\d+ )+)*// ((-?[0-9.e+-]+|-inf) )+)$`)
+		vars := func(s string) []string {
+			_, rest, _ := strings.Cut(s, "variables:\n")
+			v, _, _ := strings.Cut(rest, "factors:\n")
+			out := strings.Split(strings.TrimSuffix(v, "\n"), "\n")
+			slices.Sort(out)
+			return out
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+			if !re.MatchString(l) {
+				t.Errorf("line %q is not in Alchemy's layout", l)
+			}
+		}
+		if g, w := vars(got), vars(want); !slices.Equal(g, w) {
+			t.Errorf("variables: Marple %q, Alchemy %q", g, w)
+		}
+	case "weights":
+		g, w := formulaWeights(t, got, false), formulaWeights(t, want, true)
+		if len(g) != len(w) {
+			t.Fatalf("Marple writes %d formulas, Alchemy %d:\n%s\nAlchemy:\n%s", len(g), len(w), got, want)
+		}
+		for f, wv := range w {
+			gv, ok := g[f]
+			if !ok {
+				t.Errorf("Alchemy's formula %s is not in Marple's output", f)
+				continue
+			}
+			if math.Abs(gv-wv) > tol {
+				t.Errorf("%s: Marple %.4g, Alchemy %.4g (tolerance %g)", f, gv, wv, tol)
+			}
+		}
+	default:
+		t.Fatalf("unknown kind %q", kind)
+	}
+}
+
+type resultRow struct {
+	atom  string
+	value float64
+}
+
+// resultRows parses the lines "atom [value]" of a results file.
+func resultRows(t *testing.T, s string) []resultRow {
+	t.Helper()
+	var rows []resultRow
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		r := resultRow{atom: f[0], value: 1}
+		if len(f) > 1 {
+			v, err := strconv.ParseFloat(f[1], 64)
+			if err != nil {
+				t.Fatalf("bad result line %q", l)
+			}
+			r.value = v
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// sortWithinPred sorts each run of atoms of one predicate by name,
+// keeping the order of the runs.
+func sortWithinPred(rows []resultRow) []resultRow {
+	out := append([]resultRow(nil), rows...)
+	pred := func(a string) string { p, _, _ := strings.Cut(a, "("); return p }
+	for i := 0; i < len(out); {
+		j := i
+		for j < len(out) && pred(out[j].atom) == pred(out[i].atom) {
+			j++
+		}
+		run := out[i:j]
+		for a := 1; a < len(run); a++ {
+			for b := a; b > 0 && run[b].atom < run[b-1].atom; b-- {
+				run[b], run[b-1] = run[b-1], run[b]
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// formulaWeights returns the weight of each formula of a learned .mln file
+// by its text without blanks: Alchemy's from its "// w formula" comments,
+// Marple's from its "w formula" lines.
+func formulaWeights(t *testing.T, s string, alchemy bool) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if alchemy {
+			if !strings.HasPrefix(l, "// ") {
+				continue
+			}
+			l = strings.TrimPrefix(l, "// ")
+		} else if strings.HasPrefix(l, "//") {
+			continue
+		}
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		w, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			continue
+		}
+		out[strings.Join(f[1:], "")] = w
+	}
+	if len(out) == 0 {
+		t.Fatalf("no weighted formula in\n%s", s)
+	}
+	return out
+}
