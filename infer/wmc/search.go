@@ -68,7 +68,6 @@ type searcher struct {
 func (s *searcher) count(comp []int32, marg []float64) (float64, error) {
 	if !s.seeded {
 		s.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
-		s.score = make([]int32, s.p.n)
 		s.seeded = true
 	}
 	if s.cache == nil {
@@ -250,28 +249,14 @@ func (s *searcher) key(vars, cls []int32) cacheKey {
 	return cacheKey{maphash.Bytes(s.seeds[0], b), maphash.Bytes(s.seeds[1], b)}
 }
 
-// pick returns the atom to branch on: the one in the most clauses not yet
-// satisfied, hard ones counting twice (ties: the least atom).
+// pick returns the atom to branch on: the one of highest rank in the
+// elimination order (see elimOrder).
 func (s *searcher) pick(vars, cls []int32) int32 {
-	st, p := s.st, s.p
-	sc := s.score
-	for _, c := range cls {
-		inc := int32(1)
-		if p.hard[c] {
-			inc = 2
+	best := vars[0]
+	for _, v := range vars[1:] {
+		if s.p.rank[v] > s.p.rank[best] {
+			best = v
 		}
-		for _, l := range p.clause(c) {
-			if a := l.Atom(); st.val[a] == 0 {
-				sc[a] += inc
-			}
-		}
-	}
-	best, bs := vars[0], int32(-1)
-	for _, v := range vars {
-		if sc[v] > bs {
-			best, bs = v, sc[v]
-		}
-		sc[v] = 0
 	}
 	return best
 }

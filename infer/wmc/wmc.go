@@ -102,6 +102,10 @@ type Stats struct {
 	// CacheHits the components found in the cache instead, and
 	// Decompositions the branches that split into two or more components.
 	Nodes, CacheHits, Decompositions int64
+	// Width is the induced width of the elimination order that guides
+	// the branching (an upper bound on the treewidth of the network's
+	// primal graph; above 96, a lower bound on the order's width).
+	Width int
 	// Fixed is the number of atoms the hard clauses fix at the root.
 	Fixed int
 	// MaxMemory is an estimate of the largest memory the circuits and
@@ -193,6 +197,8 @@ type problem struct {
 	occStart []int32 // atom a's occurrences are occ[occStart[a]:occStart[a+1]]
 	occ      []int32 // clause<<1 | 1 when the atom occurs negated
 	constLog float64 // log-weight every world has
+	rank     []int32 // per atom: its position in the elimination order
+	width    int     // the order's induced width
 }
 
 // build turns net into a problem. It fails with infer.ErrInfeasible on an
@@ -262,6 +268,7 @@ func build(net *ground.Network, bias []float64) (*problem, error) {
 			fill[a]++
 		}
 	}
+	p.rank, p.width = elimOrder(p)
 	return p, nil
 }
 
@@ -302,7 +309,7 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 	if !ok {
 		return nil, fmt.Errorf("%w: unit propagation of the hard clauses gives a conflict, so Z = 0 (log Z = -Inf)", infer.ErrInfeasible)
 	}
-	res := &Result{Stats: Stats{Method: MethodTrivial, Fixed: len(root.trail)}}
+	res := &Result{Stats: Stats{Method: MethodTrivial, Fixed: len(root.trail), Width: p.width}}
 	logZ := p.constLog + f
 	var marg []float64
 	if marginals {
