@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer/mcsat"
 )
 
 // banded returns a random network of n atoms whose clauses join atoms at
@@ -154,4 +155,50 @@ func TestGrid(t *testing.T) {
 		}
 	}
 	t.Logf("log Z %.6f, width %d, %d nodes, %d cache hits", res.LogZ, res.Stats.Width, res.Stats.Nodes, res.Stats.CacheHits)
+}
+
+// TestAgainstMCSATComponents compares the smokers example with its test
+// evidence, and a network of 400 atoms in components of up to 12, with
+// MC-SAT, which enumerates components of up to mcsat.DefaultExactAtoms
+// atoms: the same marginals to 1e-9.
+func TestAgainstMCSATComponents(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 6))
+	many := ground.NewNetwork(400)
+	for base := 0; base < 400; base += 10 {
+		for range 25 {
+			k := 1 + rng.IntN(3)
+			var ls []ground.Lit
+			for range k {
+				ls = append(ls, ground.MakeLit(int32(base+rng.IntN(10)), rng.IntN(2) == 0))
+			}
+			w := 4*rng.Float64() - 2
+			if k > 1 && rng.IntN(12) == 0 {
+				w = math.Inf(1)
+			}
+			many.AddClause(ls, w, -1, -1, 1)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		net  *ground.Network
+	}{{"smokers", smokersNet(t)}, {"400 atoms", many}} {
+		want, d, err := mcsat.Run(ctx, c.net, 2, mcsat.Options{Samples: 10}, mcsat.MethodMCSAT)
+		if err != nil {
+			t.Fatalf("%s: MC-SAT: %v", c.name, err)
+		}
+		if !math.IsInf(d.MinESS, 1) {
+			t.Fatalf("%s: MC-SAT sampled a component", c.name)
+		}
+		res, err := Solve(ctx, c.net, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for a := range want {
+			if d := math.Abs(res.Marginals[a] - want[a]); d > 1e-9 {
+				t.Fatalf("%s: P(atom %d) = %v, MC-SAT's enumeration %v", c.name, a, res.Marginals[a], want[a])
+			}
+		}
+		t.Logf("%s: %d components, log Z %.6f", c.name, res.Stats.Components, res.LogZ)
+	}
 }

@@ -39,7 +39,7 @@ import (
 const (
 	// DefaultMaxNodes is the largest number of search nodes (components
 	// branched on) of a solve.
-	DefaultMaxNodes = 20_000_000
+	DefaultMaxNodes = 4_000_000
 	// DefaultMaxMemory is the largest memory, in bytes, of the circuits
 	// and caches of a solve.
 	DefaultMaxMemory = 2 << 30
