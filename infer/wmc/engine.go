@@ -47,14 +47,16 @@ func (e Engine) Marginals(ctx context.Context, net *ground.Network, opt infer.Op
 // are exact, and how they were counted.
 func (r *Result) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "exact marginals and log Z = %.10g by weighted model counting (%s", r.LogZ, r.Stats.Method)
 	st := &r.Stats
-	fmt.Fprintf(&b, "; %d components, the largest of %d atoms", st.Components, st.LargestComponent)
+	fmt.Fprintf(&b, "exact marginals and log Z = %.10g by weighted model counting (%d components, the largest of %d atoms", r.LogZ, st.Components, st.LargestComponent)
 	if st.Fixed > 0 {
 		fmt.Fprintf(&b, "; %d atoms fixed by the hard clauses", st.Fixed)
 	}
-	if st.Method == MethodSearch {
-		fmt.Fprintf(&b, "; %d search nodes, %d cache hits, %d decompositions", st.Nodes, st.CacheHits, st.Decompositions)
+	if st.VEComponents > 0 {
+		fmt.Fprintf(&b, "; %d by variable elimination, width %d", st.VEComponents, st.VEWidth)
+	}
+	if st.SearchComponents > 0 {
+		fmt.Fprintf(&b, "; %d by DPLL search with component caching: %d nodes, %d cache hits, %d decompositions", st.SearchComponents, st.Nodes, st.CacheHits, st.Decompositions)
 	}
 	b.WriteString(")")
 	return b.String()

@@ -112,26 +112,28 @@ func TestBanded(t *testing.T) {
 		const n, k = 300, 4
 		net, bias := banded(rng, n, k)
 		want := windowLogZ(net, bias, k, nil)
-		res, err := Solve(context.Background(), net, Options{Bias: bias})
-		if math.IsInf(want, -1) {
-			if err == nil {
-				t.Fatalf("network %d: infeasible, got log Z %v", i, res.LogZ)
+		for _, method := range []Method{MethodSearch, MethodVE} {
+			res, err := Solve(context.Background(), net, Options{Bias: bias, Method: method})
+			if math.IsInf(want, -1) {
+				if err == nil {
+					t.Fatalf("network %d (%v): infeasible, got log Z %v", i, method, res.LogZ)
+				}
+				continue
 			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("network %d: %v", i, err)
-		}
-		if d := math.Abs(res.LogZ - want); d > 1e-9*math.Abs(want) {
-			t.Fatalf("network %d: log Z %v, window DP %v", i, res.LogZ, want)
-		}
-		for _, a := range []int{0, 1, n / 3, n / 2, n - 2, n - 1} {
-			p := math.Exp(windowLogZ(net, bias, k, []int{a, 1}) - want)
-			if d := math.Abs(res.Marginals[a] - p); d > 1e-9 {
-				t.Fatalf("network %d: P(atom %d) = %v, window DP %v", i, a, res.Marginals[a], p)
+			if err != nil {
+				t.Fatalf("network %d (%v): %v", i, method, err)
 			}
+			if d := math.Abs(res.LogZ - want); d > 1e-9*math.Abs(want) {
+				t.Fatalf("network %d (%v): log Z %v, window DP %v", i, method, res.LogZ, want)
+			}
+			for _, a := range []int{0, 1, n / 3, n / 2, n - 2, n - 1} {
+				p := math.Exp(windowLogZ(net, bias, k, []int{a, 1}) - want)
+				if d := math.Abs(res.Marginals[a] - p); d > 1e-9 {
+					t.Fatalf("network %d (%v): P(atom %d) = %v, window DP %v", i, method, a, res.Marginals[a], p)
+				}
+			}
+			t.Logf("network %d (%v): log Z %.6f, %+v", i, method, res.LogZ, res.Stats)
 		}
-		t.Logf("network %d: log Z %.6f, %d nodes, %d cache hits", i, res.LogZ, res.Stats.Nodes, res.Stats.CacheHits)
 	}
 }
 
@@ -141,20 +143,22 @@ func TestGrid(t *testing.T) {
 	const n = 8
 	net := grid(n, 2)
 	want := windowLogZ(net, make([]float64, n*n), n+1, nil)
-	res, err := Solve(context.Background(), net, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := math.Abs(res.LogZ - want); d > 1e-9*math.Abs(want) {
-		t.Fatalf("log Z %v, window DP %v", res.LogZ, want)
-	}
-	for _, a := range []int{0, n + 1, n * n / 2, n*n - 1} {
-		p := math.Exp(windowLogZ(net, make([]float64, n*n), n+1, []int{a, 1}) - want)
-		if d := math.Abs(res.Marginals[a] - p); d > 1e-9 {
-			t.Fatalf("P(atom %d) = %v, window DP %v", a, res.Marginals[a], p)
+	for _, method := range []Method{MethodSearch, MethodVE} {
+		res, err := Solve(context.Background(), net, Options{Method: method})
+		if err != nil {
+			t.Fatal(err)
 		}
+		if d := math.Abs(res.LogZ - want); d > 1e-9*math.Abs(want) {
+			t.Fatalf("%v: log Z %v, window DP %v", method, res.LogZ, want)
+		}
+		for _, a := range []int{0, n + 1, n * n / 2, n*n - 1} {
+			p := math.Exp(windowLogZ(net, make([]float64, n*n), n+1, []int{a, 1}) - want)
+			if d := math.Abs(res.Marginals[a] - p); d > 1e-9 {
+				t.Fatalf("%v: P(atom %d) = %v, window DP %v", method, a, res.Marginals[a], p)
+			}
+		}
+		t.Logf("%v: log Z %.6f, %+v", method, res.LogZ, res.Stats)
 	}
-	t.Logf("log Z %.6f, width %d, %d nodes, %d cache hits", res.LogZ, res.Stats.Width, res.Stats.Nodes, res.Stats.CacheHits)
 }
 
 // TestAgainstMCSATComponents compares the smokers example with its test

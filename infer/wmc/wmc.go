@@ -45,32 +45,46 @@ const (
 	DefaultMaxMemory = 2 << 30
 )
 
-// Method is how a solve counted.
+// Method selects how the components are counted.
 type Method int
 
 const (
-	// MethodSearch is DPLL search with component caching.
-	MethodSearch Method = iota
-	// MethodTrivial means no search was needed: propagation decided
-	// every atom, or no clause ties any two atoms.
-	MethodTrivial
+	// MethodAuto counts each component by variable elimination when its
+	// elimination order is narrow (tables of at most AutoVEEntries
+	// entries in all), by search otherwise.
+	MethodAuto Method = iota
+	// MethodSearch counts every component by DPLL search with component
+	// caching.
+	MethodSearch
+	// MethodVE counts every component by variable elimination; a
+	// component beyond MaxVEWidth or MaxVEEntries fails with a
+	// *LimitError.
+	MethodVE
 )
 
 func (m Method) String() string {
 	switch m {
+	case MethodAuto:
+		return "auto"
 	case MethodSearch:
-		return "DPLL with component caching"
-	case MethodTrivial:
-		return "propagation alone"
+		return "search"
+	case MethodVE:
+		return "ve"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
+
+// AutoVEEntries is the largest total of table entries for which
+// MethodAuto takes variable elimination.
+const AutoVEEntries = 1 << 20
 
 // Options are the settings of Solve.
 type Options struct {
 	// Bias adds Bias[a] to the log-weight of every world in which atom a
 	// is true (infer.Options.Bias); nil means none.
 	Bias []float64
+	// Method selects the counting method (MethodAuto by default).
+	Method Method
 	// Workers is the number of components counted at once (0:
 	// GOMAXPROCS). The results do not depend on it.
 	Workers int
@@ -92,12 +106,17 @@ type Options struct {
 
 // Stats describe a solve.
 type Stats struct {
-	// Method is how the count was made.
-	Method Method
 	// Components is the number of independent components of the network
-	// once the hard unit clauses are propagated, and LargestComponent the
-	// atoms of the largest.
+	// once the hard unit clauses are propagated (an atom no clause ties to
+	// another counts as one), and LargestComponent the atoms of the
+	// largest.
 	Components, LargestComponent int
+	// VEComponents and SearchComponents are the components of two atoms or
+	// more counted by variable elimination and by search.
+	VEComponents, SearchComponents int
+	// VEWidth is the largest scope, less one, of the tables variable
+	// elimination built.
+	VEWidth int
 	// Nodes is the number of search nodes (components branched on),
 	// CacheHits the components found in the cache instead, and
 	// Decompositions the branches that split into two or more components.
@@ -182,7 +201,10 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*Result, erro
 	if lim.maxMem == 0 {
 		lim.maxMem = DefaultMaxMemory
 	}
-	return p.solve(ctx, workers, lim, !opt.NoMarginals)
+	if opt.Method < MethodAuto || opt.Method > MethodVE {
+		return nil, fmt.Errorf("wmc: unknown method %d", int(opt.Method))
+	}
+	return p.solve(ctx, workers, lim, !opt.NoMarginals, opt.Method)
 }
 
 // problem is the network in the form the search takes: literal weights
@@ -303,13 +325,13 @@ type limits struct {
 
 // solve propagates the hard units, splits the rest into components and
 // counts each (in parallel).
-func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals bool) (*Result, error) {
+func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals bool, method Method) (*Result, error) {
 	root := newState(p)
 	f, ok := root.decide(-1)
 	if !ok {
 		return nil, fmt.Errorf("%w: unit propagation of the hard clauses gives a conflict, so Z = 0 (log Z = -Inf)", infer.ErrInfeasible)
 	}
-	res := &Result{Stats: Stats{Method: MethodTrivial, Fixed: len(root.trail), Width: p.width}}
+	res := &Result{Stats: Stats{Fixed: len(root.trail), Width: p.width}}
 	logZ := p.constLog + f
 	var marg []float64
 	if marginals {
@@ -340,9 +362,6 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 	for _, c := range comps {
 		res.Stats.LargestComponent = max(res.Stats.LargestComponent, len(c))
 	}
-	if len(comps) > 0 {
-		res.Stats.Method = MethodSearch
-	}
 	// Largest first, so that one worker does not finish alone on it.
 	order := make([]int, len(comps))
 	for i := range order {
@@ -351,6 +370,7 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 	slices.SortStableFunc(order, func(i, j int) int { return len(comps[j]) - len(comps[i]) })
 	vals := make([]float64, len(comps))
 	errs := make([]error, len(comps))
+	byVE := make([]int, len(comps)) // per component: VE's width + 1, or 0
 	pool := make(chan *searcher, workers)
 	for range workers {
 		pool <- nil
@@ -366,6 +386,21 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 			s = &searcher{p: p, st: root.clone(), lim: lim, ctx: ctx, stop: &stop, keep: marginals}
 		}
 		defer func() { pool <- s }()
+		if method != MethodSearch {
+			maxEntries := MaxVEEntries
+			if method == MethodAuto {
+				maxEntries = AutoVEEntries
+			}
+			if pl := planVE(s.st, comps[i], MaxVEWidth, maxEntries); pl != nil {
+				vals[i], byVE[i] = pl.run(p, marg), pl.width+1
+				return
+			}
+			if method == MethodVE {
+				errs[i] = &LimitError{What: fmt.Sprintf("table entries or an elimination width above %d for variable elimination", MaxVEWidth), Limit: MaxVEEntries}
+				stop.Store(true)
+				return
+			}
+		}
 		v, err := s.count(comps[i], marg)
 		if err != nil {
 			errs[i] = err
@@ -374,6 +409,14 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 		}
 		vals[i] = v
 	})
+	for i, w := range byVE {
+		if w > 0 {
+			res.Stats.VEComponents++
+			res.Stats.VEWidth = max(res.Stats.VEWidth, w-1)
+		} else if errs[i] == nil {
+			res.Stats.SearchComponents++
+		}
+	}
 	res.Stats.Nodes = lim.nodes.Load()
 	res.Stats.CacheHits = lim.hits.Load()
 	res.Stats.Decompositions = lim.decomps.Load()

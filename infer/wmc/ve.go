@@ -1,0 +1,251 @@
+package wmc
+
+import (
+	"math"
+	"slices"
+)
+
+// Variable elimination bounds: a component is counted by VE when the
+// elimination order (by rank) leaves every bucket's scope at most
+// MaxVEWidth+1 atoms and the buckets' tables hold at most MaxVEEntries
+// entries in all.
+const (
+	MaxVEWidth   = 20
+	MaxVEEntries = 1 << 24
+)
+
+// veFactor is a log-factor over atoms (sorted by elimination position):
+// entry i gives the atoms the values of i's bits (bit j: vars[j]).
+type veFactor struct {
+	vars  []int32
+	tab   []float64
+	from  int // the bucket whose message it is, or -1 (a clause)
+	owner int // the bucket it goes to
+}
+
+// vePlan is the elimination of one component: its atoms in elimination
+// order and, per bucket, the factors it combines and its scope.
+type vePlan struct {
+	order   []int32
+	pos     map[int32]int
+	factors []*veFactor
+	bucket  [][]int   // per bucket: its factors
+	scope   [][]int32 // per bucket: its atoms, the eliminated one first
+	entries int
+	width   int // the largest scope less one
+}
+
+// planVE returns the plan of the component of the atoms vars under the
+// state st, or nil when it exceeds the VE bounds.
+func planVE(st *state, vars []int32, maxWidth, maxEntries int) *vePlan {
+	p := st.p
+	order := slices.Clone(vars)
+	slices.SortFunc(order, func(a, b int32) int { return int(p.rank[a]) - int(p.rank[b]) })
+	pl := &vePlan{order: order, pos: make(map[int32]int, len(order)), bucket: make([][]int, len(order)), scope: make([][]int32, len(order))}
+	for i, v := range order {
+		pl.pos[v] = i
+	}
+	byPos := func(a, b int32) int { return pl.pos[a] - pl.pos[b] }
+	// Scopes: the clauses' atoms, then the messages, symbolically.
+	st.stamp++
+	stamp := st.stamp
+	pending := make([][][]int32, len(order)) // per bucket: the scopes sent to it
+	var clauses []int32
+	for _, v := range vars {
+		for _, o := range p.occ[p.occStart[v]:p.occStart[v+1]] {
+			c := o >> 1
+			if st.nTrue[c] != 0 || st.cmark[c] == stamp {
+				continue
+			}
+			st.cmark[c] = stamp
+			clauses = append(clauses, c)
+		}
+	}
+	slices.Sort(clauses)
+	cvars := make([][]int32, len(clauses))
+	for i, c := range clauses {
+		var vs []int32
+		for _, l := range p.clause(c) {
+			if a := l.Atom(); st.val[a] == 0 {
+				vs = append(vs, a)
+			}
+		}
+		if len(vs) > maxWidth+1 {
+			return nil
+		}
+		slices.SortFunc(vs, byPos)
+		cvars[i] = vs
+		b := pl.pos[vs[0]]
+		pending[b] = append(pending[b], vs)
+	}
+	for b, x := range order {
+		u := []int32{x}
+		for _, s := range pending[b] {
+			u = append(u, s...)
+		}
+		slices.SortFunc(u, byPos)
+		u = slices.Compact(u)
+		if len(u) > maxWidth+1 {
+			return nil
+		}
+		pl.scope[b] = u
+		pl.width = max(pl.width, len(u)-1)
+		pl.entries += 1 << len(u)
+		if pl.entries > maxEntries {
+			return nil
+		}
+		if len(u) > 1 {
+			pending[pl.pos[u[1]]] = append(pending[pl.pos[u[1]]], u[1:])
+		}
+	}
+	// The clauses' factors.
+	for i, c := range clauses {
+		vs := cvars[i]
+		f := &veFactor{vars: vs, tab: make([]float64, 1<<len(vs)), from: -1, owner: pl.pos[vs[0]]}
+		bit := make(map[int32]int, len(vs))
+		for j, a := range vs {
+			bit[a] = j
+		}
+		hard := p.hard[c]
+		for e := range f.tab {
+			sat := false
+			for _, l := range p.clause(c) {
+				j, ok := bit[l.Atom()]
+				if ok && (e>>j&1 == 1) != l.Neg() {
+					sat = true
+					break
+				}
+			}
+			switch {
+			case sat:
+				f.tab[e] = p.w[c]
+			case hard:
+				f.tab[e] = math.Inf(-1)
+			}
+		}
+		pl.bucket[f.owner] = append(pl.bucket[f.owner], len(pl.factors))
+		pl.factors = append(pl.factors, f)
+	}
+	return pl
+}
+
+// run eliminates the component: its log-weight and, with marg not nil,
+// its atoms' marginals.
+func (pl *vePlan) run(p *problem, marg []float64) float64 {
+	n := len(pl.order)
+	tabs := make([][]float64, n) // per bucket: its combined table
+	msgs := make([]*veFactor, n) // per bucket: its message (nil: a constant)
+	logZ := 0.0
+	consts := make([]float64, n)
+	for b, x := range pl.order {
+		u := pl.scope[b]
+		T := make([]float64, 1<<len(u))
+		// Literal weights of the eliminated atom (bit 0).
+		for e := range T {
+			T[e] = p.lw[2*x+int32(1-e&1)]
+		}
+		for _, fi := range pl.bucket[b] {
+			addFactor(T, u, pl.factors[fi])
+		}
+		tabs[b] = T
+		if len(u) == 1 {
+			consts[b] = logAdd(T[0], T[1])
+			logZ += consts[b]
+			continue
+		}
+		m := &veFactor{vars: u[1:], tab: make([]float64, len(T)/2), from: b, owner: pl.pos[u[1]]}
+		for e := range m.tab {
+			m.tab[e] = logAdd(T[2*e], T[2*e+1])
+		}
+		msgs[b] = m
+		pl.bucket[m.owner] = append(pl.bucket[m.owner], len(pl.factors))
+		pl.factors = append(pl.factors, m)
+	}
+	if marg == nil || math.IsInf(logZ, -1) {
+		return logZ
+	}
+	// Backward: G[b] holds the probability of each value of bucket b's
+	// message scope; the belief of bucket b's scope follows from it.
+	G := make([][]float64, n)
+	for b := n - 1; b >= 0; b-- {
+		u := pl.scope[b]
+		T := tabs[b]
+		B := make([]float64, len(T))
+		if msgs[b] == nil {
+			for e := range T {
+				B[e] = math.Exp(T[e] - consts[b])
+			}
+		} else {
+			m, g := msgs[b].tab, G[b]
+			for e := range T {
+				if g[e>>1] > 0 && !math.IsInf(T[e], -1) {
+					B[e] = g[e>>1] * math.Exp(T[e]-m[e>>1])
+				}
+			}
+		}
+		x := pl.order[b]
+		px := 0.0
+		for e := 1; e < len(B); e += 2 {
+			px += B[e]
+		}
+		marg[x] = px
+		for _, fi := range pl.bucket[b] {
+			f := pl.factors[fi]
+			if f.from < 0 {
+				continue
+			}
+			if G[f.from] == nil {
+				G[f.from] = make([]float64, len(f.tab))
+			}
+			project(B, u, f, G[f.from])
+		}
+		tabs[b] = nil
+	}
+	return logZ
+}
+
+// index returns, per atom of scope u, its bit in f (or -1).
+func index(u []int32, f *veFactor) []int {
+	idx := make([]int, len(u))
+	j := 0
+	for i, a := range u {
+		idx[i] = -1
+		if j < len(f.vars) && f.vars[j] == a {
+			idx[i] = j
+			j++
+		}
+	}
+	return idx
+}
+
+// addFactor adds f to the table T over scope u (f's atoms are in u, in
+// the same order).
+func addFactor(T []float64, u []int32, f *veFactor) {
+	idx := index(u, f)
+	for e := range T {
+		k := 0
+		for i, j := range idx {
+			if j >= 0 && e>>i&1 == 1 {
+				k |= 1 << j
+			}
+		}
+		T[e] += f.tab[k]
+	}
+}
+
+// project adds to g (over f's scope) the sums of B (over u) by f's atoms.
+func project(B []float64, u []int32, f *veFactor, g []float64) {
+	idx := index(u, f)
+	for e, v := range B {
+		if v == 0 {
+			continue
+		}
+		k := 0
+		for i, j := range idx {
+			if j >= 0 && e>>i&1 == 1 {
+				k |= 1 << j
+			}
+		}
+		g[k] += v
+	}
+}
