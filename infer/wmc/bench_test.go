@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/marple-mln/marple/ground"
@@ -33,21 +35,28 @@ func grid(n int, seed uint64) *ground.Network {
 	return net
 }
 
-// BenchmarkGrid counts square grids.
+// BenchmarkGrid counts square grids by each method (search alone only up
+// to 10×10).
 func BenchmarkGrid(b *testing.B) {
 	for _, n := range []int{6, 10, 14} {
 		net := grid(n, 1)
-		b.Run(fmt.Sprintf("%dx%d", n, n), func(b *testing.B) {
-			var st Stats
-			for range b.N {
-				r, err := Solve(context.Background(), net, Options{MaxNodes: -1})
-				if err != nil {
-					b.Fatal(err)
-				}
-				st = r.Stats
+		for _, method := range []Method{MethodSearch, MethodVE, MethodAuto} {
+			if method == MethodSearch && n > 10 {
+				continue
 			}
-			b.ReportMetric(float64(st.Nodes), "nodes")
-		})
+			b.Run(fmt.Sprintf("%dx%d/%v", n, n, method), func(b *testing.B) {
+				var st Stats
+				for range b.N {
+					r, err := Solve(context.Background(), net, Options{Method: method, MaxNodes: 2_000_000})
+					if err != nil {
+						b.Skip(err)
+					}
+					st = r.Stats
+				}
+				b.ReportMetric(float64(st.Nodes), "nodes")
+				b.ReportMetric(float64(st.VEWidth), "width")
+			})
+		}
 	}
 }
 
@@ -83,6 +92,74 @@ func BenchmarkSmokers(b *testing.B) {
 	for range b.N {
 		if _, err := Solve(context.Background(), net, Options{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// friends grounds the smokers model on n people, each with two random
+// friends and one in ten a known smoker or non-smoker (Friends closed
+// world, Smokes and Cancer queried).
+func friends(tb testing.TB, n int) *ground.Network {
+	model, err := os.ReadFile(filepath.Join("..", "..", "examples", "smokers", "smoking-weighted.mln"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(uint64(n), 9))
+	var ev strings.Builder
+	for i := range n {
+		for range 2 {
+			j := rng.IntN(n)
+			if j != i {
+				fmt.Fprintf(&ev, "Friends(P%d, P%d)\nFriends(P%d, P%d)\n", i, j, j, i)
+			}
+		}
+		if rng.IntN(10) == 0 {
+			if rng.IntN(2) == 0 {
+				ev.WriteString("!")
+			}
+			fmt.Fprintf(&ev, "Smokes(P%d)\n", i)
+		}
+	}
+	m, err := mln.ParseModel("smoking-weighted.mln", string(model))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db, err := mln.ParseDatabase(m, "friends.db", ev.String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		tb.Fatal(err)
+	}
+	q, err := m.PredIDs("Smokes", "Cancer")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	net, err := ground.Ground(context.Background(), m, db, ground.Options{Query: q})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return net
+}
+
+// BenchmarkFriends counts friends and smokers with random friendships
+// (two per person) by each method.
+func BenchmarkFriends(b *testing.B) {
+	for _, n := range []int{30, 60, 100, 200} {
+		net := friends(b, n)
+		for _, method := range []Method{MethodSearch, MethodVE, MethodAuto} {
+			b.Run(fmt.Sprintf("%d/%v", n, method), func(b *testing.B) {
+				var st Stats
+				for range b.N {
+					r, err := Solve(context.Background(), net, Options{Method: method, MaxNodes: -1})
+					if err != nil {
+						b.Skip(err)
+					}
+					st = r.Stats
+				}
+				b.ReportMetric(float64(st.Nodes), "nodes")
+				b.ReportMetric(float64(st.VEWidth), "width")
+			})
 		}
 	}
 }

@@ -57,6 +57,9 @@ func (r *Result) Summary() string {
 	}
 	if st.SearchComponents > 0 {
 		fmt.Fprintf(&b, "; %d by DPLL search with component caching: %d nodes, %d cache hits, %d decompositions", st.SearchComponents, st.Nodes, st.CacheHits, st.Decompositions)
+		if st.VELeaves > 0 {
+			fmt.Fprintf(&b, ", %d components reached counted by variable elimination", st.VELeaves)
+		}
 	}
 	b.WriteString(")")
 	return b.String()

@@ -112,8 +112,8 @@ func TestBanded(t *testing.T) {
 		const n, k = 300, 4
 		net, bias := banded(rng, n, k)
 		want := windowLogZ(net, bias, k, nil)
-		for _, method := range []Method{MethodSearch, MethodVE} {
-			res, err := Solve(context.Background(), net, Options{Bias: bias, Method: method})
+		for _, method := range []Method{MethodSearch, MethodVE, MethodAuto} {
+			res, err := Solve(context.Background(), net, Options{Bias: bias, Method: method, noTopVE: true})
 			if math.IsInf(want, -1) {
 				if err == nil {
 					t.Fatalf("network %d (%v): infeasible, got log Z %v", i, method, res.LogZ)
@@ -143,8 +143,8 @@ func TestGrid(t *testing.T) {
 	const n = 8
 	net := grid(n, 2)
 	want := windowLogZ(net, make([]float64, n*n), n+1, nil)
-	for _, method := range []Method{MethodSearch, MethodVE} {
-		res, err := Solve(context.Background(), net, Options{Method: method})
+	for _, method := range []Method{MethodSearch, MethodVE, MethodAuto} {
+		res, err := Solve(context.Background(), net, Options{Method: method, noTopVE: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,10 +25,13 @@ type branch struct {
 }
 
 // node is a component branched on: the log-weight of its worlds and its
-// two branches (atom true, atom false).
+// two branches (atom true, atom false); or a leaf counted by variable
+// elimination, whose atoms (b[0].free) have the marginals probs.
 type node struct {
-	v float64
-	b [2]branch
+	v     float64
+	b     [2]branch
+	leaf  bool
+	probs []float64
 }
 
 // cacheKey identifies a component: a 128-bit hash of its atoms and of
@@ -49,6 +52,10 @@ type searcher struct {
 	ctx  context.Context
 	stop *atomic.Bool
 	keep bool // keep the circuit for the marginals
+	// leafEntries > 0 lets a component whose variable elimination takes
+	// at most that many table entries be a leaf counted by VE.
+	leafEntries int
+	tmp         []float64 // per atom: a leaf's marginals
 
 	nodes   []node
 	pool    []int32
@@ -107,6 +114,11 @@ func (s *searcher) compile(vars []int32) (int32, error) {
 	if err := s.account(); err != nil {
 		return 0, err
 	}
+	if s.leafEntries > 0 {
+		if pl := planVE(st, vars, MaxVEWidth, s.leafEntries); pl != nil {
+			return s.veLeaf(pl, vars, key), nil
+		}
+	}
 	x := s.pick(vars, cls)
 	var nd node
 	for bi := range 2 {
@@ -155,6 +167,34 @@ func (s *searcher) compile(vars []int32) (int32, error) {
 	s.nodes = append(s.nodes, nd)
 	s.cache[key] = id
 	return id, nil
+}
+
+// veLeaf counts the component of vars by variable elimination plan pl.
+func (s *searcher) veLeaf(pl *vePlan, vars []int32, key cacheKey) int32 {
+	s.lim.veLeaves.Add(1)
+	nd := node{leaf: true}
+	var marg []float64
+	if s.keep {
+		if s.tmp == nil {
+			s.tmp = make([]float64, s.p.n)
+		}
+		marg = s.tmp
+	}
+	nd.v = pl.run(s.p, marg)
+	nd.b[0].v, nd.b[1].v = nd.v, math.Inf(-1)
+	if s.keep && !math.IsInf(nd.v, -1) {
+		nd.b[0].free = s.put(vars)
+		nd.probs = make([]float64, len(vars))
+		for i, a := range vars {
+			nd.probs[i] = marg[a]
+		}
+		s.mem += 8 * int64(len(vars))
+		s.lim.mem.Add(8 * int64(len(vars)))
+	}
+	id := int32(len(s.nodes))
+	s.nodes = append(s.nodes, nd)
+	s.cache[key] = id
+	return id
 }
 
 // put appends xs to the pool.
@@ -276,6 +316,13 @@ func (s *searcher) marginals(r int32, marg []float64) {
 			continue
 		}
 		nd := &s.nodes[id]
+		if nd.leaf {
+			pm := math.Exp(g[id] + nd.v)
+			for i, a := range s.pool[nd.b[0].free.lo:nd.b[0].free.hi] {
+				marg[a] += pm * nd.probs[i]
+			}
+			continue
+		}
 		for bi := range 2 {
 			b := &nd.b[bi]
 			if math.IsInf(b.v, -1) {

@@ -51,7 +51,9 @@ type Method int
 const (
 	// MethodAuto counts each component by variable elimination when its
 	// elimination order is narrow (tables of at most AutoVEEntries
-	// entries in all), by search otherwise.
+	// entries in all), by search otherwise, the search counting by
+	// variable elimination the components it reaches that are narrow
+	// enough (LeafVEEntries).
 	MethodAuto Method = iota
 	// MethodSearch counts every component by DPLL search with component
 	// caching.
@@ -75,8 +77,12 @@ func (m Method) String() string {
 }
 
 // AutoVEEntries is the largest total of table entries for which
-// MethodAuto takes variable elimination.
-const AutoVEEntries = 1 << 20
+// MethodAuto takes variable elimination for a whole component;
+// LeafVEEntries is the largest for a component the search reaches.
+const (
+	AutoVEEntries = 1 << 20
+	LeafVEEntries = 1 << 12
+)
 
 // Options are the settings of Solve.
 type Options struct {
@@ -102,6 +108,10 @@ type Options struct {
 	// warning. Otherwise such a network has Z = 0 and Solve fails with an
 	// error wrapping infer.ErrInfeasible.
 	AllowHardFalse bool
+
+	// noTopVE (tests) keeps MethodAuto from counting whole components by
+	// variable elimination, so that the search's leaves are.
+	noTopVE bool
 }
 
 // Stats describe a solve.
@@ -117,10 +127,12 @@ type Stats struct {
 	// VEWidth is the largest scope, less one, of the tables variable
 	// elimination built.
 	VEWidth int
-	// Nodes is the number of search nodes (components branched on),
-	// CacheHits the components found in the cache instead, and
-	// Decompositions the branches that split into two or more components.
-	Nodes, CacheHits, Decompositions int64
+	// Nodes is the number of search nodes (components branched on or
+	// counted by VE inside the search), CacheHits the components found in
+	// the cache instead, Decompositions the branches that split into two
+	// or more components, and VELeaves the components inside the search
+	// counted by variable elimination.
+	Nodes, CacheHits, Decompositions, VELeaves int64
 	// Width is the induced width of the elimination order that guides
 	// the branching (an upper bound on the treewidth of the network's
 	// primal graph; above 96, a lower bound on the order's width).
@@ -204,7 +216,7 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*Result, erro
 	if opt.Method < MethodAuto || opt.Method > MethodVE {
 		return nil, fmt.Errorf("wmc: unknown method %d", int(opt.Method))
 	}
-	return p.solve(ctx, workers, lim, !opt.NoMarginals, opt.Method)
+	return p.solve(ctx, workers, lim, !opt.NoMarginals, opt.Method, opt.noTopVE)
 }
 
 // problem is the network in the form the search takes: literal weights
@@ -321,11 +333,12 @@ type limits struct {
 	nodes, mem       atomic.Int64
 	peak             atomic.Int64
 	hits, decomps    atomic.Int64
+	veLeaves         atomic.Int64
 }
 
 // solve propagates the hard units, splits the rest into components and
 // counts each (in parallel).
-func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals bool, method Method) (*Result, error) {
+func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals bool, method Method, noTopVE bool) (*Result, error) {
 	root := newState(p)
 	f, ok := root.decide(-1)
 	if !ok {
@@ -384,9 +397,12 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 		s := <-pool
 		if s == nil {
 			s = &searcher{p: p, st: root.clone(), lim: lim, ctx: ctx, stop: &stop, keep: marginals}
+			if method == MethodAuto {
+				s.leafEntries = LeafVEEntries
+			}
 		}
 		defer func() { pool <- s }()
-		if method != MethodSearch {
+		if method == MethodVE || (method == MethodAuto && !noTopVE) {
 			maxEntries := MaxVEEntries
 			if method == MethodAuto {
 				maxEntries = AutoVEEntries
@@ -420,6 +436,7 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 	res.Stats.Nodes = lim.nodes.Load()
 	res.Stats.CacheHits = lim.hits.Load()
 	res.Stats.Decompositions = lim.decomps.Load()
+	res.Stats.VELeaves = lim.veLeaves.Load()
 	res.Stats.MaxMemory = lim.peak.Load()
 	for i, err := range errs {
 		if err != nil && err != errStopped {
