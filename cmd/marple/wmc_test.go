@@ -58,6 +58,20 @@ func TestInferWMC(t *testing.T) {
 	if _, err := os.Stat(out + "2"); err == nil {
 		t.Errorf("infeasible: output written")
 	}
+	// Evidence that falsifies a hard grounding: the marginals are those of
+	// the other clauses, and -z says Z = 0.
+	hf := filepath.Join(dir, "hf.mln")
+	if err := os.WriteFile(hf, []byte("t = {A}\nP(t)\nQ(t)\nR(t)\nP(x) v Q(x).\n1 R(x)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hfDB := filepath.Join(dir, "hf.db")
+	if err := os.WriteFile(hfDB, []byte("!P(A)\n!Q(A)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = marple(t, "infer", "-i", hf, "-e", hfDB, "-q", "R", "-r", out+"4", "-wmc", "-z")
+	if code != 0 || !strings.Contains(stdout, "log Z = -Inf (exact): the evidence alone falsifies 1 hard") || !strings.Contains(stderr, "warning") {
+		t.Errorf("hard clause falsified by the evidence: exit %d, %s%s", code, stdout, stderr)
+	}
 	// A hard clause over 30 atoms, too wide for variable elimination: the
 	// search counts it, within -wmcMaxNodes or not.
 	var consts []string
