@@ -2,6 +2,7 @@ package wmc
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -137,6 +138,7 @@ func (pl *vePlan) run(p *problem, marg []float64) float64 {
 	msgs := make([]*veFactor, n) // per bucket: its message (nil: a constant)
 	logZ := 0.0
 	consts := make([]float64, n)
+	var buf []int32
 	for b, x := range pl.order {
 		u := pl.scope[b]
 		T := make([]float64, 1<<len(u))
@@ -145,7 +147,7 @@ func (pl *vePlan) run(p *problem, marg []float64) float64 {
 			T[e] = p.lw[2*x+int32(1-e&1)]
 		}
 		for _, fi := range pl.bucket[b] {
-			addFactor(T, u, pl.factors[fi])
+			buf = addFactor(T, u, pl.factors[fi], buf)
 		}
 		tabs[b] = T
 		if len(u) == 1 {
@@ -197,55 +199,52 @@ func (pl *vePlan) run(p *problem, marg []float64) float64 {
 			if G[f.from] == nil {
 				G[f.from] = make([]float64, len(f.tab))
 			}
-			project(B, u, f, G[f.from])
+			buf = project(B, u, f, G[f.from], buf)
 		}
 		tabs[b] = nil
 	}
 	return logZ
 }
 
-// index returns, per atom of scope u, its bit in f (or -1).
-func index(u []int32, f *veFactor) []int {
-	idx := make([]int, len(u))
+// offsets returns, for every entry e of a table over scope u, the entry
+// of f (whose atoms are in u, in the same order) with the same values:
+// built in one pass, each entry from the one without its lowest bit.
+func offsets(u []int32, f *veFactor, buf []int32) []int32 {
+	var w [MaxVEWidth + 2]int32
 	j := 0
 	for i, a := range u {
-		idx[i] = -1
 		if j < len(f.vars) && f.vars[j] == a {
-			idx[i] = j
+			w[i] = 1 << j
 			j++
 		}
 	}
-	return idx
+	size := 1 << len(u)
+	if cap(buf) < size {
+		buf = make([]int32, size)
+	}
+	buf = buf[:size]
+	buf[0] = 0
+	for e := 1; e < size; e++ {
+		buf[e] = buf[e&(e-1)] + w[bits.TrailingZeros(uint(e))]
+	}
+	return buf
 }
 
 // addFactor adds f to the table T over scope u (f's atoms are in u, in
 // the same order).
-func addFactor(T []float64, u []int32, f *veFactor) {
-	idx := index(u, f)
-	for e := range T {
-		k := 0
-		for i, j := range idx {
-			if j >= 0 && e>>i&1 == 1 {
-				k |= 1 << j
-			}
-		}
+func addFactor(T []float64, u []int32, f *veFactor, buf []int32) []int32 {
+	buf = offsets(u, f, buf)
+	for e, k := range buf {
 		T[e] += f.tab[k]
 	}
+	return buf
 }
 
 // project adds to g (over f's scope) the sums of B (over u) by f's atoms.
-func project(B []float64, u []int32, f *veFactor, g []float64) {
-	idx := index(u, f)
-	for e, v := range B {
-		if v == 0 {
-			continue
-		}
-		k := 0
-		for i, j := range idx {
-			if j >= 0 && e>>i&1 == 1 {
-				k |= 1 << j
-			}
-		}
-		g[k] += v
+func project(B []float64, u []int32, f *veFactor, g []float64, buf []int32) []int32 {
+	buf = offsets(u, f, buf)
+	for e, k := range buf {
+		g[k] += B[e]
 	}
+	return buf
 }
