@@ -28,7 +28,7 @@ type veFactor struct {
 // order and, per bucket, the factors it combines and its scope.
 type vePlan struct {
 	order   []int32
-	pos     map[int32]int
+	pos     []int32 // per atom of the network: its elimination position (the state's scratch, valid until the next plan)
 	factors []*veFactor
 	bucket  [][]int   // per bucket: its factors
 	scope   [][]int32 // per bucket: its atoms, the eliminated one first
@@ -42,11 +42,14 @@ func planVE(st *state, vars []int32, maxWidth, maxEntries int) *vePlan {
 	p := st.p
 	order := slices.Clone(vars)
 	slices.SortFunc(order, func(a, b int32) int { return int(p.rank[a]) - int(p.rank[b]) })
-	pl := &vePlan{order: order, pos: make(map[int32]int, len(order)), bucket: make([][]int, len(order)), scope: make([][]int32, len(order))}
-	for i, v := range order {
-		pl.pos[v] = i
+	if st.pos == nil {
+		st.pos = make([]int32, p.n)
 	}
-	byPos := func(a, b int32) int { return pl.pos[a] - pl.pos[b] }
+	pl := &vePlan{order: order, pos: st.pos, bucket: make([][]int, len(order)), scope: make([][]int32, len(order))}
+	for i, v := range order {
+		pl.pos[v] = int32(i)
+	}
+	byPos := func(a, b int32) int { return int(pl.pos[a]) - int(pl.pos[b]) }
 	// Scopes: the clauses' atoms, then the messages, symbolically.
 	st.stamp++
 	stamp := st.stamp
@@ -102,21 +105,24 @@ func planVE(st *state, vars []int32, maxWidth, maxEntries int) *vePlan {
 	// The clauses' factors.
 	for i, c := range clauses {
 		vs := cvars[i]
-		f := &veFactor{vars: vs, tab: make([]float64, 1<<len(vs)), from: -1, owner: pl.pos[vs[0]]}
-		bit := make(map[int32]int, len(vs))
-		for j, a := range vs {
-			bit[a] = j
+		f := &veFactor{vars: vs, tab: make([]float64, 1<<len(vs)), from: -1, owner: int(pl.pos[vs[0]])}
+		// The entries that satisfy the clause: some bit of vs at its
+		// literal's value.
+		var pos, neg int // bits of vs whose literal is positive, negated
+		for _, l := range p.clause(c) {
+			if st.val[l.Atom()] != 0 {
+				continue
+			}
+			j := slices.Index(vs, l.Atom())
+			if l.Neg() {
+				neg |= 1 << j
+			} else {
+				pos |= 1 << j
+			}
 		}
 		hard := p.hard[c]
 		for e := range f.tab {
-			sat := false
-			for _, l := range p.clause(c) {
-				j, ok := bit[l.Atom()]
-				if ok && (e>>j&1 == 1) != l.Neg() {
-					sat = true
-					break
-				}
-			}
+			sat := e&pos != 0 || ^e&neg != 0
 			switch {
 			case sat:
 				f.tab[e] = p.w[c]
@@ -155,7 +161,7 @@ func (pl *vePlan) run(p *problem, marg []float64) float64 {
 			logZ += consts[b]
 			continue
 		}
-		m := &veFactor{vars: u[1:], tab: make([]float64, len(T)/2), from: b, owner: pl.pos[u[1]]}
+		m := &veFactor{vars: u[1:], tab: make([]float64, len(T)/2), from: b, owner: int(pl.pos[u[1]])}
 		for e := range m.tab {
 			m.tab[e] = logAdd(T[2*e], T[2*e+1])
 		}

@@ -80,7 +80,7 @@ func (m Method) String() string {
 // MethodAuto takes variable elimination for a whole component;
 // LeafVEEntries is the largest for a component the search reaches.
 const (
-	AutoVEEntries = 1 << 20
+	AutoVEEntries = MaxVEEntries
 	LeafVEEntries = 1 << 12
 )
 
@@ -476,6 +476,7 @@ type state struct {
 	vmark, cmark []uint32
 	stamp        uint32
 	stack        []int32
+	pos          []int32 // scratch of planVE
 }
 
 func newState(p *problem) *state {
