@@ -111,10 +111,10 @@ func (s *searcher) compile(vars []int32) (int32, error) {
 		s.lim.hits.Add(1)
 		return id, nil
 	}
-	if err := s.account(); err != nil {
+	if err := s.account(int64(len(vars) + len(cls))); err != nil {
 		return 0, err
 	}
-	if s.leafEntries > 0 {
+	if s.leafEntries > 0 && len(vars) <= s.leafEntries/2 {
 		if pl := planVE(st, vars, MaxVEWidth, s.leafEntries); pl != nil {
 			return s.veLeaf(pl, vars, key), nil
 		}
@@ -215,8 +215,9 @@ func (s *searcher) put32(k int) span {
 	return span{lo, int32(len(s.pool))}
 }
 
-// account counts a node against the bounds and checks for cancellation.
-func (s *searcher) account() error {
+// account counts a node of the given work against the bounds and checks
+// for cancellation.
+func (s *searcher) account(work int64) error {
 	s.mem += nodeBytes
 	m := s.lim.mem.Add(nodeBytes)
 	for {
@@ -231,6 +232,9 @@ func (s *searcher) account() error {
 	}
 	if s.lim.maxMem > 0 && m > s.lim.maxMem {
 		return &LimitError{What: "bytes of memory", Limit: s.lim.maxMem}
+	}
+	if w := s.lim.work.Add(work); s.lim.maxWork > 0 && w > s.lim.maxWork {
+		return &LimitError{What: "units of search work (atoms and open clauses of the components branched on)", Limit: s.lim.maxWork}
 	}
 	s.count64++
 	if s.count64&255 == 0 {

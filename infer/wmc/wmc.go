@@ -43,6 +43,10 @@ const (
 	// DefaultMaxMemory is the largest memory, in bytes, of the circuits
 	// and caches of a solve.
 	DefaultMaxMemory = 2 << 30
+	// DefaultMaxWork is the most work of a solve's search, counted as the
+	// atoms and open clauses of the components it branches on (about 10 s
+	// of CPU).
+	DefaultMaxWork = 1_000_000_000
 )
 
 // Method selects how the components are counted.
@@ -100,6 +104,10 @@ type Options struct {
 	// MaxMemory bounds the bytes of the circuits and caches held at once
 	// (0: DefaultMaxMemory; negative: no bound).
 	MaxMemory int64
+	// MaxWork bounds the search's work, the atoms and open clauses of
+	// the components it branches on summed over the search nodes, which
+	// its time follows (0: DefaultMaxWork; negative: no bound).
+	MaxWork int64
 	// NoMarginals computes log Z alone (the circuit is not kept).
 	NoMarginals bool
 	// AllowHardFalse counts the worlds of the network's clauses even when
@@ -142,6 +150,8 @@ type Stats struct {
 	// MaxMemory is an estimate of the largest memory the circuits and
 	// caches held, in bytes.
 	MaxMemory int64
+	// Work is the search's work (see Options.MaxWork).
+	Work int64
 }
 
 // Result is the outcome of Solve.
@@ -162,7 +172,8 @@ var ErrOutOfReach = errors.New("exact model counting is out of reach")
 // LimitError is the error of a solve stopped by Options.MaxNodes or
 // Options.MaxMemory.
 type LimitError struct {
-	// What names the bound: "search nodes" or "bytes of memory".
+	// What names the bound: "search nodes", "bytes of memory" or "units
+	// of search work".
 	What string
 	// Limit is the bound.
 	Limit int64
@@ -206,7 +217,10 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*Result, erro
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	lim := &limits{maxNodes: opt.MaxNodes, maxMem: opt.MaxMemory}
+	lim := &limits{maxNodes: opt.MaxNodes, maxMem: opt.MaxMemory, maxWork: opt.MaxWork}
+	if lim.maxWork == 0 {
+		lim.maxWork = DefaultMaxWork
+	}
 	if lim.maxNodes == 0 {
 		lim.maxNodes = DefaultMaxNodes
 	}
@@ -330,7 +344,8 @@ func logAdd(x, y float64) float64 {
 // limits are a solve's work bounds and what its workers have used.
 type limits struct {
 	maxNodes, maxMem int64
-	nodes, mem       atomic.Int64
+	maxWork          int64
+	nodes, mem, work atomic.Int64
 	peak             atomic.Int64
 	hits, decomps    atomic.Int64
 	veLeaves         atomic.Int64
@@ -434,6 +449,7 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 		}
 	}
 	res.Stats.Nodes = lim.nodes.Load()
+	res.Stats.Work = lim.work.Load()
 	res.Stats.CacheHits = lim.hits.Load()
 	res.Stats.Decompositions = lim.decomps.Load()
 	res.Stats.VELeaves = lim.veLeaves.Load()
