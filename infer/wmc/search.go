@@ -111,11 +111,16 @@ func (s *searcher) compile(vars []int32) (int32, error) {
 		s.lim.hits.Add(1)
 		return id, nil
 	}
-	if err := s.account(int64(len(vars) + len(cls))); err != nil {
+	if err := s.account(int64(len(vars)+len(cls)), true); err != nil {
 		return 0, err
 	}
-	if s.leafEntries > 0 && len(vars) <= s.leafEntries/2 {
-		if pl := planVE(st, vars, MaxVEWidth, s.leafEntries); pl != nil {
+	// A component with more atoms than half the entries, or with more
+	// open clauses than twice them, is not worth planning for.
+	if s.leafEntries > 0 && len(vars) <= s.leafEntries/2 && len(cls) <= 2*s.leafEntries {
+		if pl := planVE(st, vars, MaxVEWidth, s.leafEntries, LeafVECost); pl != nil {
+			if err := s.account(pl.cost, false); err != nil {
+				return 0, err
+			}
 			return s.veLeaf(pl, vars, key), nil
 		}
 	}
@@ -215,9 +220,15 @@ func (s *searcher) put32(k int) span {
 	return span{lo, int32(len(s.pool))}
 }
 
-// account counts a node of the given work against the bounds and checks
-// for cancellation.
-func (s *searcher) account(work int64) error {
+// account counts work (and a node, with node set) against the bounds and
+// checks for cancellation.
+func (s *searcher) account(work int64, node bool) error {
+	if !node {
+		if w := s.lim.work.Add(work); s.lim.maxWork > 0 && w > s.lim.maxWork {
+			return &LimitError{What: "units of work (atoms and open clauses of the components branched on, table entries of variable elimination)", Limit: s.lim.maxWork}
+		}
+		return nil
+	}
 	s.mem += nodeBytes
 	m := s.lim.mem.Add(nodeBytes)
 	for {
@@ -234,7 +245,7 @@ func (s *searcher) account(work int64) error {
 		return &LimitError{What: "bytes of memory", Limit: s.lim.maxMem}
 	}
 	if w := s.lim.work.Add(work); s.lim.maxWork > 0 && w > s.lim.maxWork {
-		return &LimitError{What: "units of search work (atoms and open clauses of the components branched on)", Limit: s.lim.maxWork}
+		return &LimitError{What: "units of work (atoms and open clauses of the components branched on, table entries of variable elimination)", Limit: s.lim.maxWork}
 	}
 	s.count64++
 	if s.count64&255 == 0 {

@@ -33,12 +33,16 @@ type vePlan struct {
 	bucket  [][]int   // per bucket: its factors
 	scope   [][]int32 // per bucket: its atoms, the eliminated one first
 	entries int
-	width   int // the largest scope less one
+	width   int   // the largest scope less one
+	cost    int64 // table entries times the factors combined into them
 }
 
 // planVE returns the plan of the component of the atoms vars under the
-// state st, or nil when it exceeds the VE bounds.
-func planVE(st *state, vars []int32, maxWidth, maxEntries int) *vePlan {
+// state st, or nil when it exceeds the bounds: a bucket's scope above
+// maxWidth+1 atoms, tables of more than maxEntries entries in all, or a
+// cost (table entries times the factors combined into them) above
+// maxCost (negative: none). Clauses over the same atoms share a factor.
+func planVE(st *state, vars []int32, maxWidth, maxEntries int, maxCost int64) *vePlan {
 	p := st.p
 	order := slices.Clone(vars)
 	slices.SortFunc(order, func(a, b int32) int { return int(p.rank[a]) - int(p.rank[b]) })
@@ -50,10 +54,9 @@ func planVE(st *state, vars []int32, maxWidth, maxEntries int) *vePlan {
 		pl.pos[v] = int32(i)
 	}
 	byPos := func(a, b int32) int { return int(pl.pos[a]) - int(pl.pos[b]) }
-	// Scopes: the clauses' atoms, then the messages, symbolically.
+	// The clauses, grouped by their open atoms.
 	st.stamp++
 	stamp := st.stamp
-	pending := make([][][]int32, len(order)) // per bucket: the scopes sent to it
 	var clauses []int32
 	for _, v := range vars {
 		for _, o := range p.occ[p.occStart[v]:p.occStart[v+1]] {
@@ -66,9 +69,12 @@ func planVE(st *state, vars []int32, maxWidth, maxEntries int) *vePlan {
 		}
 	}
 	slices.Sort(clauses)
-	cvars := make([][]int32, len(clauses))
+	byScope := make(map[string]int)
+	ofClause := make([]int, len(clauses))
+	var key []byte
+	var vs []int32
 	for i, c := range clauses {
-		var vs []int32
+		vs = vs[:0]
 		for _, l := range p.clause(c) {
 			if a := l.Atom(); st.val[a] == 0 {
 				vs = append(vs, a)
@@ -78,12 +84,29 @@ func planVE(st *state, vars []int32, maxWidth, maxEntries int) *vePlan {
 			return nil
 		}
 		slices.SortFunc(vs, byPos)
-		cvars[i] = vs
-		b := pl.pos[vs[0]]
-		pending[b] = append(pending[b], vs)
+		key = key[:0]
+		for _, a := range vs {
+			key = append(key, byte(a), byte(a>>8), byte(a>>16), byte(a>>24))
+		}
+		fi, ok := byScope[string(key)]
+		if !ok {
+			fi = len(pl.factors)
+			byScope[string(key)] = fi
+			f := &veFactor{vars: slices.Clone(vs), tab: make([]float64, 1<<len(vs)), from: -1, owner: int(pl.pos[vs[0]])}
+			pl.factors = append(pl.factors, f)
+			pl.bucket[f.owner] = append(pl.bucket[f.owner], fi)
+		}
+		ofClause[i] = fi
 	}
+	// Scopes, symbolically: each bucket's factors' atoms, its message to
+	// the bucket of its next atom.
+	pending := make([][][]int32, len(order)) // per bucket: the message scopes sent to it
+	var cost int64
 	for b, x := range order {
 		u := []int32{x}
+		for _, fi := range pl.bucket[b] {
+			u = append(u, pl.factors[fi].vars...)
+		}
 		for _, s := range pending[b] {
 			u = append(u, s...)
 		}
@@ -95,43 +118,41 @@ func planVE(st *state, vars []int32, maxWidth, maxEntries int) *vePlan {
 		pl.scope[b] = u
 		pl.width = max(pl.width, len(u)-1)
 		pl.entries += 1 << len(u)
-		if pl.entries > maxEntries {
+		cost += int64(1+len(pl.bucket[b])+len(pending[b])) << len(u)
+		if pl.entries > maxEntries || (maxCost >= 0 && cost > maxCost) {
 			return nil
 		}
 		if len(u) > 1 {
 			pending[pl.pos[u[1]]] = append(pending[pl.pos[u[1]]], u[1:])
 		}
 	}
-	// The clauses' factors.
+	pl.cost = cost
+	// The factors' tables.
 	for i, c := range clauses {
-		vs := cvars[i]
-		f := &veFactor{vars: vs, tab: make([]float64, 1<<len(vs)), from: -1, owner: int(pl.pos[vs[0]])}
-		// The entries that satisfy the clause: some bit of vs at its
-		// literal's value.
-		var pos, neg int // bits of vs whose literal is positive, negated
+		f := pl.factors[ofClause[i]]
+		// The entries that satisfy the clause: some bit of f's atoms at
+		// its literal's value.
+		var pos, neg int // bits whose literal is positive, negated
 		for _, l := range p.clause(c) {
 			if st.val[l.Atom()] != 0 {
 				continue
 			}
-			j := slices.Index(vs, l.Atom())
+			j := slices.Index(f.vars, l.Atom())
 			if l.Neg() {
 				neg |= 1 << j
 			} else {
 				pos |= 1 << j
 			}
 		}
-		hard := p.hard[c]
+		hard, w := p.hard[c], p.w[c]
 		for e := range f.tab {
-			sat := e&pos != 0 || ^e&neg != 0
 			switch {
-			case sat:
-				f.tab[e] = p.w[c]
+			case e&pos != 0 || ^e&neg != 0:
+				f.tab[e] += w
 			case hard:
 				f.tab[e] = math.Inf(-1)
 			}
 		}
-		pl.bucket[f.owner] = append(pl.bucket[f.owner], len(pl.factors))
-		pl.factors = append(pl.factors, f)
 	}
 	return pl
 }

@@ -43,9 +43,8 @@ const (
 	// DefaultMaxMemory is the largest memory, in bytes, of the circuits
 	// and caches of a solve.
 	DefaultMaxMemory = 2 << 30
-	// DefaultMaxWork is the most work of a solve's search, counted as the
-	// atoms and open clauses of the components it branches on (about 10 s
-	// of CPU).
+	// DefaultMaxWork is the most work of a solve (Options.MaxWork; about
+	// 10 s of CPU).
 	DefaultMaxWork = 1_000_000_000
 )
 
@@ -54,10 +53,10 @@ type Method int
 
 const (
 	// MethodAuto counts each component by variable elimination when its
-	// elimination order is narrow (tables of at most AutoVEEntries
-	// entries in all), by search otherwise, the search counting by
-	// variable elimination the components it reaches that are narrow
-	// enough (LeafVEEntries).
+	// elimination order is narrow enough (AutoVECost), by search
+	// otherwise, the search counting by variable elimination the
+	// components it reaches that are narrow enough (LeafVEEntries,
+	// LeafVECost).
 	MethodAuto Method = iota
 	// MethodSearch counts every component by DPLL search with component
 	// caching.
@@ -80,12 +79,15 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
-// AutoVEEntries is the largest total of table entries for which
-// MethodAuto takes variable elimination for a whole component;
-// LeafVEEntries is the largest for a component the search reaches.
+// MethodAuto takes variable elimination for a whole component when it
+// costs at most AutoVECost (its tables' entries times the factors
+// combined into them, which its time follows), and for a component the
+// search reaches when its tables hold at most LeafVEEntries entries and
+// cost at most LeafVECost.
 const (
-	AutoVEEntries = MaxVEEntries
+	AutoVECost    = 1 << 28
 	LeafVEEntries = 1 << 12
+	LeafVECost    = 1 << 15
 )
 
 // Options are the settings of Solve.
@@ -104,9 +106,11 @@ type Options struct {
 	// MaxMemory bounds the bytes of the circuits and caches held at once
 	// (0: DefaultMaxMemory; negative: no bound).
 	MaxMemory int64
-	// MaxWork bounds the search's work, the atoms and open clauses of
-	// the components it branches on summed over the search nodes, which
-	// its time follows (0: DefaultMaxWork; negative: no bound).
+	// MaxWork bounds the work, which the time follows: the atoms and open
+	// clauses of the components branched on, summed over the search
+	// nodes, plus, for variable elimination, the tables' entries times
+	// the factors combined into them (0: DefaultMaxWork; negative: no
+	// bound).
 	MaxWork int64
 	// NoMarginals computes log Z alone (the circuit is not kept).
 	NoMarginals bool
@@ -150,7 +154,7 @@ type Stats struct {
 	// MaxMemory is an estimate of the largest memory the circuits and
 	// caches held, in bytes.
 	MaxMemory int64
-	// Work is the search's work (see Options.MaxWork).
+	// Work is the solve's work (see Options.MaxWork).
 	Work int64
 }
 
@@ -418,16 +422,20 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 		}
 		defer func() { pool <- s }()
 		if method == MethodVE || (method == MethodAuto && !noTopVE) {
-			maxEntries := MaxVEEntries
-			if method == MethodAuto {
-				maxEntries = AutoVEEntries
+			maxCost := int64(AutoVECost)
+			if method == MethodVE {
+				maxCost = lim.maxWork
+				if maxCost <= 0 {
+					maxCost = -1
+				}
 			}
-			if pl := planVE(s.st, comps[i], MaxVEWidth, maxEntries); pl != nil {
+			if pl := planVE(s.st, comps[i], MaxVEWidth, MaxVEEntries, maxCost); pl != nil {
+				lim.work.Add(pl.cost)
 				vals[i], byVE[i] = pl.run(p, marg), pl.width+1
 				return
 			}
 			if method == MethodVE {
-				errs[i] = &LimitError{What: fmt.Sprintf("table entries or an elimination width above %d for variable elimination", MaxVEWidth), Limit: MaxVEEntries}
+				errs[i] = &LimitError{What: fmt.Sprintf("table entries, an elimination width above %d, or units of work for variable elimination", MaxVEWidth), Limit: MaxVEEntries}
 				stop.Store(true)
 				return
 			}
