@@ -275,7 +275,7 @@ func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name s
 	}
 	probs, err := e.Marginals(ctx, net, infer.Options{Seed: seed})
 	if errors.Is(err, wmc.ErrOutOfReach) {
-		return nil, "", nil, fmt.Errorf("%w; -wmcMaxWork and -wmcMaxNodes raise the bounds, -ms samples", err)
+		return nil, "", nil, fmt.Errorf("%w (bounds: -wmcMaxWork, -wmcMaxNodes; MC-SAT: -ms)", err)
 	}
 	if err != nil {
 		return nil, "", nil, err
