@@ -12,13 +12,21 @@
 // world of the network's atoms, so log Z equals the log-sum-exp of
 // Network.Score over the worlds satisfying the hard clauses.
 //
+// A component whose min-degree elimination order is narrow is counted by
+// variable elimination (sum-product in log space), its marginals by a
+// backward pass through the buckets; the others by the search, which
+// counts the narrow components it reaches by variable elimination too.
 // The search records what it does as a decision-DNNF circuit (a node per
 // component solved, shared between the branches that reach the same
 // component), whose value is Z; one pass down the circuit then gives every
 // atom's marginal (the derivative of Z by the atom's weight), at about
 // the cost of the count itself. Independent components of the network are
-// counted in parallel. Options bounds the work: past the bound Solve
-// fails with a *LimitError instead of running on.
+// counted in parallel; the results do not depend on the number of
+// workers. Options bounds the work: past the bound Solve fails with a
+// *LimitError instead of running on.
+//
+// The cache identifies a component by a 128-bit hash of its atoms and
+// open clauses: two components collide with probability about 2^-128.
 package wmc
 
 import (
