@@ -10,6 +10,11 @@ import (
 // certainly exceeds fillCap and the order only guides the search).
 const fillCap = 96
 
+// cliqueCap is the longest clause whose atoms are all made neighbours in
+// the primal graph (a longer one never fits in a table of variable
+// elimination, whose scopes hold at most MaxVEWidth+1 atoms).
+const cliqueCap = MaxVEWidth + 1
+
 // elimOrder returns a min-degree elimination order of the atoms on the
 // primal graph of p's clauses, as each atom's rank (0: eliminated first),
 // and the order's induced width (the largest neighbourhood eliminated;
@@ -23,6 +28,16 @@ func elimOrder(p *problem) ([]int32, int) {
 	adj := make([][]int32, n)
 	for c := range p.w {
 		ls := p.clause(int32(c))
+		if len(ls) > cliqueCap {
+			// Too long for a table: its atoms are linked in a path, which
+			// keeps them together in the order at linear cost.
+			for i := 1; i < len(ls); i++ {
+				a, b := ls[i-1].Atom(), ls[i].Atom()
+				adj[a] = append(adj[a], b)
+				adj[b] = append(adj[b], a)
+			}
+			continue
+		}
 		for i, l := range ls {
 			for _, m := range ls[i+1:] {
 				a, b := l.Atom(), m.Atom()

@@ -154,8 +154,9 @@ type Stats struct {
 	// counted by variable elimination.
 	Nodes, CacheHits, Decompositions, VELeaves int64
 	// Width is the induced width of the elimination order that guides
-	// the branching (an upper bound on the treewidth of the network's
-	// primal graph; above 96, a lower bound on the order's width).
+	// the branching, on the primal graph of the clauses of at most
+	// MaxVEWidth+1 atoms (longer ones link their atoms in a path); above
+	// 96, a lower bound on the order's width.
 	Width int
 	// Fixed is the number of atoms the hard clauses fix at the root.
 	Fixed int
