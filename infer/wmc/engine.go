@@ -3,6 +3,7 @@ package wmc
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/marple-mln/marple/ground"
@@ -41,6 +42,18 @@ func (e Engine) Marginals(ctx context.Context, net *ground.Network, opt infer.Op
 		e.Stats(r)
 	}
 	return r.Marginals, nil
+}
+
+// LogZ returns the exact log partition function of net (Solve with
+// opt.NoMarginals set): the natural log of the sum, over the worlds that
+// satisfy the hard clauses, of exp(Network.Score), with opt.Bias.
+func LogZ(ctx context.Context, net *ground.Network, opt Options) (float64, error) {
+	opt.NoMarginals = true
+	r, err := Solve(ctx, net, opt)
+	if err != nil {
+		return math.NaN(), err
+	}
+	return r.LogZ, nil
 }
 
 // Summary says in a line what a solve did: that its marginals and log Z
