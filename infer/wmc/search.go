@@ -269,18 +269,13 @@ func (*stopped) Error() string { return "wmc: stopped" }
 // gather returns the clauses of the atoms vars not yet satisfied, sorted.
 func (s *searcher) gather(vars []int32) []int32 {
 	st, p := s.st, s.p
-	st.stamp++
-	if st.stamp == 0 {
-		clear(st.vmark)
-		clear(st.cmark)
-		st.stamp = 1
-	}
+	stamp := st.nextStamp()
 	cls := s.cls[:0]
 	for _, v := range vars {
 		for _, o := range p.occ[p.occStart[v]:p.occStart[v+1]] {
 			c := o >> 1
-			if st.nTrue[c] == 0 && st.cmark[c] != st.stamp {
-				st.cmark[c] = st.stamp
+			if st.nTrue[c] == 0 && st.cmark[c] != stamp {
+				st.cmark[c] = stamp
 				cls = append(cls, c)
 			}
 		}

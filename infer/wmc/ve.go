@@ -55,8 +55,7 @@ func planVE(st *state, vars []int32, maxWidth, maxEntries int, maxCost int64) *v
 	}
 	byPos := func(a, b int32) int { return int(pl.pos[a]) - int(pl.pos[b]) }
 	// The clauses, grouped by their open atoms.
-	st.stamp++
-	stamp := st.stamp
+	stamp := st.nextStamp()
 	var clauses []int32
 	for _, v := range vars {
 		for _, o := range p.occ[p.occStart[v]:p.occStart[v+1]] {

@@ -508,7 +508,6 @@ type state struct {
 	// scratch of split
 	vmark, cmark []uint32
 	stamp        uint32
-	stack        []int32
 	pos          []int32 // scratch of planVE
 }
 
@@ -620,13 +619,7 @@ func (s *state) undo(k int) {
 // satisfied) of the unassigned atoms of vars, each sorted, in the order of
 // their least atom, and the unassigned atoms of vars in no such clause.
 func (s *state) split(vars []int32) (comps [][]int32, free []int32) {
-	s.stamp++
-	if s.stamp == 0 {
-		clear(s.vmark)
-		clear(s.cmark)
-		s.stamp = 1
-	}
-	st := s.stamp
+	st := s.nextStamp()
 	p := s.p
 	for _, v := range vars {
 		if s.val[v] != 0 || s.vmark[v] == st {
@@ -658,6 +651,18 @@ func (s *state) split(vars []int32) (comps [][]int32, free []int32) {
 		comps = append(comps, comp)
 	}
 	return comps, free
+}
+
+// nextStamp returns a new mark for vmark and cmark (clearing them when
+// the counter wraps).
+func (s *state) nextStamp() uint32 {
+	s.stamp++
+	if s.stamp == 0 {
+		clear(s.vmark)
+		clear(s.cmark)
+		s.stamp = 1
+	}
+	return s.stamp
 }
 
 // active reports whether some clause of atom v is not yet satisfied.
