@@ -67,3 +67,38 @@ func FuzzParseDB(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseDialects checks that the .mln and .db parsers never panic in
+// Tuffy's and LoMRF's dialects, and that a LoMRF file they accept (its
+// definite clauses and completions, plain formulas) prints as Alchemy
+// text that parses back to the same tree.
+func FuzzParseDialects(f *testing.F) {
+	addSeeds(f, "testdata/*.mln")
+	f.Add([]byte("*F(p, p)\nS(p)\n0.7 F(a1, a2), S(a1), [a1 != a2 AND NOT (a1 <> A || a2 = B)] => S(a2)\n@1.2 S(a)\nS(a) v [a = A].\n"))
+	f.Add([]byte("H(t)\nE(t)\n1.5 H(t) :- E(t) ^ !E(t++)\nH(x) :- E(x--).\nS(h1)\n"))
+	f.Add([]byte("0.8 Smokes(Carl)\n0 !F(A, B)\n1 S(C)\n!S(D)\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		for _, d := range []Dialect{Tuffy, LoMRF} {
+			file, err := ParseMLNConfig("fuzz.mln", src, &Config{Dialect: d})
+			_ = ScanDBDialect(d, "fuzz.db", src, func(a *RawAtom) {
+				if a.HasPrior && !(a.Prior > 0 && a.Prior < 1) {
+					t.Fatalf("prior %v outside (0,1)", a.Prior)
+				}
+			})
+			if err != nil || d != LoMRF {
+				continue
+			}
+			var buf bytes.Buffer
+			if err := Fprint(&buf, file); err != nil {
+				t.Fatal(err)
+			}
+			again, err := ParseMLN("printed.mln", buf.Bytes())
+			if err != nil {
+				t.Fatalf("printed text does not parse: %v\n%s", err, buf.String())
+			}
+			if !sameAST(file.Decls, again.Decls) {
+				t.Fatalf("round trip changed the tree:\n%s\n---\n%s", dump(file), dump(again))
+			}
+		}
+	})
+}

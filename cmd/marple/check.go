@@ -31,7 +31,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	p := newProgress(e.stderr, *verbose)
-	m, db, err := loadProblem(ctx, p, splitList(*modelFiles), splitList(*evidence))
+	m, db, err := loadProblem(ctx, p, &wf, splitList(*modelFiles), splitList(*evidence))
 	if err != nil {
 		return err
 	}
