@@ -85,6 +85,21 @@ func newLoader() *loader {
 }
 
 func (l *loader) build(files []*syntax.File) (*Model, error) {
+	if l.dialect == syntax.LoMRF {
+		// LoMRF's predicate completion of the definite clauses of all
+		// the files.
+		comps, err := syntax.Completions(files)
+		if err != nil {
+			l.errs = appendErr(l.errs, err)
+		}
+		if len(comps) > 0 {
+			decls := make([]syntax.Decl, len(comps))
+			for i, c := range comps {
+				decls[i] = c
+			}
+			files = append(files[:len(files):len(files)], &syntax.File{Name: "completion", Decls: decls})
+		}
+	}
 	m, err := Build(files...)
 	if m != nil {
 		m.Dialect = l.dialect

@@ -84,9 +84,12 @@ type FormulaDecl struct {
 	// Fixed is set by Tuffy's leading "@" (in its dialect): the weight is
 	// given, not to be learned.
 	Fixed bool
-	Hard  bool
-	Dot   Pos // position of the trailing "." when Hard
-	F     Formula
+	// Definite is set for LoMRF's definite clause "Head :- Body": F is
+	// "Body => Head" (see Completions).
+	Definite bool
+	Hard     bool
+	Dot      Pos // position of the trailing "." when Hard
+	F        Formula
 }
 
 // Include is an "#include "file"" directive. File is filled in by loaders

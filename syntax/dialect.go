@@ -189,13 +189,6 @@ func (p *parser) postfix(x Term) Term {
 	}
 }
 
-// definite is a definite clause of LoMRF's dialect.
-type definite struct {
-	head *Atom
-	body Formula
-	pos  Pos // the ":-"
-}
-
 // definite parses the body of a definite clause after its head (d.F) and
 // makes d the formula "body => head". Tuffy's Datalog rules are refused.
 func (p *parser) definite(d *FormulaDecl) {
@@ -244,88 +237,7 @@ func (p *parser) definite(d *FormulaDecl) {
 		}
 	}
 	d.F = &Binary{Op: OpImplies, OpPos: p.posOf(op), X: body, Y: head}
-	p.defs = append(p.defs, definite{head: head, body: body, pos: p.posOf(op)})
-}
-
-// finishDialect adds what the dialect adds at the end of a file: the
-// completions of LoMRF's definite clauses, one hard formula per head
-// predicate, in the order of the predicates' first definite clauses.
-func (p *parser) finishDialect(f *File) {
-	if len(p.defs) == 0 {
-		return
-	}
-	var order []string
-	byPred := map[string][]definite{}
-	for _, d := range p.defs {
-		if _, ok := byPred[d.head.Pred]; !ok {
-			order = append(order, d.head.Pred)
-		}
-		byPred[d.head.Pred] = append(byPred[d.head.Pred], d)
-	}
-	for _, name := range order {
-		f.Decls = append(f.Decls, completion(byPred[name]))
-	}
-}
-
-// completion returns the hard formula "Head(h1,...,hn) => D1 v ... v Dk"
-// for the definite clauses defs of one head predicate.
-func completion(defs []definite) *FormulaDecl {
-	used := map[string]bool{}
-	for _, d := range defs {
-		for _, v := range FreeVars(&Binary{Op: OpImplies, X: d.body, Y: d.head}) {
-			used[v] = true
-		}
-	}
-	n := len(defs[0].head.Args)
-	hs := make([]string, n)
-	for j := range hs {
-		name := "h" + strconv.Itoa(j+1)
-		for used[name] {
-			name = "h" + name
-		}
-		hs[j] = name
-	}
-	first := defs[0]
-	var disj Formula
-	for _, d := range defs {
-		ren := map[string]string{}
-		var conds []Formula
-		for j, t := range d.head.Args {
-			if j >= n {
-				break
-			}
-			if t.Kind == VarTerm && ren[t.Name] == "" {
-				ren[t.Name] = hs[j]
-				continue
-			}
-			conds = append(conds, &Compare{Op: CmpEq, OpPos: t.TermPos,
-				X: Term{TermPos: t.TermPos, Kind: VarTerm, Name: hs[j]}, Y: renameTerm(t, ren)})
-		}
-		D := renameFormula(d.body, ren)
-		for i := len(conds) - 1; i >= 0; i-- {
-			D = &Binary{Op: OpAnd, OpPos: d.pos, X: conds[i], Y: D}
-		}
-		var ex []Ident
-		for _, v := range FreeVars(D) {
-			if !isHeadVar(v, hs) {
-				ex = append(ex, Ident{NamePos: d.pos, Name: v})
-			}
-		}
-		if len(ex) > 0 {
-			D = &Quant{QuantPos: d.pos, Exist: true, Vars: ex, Body: D}
-		}
-		if disj == nil {
-			disj = D
-		} else {
-			disj = &Binary{Op: OpOr, OpPos: d.pos, X: disj, Y: D}
-		}
-	}
-	head := &Atom{AtomPos: first.head.AtomPos, Pred: first.head.Pred, PredPos: first.head.PredPos}
-	for j := range hs {
-		head.Args = append(head.Args, Term{TermPos: first.head.PredPos, Kind: VarTerm, Name: hs[j]})
-	}
-	return &FormulaDecl{StartPos: first.head.AtomPos, Hard: true, Dot: first.pos,
-		F: &Binary{Op: OpImplies, OpPos: first.pos, X: head, Y: disj}}
+	d.Definite = true
 }
 
 func isHeadVar(v string, hs []string) bool {

@@ -78,7 +78,6 @@ func ParseMLNConfig(filename string, src []byte, cfg *Config) (*File, error) {
 	}
 	f := &File{Name: filename}
 	p.parseFile(f)
-	p.finishDialect(f)
 	errs.Sort()
 	return f, errs.Err()
 }
@@ -127,7 +126,6 @@ type parser struct {
 	onInclude func(inc *Include)
 
 	dialect Dialect
-	defs    []definite // LoMRF's definite clauses, completed at the end
 }
 
 // maxNesting bounds the nesting of formulas.
