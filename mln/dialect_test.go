@@ -3,6 +3,7 @@ package mln_test
 import (
 	"context"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -192,6 +193,79 @@ func TestLoMRFDefiniteClauses(t *testing.T) {
 	for atom, want := range map[string]float64{"InitiatedAt(On,1)": 1, "InitiatedAt(Loud,2)": 0, "InitiatedAt(On,2)": 0} {
 		if got := marginal(t, m, net, ps, atom); math.Abs(got-want) > 1e-12 {
 			t.Errorf("P(%s) = %v, want %v", atom, got, want)
+		}
+	}
+}
+
+// LoMRF's completion groups a head under a more general one and makes
+// the atoms no head matches false.
+func TestLoMRFCompletionGroups(t *testing.T) {
+	m, net := loadDialect(t, syntax.LoMRF, "lomrf_general.mln", "lomrf_general.db", "Head", "G")
+	ps := brute.Marginals(net)
+	m2, err := mln.LoadModel("testdata/dialects/lomrf_general_alchemy.mln")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev2, err := mln.LoadDatabase(m2, "testdata/dialects/lomrf_general.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m2.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	q, err := m2.PredIDs("Head,G,Q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	net2, err := ground.Ground(context.Background(), m2, ev2, ground.Options{Query: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps2 := brute.Marginals(net2)
+	for _, v := range []string{"Foo", "Bar", "Baz"} {
+		atoms := []string{"G(" + v + ")", "Q(" + v + ")", "Head(" + v + ",1)", "Head(" + v + ",2)"}
+		for _, a := range atoms {
+			got, want := marginal(t, m, net, ps, a), marginal(t, m2, net2, ps2, a)
+			if want < 0 {
+				t.Fatalf("%s is not in the hand-written network", a)
+			}
+			if got < 0 || math.Abs(got-want) > 1e-12 {
+				t.Errorf("P(%s) = %v in LoMRF's dialect, %v by hand", a, got, want)
+			}
+		}
+	}
+	if got := marginal(t, m, net, ps, "G(Bar)"); got != 0 {
+		t.Errorf("P(G(Bar)) = %v, want 0 (no definition)", got)
+	}
+}
+
+// Constructs without a faithful meaning are refused with the reason.
+func TestDialectRefusals(t *testing.T) {
+	for _, c := range []struct {
+		d        syntax.Dialect
+		src, msg string
+	}{
+		{syntax.Tuffy, "P(t)\nQ(t)\nP(x) :- Q(x).\n", "Datalog rules"},
+		{syntax.Tuffy, "P(t)\n1 P(x) v [contains(x, A)]\n", "Tuffy's function contains"},
+		{syntax.LoMRF, "P(t)\nQ(t)\nP(x) :- Q(x) v Q(A).\n", "conjunction (^) of literals"},
+		{syntax.LoMRF, "P(t, t)\nQ(t)\nP(A, x) :- Q(x).\nP(y, B) :- Q(y).\n", "overlap"},
+	} {
+		path := t.TempDir() + "/m.mln"
+		if err := os.WriteFile(path, []byte(c.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := mln.LoadModelConfig(&mln.LoadConfig{Dialect: c.d}, path)
+		if err == nil || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "m.mln:") {
+			t.Errorf("%s %q: error %v, want one with a position and %q", c.d, c.src, err, c.msg)
+		}
+	}
+	m, err := mln.LoadModelConfig(&mln.LoadConfig{Dialect: syntax.Tuffy}, "testdata/dialects/tuffy_soft.mln")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, db := range []string{"1.5 Smokes(Anna)\n", "0.5 ?Smokes(Anna)\n"} {
+		if _, err := mln.ParseDatabase(m, "e.db", db); err == nil || !strings.Contains(err.Error(), "e.db:1:") {
+			t.Errorf("%q: error %v, want a positioned refusal", db, err)
 		}
 	}
 }

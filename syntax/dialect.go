@@ -77,8 +77,8 @@ func (s *scanner) dialectToken() (token, bool) {
 		s.off += n
 		return s.tok(k, start, ""), true
 	}
-	if at(":-") {
-		return tok(tDefine, 2)
+	if at(":-") && !(start+2 < len(src) && (isDigit(src[start+2]) || src[start+2] == '.')) {
+		return tok(tDefine, 2) // not "w:-1.5", a utility
 	}
 	switch s.dialect {
 	case Tuffy:
@@ -194,11 +194,7 @@ func (p *parser) postfix(x Term) Term {
 func (p *parser) definite(d *FormulaDecl) {
 	op := p.cur()
 	if p.dialect != LoMRF {
-		what := "a definite clause"
-		if p.dialect == Tuffy {
-			p.errorAt(op, "Tuffy's Datalog rules (head :- body) are not supported: Tuffy runs them once, in order, as database queries that add the derived head atoms to the evidence, which no formula expresses")
-		}
-		p.errorAt(op, "%s (head :- body) needs -dialect lomrf", what)
+		p.errorAt(op, "Tuffy's Datalog rules (head :- body) are not supported: Tuffy runs them once, in order, as database queries that add the derived head atoms to the evidence, which no formula expresses")
 	}
 	head, ok := d.F.(*Atom)
 	if !ok || head.Star {
