@@ -70,6 +70,8 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		role := "evidence"
 		if isQuery[pr.ID] {
 			role = "query"
+		} else if m.OpenByDefault(pr.ID, db) {
+			role = "open world (" + m.Dialect.String() + "'s default)"
 		}
 		fmt.Fprintf(w, "  %s(%s)  %s, %d evidence atoms\n", pr.Name, strings.Join(ts, ","), role, db.Count(pr.ID))
 	}
