@@ -29,7 +29,8 @@ type Options struct {
 	// predicates that must be closed world; naming a predicate in both
 	// ClosedWorld and Query or OpenWorld is an error. Every predicate not
 	// named in Query or OpenWorld is closed world: unlisted atoms are false,
-	// "?"-listed atoms unknown.
+	// "?"-listed atoms unknown; except, when not named in ClosedWorld, those
+	// the model's dialect makes open world (mln.Model.OpenByDefault).
 	OpenWorld, ClosedWorld []mln.PredID
 	// MaxBytes is the memory the grounding may take, as estimated before
 	// it starts (Estimate), with the state of the engine that will run on
@@ -183,6 +184,15 @@ func newGrounder(m *mln.Model, db *mln.Database, opt Options) (*grounder, error)
 	}
 	for _, p := range opt.ClosedWorld {
 		closed[p] = true
+	}
+	for p := range n {
+		// The model's dialect may make a predicate open world by default
+		// (mln.Model.OpenByDefault); naming it closed world overrides that.
+		if !closed[p] && m.OpenByDefault(mln.PredID(p), db) {
+			g.open[p] = true
+		}
+	}
+	for _, p := range opt.ClosedWorld {
 		if g.open[p] {
 			what := "open world"
 			if g.query[p] {

@@ -233,6 +233,7 @@ func (m *Model) newFormulas(d *syntax.FormulaDecl) ([]*Formula, syntax.ErrorList
 			Hard:         d.Hard,
 			PlusVars:     an.plusVars(),
 			DomainScaled: d.DomainScaled,
+			Fixed:        d.Fixed,
 		})
 	}
 	setUtility(out, d)

@@ -16,7 +16,23 @@ import (
 // the including file); a file already loaded is not loaded again, and an
 // include cycle is an error at the #include.
 func LoadModel(paths ...string) (*Model, error) {
+	return LoadModelConfig(nil, paths...)
+}
+
+// LoadConfig controls the reading of model files (nil means the
+// defaults).
+type LoadConfig struct {
+	// Dialect is the language of the model files and of the .db files
+	// read into the model (syntax.Dialect): Alchemy's by default.
+	Dialect syntax.Dialect
+}
+
+// LoadModelConfig is LoadModel with a configuration (cfg may be nil).
+func LoadModelConfig(cfg *LoadConfig, paths ...string) (*Model, error) {
 	l := newLoader()
+	if cfg != nil {
+		l.dialect = cfg.Dialect
+	}
 	var files []*syntax.File
 	for _, p := range paths {
 		f := l.load(p, nil, syntax.Pos{})
@@ -61,6 +77,7 @@ type loader struct {
 	stack   []string
 	errs    syntax.ErrorList
 	opened  map[string]int // file name -> order in which it was opened
+	dialect syntax.Dialect
 }
 
 func newLoader() *loader {
@@ -68,7 +85,25 @@ func newLoader() *loader {
 }
 
 func (l *loader) build(files []*syntax.File) (*Model, error) {
+	if l.dialect == syntax.LoMRF {
+		// LoMRF's predicate completion of the definite clauses of all
+		// the files.
+		comps, err := syntax.Completions(files)
+		if err != nil {
+			l.errs = appendErr(l.errs, err)
+		}
+		if len(comps) > 0 {
+			decls := make([]syntax.Decl, len(comps))
+			for i, c := range comps {
+				decls[i] = c
+			}
+			files = append(files[:len(files):len(files)], &syntax.File{Name: "completion", Decls: decls})
+		}
+	}
 	m, err := Build(files...)
+	if m != nil {
+		m.Dialect = l.dialect
+	}
 	if err != nil {
 		l.errs = appendErr(l.errs, err)
 	}
@@ -148,7 +183,8 @@ func (l *loader) load(path string, src []byte, from syntax.Pos) *syntax.File {
 	defer func() { l.stack = l.stack[:len(l.stack)-1] }()
 	dir := filepath.Dir(path)
 	cfg := &syntax.Config{
-		Known: l.known,
+		Known:   l.known,
+		Dialect: l.dialect,
 		Include: func(inc *syntax.Include) {
 			p := inc.Path
 			if !filepath.IsAbs(p) {
@@ -207,7 +243,7 @@ const maxLoadErrors = 100
 const maxWarnings = 20
 
 func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.ErrorList {
-	if w := db.readWorkers(); w > 1 && len(src) >= parallelReadMin {
+	if w := db.readWorkers(); w > 1 && len(src) >= parallelReadMin && db.Model.Dialect == syntax.Alchemy {
 		if errs, ok := db.readParallel(name, src, errs, w); ok {
 			return errs
 		}
@@ -223,7 +259,7 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 	var p *Predicate
 	warned := 0
 	var grown listedGrowth
-	err := syntax.ScanDB(name, src, func(a *syntax.RawAtom) {
+	err := syntax.ScanDBDialect(m.Dialect, name, src, func(a *syntax.RawAtom) {
 		if a.Func {
 			// "Value = f(A1, ..., An)": an atom of f's auxiliary predicate.
 			fn := m.funcByName(string(a.Pred))
@@ -278,6 +314,12 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 			return
 		}
 		v := truthOf(a.Value)
+		if a.HasPrior {
+			v = Unknown
+			if err := m.addPrior(p, args, a); err != nil && len(errs) < maxLoadErrors {
+				errs = appendErr(errs, err)
+			}
+		}
 		pos := atomPos{file: file, line: int32(a.Pos.Line), col: int32(a.Pos.Col)}
 		if ok, old, oldPos := db.setAt(p.ID, args, v, pos); !ok && len(errs) < maxLoadErrors {
 			errs.Add(a.Pos, "contradictory evidence: %s is %s here but %s at %s", m.atomString(p.ID, args), v, old, oldPos)

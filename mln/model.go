@@ -206,6 +206,10 @@ type Formula struct {
 	// DomainScaled is set by a leading "@": the formula's clauses are
 	// domain-size aware (Clause.DomainScaled).
 	DomainScaled bool
+	// Fixed marks a weight that is given, not learned: Tuffy's "@w" and
+	// the prior of Tuffy's soft evidence (its dialect). Learners refuse a
+	// model with such formulas rather than learn their weights.
+	Fixed bool
 	// PlusVars names the "+" variables, in the order used by parameter
 	// bindings.
 	PlusVars []string
@@ -253,6 +257,10 @@ type Model struct {
 	ParamBinding [][]ConstID
 	// Funcs holds the declared functions (not supported in formulas).
 	Funcs []*Function
+	// Dialect is the language the model's files were read in (LoadConfig):
+	// it decides how its .db files are read and which predicates are open
+	// world by default (OpenByDefault).
+	Dialect syntax.Dialect
 
 	constNames []string
 	constIndex map[string]ConstID

@@ -81,9 +81,15 @@ type FormulaDecl struct {
 	// clause weighing the weight divided by their number of groundings in
 	// the world at hand (mln.Model.DomainScale).
 	DomainScaled bool
-	Hard         bool
-	Dot          Pos // position of the trailing "." when Hard
-	F            Formula
+	// Fixed is set by Tuffy's leading "@" (in its dialect): the weight is
+	// given, not to be learned.
+	Fixed bool
+	// Definite is set for LoMRF's definite clause "Head :- Body": F is
+	// "Body => Head" (see Completions).
+	Definite bool
+	Hard     bool
+	Dot      Pos // position of the trailing "." when Hard
+	F        Formula
 }
 
 // Include is an "#include "file"" directive. File is filled in by loaders

@@ -26,6 +26,12 @@ type RawAtom struct {
 	Real    float64
 	HasReal bool
 	RealCol int
+	// Prior is the probability written before the atom in Tuffy's
+	// dialect ("0.8 Smokes(Carl)", soft evidence; "0.8 !Smokes(Carl)" is
+	// the prior 0.2 of Smokes(Carl)), when HasPrior. A probability of 0
+	// or 1 is read as evidence (Value false or true), as Tuffy reads it.
+	Prior    float64
+	HasPrior bool
 }
 
 // ArgPos returns the position of argument i.
@@ -112,6 +118,8 @@ type dbScanner struct {
 	stopped  bool
 	between  bool
 	failFast bool
+
+	dialect Dialect
 }
 
 func (d *dbScanner) errorf(off int, format string, args ...any) {
@@ -205,6 +213,9 @@ func (d *dbScanner) run(fn func(a *RawAtom)) {
 			}
 			continue
 		}
+		if d.atom.HasPrior && !d.settlePrior() {
+			continue
+		}
 		fn(&d.atom)
 	}
 }
@@ -282,6 +293,10 @@ func (d *dbScanner) parseAtom() bool {
 	a.Value = ValTrue
 	a.Args = a.Args[:0]
 	a.argPos = a.argPos[:0]
+	a.HasPrior = false
+	if d.dialect == Tuffy && !d.prior() {
+		return false
+	}
 	switch src[d.i] {
 	case '!':
 		a.Value = ValFalse

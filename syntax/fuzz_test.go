@@ -67,3 +67,61 @@ func FuzzParseDB(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseDialects checks that the .mln and .db parsers never panic in
+// Tuffy's and LoMRF's dialects, and that the completion of the definite
+// clauses of a LoMRF file they accept prints as Alchemy text that parses
+// back to the same formulas.
+func FuzzParseDialects(f *testing.F) {
+	addSeeds(f, "testdata/*.mln")
+	f.Add([]byte("*F(p, p)\nS(p)\n0.7 F(a1, a2), S(a1), [a1 != a2 AND NOT (a1 <> A || a2 = B)] => S(a2)\n@1.2 S(a)\nS(a) v [a = A].\n"))
+	f.Add([]byte("H(t)\nE(t)\n1.5 H(t) :- E(t) ^ !E(t++)\nH(x) :- E(x--).\nS(h1)\n"))
+	f.Add([]byte("H(f, t)\nE(t)\nH(A, t) :- E(t).\n2 H(x, t) :- E(t) ^ E(x)\nH(m(p, q), t) :- E(p)\nH(B, t) :- E(t--)\n"))
+	f.Add([]byte("0.8 Smokes(Carl)\n0 !F(A, B)\n1 S(C)\n!S(D)\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		for _, d := range []Dialect{Tuffy, LoMRF} {
+			file, err := ParseMLNConfig("fuzz.mln", src, &Config{Dialect: d})
+			_ = ScanDBDialect(d, "fuzz.db", src, func(a *RawAtom) {
+				if a.HasPrior && !(a.Prior > 0 && a.Prior < 1) {
+					t.Fatalf("prior %v outside (0,1)", a.Prior)
+				}
+			})
+			if err != nil || d != LoMRF {
+				continue
+			}
+			comps, err := Completions([]*File{file})
+			if err != nil {
+				continue
+			}
+			out := &File{Name: "completion"}
+			for _, c := range comps {
+				out.Decls = append(out.Decls, c)
+			}
+			var buf bytes.Buffer
+			if err := Fprint(&buf, out); err != nil {
+				t.Fatal(err)
+			}
+			// The completions mention predicates the file declares.
+			var decls bytes.Buffer
+			for _, dd := range file.Decls {
+				if pd, ok := dd.(*PredDecl); ok {
+					Fprint(&decls, pd)
+					decls.WriteByte('\n')
+				}
+			}
+			again, err := ParseMLN("printed.mln", append(decls.Bytes(), buf.Bytes()...))
+			if err != nil {
+				t.Fatalf("printed completion does not parse: %v\n%s%s", err, decls.String(), buf.String())
+			}
+			var got []Decl
+			for _, dd := range again.Decls {
+				if _, ok := dd.(*FormulaDecl); ok {
+					got = append(got, dd)
+				}
+			}
+			if !sameAST(out.Decls, got) {
+				t.Fatalf("round trip changed the completion:\n%s", buf.String())
+			}
+		}
+	})
+}

@@ -16,6 +16,9 @@ type Config struct {
 	// is parsed (so that the included declarations are known to the rest of
 	// the file); it sets inc.File or reports its own errors.
 	Include func(inc *Include)
+	// Dialect is the system whose language the file is written in
+	// (dialect.go); the zero value is Alchemy's.
+	Dialect Dialect
 }
 
 // Known records the predicate and function names met so far, with the
@@ -61,7 +64,10 @@ func ParseMLNConfig(filename string, src []byte, cfg *Config) (*File, error) {
 	var errs ErrorList
 	s := newScanner(filename, src, &errs)
 	s.skipBOM()
-	p := &parser{file: filename, toks: s.scanAll(), errs: &errs}
+	if cfg != nil {
+		s.dialect = cfg.Dialect
+	}
+	p := &parser{file: filename, toks: s.scanAll(), errs: &errs, dialect: s.dialect}
 	if cfg != nil {
 		p.onInclude = cfg.Include
 	}
@@ -118,6 +124,8 @@ type parser struct {
 	conns int // binary connectives in the current formula statement
 
 	onInclude func(inc *Include)
+
+	dialect Dialect
 }
 
 // maxNesting bounds the nesting of formulas.
@@ -505,6 +513,9 @@ func (p *parser) formulaDecl() *FormulaDecl {
 	t := p.cur()
 	d := &FormulaDecl{StartPos: p.posOf(t)}
 	p.conns = 0
+	if t.kind == tAt && p.dialect == Tuffy {
+		t = p.fixedWeight(d)
+	}
 	if t.kind == tAt {
 		d.DomainScaled = true
 		p.advance()
@@ -532,6 +543,9 @@ func (p *parser) formulaDecl() *FormulaDecl {
 	}
 	p.utility(d) // ":u", utility.go
 	d.F = p.formula()
+	if p.cur().kind == tDefine {
+		p.definite(d)
+	}
 	if t := p.cur(); t.kind == tDot {
 		p.advance()
 		d.Hard, d.Dot = true, p.posOf(t)
@@ -628,7 +642,7 @@ func (p *parser) or() Formula {
 
 func (p *parser) and() Formula {
 	x := p.unary()
-	for p.continues(tAnd) {
+	for p.continues(tAnd) || p.dialectAnd() {
 		op := p.advance()
 		p.connective(op)
 		p.skipNewlines()
@@ -752,6 +766,9 @@ func (p *parser) primary() Formula {
 		}
 		return p.compare(x)
 	}
+	if t.kind == tLbrack {
+		return p.condition()
+	}
 	p.errorAt(t, "expected a formula, found %s", t.describe())
 	return nil
 }
@@ -866,14 +883,14 @@ func (p *parser) sum() Term {
 
 // product parses operand (('*' | '/' | '%') operand)*.
 func (p *parser) product() Term {
-	x := p.operand()
+	x := p.postfix(p.operand())
 	for {
 		t := p.cur()
 		if t.kind != tStar && t.kind != tSlash && t.kind != tPercent {
 			return x
 		}
 		p.advance()
-		y := p.operand()
+		y := p.postfix(p.operand())
 		x = Term{TermPos: x.TermPos, Kind: FuncTerm, Name: infixFuncs[t.kind], Args: []Term{x, y}}
 	}
 }

@@ -10,6 +10,8 @@ type scanner struct {
 	line      int
 	lineStart int
 	errs      *ErrorList
+	dialect   Dialect
+	brack     int // Tuffy: depth of [ ] conditions
 }
 
 func newScanner(file string, src []byte, errs *ErrorList) *scanner {
@@ -116,6 +118,11 @@ func (s *scanner) scanToken() (token, bool) {
 	src := s.src
 	start := s.off
 	c := src[start]
+	if s.dialect != Alchemy {
+		if t, ok := s.dialectToken(); ok {
+			return t, true
+		}
+	}
 	if isIdentStart(c) {
 		s.off++
 		for s.off < len(src) && isIdentChar(src[s.off]) {

@@ -37,6 +37,11 @@ const (
 	tSlash            // / (infix, in integer terms)
 	tPercent          // % (infix, in integer terms)
 	tAt               // @ (a domain-size-aware weight)
+	tLbrack           // [ (Tuffy: a condition)
+	tRbrack           // ] (Tuffy)
+	tDefine           // :- (a definite clause or Datalog rule)
+	tInc              // ++ (LoMRF: successor)
+	tDec              // -- (LoMRF: predecessor)
 )
 
 var tokNames = [...]string{
@@ -73,6 +78,11 @@ var tokNames = [...]string{
 	tSlash:    "'/'",
 	tPercent:  "'%'",
 	tAt:       "'@'",
+	tLbrack:   "'['",
+	tRbrack:   "']'",
+	tDefine:   "':-'",
+	tInc:      "'++'",
+	tDec:      "'--'",
 }
 
 func (k tokKind) String() string {

@@ -36,7 +36,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	p := newProgress(e.stderr, *verbose)
-	m, db, err := loadProblem(ctx, p, splitList(*modelFiles), splitList(*evidence))
+	m, db, err := loadProblem(ctx, p, &wf, splitList(*modelFiles), splitList(*evidence))
 	if err != nil {
 		return err
 	}
@@ -75,6 +75,8 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		role := "evidence"
 		if isQuery[pr.ID] {
 			role = "query"
+		} else if m.OpenByDefault(pr.ID, db) {
+			role = "open world (" + m.Dialect.String() + "'s default)"
 		}
 		fmt.Fprintf(w, "  %s(%s)  %s, %d evidence atoms\n", pr.Name, strings.Join(ts, ","), role, db.Count(pr.ID))
 	}

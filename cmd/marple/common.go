@@ -12,6 +12,7 @@ import (
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/syntax"
 )
 
 // progress reports stages of long work on stderr: a stage that takes more
@@ -122,6 +123,7 @@ type worldFlags struct {
 	workers     int
 	queryFlag   string            // the flag that names the query predicates: q or ne
 	engine      ground.EngineCost // the memory of the engine that will run
+	dialect     string            // the model files' language (syntax.Dialect)
 }
 
 func (w *worldFlags) register(fsQuery bool, fs interface {
@@ -138,6 +140,25 @@ func (w *worldFlags) register(fsQuery bool, fs interface {
 	fs.StringVar(&w.closedWorld, "cw", "", "predicates to treat as closed world, comma-separated")
 	fs.Int64Var(&w.maxMem, "maxMem", 8<<10, "refuse groundings estimated above this many MiB")
 	fs.IntVar(&w.workers, "workers", 0, "worker goroutines for grounding and inference (0: every core)")
+	fs.StringVar(&w.dialect, "dialect", "alchemy", "the language of the model and evidence files: "+strings.Join(syntax.DialectNames(), ", "))
+}
+
+// alchemyOnly returns a usage error unless -dialect is Alchemy's, for
+// the modes (what) that read only Alchemy's dialect.
+func (w *worldFlags) alchemyOnly(what string) error {
+	if d, err := syntax.ParseDialect(w.dialect); err != nil || d != syntax.Alchemy {
+		return usagef("%s reads Alchemy's dialect only, not -dialect %s", what, w.dialect)
+	}
+	return nil
+}
+
+// loadModel reads the model files in the dialect of the -dialect flag.
+func (w *worldFlags) loadModel(files ...string) (*mln.Model, error) {
+	d, err := syntax.ParseDialect(w.dialect)
+	if err != nil {
+		return nil, usagef("-dialect: %v", err)
+	}
+	return mln.LoadModelConfig(&mln.LoadConfig{Dialect: d}, files...)
 }
 
 // preds resolves a comma-separated list of predicate names.
@@ -199,12 +220,12 @@ func swapHint(err error, modelFiles, evidenceFiles []string) error {
 }
 
 // loadProblem reads the model and evidence files and compiles the model.
-func loadProblem(ctx context.Context, p *progress, modelFiles, evidenceFiles []string) (*mln.Model, *mln.Database, error) {
+func loadProblem(ctx context.Context, p *progress, wf *worldFlags, modelFiles, evidenceFiles []string) (*mln.Model, *mln.Database, error) {
 	if len(modelFiles) == 0 {
 		return nil, nil, usagef("no model: give -i model.mln")
 	}
 	done := p.stage("parse")
-	m, err := mln.LoadModel(modelFiles...)
+	m, err := wf.loadModel(modelFiles...)
 	if err != nil {
 		return nil, nil, swapHint(err, modelFiles, evidenceFiles)
 	}

@@ -68,7 +68,7 @@ func (d *decisionFlags) check(ax *inferExtras, mapInf bool, lossAug string) erro
 // parts too large to enumerate; "bp" runs BP on every part).
 func runDecision(ctx context.Context, e *env, p *progress, d *decisionFlags, ax *inferExtras, wf *worldFlags, ef *engineFlags,
 	modelFiles, evidenceFiles []string, out, engine string, seed int64, start time.Time) error {
-	m, db, err := loadProblem(ctx, p, modelFiles, evidenceFiles)
+	m, db, err := loadProblem(ctx, p, wf, modelFiles, evidenceFiles)
 	if err != nil {
 		return err
 	}

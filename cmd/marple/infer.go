@@ -85,6 +85,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		if wf.closedWorld != "" {
 			return usagef("-cw does not apply with -hybrid: the predicates other than -q and -ow are closed world")
 		}
+		if err := wf.alchemyOnly("-hybrid"); err != nil {
+			return err
+		}
 		return runInferHybrid(ctx, e, hybridRun{models: splitList(*modelFiles), evidence: splitList(*evidence), out: *out,
 			query: wf.query, openWorld: wf.openWorld, marginal: *mcsatInf, seed: uint64(*seed), samples: *ef.samples, burnIn: *ef.burnIn,
 			contSamples: *contSample, verbose: *verbose})

@@ -143,10 +143,10 @@ func (x *inferExtras) load(ctx context.Context, p *progress, wf *worldFlags, mod
 	var err error
 	var qdb *mln.Database
 	if x.queryFile == "" {
-		m, db, err = loadProblem(ctx, p, modelFiles, evidenceFiles)
+		m, db, err = loadProblem(ctx, p, wf, modelFiles, evidenceFiles)
 	} else {
 		done := p.stage("parse")
-		if m, err = mln.LoadModel(modelFiles...); err != nil {
+		if m, err = wf.loadModel(modelFiles...); err != nil {
 			return nil, nil, swapHint(err, modelFiles, evidenceFiles)
 		}
 		if db, err = mln.LoadDatabase(m, evidenceFiles...); err != nil {

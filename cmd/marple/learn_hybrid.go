@@ -76,6 +76,9 @@ func runLearnHybrid(ctx context.Context, e *env, tf *trainFlags, hf hybridFlags)
 	if *tf.nonEv == "" {
 		return usagef("-hybrid needs the query predicates: give -ne")
 	}
+	if err := tf.wf.alchemyOnly("-hybrid"); err != nil {
+		return err
+	}
 	if *tf.outFile == "" {
 		return usagef("no output file: give -o learned.mln")
 	}

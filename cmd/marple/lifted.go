@@ -44,6 +44,12 @@ func inferLiftedModel(ctx context.Context, e *env, p *progress, ax *inferExtras,
 		slices.Sort(open)
 		open = slices.Compact(open)
 	}
+	for q := range m.Preds {
+		if id := mln.PredID(q); m.OpenByDefault(id, db) && !slices.Contains(open, id) {
+			open = append(open, id) // open world in the model's dialect
+		}
+	}
+	slices.Sort(open)
 	done := p.stage("lifted BP")
 	mm, st, err := bp.LiftModel(ctx, m, db, open, bp.Options{MaxIterations: ax.maxSteps, Tolerance: ax.convThresh})
 	if errors.Is(err, bp.ErrNotLiftable) {

@@ -49,7 +49,7 @@ func runScore(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	p := newProgress(e.stderr, *verbose)
-	m, db, err := loadProblem(ctx, p, splitList(*modelFiles), splitList(*evidence))
+	m, db, err := loadProblem(ctx, p, &wf, splitList(*modelFiles), splitList(*evidence))
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func (f *trainFlags) check() error {
 // options with -ne as the query predicates.
 func (f *trainFlags) load(ctx context.Context, e *env, p *progress, multi bool) (*mln.Model, []*mln.Database, ground.Options, error) {
 	done := p.stage("parse")
-	m, err := mln.LoadModel(splitList(*f.modelFiles)...)
+	m, err := f.wf.loadModel(splitList(*f.modelFiles)...)
 	if err != nil {
 		return nil, nil, ground.Options{}, err
 	}
@@ -105,6 +105,9 @@ func (f *trainFlags) load(ctx context.Context, e *env, p *progress, multi bool) 
 	}
 	if err := checkTraining(m, dbs, splitList(*f.train)); err != nil {
 		return nil, nil, ground.Options{}, err
+	}
+	if fx := m.FixedFormula(); fx != nil {
+		return nil, nil, ground.Options{}, fmt.Errorf("%s: the weight of this formula is fixed (Tuffy's '@' or the prior of soft evidence); learning with fixed weights is not supported", fx.Pos)
 	}
 	printWarnings(e.stderr, dbs...)
 	if err := m.CompileContext(ctx); err != nil {

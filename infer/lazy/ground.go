@@ -143,6 +143,12 @@ func newGrounder(ctx context.Context, pr Problem) (*grounder, error) {
 			return nil, fmt.Errorf("lazy: predicate %s is both closed world and open world (or a query predicate)", m.Preds[p].Name)
 		}
 	}
+	for p := range m.Preds {
+		// Open world by the model's dialect, unless named closed world.
+		if id := mln.PredID(p); !g.open[p] && !slices.Contains(pr.ClosedWorld, id) && m.OpenByDefault(id, pr.DB) {
+			g.open[p] = true
+		}
+	}
 	// mayUnknown: open world, or some atom listed as unknown.
 	mayUnknown := make([]bool, len(m.Preds))
 	for p := range m.Preds {
