@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,14 +20,15 @@ import (
 	"github.com/marple-mln/marple/syntax"
 )
 
-const inferSynopsis = `-i model.mln -e a.db,b.db -r out.result -q Pred1,Pred2 [-m | -a | -ms | -p | -bp]
+const inferSynopsis = `-i model.mln -e a.db,b.db -r out.result -q Pred1,Pred2 [-m | -a | -ms | -p | -bp | -wmc]
 
 Grounds the model against the evidence and writes, for MAP inference (-m,
 the default), the true query atoms of the most probable state, one per
 line (-a: every query atom with 0 or 1); for marginal inference (-ms
 MC-SAT, -p Gibbs sampling, both with several chains and their R-hat; -bp
-belief propagation, -bp -lifted lifted), every unknown query atom with its
-probability ("atom probability" per line). -q also takes partly ground
+belief propagation, -bp -lifted lifted; -wmc exact, by weighted model
+counting), every unknown query atom with its probability ("atom
+probability" per line). -q also takes partly ground
 atoms: Friends(Anna,x).`
 
 func runInfer(ctx context.Context, e *env, args []string) (err error) {
@@ -71,7 +73,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if mf.converge == 0 {
 		ax.maxSeconds = mf.maxSeconds // MC-SAT stopped by time; with -converge it bounds the rounds
 	}
-	if err := ax.setup(&wf, ef.samples, *mcsatInf || *gibbsInf || ax.bp || lf.lbg, *gibbsInf); err != nil {
+	if err := ax.setup(&wf, ef.samples, *mcsatInf || *gibbsInf || ax.bp || ax.wmc || lf.lbg, *gibbsInf); err != nil {
 		return err
 	}
 	if *out == "" {
@@ -85,7 +87,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		if *lazyInf || *countsOut || df.on {
 			return usagef("-hybrid excludes -lazy, -counts and -decision")
 		}
-		if *gibbsInf || ax.bp {
+		if *gibbsInf || ax.bp || ax.wmc {
 			return usagef("-hybrid runs -m or -ms")
 		}
 		if wf.closedWorld != "" {
@@ -99,13 +101,16 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return usagef("-contSamples needs -hybrid")
 	}
 	modes := 0
-	for _, b := range []bool{*mapInf, *mcsatInf, *gibbsInf, ax.bp, lf.lbg} {
+	for _, b := range []bool{*mapInf, *mcsatInf, *gibbsInf, ax.bp, ax.wmc, lf.lbg} {
 		if b {
 			modes++
 		}
 	}
 	if modes > 1 {
-		return usagef("-m, -ms, -p, -bp and -lbg exclude each other")
+		return usagef("-m, -ms, -p, -bp, -wmc and -lbg exclude each other")
+	}
+	if ax.wmc && (df.on || *lazyInf) {
+		return usagef("-wmc excludes -decision and -lazy")
 	}
 	if lf.lbg && (*lazyInf || *countsOut || df.on || *lossAug != "" || mf.converge > 0 || mf.replicas > 1) {
 		return usagef("-lbg excludes -lazy, -counts, -decision, -lossAugment, -converge and -replicas")
@@ -118,8 +123,8 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	}
 	if *countsOut {
 		switch {
-		case *gibbsInf || ax.bp:
-			return usagef("-counts writes the MAP world's counts (-m, -a) or MC-SAT's expected counts (-ms): it excludes -p and -bp")
+		case *gibbsInf || ax.bp || ax.wmc:
+			return usagef("-counts writes the MAP world's counts (-m, -a) or MC-SAT's expected counts (-ms): it excludes -p, -bp and -wmc")
 		case *lazyInf:
 			return usagef("-counts excludes -lazy: the counts take the whole grounding")
 		case ax.outputNetwork:
@@ -155,6 +160,8 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 			mode = inferSample
 		case ax.bp:
 			mode = inferBP
+		case ax.wmc:
+			mode = inferExact
 		}
 		warnIgnored(e.stderr, fs, mode, *ef.solver, *lazyInf)
 	}
@@ -182,6 +189,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	}
 	if ax.bp {
 		engineName = "bp"
+	}
+	if ax.wmc {
+		engineName = "wmc"
 	}
 	switch {
 	case (*mcsatInf || *gibbsInf) && ax.maxSeconds == 0:
@@ -212,10 +222,10 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return atomicfile.Write(*out, func(w io.Writer) error { return net.WriteFactorGraph(w) })
 	}
 	hardNote := "" // what the summary line says of the hard clauses
-	if *mcsatInf || *gibbsInf || ax.bp || lf.lbg {
-		// -bp and -lbg run a registry engine, which decides the hard
-		// clauses itself; the samplers below are built here.
-		if hardNote, err = checkHard(ctx, e.stderr, net, !ax.bp && !lf.lbg); err != nil {
+	if *mcsatInf || *gibbsInf || ax.bp || ax.wmc || lf.lbg {
+		// -bp, -wmc and -lbg run a registry engine, which decides the
+		// hard clauses itself; the samplers below are built here.
+		if hardNote, err = checkHard(ctx, e.stderr, net, !ax.bp && !ax.wmc && !lf.lbg); err != nil {
 			return err
 		}
 	}
@@ -256,7 +266,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		mf.hardNote = hardNote
 		return inferMarginals(ctx, e, p, &mf, &ax, net, m, isQuery, opt, method, wf.workers, *out, start)
 	}
-	if *mcsatInf || *gibbsInf || ax.bp || lf.lbg {
+	if *mcsatInf || *gibbsInf || ax.bp || ax.wmc || lf.lbg {
 		done := p.stage("sample")
 		// Independent components are sampled apart, in parallel.
 		s := ef.settings(wf.workers, nil)
@@ -267,9 +277,18 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 				return err
 			}
 		}
+		logZ := math.NaN()
+		s.LogZ = func(z float64) { logZ = z }
 		probs, how, st, err := ax.marginals(ctx, net, engineName, s, *seed)
 		if err != nil {
 			return err
+		}
+		if ax.logZ {
+			defer func() {
+				if err == nil {
+					fmt.Fprintf(e.stdout, "marple infer: log Z = %s (exact)\n", strconv.FormatFloat(logZ, 'g', -1, 64))
+				}
+			}()
 		}
 		how += hardNote
 		done("%s", how)
@@ -407,6 +426,7 @@ const (
 	inferMAP = iota
 	inferSample
 	inferBP
+	inferExact
 )
 
 // warnIgnored warns about each flag given on the command line that the
@@ -421,7 +441,7 @@ func warnIgnored(stderr io.Writer, fs *flag.FlagSet, mode int, solver string, la
 		u := f.Usage
 		switch {
 		case f.Name == "maxSteps":
-			ok, where = mode != inferMAP, "-ms, -p and -bp"
+			ok, where = mode == inferSample || mode == inferBP, "-ms, -p and -bp"
 		case strings.HasPrefix(u, "MC-SAT/Gibbs:"):
 			ok, where = mode == inferSample, "-ms and -p (MC-SAT, Gibbs)"
 		case strings.HasPrefix(u, "MC-SAT:"):

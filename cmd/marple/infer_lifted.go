@@ -167,7 +167,6 @@ func unlistedPreds(m *mln.Model, db *mln.Database) []mln.PredID {
 	return out
 }
 
-
 // visited returns the names of the flags given on the command line.
 func visited(fs *flag.FlagSet) map[string]bool {
 	given := map[string]bool{}

@@ -17,6 +17,7 @@ import (
 	"github.com/marple-mln/marple/infer/bp"
 	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/infer/mcsat"
+	"github.com/marple-mln/marple/infer/wmc"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -27,6 +28,8 @@ import (
 // settings, and -outputNetwork.
 type inferExtras struct {
 	all, bp, lifted, queryEvidence, outputNetwork bool
+	wmc, logZ                                     bool
+	wmcMaxNodes                                   int64
 	queryFile                                     string
 	convThresh, maxSeconds                        float64
 	bpCheck                                       int
@@ -46,6 +49,9 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.StringVar(&x.queryFile, "f", "", "file of ground query atoms (.db syntax), in addition to -q")
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "the query predicates' atoms listed in the evidence are the query atoms (their listed values unused); their unlisted atoms are false evidence")
 	fs.BoolVar(&x.bp, "bp", false, "marginal inference with loopy belief propagation")
+	fs.BoolVar(&x.wmc, "wmc", false, "exact marginal inference by weighted model counting (DPLL search with component decomposition and caching); refused, suggesting -ms, past -wmcMaxNodes")
+	fs.Int64Var(&x.wmcMaxNodes, "wmcMaxNodes", 0, "with -wmc: the most search nodes before exact counting is refused as out of reach (0: "+strconv.Itoa(wmc.DefaultMaxNodes)+"; negative: no bound)")
+	fs.BoolVar(&x.logZ, "z", false, "with an exact engine (-wmc): also print log Z, the natural log of the partition function (the evidence's groundings included)")
 	fs.BoolVar(&x.lifted, "lifted", false, "with -bp: lifted belief propagation (BP on the clusters of atoms and clauses that exchange identical messages; the same marginals; ground BP, said on stderr, when lifting does not compress)")
 	fs.IntVar(&x.liftRounds, "liftRounds", 0, "with -bp -lifted: approximate lifting, colour passing stopped after this many rounds (asymmetric evidence still compresses; the marginals approximate ground BP's and the summary says so); 0: exact")
 	fs.Float64Var(&x.convThresh, "convThresh", 1e-4, "BP: converged when no marginal changes by more than this in an iteration")
@@ -92,7 +98,11 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 	case !(x.smooth >= 0) || math.IsInf(x.smooth, 0):
 		return usagef("-smooth must be a non-negative number, not %v", x.smooth)
 	case x.all && marginal:
-		return usagef("-a is MAP inference: it excludes -ms, -p and -bp")
+		return usagef("-a is MAP inference: it excludes -ms, -p, -bp and -wmc")
+	case x.logZ && !x.wmc:
+		return usagef("-z prints log Z from an exact engine: give -wmc")
+	case x.wmcMaxNodes != 0 && !x.wmc:
+		return usagef("-wmcMaxNodes bounds -wmc: give -wmc")
 	case x.lifted && !x.bp:
 		return liftedMisuse(marginal, gibbs, x.all)
 	case x.liftRounds < 0:
@@ -241,6 +251,10 @@ func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name s
 		if x.bpCheck == 0 {
 			s.BPCheck = -1 // engines: none
 		}
+	}
+	if x.wmc {
+		name = "wmc"
+		s.WMCMaxNodes = x.wmcMaxNodes
 	}
 	if x.maxSeconds > 0 && name == "mcsat" {
 		burnIn := s.BurnIn

@@ -1,7 +1,7 @@
 // Package engines builds Marple's inference engines by name from one set
 // of settings: the MAP engines exact, lp and mws (each optionally inside
-// cutting-plane inference), the marginal engines mcsat, gibbs, bp and
-// lifted-bp, and the lazy engines lazy-mws and lazy-mcsat, which ground
+// cutting-plane inference), the marginal engines mcsat, gibbs, bp,
+// lifted-bp and wmc (exact), and the lazy engines lazy-mws and lazy-mcsat, which ground
 // on demand from the first-order model (NewLazy). The
 // commands, the learners and the pipelines all choose their engines here,
 // so that a setting reaches every inference they run, and the defaults
@@ -33,6 +33,7 @@ import (
 	"github.com/marple-mln/marple/infer/lp"
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/infer/mws"
+	"github.com/marple-mln/marple/infer/wmc"
 )
 
 // DefaultMAP is the MAP engine used when none is named: exact MPE.
@@ -129,6 +130,14 @@ type Settings struct {
 	// mcsat.RhatThreshold, min ESS).
 	// Writes come from the goroutine that called Solve.
 	Report io.Writer
+	// WMCMaxNodes bounds the search nodes of exact model counting (wmc;
+	// 0: wmc.DefaultMaxNodes, negative: no bound): past it the engine
+	// fails with an error wrapping wmc.ErrOutOfReach.
+	WMCMaxNodes int64
+	// LogZ, when not nil, receives the natural log of the partition
+	// function after every solve of an engine that computes it exactly
+	// (wmc).
+	LogZ func(float64)
 	// Warn, when not nil, receives a line when an engine gives up its
 	// method for another or approximates it: lifted-bp running ground BP
 	// on a network that lifting does not compress, or lifting
@@ -298,6 +307,24 @@ var marginalEngines = []marginalEngine{
 					}
 					if f != nil {
 						f(&st.Stats)
+					}
+				}
+			}
+			return e
+		},
+	},
+	{
+		name: "wmc", doc: "exact marginals and log Z by weighted model counting: DPLL search with component decomposition and caching",
+		memory: wmc.Memory,
+		build: func(s Settings) infer.Marginal {
+			e := wmc.Engine{Options: wmc.Options{Workers: s.Workers, MaxNodes: s.WMCMaxNodes}}
+			if w, f := s.Report, s.LogZ; w != nil || f != nil {
+				e.Stats = func(r *wmc.Result) {
+					if w != nil {
+						fmt.Fprintln(w, r.Summary())
+					}
+					if f != nil {
+						f(r.LogZ)
 					}
 				}
 			}

@@ -369,3 +369,43 @@ func TestLazyEngines(t *testing.T) {
 		t.Errorf("only %d runs", runs)
 	}
 }
+
+// TestWMC: the exact engine's marginals and log Z are enumeration's, its
+// report says they are exact, and a network beyond its node bound is
+// refused with a message that suggests MC-SAT.
+func TestWMC(t *testing.T) {
+	net := ground.NewNetwork(3)
+	net.AddClause([]ground.Lit{ground.MakeLit(0, true), ground.MakeLit(1, false)}, 1.5, -1, -1, 1)
+	net.AddClause([]ground.Lit{ground.MakeLit(1, true), ground.MakeLit(2, false)}, -0.7, -1, -1, 1)
+	net.AddClause([]ground.Lit{ground.MakeLit(0, false), ground.MakeLit(2, false)}, math.Inf(1), -1, -1, 1)
+	s := engines.DefaultSettings()
+	var report strings.Builder
+	var logZ float64
+	s.Report = &report
+	s.LogZ = func(z float64) { logZ = z }
+	m, err := engines.NewMarginal("wmc", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Marginals(context.Background(), net, infer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := brute.Marginals(net)
+	for a := range want {
+		if math.Abs(got[a]-want[a]) > 1e-12 {
+			t.Errorf("atom %d: %v, enumeration %v", a, got[a], want[a])
+		}
+	}
+	if z := brute.LogZ(net); math.Abs(logZ-z) > 1e-12 {
+		t.Errorf("log Z %v, enumeration %v", logZ, z)
+	}
+	if !strings.Contains(report.String(), "exact marginals") {
+		t.Errorf("report %q does not say the marginals are exact", report.String())
+	}
+	s.WMCMaxNodes = 1
+	m, _ = engines.NewMarginal("wmc", s)
+	if _, err := m.Marginals(context.Background(), net, infer.Options{}); err == nil || !strings.Contains(err.Error(), "MC-SAT") {
+		t.Errorf("beyond the node bound: %v", err)
+	}
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestInferWMC: infer -wmc writes the exact marginals of the smokers
+// example (MC-SAT's enumerated components give the same), says in its
+// summary that they are exact, prints log Z with -z, and refuses clearly
+// past -wmcMaxNodes, on hard clauses that cannot hold and -z without an
+// exact engine.
+func TestInferWMC(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	sm := filepath.Join("..", "..", "examples", "smokers")
+	base := []string{"infer", "-i", filepath.Join(sm, "smoking-weighted.mln"), "-e", filepath.Join(sm, "smoking-test.db"), "-q", "Smokes,Cancer", "-r", out}
+	code, stdout, stderr := marple(t, append(base, "-wmc", "-z")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "exact marginals") {
+		t.Errorf("summary %q does not say the marginals are exact", stdout)
+	}
+	_, z, ok := strings.Cut(stdout, "log Z = ")
+	if !ok {
+		t.Fatalf("no log Z in %q", stdout)
+	}
+	z, _, _ = strings.Cut(z, " ")
+	if v, err := strconv.ParseFloat(z, 64); err != nil || v < 51.97 || v > 51.971 {
+		t.Errorf("log Z %q (%v)", z, err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "Smokes(Katherine) 0.324275\n") {
+		t.Errorf("marginals:\n%s", b)
+	}
+	if code, _, stderr := marple(t, append(base, "-wmc", "-wmcMaxNodes", "1")...); code == 0 || !strings.Contains(stderr, "out of reach") || !strings.Contains(stderr, "MC-SAT") {
+		t.Errorf("past the node bound: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := marple(t, append(base, "-ms", "-z")...); code != 2 || !strings.Contains(stderr, "-z") {
+		t.Errorf("-z with -ms: exit %d, %s", code, stderr)
+	}
+	mlnFile := filepath.Join(dir, "bad.mln")
+	if err := os.WriteFile(mlnFile, []byte("t = {A}\nP(t)\nQ(t)\nP(x) v Q(x).\n!P(x).\n!Q(x).\n1 P(x)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(ev, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = marple(t, "infer", "-i", mlnFile, "-e", ev, "-q", "P,Q", "-r", out+"2", "-wmc", "-z")
+	if code == 0 || !strings.Contains(stderr, "cannot all hold") {
+		t.Errorf("infeasible: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(out + "2"); err == nil {
+		t.Errorf("infeasible: output written")
+	}
+}
