@@ -18,7 +18,8 @@ import (
 )
 
 // alchemyARGS lists the flags of the ARGS tables of Alchemy 2.0's
-// infer.cpp, learnwts.cpp and learnstruct.cpp, in their order.
+// infer.cpp, learnwts.cpp, learnstruct.cpp and liftedinfer.cpp, in their
+// order.
 var alchemyARGS = map[string][]string{
 	"infer": strings.Fields(`i cw ow queryEvidence m a p ms bp efbp decision simtp outputNetwork counts seed
 		lazy lazyNoApprox memLimit PrintSamplePerIteration SAInterval MaxSeconds SATempDownRatio SA hybrid
@@ -39,6 +40,8 @@ var alchemyARGS = map[string][]string{
 		minAtomSamples maxAtomSamples noPrior priorMean priorStdDev tightMaxIter tightConvThresh looseMaxIter
 		looseConvThresh numClausesReEval noWtPredsEqually startFromEmptyMLN tryAllFlips
 		bestGainUnchangedLimit`),
+	"liftedinfer": strings.Fields(`i burnMaxSteps maxSteps maxSeconds e r q ic oc lvgc lvg cls cmode ptpe lis imd lr ui
+		cache bmf`),
 }
 
 // marpleFlags returns the flags "marple cmd -h" lists.
@@ -150,8 +153,17 @@ func TestAlchemyTranslate(t *testing.T) {
 		{alLearnwts, "-i a.mln,b.mln -o b.mln -t c.db,d.db -multipleDatabases", "error: -i: with -multipleDatabases"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -priorMean 1", "error: -priorMean is not supported"},
 		{alLearnstruct, "-i a.mln -o b.mln -t c.db -beamSize 3 -noSampleClauses -delta 0.05 -priorMean 0", "-i=a.mln -o=b.mln -t=c.db -beamSize=3"},
+		{alLiftedinfer, "-ptpe -i a.mln -e b.db -r out -q Smokes,Cancer", "-i=a.mln -e=b.db -r=out -q=Smokes,Cancer -fomc=true -z=true -alchemyZ=true"},
+		{alLiftedinfer, "-ptpe -i a.mln -cache 100 -maxSteps 5", "-i=a.mln -fomc=true -z=true -alchemyZ=true"},
+		{alLiftedinfer, "-i a.mln -e b.db", "-i=a.mln -e=b.db -lis=true -z=true -alchemyZ=true"},
+		{alLiftedinfer, "-lis -imd 0 -lr 0.01 -ui 10 -maxSteps 200 -i a.mln -q P", "-i=a.mln -q=P -r=result.dat -lis=true -z=true -lisProposal=informed -lisRate=0.01 -lisInterval=10 -numSamples=200"},
+		{alLiftedinfer, "-lis -i a.mln -q P -maxSeconds 5", "error: -maxSeconds is not supported with -lis"},
+		{alLiftedinfer, "-i a.mln -q P -r o -burnMaxSteps 20 -maxSteps 300 -maxSeconds 9 -cmode 1 -bmf 2", "-i=a.mln -q=P -r=o -lbg=true -bmf=2 -clusterMode=random -writeClusters=cluster.cls -burnIn=20 -numSamples=300 -maxSeconds=9"},
+		{alLiftedinfer, "-lvg -ic c.cls -i a.mln -q P -r o", "-i=a.mln -q=P -r=o -lbg=true -clusters=c.cls -burnIn=50"},
+		{alLiftedinfer, "-cls -oc c.cls -i a.mln -e b.db", "-i=a.mln -e=b.db -lbg=true -clusterOnly=true -clusterMode=sequential -writeClusters=c.cls"},
+		{alLiftedinfer, "-i a.mln -q P -m", "error: -m is not a flag of Alchemy's liftedinfer"},
 	} {
-		c := newAlchemyCall(alchemyPrograms[map[alchemyProgs]int{alInfer: 0, alLearnwts: 1, alLearnstruct: 2}[tc.prog]].name, tc.prog)
+		c := newAlchemyCall(alchemyPrograms[map[alchemyProgs]int{alInfer: 0, alLearnwts: 1, alLearnstruct: 2, alLiftedinfer: 3}[tc.prog]].name, tc.prog)
 		got, err := c.run(splitArgs(tc.args))
 		if err != nil {
 			if !strings.HasPrefix(tc.want, "error: ") || !strings.Contains(err.Error(), strings.TrimPrefix(tc.want, "error: ")) {

@@ -70,6 +70,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if lf.clusterOnly {
 		return clusterOnlyRun(ctx, e, newProgress(e.stderr, *verbose), &lf, &wf, splitList(*modelFiles), splitList(*evidence), *seed, time.Now())
 	}
+	if lf.firstOrder() {
+		return inferFirstOrder(ctx, e, visited(fs), &lf, &ax, &wf, &ef, splitList(*modelFiles), splitList(*evidence), *out, *seed, *verbose)
+	}
 	if mf.converge == 0 {
 		ax.maxSeconds = mf.maxSeconds // MC-SAT stopped by time; with -converge it bounds the rounds
 	}

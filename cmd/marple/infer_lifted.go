@@ -1,21 +1,35 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/marple-mln/marple/atomicfile"
 	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/infer/lbg"
+	"github.com/marple-mln/marple/infer/lifted"
 	"github.com/marple-mln/marple/mln"
 )
 
-// liftedFlags are the flags of marple infer for lifted blocked Gibbs
-// sampling (-lbg; Alchemy's liftedinfer -lvg, -lvgc, -cls).
+// liftedFlags are the flags of marple infer for the lifted engines of
+// Alchemy's liftedinfer: lifted blocked Gibbs sampling (-lbg; -lvg, -lvgc,
+// -cls), exact lifted inference (-fomc; -ptpe) and lifted importance
+// sampling (-lis).
 type liftedFlags struct {
+	fomc, lis     bool
+	lisProposal   string
+	lisRate       float64
+	lisInterval   int
+	maxWork       int64
+	alchemyZ      bool
 	lbg           bool
 	clusters      string // cluster file to sample with
 	writeClusters string
@@ -27,6 +41,13 @@ type liftedFlags struct {
 }
 
 func (f *liftedFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.fomc, "fomc", false, "exact marginals and log Z by lifted weighted first-order model counting, without grounding (exact counting of the ground network, said in the summary, when the model is outside the lifted fragment); without -q, with -z, log Z alone")
+	fs.BoolVar(&f.lis, "lis", false, "marginals and log Z by lifted importance sampling, with standard errors (-numSamples samples per estimate); without -q, with -z, log Z alone")
+	fs.StringVar(&f.lisProposal, "lisProposal", "binomial", "LIS: the proposal: binomial, uniform or informed (adaptive)")
+	fs.Float64Var(&f.lisRate, "lisRate", lifted.DefaultLearningRate, "LIS: learning rate of the informed proposal")
+	fs.IntVar(&f.lisInterval, "lisInterval", lifted.DefaultUpdateInterval, "LIS: samples between updates of the informed proposal")
+	fs.Int64Var(&f.maxWork, "liftedMaxWork", 0, "-fomc, -lis: the most work (count terms) before the lifted computation stops as out of reach (0: "+strconv.FormatInt(lifted.DefaultMaxWork, 10)+"; negative: no bound)")
+	fs.BoolVar(&f.alchemyZ, "alchemyZ", false, "with -z: also print Z as Alchemy's liftedinfer does (\"Exact Z =  (Actual) 2.5e+22\", or \"(Log Space) 52.6\" past a double; LIS: \"iteration=N, ZApprox : ...\")")
 	fs.BoolVar(&f.lbg, "lbg", false, "marginal inference with lifted blocked Gibbs sampling: blocks of the ground atoms of clusters of predicates, each sampled exactly given the rest, several chains (-numChains) with their R-hat")
 	fs.StringVar(&f.clusters, "clusters", "", "LBG: sample with the clustering of this cluster file (Alchemy's, one merge \"level i j\" per line) instead of building one")
 	fs.StringVar(&f.writeClusters, "writeClusters", "", "LBG: write the clustering sampled with (or built, with -clusterOnly) to this file, in Alchemy's cluster file format")
@@ -173,3 +194,215 @@ func visited(fs *flag.FlagSet) map[string]bool {
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	return given
 }
+
+// firstOrder reports whether a lifted engine of the first-order model
+// (-fomc, -lis) runs.
+func (f *liftedFlags) firstOrder() bool { return f.fomc || f.lis }
+
+// firstOrderExcludes are the flags -fomc and -lis exclude.
+var firstOrderExcludes = []string{"m", "a", "ms", "p", "bp", "wmc", "lbg", "lazy", "counts", "decision", "hybrid", "outputNetwork", "lossAugment", "queryEvidence", "f", "cw"}
+
+// inferFirstOrder runs marple infer -fomc or -lis: on the first-order
+// model and its evidence, without grounding. It writes the marginals of
+// the unknown query atoms asked for to out (none without -q) and, with
+// -z, log Z on stdout.
+func inferFirstOrder(ctx context.Context, e *env, given map[string]bool, f *liftedFlags, ax *inferExtras, wf *worldFlags, ef *engineFlags, modelFiles, evidenceFiles []string, out string, seed int64, verbose bool) error {
+	start := time.Now()
+	name := "fomc"
+	if f.lis {
+		name = "lis"
+	}
+	if f.fomc && f.lis {
+		return usagef("-fomc and -lis exclude each other")
+	}
+	for _, x := range firstOrderExcludes {
+		if given[x] {
+			return usagef("-%s excludes -%s", name, x)
+		}
+	}
+	if f.alchemyZ && !ax.logZ {
+		return usagef("-alchemyZ formats -z: give -z")
+	}
+	var prop lifted.Proposal
+	switch f.lisProposal {
+	case "binomial":
+		prop = lifted.Binomial
+	case "uniform":
+		prop = lifted.Uniform
+	case "informed":
+		prop = lifted.Informed
+	default:
+		return usagef("-lisProposal must be binomial, uniform or informed, not %q", f.lisProposal)
+	}
+	if !f.lis {
+		for _, x := range []string{"lisProposal", "lisRate", "lisInterval"} {
+			if given[x] {
+				return usagef("-%s applies to -lis", x)
+			}
+		}
+	}
+	if !(f.lisRate > 0) || f.lisInterval < 1 {
+		return usagef("-lisRate must be positive and -lisInterval at least 1")
+	}
+	noQuery := wf.query == ""
+	if noQuery {
+		if !ax.logZ {
+			return usagef("no query predicates: give -q Pred1,Pred2, or -z for log Z alone")
+		}
+	}
+	ax.firstOrder = true
+	if noQuery {
+	} else if err := ax.setup(wf, ef.samples, true, false); err != nil {
+		return err
+	}
+	if !noQuery && out == "" {
+		return usagef("no output file: give -r out.result")
+	}
+	if err := firstErr(wf.check(), ef.check()); err != nil {
+		return err
+	}
+	if out != "" {
+		if err := checkOutput("r", out); err != nil {
+			return err
+		}
+		e.resultsToStdout(out)
+	}
+	p := newProgress(e.stderr, verbose)
+	var m *mln.Model
+	var db *mln.Database
+	var err error
+	if noQuery {
+		m, db, err = loadProblem(ctx, p, modelFiles, evidenceFiles)
+	} else {
+		m, db, err = ax.load(ctx, p, wf, modelFiles, evidenceFiles)
+	}
+	if err != nil {
+		return err
+	}
+	if m.IsHybrid() {
+		return usagef("-%s: the model has numeric terms (a hybrid MLN), which lifted inference does not take", name)
+	}
+	warnUnweighted(e.stderr, m)
+	var query, open []mln.PredID
+	if noQuery {
+		open = unlistedPreds(m, db) // Alchemy's liftedinfer: predicates without evidence are open world
+	} else if query, err = m.PredIDs(wf.query); err != nil {
+		return usagef("-q: %v", err)
+	}
+	if wf.openWorld != "" {
+		ow, err := m.PredIDs(wf.openWorld)
+		if err != nil {
+			return usagef("-ow: %v", err)
+		}
+		open = append(open, ow...)
+	}
+	s := ef.settings(wf.workers, nil)
+	s.LiftedMaxWork = f.maxWork
+	s.LIS = engines.LISSettings{Proposal: prop, LearningRate: f.lisRate, UpdateInterval: f.lisInterval}
+	eng, err := engines.NewFirstOrder(name, s)
+	if err != nil {
+		return err
+	}
+	what := "lifted first-order model counting"
+	if f.lis {
+		what = "lifted importance sampling"
+	}
+	done := p.stage(what)
+	res, err := eng.Run(ctx, m, db, query, open, noQuery, seed)
+	if err != nil {
+		var nl *lifted.NotLiftableError
+		if f.lis && errors.As(err, &nl) {
+			return fmt.Errorf("-lis: %v (lifted importance sampling has no ground fallback: -fomc counts the ground network exactly, -ms samples it)", err)
+		}
+		return err
+	}
+	how := describeLifted(res, f.lis, s.Samples)
+	done("%s", how)
+	for _, w := range res.Warnings {
+		fmt.Fprintf(e.stderr, "marple infer: warning: %s\n", w)
+	}
+	n := 0
+	if !noQuery {
+		if err := atomicfile.Write(out, func(w io.Writer) error {
+			bw := bufio.NewWriter(w)
+			var werr error
+			res.Each(func(q mln.PredID, args []mln.ConstID, prob, _ float64) bool {
+				if werr = ctx.Err(); werr != nil {
+					return false
+				}
+				if !ax.keep(q, args) {
+					return true
+				}
+				n++
+				bw.WriteString(m.AtomString(q, args))
+				bw.WriteByte(' ')
+				bw.WriteString(strconv.FormatFloat(prob, 'g', 6, 64))
+				bw.WriteByte('\n')
+				return true
+			})
+			if werr != nil {
+				return werr
+			}
+			return bw.Flush()
+		}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(e.stdout, "marple infer: %d query atoms, %s, %.2fs\n", n, how, time.Since(start).Seconds())
+	if ax.logZ {
+		if f.lis {
+			fmt.Fprintf(e.stdout, "marple infer: log Z = %s (lifted importance sampling; standard error %.3g)\n", strconv.FormatFloat(res.LogZ, 'g', -1, 64), res.LogZErr)
+		} else {
+			fmt.Fprintf(e.stdout, "marple infer: log Z = %s (exact)\n", strconv.FormatFloat(res.LogZ, 'g', -1, 64))
+		}
+		if f.alchemyZ {
+			if f.lis {
+				fmt.Fprintf(e.stdout, "iteration=%d, ZApprox : %s\n", s.Samples, alchemyLogDouble(res.LogZ))
+			} else {
+				fmt.Fprintf(e.stdout, "Exact Z = %s\n", alchemyLogDouble(res.LogZ))
+			}
+		}
+	}
+	return nil
+}
+
+// describeLifted says how a lifted engine computed its result, for the
+// summary line.
+func describeLifted(r *lifted.Result, sampled bool, samples int) string {
+	var b strings.Builder
+	switch r.Method {
+	case lifted.MethodLifted:
+		fmt.Fprintf(&b, "exact, by lifted first-order model counting (%d count terms, no grounding)", r.Work)
+	case lifted.MethodGround:
+		fmt.Fprintf(&b, "exact, by weighted model counting of the GROUND network: the model is outside the lifted fragment (%s)", r.Reason)
+	case lifted.MethodSampling:
+		maxErr := 0.0
+		for _, c := range r.Classes {
+			if !math.IsNaN(c.Err) {
+				maxErr = max(maxErr, c.Err)
+			}
+		}
+		fmt.Fprintf(&b, "lifted importance sampling, %d samples per estimate, log Z standard error %.3g, largest standard error of a marginal %.3g, smallest effective sample size %.0f", samples, r.LogZErr, maxErr, r.ESS)
+	default:
+		b.WriteString(r.Method)
+	}
+	if len(r.Warnings) > 0 {
+		b.WriteString("; WARNING: " + strings.Join(r.Warnings, "; "))
+	}
+	return b.String()
+}
+
+// alchemyLogDouble formats exp(lz) as Alchemy's LogDouble::printValue
+// does: " (Actual) v" when it is a normal double, " (Log Space) lz"
+// otherwise, with C++'s default six significant digits.
+func alchemyLogDouble(lz float64) string {
+	v := math.Exp(lz)
+	if v < math.MaxFloat64 && v > 0x1p-1022 {
+		return " (Actual) " + cppG(v)
+	}
+	return " (Log Space) " + cppG(lz)
+}
+
+// cppG formats x as C++ streams do by default (%g, six significant
+// digits).
+func cppG(x float64) string { return fmt.Sprintf("%.6g", x) }

@@ -154,6 +154,11 @@ type Settings struct {
 	// LBGResult, when not nil, receives the result of every lbg run (its
 	// clustering and diagnostics).
 	LBGResult func(*lbg.Result)
+	// LiftedMaxWork bounds the work of the lifted engines of the
+	// first-order model (fomc, lis; lifted.Options.MaxWork: 0 the
+	// default, negative none), and LIS sets lifted importance sampling.
+	LiftedMaxWork int64
+	LIS           LISSettings
 }
 
 // DefaultSettings returns the default settings: every core as a worker, a
@@ -580,6 +585,11 @@ func Doc(name string) string {
 		return e.doc
 	}
 	for _, e := range lazyEngines {
+		if e.name == name {
+			return e.doc
+		}
+	}
+	for _, e := range firstOrderEngines {
 		if e.name == name {
 			return e.doc
 		}
