@@ -311,8 +311,11 @@ func inferFirstOrder(ctx context.Context, e *env, given map[string]bool, f *lift
 	res, err := eng.Run(ctx, m, db, query, open, noQuery, seed)
 	if err != nil {
 		var nl *lifted.NotLiftableError
-		if f.lis && errors.As(err, &nl) {
-			return fmt.Errorf("-lis: %v (lifted importance sampling has no ground fallback: -fomc counts the ground network exactly, -ms samples it)", err)
+		switch {
+		case f.lis && errors.As(err, &nl):
+			return fmt.Errorf("-lis: %v (lifted importance sampling has no ground fallback: -wmc counts the ground network exactly, -ms samples it)", err)
+		case errors.As(err, &nl):
+			return fmt.Errorf("-fomc: %v (-wmc counts the ground network exactly, -lis estimates log Z within the lifted fragment, -ms samples the marginals)", err)
 		}
 		return err
 	}
