@@ -53,6 +53,9 @@ type block struct {
 	// component k.
 	cl   [][]bclause
 	cost float64 // clause evaluations per sample
+	// sym, when not nil, makes the block symmetric (symmetric.go): its
+	// atoms are sampled by counting, cut and comps unused.
+	sym []symGroup
 }
 
 // newBlock builds the block of global atoms atoms; ok is false when the
@@ -97,9 +100,16 @@ func newBlock(net *ground.Network, atoms []int32, local map[int32]int32) (*block
 			multi = append(multi, bclause{w: w, in: in, out: out})
 		}
 	}
+	n := len(atoms)
+	if n > maxComp {
+		if g := symmetric(n, multi); g != nil {
+			b.sym = g
+			b.cost = cost + float64(n+1)*float64(3*n+len(g))
+			return b, true
+		}
+	}
 	// Cutset: the atom in most multi-atom clauses joins it until every
 	// component is small.
-	n := len(atoms)
 	inCut := make([]bool, n)
 	var comps [][]int32
 	for {
@@ -225,6 +235,8 @@ type sampler struct {
 	marg   []float64 // per cutset assignment × non-cut atom: conditional marginal
 	lw     []float64 // per component assignment: its log-weight
 	active [][]bool  // per clause group: the clauses the outside leaves undecided
+	pre    []float64 // symmetric blocks: counting tables
+	suf    []float64
 	bias   []float64 // linear terms per global atom (nil: none)
 }
 
@@ -294,6 +306,15 @@ func (b *block) sample(y []bool, rng *rand.Rand, s *sampler, rb []float64) bool 
 			u1 += s.bias[b.atoms[i]]
 		}
 		s.u0[i], s.u1[i] = u0, u1
+	}
+	if b.sym != nil {
+		if !b.sampleSym(rng, s, rb) {
+			return false
+		}
+		for i, a := range b.atoms {
+			y[a] = s.x[i]
+		}
+		return true
 	}
 	for len(s.active) < len(b.cl) {
 		s.active = append(s.active, nil)

@@ -12,8 +12,9 @@
 // WriteClusterFile). A block is sampled by splitting it on a small cutset
 // and enumerating each of the components it leaves (see block.go), so
 // that a block of one atom and the n atoms only it ties together costs
-// O(n). The sampler runs on the ground network: it does not lift the
-// computation inside a block (its cost grows with the block's atoms).
+// O(n); a block of interchangeable atoms (every pair tied alike) is
+// sampled by counting (symmetric.go). The sampler runs on the ground
+// network: its cost grows with the blocks' atoms.
 //
 // Several chains run from different worlds; the marginals are the
 // Rao-Blackwellised averages (each block's exact conditional marginals),

@@ -251,3 +251,72 @@ func TestCancel(t *testing.T) {
 		t.Errorf("no error after cancellation")
 	}
 }
+
+// TestSymmetricBlock: a predicate whose atoms one clause ties pairwise
+// (every pair alike) forms one block of interchangeable atoms, sampled by
+// counting; the marginals agree with the closed form.
+func TestSymmetricBlock(t *testing.T) {
+	const n = 40
+	var b strings.Builder
+	b.WriteString("person = {")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "P%d", i)
+	}
+	b.WriteString("}\nP(person)\nQ(person)\n0.4 !P(x) v !P(y)\n0.8 P(x) => Q(x)\n-0.2 Q(x)\n0.3 P(x)\n")
+	m, err := mln.ParseModel("sym.mln", b.String())
+	if err == nil {
+		err = m.Compile()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	query, _ := m.PredIDs("P,Q")
+	net, err := ground.Ground(context.Background(), m, mln.NewDatabase(m), ground.Options{Query: query, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Apply(context.Background(), net, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Largest != n || plan.Split != 0 {
+		t.Fatalf("largest block %d atoms, %d split, want one block of %d", plan.Largest, plan.Split, n)
+	}
+	// Closed form: K atoms of P true; each Q summed out given its P.
+	f1, f0 := math.Log(math.Exp(0.6)+1), math.Log(math.Exp(0.6)+math.Exp(0.8))
+	lw := make([]float64, n+1)
+	for k := range lw {
+		lg, _ := math.Lgamma(float64(n + 1))
+		l1, _ := math.Lgamma(float64(k + 1))
+		l2, _ := math.Lgamma(float64(n - k + 1))
+		kf := float64(k)
+		lw[k] = lg - l1 - l2 + kf*(f1+0.3) + (n-kf)*(f0+0.4) + 0.8*(n*(n-1)/2-kf*(kf-1)/2)
+	}
+	mx := slices.Max(lw)
+	z, pk, pq1, pq0 := 0.0, 0.0, 0.0, 0.0
+	for k, l := range lw {
+		w := math.Exp(l - mx)
+		z += w
+		pk += w * float64(k) / n
+	}
+	pP := pk / z
+	pq1 = math.Exp(0.6) / (math.Exp(0.6) + 1)             // Q given P true
+	pq0 = math.Exp(0.6) / (math.Exp(0.6) + math.Exp(0.8)) // Q given P false
+	pQ := pP*pq1 + (1-pP)*pq0
+	r, err := Run(context.Background(), net, Options{Samples: 2000, Chains: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a, p := range r.Marginals {
+		want := pP
+		if m.Preds[net.AtomPred[a]].Name == "Q" {
+			want = pQ
+		}
+		if e := math.Abs(p - want); e > 4*r.Diagnostics.StdErr[a]+0.005 {
+			t.Errorf("%s: %.4f, closed form %.4f (standard error %.4f)", m.AtomString(net.AtomPred[a], net.AtomArgs[a]), p, want, r.Diagnostics.StdErr[a])
+		}
+	}
+}
