@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/wmc"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -36,6 +38,9 @@ type Options struct {
 	// instead of counting the ground network when the model or its
 	// evidence is outside the lifted fragment.
 	NoFallback bool
+	// Ground are the settings of the ground fallback (package wmc; its
+	// NoMarginals is taken from NoMarginals above).
+	Ground wmc.Options
 }
 
 // Method names how a Result was computed.
@@ -207,7 +212,7 @@ func (b *base) members(m *mln.Model, t mln.TypeID, ci int32, k int) []mln.ConstI
 
 // setup compiles the theory and the lifted problem.
 func setup(m *mln.Model, db *mln.Database, opt Options) (*problem, *base, *limits, error) {
-	lim := &limits{maxOuterBits: 16, maxCells: 10, maxWork: DefaultMaxWork, maxComponent: 22}
+	lim := &limits{maxOuterBits: 16, maxCells: 10, maxWork: DefaultMaxWork, maxComponent: 5000, wmcNodes: 1_000_000}
 	if opt.MaxSpecialAtoms > 0 {
 		lim.maxOuterBits = opt.MaxSpecialAtoms
 	}
@@ -240,8 +245,8 @@ func setup(m *mln.Model, db *mln.Database, opt Options) (*problem, *base, *limit
 }
 
 // ErrInfeasible is wrapped by the error of a model whose hard clauses no
-// world satisfies given the evidence (Z = 0).
-var ErrInfeasible = errors.New("no world satisfies the hard clauses and the evidence (Z = 0)")
+// world satisfies given the evidence (Z = 0): infer.ErrInfeasible.
+var ErrInfeasible = infer.ErrInfeasible
 
 // Exact computes log Z and the exact marginal of every unknown query atom
 // of m (compiled) under the evidence db by lifted weighted first-order
@@ -301,7 +306,7 @@ func (p *problem) logZ(ctx context.Context, lf lfact) (float64, error) {
 	cache := map[string]float64{}
 	acc := newLSE()
 	sigma := make([]bool, p.nUnknown)
-	for a := uint64(0); a < 1<<p.nUnknown; a++ {
+	for a := uint64(0); a < 1<<len(p.iface); a++ {
 		if a&63 == 0 {
 			if err := ctx.Err(); err != nil {
 				return 0, err
@@ -310,8 +315,8 @@ func (p *problem) logZ(ctx context.Context, lf lfact) (float64, error) {
 		if err := p.lim.add(1); err != nil {
 			return 0, err
 		}
-		for i := range sigma {
-			sigma[i] = a>>i&1 == 1
+		for i, b := range p.iface {
+			sigma[b] = a>>i&1 == 1
 		}
 		v, err := p.outer(sigma, lf, cache)
 		if err != nil {

@@ -22,7 +22,10 @@ type fo2Case struct {
 	query, openWorld []string
 }
 
-func genFO2(seed uint64, evidence bool) fo2Case {
+func genFO2(seed uint64, evidence bool) fo2Case { return genFO2Size(seed, evidence, 0) }
+
+// genFO2Size is genFO2 with size constants per type (0: one to three).
+func genFO2Size(seed uint64, evidence bool, size int) fo2Case {
 	r := rand.New(rand.NewPCG(seed, 7))
 	ntypes := 1 + r.IntN(2)
 	var b strings.Builder
@@ -36,6 +39,9 @@ func genFO2(seed uint64, evidence bool) fo2Case {
 		n := 1 + r.IntN(3)
 		if ntypes == 2 {
 			n = 1 + r.IntN(2)
+		}
+		if size > 0 {
+			n = size
 		}
 		for i := range n {
 			types[t].consts = append(types[t].consts, fmt.Sprintf("C%d_%d", t, i))

@@ -1,7 +1,14 @@
 package lifted
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/wmc"
 
 	"github.com/marple-mln/marple/mln"
 )
@@ -31,6 +38,9 @@ type local struct {
 	dead  bool // a hard grounding is false whatever the free atoms
 	args  []mln.ConstID
 	pat   []mln.ConstID
+	// special marks the sum of the groundings over special constants
+	// alone, whose unknown atoms outside the interface are free.
+	special bool
 }
 
 type factor struct {
@@ -71,6 +81,14 @@ func (l *local) value(pred mln.PredID, args []mln.ConstID) (bool, int32) {
 	if h == 0 {
 		a := &p.satoms[p.sIndex[atomKey(pred, args)]]
 		if a.truth == mln.Unknown {
+			if p.probing {
+				p.read[a.bit] = true
+			} else if !p.isIface[a.bit] {
+				if !l.special {
+					panic("lifted: an atom over special constants missed by probing")
+				}
+				return false, l.freeVar(pred, args)
+			}
 			return l.sigma[a.bit], -1
 		}
 		return a.truth == mln.True, -1
@@ -134,7 +152,7 @@ func (l *local) ground(c *clause, bind []mln.ConstID) {
 			continue
 		}
 		if val, f := l.value(lit.pred, l.args); f < 0 {
-			if val != lit.neg {
+			if val != lit.neg && !l.p.probing {
 				goto sat
 			}
 		} else {
@@ -184,7 +202,7 @@ func (l *local) groundAll(cands func(t mln.TypeID) []mln.ConstID, keep func(b []
 				}
 			}
 		}
-		if l.dead {
+		if l.dead && !l.p.probing {
 			return
 		}
 	}
@@ -253,6 +271,14 @@ func (l *local) sum(totalFree int) (float64, error) {
 		for i, v := range vs {
 			pos[v] = i
 		}
+		if len(vs) > enumAtoms {
+			v, err := l.countComponent(vs, fs, pos)
+			if err != nil {
+				return 0, err
+			}
+			res += v
+			continue
+		}
 		if err := l.p.lim.add(int64(len(fs)) << len(vs)); err != nil {
 			return 0, err
 		}
@@ -285,6 +311,43 @@ func (l *local) sum(totalFree int) (float64, error) {
 		res += acc.log()
 	}
 	return res, nil
+}
+
+// enumAtoms is the largest component a local sum enumerates; larger ones
+// are counted by package wmc.
+const enumAtoms = 12
+
+// countComponent is the log of the sum of a component's factors over its
+// free atoms vs, by weighted model counting of the small ground network
+// they make.
+func (l *local) countComponent(vs []int32, fs []int, pos []int) (float64, error) {
+	net := ground.NewNetwork(len(vs))
+	var lits []ground.Lit
+	for _, fi := range fs {
+		f := &l.facs[fi]
+		lits = lits[:0]
+		for _, fl := range f.lits {
+			lits = append(lits, ground.MakeLit(int32(pos[fl.v]), fl.neg))
+		}
+		w := f.w
+		if f.hard {
+			w = math.Inf(1)
+		}
+		net.AddClause(lits, w, 0, -1, 1)
+	}
+	if err := l.p.lim.add(int64(len(fs)) * int64(len(vs))); err != nil {
+		return 0, err
+	}
+	res, err := wmc.Solve(context.Background(), net, wmc.Options{Workers: 1, NoMarginals: true, MaxNodes: l.p.lim.wmcNodes})
+	switch {
+	case errors.Is(err, infer.ErrInfeasible):
+		return math.Inf(-1), nil
+	case errors.Is(err, wmc.ErrOutOfReach):
+		return 0, &NotLiftableError{Reason: fmt.Sprintf("a local sum over %d atoms of special constants is out of reach (%v)", len(vs), err), OutOfReach: true}
+	case err != nil:
+		return 0, err
+	}
+	return res.LogZ, nil
 }
 
 // lse accumulates a log-sum-exp.
@@ -362,12 +425,12 @@ func (p *problem) weightsFor(sigma []bool) (*weights, error) {
 				if !ok {
 					continue
 				}
-				v, err := p.cellWeight(sigma, ti, c, cell)
+				v, err := p.cached(sumKey{t, ci, cell, -1, 0}, sigma, func() (float64, error) { return p.cellWeight(sigma, ti, c, cell) })
 				if err != nil {
 					return nil, err
 				}
 				lw[cell] = v
-				if !math.IsInf(v, -1) {
+				if !math.IsInf(v, -1) || p.probing {
 					active[t][cell] = true
 				}
 			}
@@ -390,7 +453,9 @@ func (p *problem) weightsFor(sigma []bool) (*weights, error) {
 					if !active[t2][j] || (t1 == t2 && j < i) {
 						continue
 					}
-					v, err := p.pairFactor(sigma, mln.TypeID(t1), i, mln.TypeID(t2), j)
+					v, err := p.cached(sumKey{t1, -1, i, t2, j}, sigma, func() (float64, error) {
+						return p.pairFactor(sigma, mln.TypeID(t1), i, mln.TypeID(t2), j)
+					})
 					if err != nil {
 						return nil, err
 					}
@@ -511,7 +576,7 @@ func (p *problem) pairFactor(sigma []bool, t1 mln.TypeID, c1 int, t2 mln.TypeID,
 // specialWeight is the log weight of the groundings over special
 // constants alone under sigma.
 func (p *problem) specialWeight(sigma []bool) (float64, error) {
-	l := &local{p: p, sigma: sigma, free: map[string]int32{}}
+	l := &local{p: p, sigma: sigma, free: map[string]int32{}, special: true}
 	l.groundAll(func(t mln.TypeID) []mln.ConstID { return p.types[t].specials }, func([]mln.ConstID) bool { return true })
-	return l.sum(0)
+	return l.sum(p.nUnknown - len(p.iface))
 }

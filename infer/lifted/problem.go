@@ -47,8 +47,19 @@ type problem struct {
 	satoms   []satom
 	sIndex   map[string]int
 	nUnknown int
-	maxN     int // the largest class
-	lim      *limits
+	// iface lists the unknown special atoms (bits) that some cell weight
+	// or pair factor reads: only they are enumerated (or sampled); the
+	// others are summed out with the groundings over special constants.
+	iface   []int
+	isIface []bool
+	probing bool         // recording the bits read (no short cuts)
+	read    map[int]bool // the bits read while probing
+	// deps lists, per local sum, the interface bits it reads (found by
+	// probing); lcache holds the sums by those bits' values.
+	deps   map[sumKey][]int
+	lcache map[sumVal]float64
+	maxN   int // the largest class
+	lim    *limits
 }
 
 // limits bound the work of a computation.
@@ -57,6 +68,7 @@ type limits struct {
 	maxCells     int   // relevant slots per type (cells are 2^slots)
 	maxWork      int64 // terms of all sums
 	maxComponent int   // free atoms of a local sum's component
+	wmcNodes     int64 // search nodes of the count of one component
 	work         int64
 }
 
@@ -200,8 +212,8 @@ func (p *problem) finish() error {
 		if a.truth == mln.Unknown {
 			a.bit = p.nUnknown
 			p.nUnknown++
-			if p.nUnknown > p.lim.maxOuterBits {
-				return notLiftable("more than %d unknown atoms among the constants that evidence or formulas single out (%d special constants)", p.lim.maxOuterBits, len(p.isSp))
+			if p.nUnknown > 1<<20 {
+				return notLiftable("more than %d unknown atoms among the constants that evidence or formulas single out (%d special constants)", 1<<20, len(p.isSp))
 			}
 		}
 		p.sIndex[atomKey(pr, args)] = len(p.satoms)
@@ -230,6 +242,26 @@ func (p *problem) finish() error {
 			}
 		}
 	}
+	// Which unknown special atoms do the cell weights and pair factors
+	// read?
+	p.probing, p.read, p.deps, p.lcache = true, map[int]bool{}, map[sumKey][]int{}, map[sumVal]float64{}
+	_, err := p.weightsFor(make([]bool, p.nUnknown))
+	p.probing = false
+	if err != nil {
+		return err
+	}
+	p.iface = p.iface[:0]
+	p.isIface = make([]bool, p.nUnknown)
+	for b := range p.nUnknown {
+		if p.read[b] {
+			p.iface = append(p.iface, b)
+			p.isIface[b] = true
+		}
+	}
+	p.read = nil
+	if len(p.iface) > p.lim.maxOuterBits {
+		return notLiftable("%d unknown atoms among the constants that evidence or formulas single out interact with the others (at most %d; %d special constants)", len(p.iface), p.lim.maxOuterBits, len(p.isSp))
+	}
 	return nil
 }
 
@@ -251,6 +283,10 @@ func (p *problem) clone() *problem {
 	}
 	q.satoms = nil
 	q.sIndex = nil
+	q.iface = nil
+	q.deps = nil
+	q.lcache = nil
+	q.isIface = nil
 	return &q
 }
 
@@ -272,4 +308,53 @@ func (p *problem) makeSpecial(t mln.TypeID, ci int, rep mln.ConstID) {
 	ti.classes[ci].n--
 	ti.specials = append(ti.specials, rep)
 	p.isSp[rep] = true
+}
+
+// sumKey names a local sum: a cell weight (t2 = -1) or a pair factor.
+type sumKey struct {
+	t1, c1, cell1, t2, cell2 int
+}
+
+type sumVal struct {
+	k sumKey
+	v uint64
+}
+
+// cached returns the local sum k under sigma, computing it with f the
+// first time its interface bits take these values (and, while probing,
+// recording which bits it reads).
+func (p *problem) cached(k sumKey, sigma []bool, f func() (float64, error)) (float64, error) {
+	if p.probing {
+		before := p.read
+		p.read = map[int]bool{}
+		v, err := f()
+		var bits []int
+		for b := range p.read {
+			bits = append(bits, b)
+			before[b] = true
+		}
+		slices.Sort(bits)
+		p.deps[k] = bits
+		p.read = before
+		return v, err
+	}
+	bits, ok := p.deps[k]
+	if !ok || len(bits) > 64 {
+		return f()
+	}
+	var key uint64
+	for i, b := range bits {
+		if sigma[b] {
+			key |= 1 << i
+		}
+	}
+	sv := sumVal{k, key}
+	if v, ok := p.lcache[sv]; ok {
+		return v, nil
+	}
+	v, err := f()
+	if err == nil {
+		p.lcache[sv] = v
+	}
+	return v, err
 }

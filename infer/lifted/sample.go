@@ -188,14 +188,14 @@ func (p *problem) estimate(ctx context.Context, lf lfact, s Sampling, seed, stre
 			}
 		}
 		var a uint64
-		if p.nUnknown > 0 {
-			a = sm.rng.Uint64() & (1<<p.nUnknown - 1)
+		if len(p.iface) > 0 {
+			a = sm.rng.Uint64() & (1<<len(p.iface) - 1)
 		}
 		o, err := sm.outerFor(a, sigma)
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		lw := o.ls + float64(p.nUnknown)*math.Ln2
+		lw := o.ls + float64(len(p.iface))*math.Ln2
 		if !math.IsInf(lw, -1) {
 			lq := 0.0
 			for t, ti := range p.types {
@@ -246,8 +246,8 @@ func (sm *sampler) outerFor(a uint64, sigma []bool) (*outerW, error) {
 	if o, ok := sm.outer[a]; ok {
 		return o, nil
 	}
-	for i := range sigma {
-		sigma[i] = a>>i&1 == 1
+	for i, b := range sm.p.iface {
+		sigma[b] = a>>i&1 == 1
 	}
 	ls, err := sm.p.specialWeight(sigma)
 	if err != nil {

@@ -3,16 +3,21 @@ package lifted
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer/wmc"
+	"github.com/marple-mln/marple/internal/testenv"
 	"github.com/marple-mln/marple/mln"
 )
 
-// smokers returns friends and smokers over n people (the weights of
-// examples/smokers/smoking-weighted.mln).
-func smokersModel(t testing.TB, n int, evidence string) (*mln.Model, *mln.Database) {
+// smokersModel returns friends and smokers over n people (the weights of
+// examples/smokers/smoking-weighted.mln) with the given evidence.
+func smokersModel(t testing.TB, n int, evidence string) (*mln.Model, *mln.Database, Options) {
+	t.Helper()
 	var b strings.Builder
 	b.WriteString("person = {")
 	for i := range n {
@@ -33,67 +38,97 @@ func smokersModel(t testing.TB, n int, evidence string) (*mln.Model, *mln.Databa
 	if err := m.Compile(); err != nil {
 		t.Fatal(err)
 	}
-	return m, db
+	q, _ := m.PredIDs("Smokes,Cancer")
+	ow, _ := m.PredIDs("Friends")
+	return m, db, Options{Query: q, OpenWorld: ow, NoFallback: true}
 }
 
-func TestSmokersSpeed(t *testing.T) {
-	for _, n := range []int{100, 1000, 10000} {
-		m, db := smokersModel(t, n, "")
-		q, _ := m.PredIDs("Smokes,Cancer")
-		ow, _ := m.PredIDs("Friends")
-		start := time.Now()
-		r, err := Exact(context.Background(), m, db, Options{Query: q, OpenWorld: ow, NoFallback: true})
-		if err != nil {
-			t.Fatal(err)
+// randomEvidence lists Smokes and Cancer of a random tenth of n people,
+// and, with friends, a few Friends atoms.
+func randomEvidence(n int, seed uint64, friends int) string {
+	r := rand.New(rand.NewPCG(seed, 1))
+	var ev strings.Builder
+	for i := range n {
+		if r.IntN(10) != 0 {
+			continue
 		}
-		t.Logf("n=%d logZ=%.6f %v classes=%d work=%d %v", n, r.LogZ, r.Classes, len(r.Classes), r.Work, time.Since(start))
-	}
-}
-
-func TestSmokersEvidenceSpeed(t *testing.T) {
-	for _, n := range []int{100, 1000, 10000, 100000} {
-		var ev strings.Builder
-		for i := 0; i < n; i += 10 {
-			s, c := "", ""
-			if i%20 == 0 {
-				s = "!"
+		for _, p := range []string{"Smokes", "Cancer"} {
+			if r.IntN(2) == 0 {
+				ev.WriteString("!")
 			}
-			if i%30 == 0 {
-				c = "!"
-			}
-			fmt.Fprintf(&ev, "%sSmokes(P%d)\n%sCancer(P%d)\n", s, i, c, i)
+			fmt.Fprintf(&ev, "%s(P%d)\n", p, i)
 		}
-		m, db := smokersModel(t, n, ev.String())
-		q, _ := m.PredIDs("Smokes,Cancer")
-		ow, _ := m.PredIDs("Friends")
-		start := time.Now()
-		r, err := Exact(context.Background(), m, db, Options{Query: q, OpenWorld: ow, NoFallback: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("n=%d logZ=%.6f %v classes=%d work=%d %v", n, r.LogZ, r.Classes, len(r.Classes), r.Work, time.Since(start))
 	}
+	seen := map[[2]int]bool{}
+	for range friends {
+		a, b := r.IntN(n), r.IntN(n)
+		if seen[[2]int{a, b}] {
+			continue
+		}
+		seen[[2]int{a, b}] = true
+		if r.IntN(2) == 0 {
+			ev.WriteString("!")
+		}
+		fmt.Fprintf(&ev, "Friends(P%d,P%d)\n", a, b)
+	}
+	return ev.String()
 }
 
-func TestSmokersSampleManual(t *testing.T) {
-	for _, n := range []int{10, 100, 1000} {
-		m, db := smokersModel(t, n, "Smokes(P0)\n!Cancer(P1)\n")
-		q, _ := m.PredIDs("Smokes,Cancer")
-		ow, _ := m.PredIDs("Friends")
-		opt := Options{Query: q, OpenWorld: ow, NoFallback: true}
-		ex, err := Exact(context.Background(), m, db, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, prop := range []Proposal{Binomial, Uniform, Informed} {
-			start := time.Now()
-			s, err := Sample(context.Background(), m, db, opt, Sampling{Proposal: prop, Seed: 1})
+// TestSmokersGround compares friends and smokers with exact ground
+// counting at sizes enumeration does not reach, with evidence on people
+// and on friendships (special constants).
+func TestSmokersGround(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ n, friends int }{{5, 0}, {6, 2}, {6, 4}} {
+		for seed := range uint64(3) {
+			m, db, opt := smokersModel(t, c.n, randomEvidence(c.n, seed, c.friends))
+			r, err := Exact(ctx, m, db, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("n=%d %v exact %.4f lis %.4f ± %.4f  %v", n, prop, ex.LogZ, s.LogZ, s.LogZErr, time.Since(start))
-			for i, c := range ex.Classes {
-				t.Logf("   %v exact %.6f lis %.6f ± %.6f", c.Args, c.Prob, s.Classes[i].Prob, s.Classes[i].Err)
+			net, err := ground.Ground(ctx, m, db, ground.Options{Query: opt.Query, OpenWorld: opt.OpenWorld})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := wmc.Solve(ctx, net, wmc.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.LogZ += (unknownAtoms(m, db, opt) - float64(net.NumAtoms())) * math.Ln2
+			if relErr(r.LogZ, g.LogZ) > 1e-9 {
+				t.Fatalf("n=%d seed %d: log Z %.12g, wmc %.12g", c.n, seed, r.LogZ, g.LogZ)
+			}
+			for a := range net.NumAtoms() {
+				if p, ok := r.Prob(net.AtomPred[a], net.AtomArgs[a]); ok && math.Abs(p-g.Marginals[a]) > 1e-9 {
+					t.Fatalf("n=%d seed %d: P(%s) = %.12g, wmc %.12g", c.n, seed, net.AtomName(int32(a)), p, g.Marginals[a])
+				}
+			}
+		}
+	}
+}
+
+// TestSmokersLarge runs friends and smokers at 10^4 people (10^5 with
+// MARPLE_LONG_TESTS=1), with and without evidence, and checks that the
+// marginals are probabilities and that the people of a class share one.
+func TestSmokersLarge(t *testing.T) {
+	sizes := []int{10000}
+	if testenv.Long() {
+		sizes = append(sizes, 100000)
+	}
+	for _, n := range sizes {
+		for _, ev := range []string{"", randomEvidence(n, 1, 0)} {
+			m, db, opt := smokersModel(t, n, ev)
+			r, err := Exact(context.Background(), m, db, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.IsNaN(r.LogZ) || math.IsInf(r.LogZ, 0) || len(r.Classes) != 2 {
+				t.Fatalf("n=%d: log Z %v, %d classes", n, r.LogZ, len(r.Classes))
+			}
+			for _, c := range r.Classes {
+				if !(c.Prob >= 0 && c.Prob <= 1) {
+					t.Fatalf("n=%d: P = %v", n, c.Prob)
+				}
 			}
 		}
 	}
