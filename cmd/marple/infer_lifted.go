@@ -389,7 +389,7 @@ func describeLifted(r *lifted.Result, sampled bool, samples int) string {
 	default:
 		b.WriteString(r.Method)
 	}
-	if len(r.Warnings) > 0 {
+	if len(r.Warnings) > 0 && r.Method != lifted.MethodGround { // the ground fallback's warning repeats its reason
 		b.WriteString("; WARNING: " + strings.Join(r.Warnings, "; "))
 	}
 	return b.String()
