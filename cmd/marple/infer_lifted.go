@@ -354,7 +354,11 @@ func inferFirstOrder(ctx context.Context, e *env, given map[string]bool, f *lift
 	fmt.Fprintf(e.stdout, "marple infer: %d query atoms, %s, %.2fs\n", n, how, time.Since(start).Seconds())
 	if ax.logZ {
 		if f.lis {
-			fmt.Fprintf(e.stdout, "marple infer: log Z = %s (lifted importance sampling; standard error %.3g)\n", strconv.FormatFloat(res.LogZ, 'g', -1, 64), res.LogZErr)
+			unreliable := ""
+			if len(res.Warnings) > 0 {
+				unreliable = "; UNRELIABLE: " + strings.Join(res.Warnings, "; ")
+			}
+			fmt.Fprintf(e.stdout, "marple infer: log Z = %s (lifted importance sampling; standard error %.3g%s)\n", strconv.FormatFloat(res.LogZ, 'g', -1, 64), res.LogZErr, unreliable)
 		} else {
 			fmt.Fprintf(e.stdout, "marple infer: log Z = %s (exact)\n", strconv.FormatFloat(res.LogZ, 'g', -1, 64))
 		}
