@@ -118,6 +118,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if lf.lbg && (*lazyInf || *countsOut || df.on || *lossAug != "" || mf.converge > 0 || mf.replicas > 1) {
 		return usagef("-lbg excludes -lazy, -counts, -decision, -lossAugment, -converge and -replicas")
 	}
+	if err := lf.checkSampler(visited(fs)); err != nil {
+		return err
+	}
 	if err := df.check(&ax, *mapInf, *lossAug); err != nil {
 		return err
 	}

@@ -85,6 +85,23 @@ func (f *liftedFlags) check(given map[string]bool) error {
 	return nil
 }
 
+// mcsatOnly are the flags of MC-SAT's and Gibbs' chains that lifted
+// blocked Gibbs sampling does not take.
+var mcsatOnly = []string{"diagnostics", "exactAtoms", "indicators", "blockWeight", "maxBlock", "minBeta", "walkProb", "saTemp"}
+
+// checkSampler refuses with -lbg the flags of the other samplers.
+func (f *liftedFlags) checkSampler(given map[string]bool) error {
+	if !f.lbg {
+		return nil
+	}
+	for _, name := range mcsatOnly {
+		if given[name] {
+			return usagef("-%s applies to MC-SAT and Gibbs sampling (-ms, -p), not to -lbg", name)
+		}
+	}
+	return nil
+}
+
 func (f *liftedFlags) mode() (lbg.Mode, error) {
 	switch f.clusterMode {
 	case "sequential":
