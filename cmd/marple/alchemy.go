@@ -652,13 +652,13 @@ Differences in defaults:
   ` + "`-lvg`, `-lvgc`, `-cls`" + ` lifted blocked Gibbs sampling (` + "`-lbg`" + `). Its outputs are Alchemy's: the
   marginals in the results file (` + "`Smokes(Anna) 0.62`" + `; ` + "`result.dat`" + ` when ` + "`-r`" + ` is not given),
   the clusterings in Alchemy's cluster files (one merge ` + "`level i j`" + ` per line), and Z on standard output
-  as Alchemy prints it (` + "`Exact Z =  (Actual) 3.71887e+22`" + `, or ` + "`(Log Space) 52.6`" + ` past a double;
-  ` + "`iteration=N, ZApprox :  (Actual) ...`" + ` for LIS), followed by Marple's ` + "`marple infer: log Z = ...`" + ` line
+  as Alchemy prints it (` + "`Exact Z = Starting Exact Lifted Model Counting`" + ` then ` + "` (Actual) 3.71887e+22`" + `,
+  or ` + "` (Log Space) 52.6`" + ` past a double; for LIS ` + "`iteration=N, ZApprox :  (Actual) ...`" + `, without Alchemy's
+  ` + "`currZ`" + `, the last sample's weight), after Marple's ` + "`marple infer: log Z = ...`" + ` line
   at full precision (with its standard error for LIS). Without ` + "`-q`" + ` (Z alone, or ` + "`-cls`" + `) the
   predicates the evidence does not mention are open world, as in Alchemy; with ` + "`-q`" + ` Marple's rule
   holds as for ` + "`infer`" + ` (predicates other than the query ones and ` + "`-ow`" + ` are closed world).
-  Alchemy's LIS stops after one sample when ` + "`-maxSteps`" + ` and ` + "`-maxSeconds`" + ` are not given; Marple
-  draws 1,000 per estimate. Alchemy runs clustering and sampling (` + "`-lvgc`" + `) as two processes, the
+  Alchemy runs clustering and sampling (` + "`-lvgc`" + `) as two processes, the
   sampler switching to each new clustering; Marple clusters first, then samples.
 - Marple's own flags (` + "`-workers`, `-timeLimit`" + `, ...) are not taken on Alchemy's command lines:
   run ` + "`marple infer`, `marple learn` or `marple learnstruct`" + ` for them.

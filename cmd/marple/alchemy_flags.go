@@ -358,7 +358,7 @@ var alchemyFlags = []alchemyFlag{
 	// blocked Gibbs (-lvg, -cls, -lvgc), else -ptpe; with none, LIS for
 	// Z without -q, lifted blocked Gibbs with clustering (-lvgc) with -q.
 	custom("burnMaxSteps", alLiftedinfer, valInt, []string{"burnIn"}, "lifted blocked Gibbs: burn-in sweeps per chain (50 when not given or not positive, Alchemy's default)", later),
-	custom("maxSteps", alLiftedinfer, valInt, []string{"numSamples"}, "lifted blocked Gibbs: sweeps recorded per chain; LIS: samples per estimate (1000 when not given or not positive; Alchemy's LIS then stops after one sample); ignored by -ptpe, as in Alchemy", later),
+	custom("maxSteps", alLiftedinfer, valInt, []string{"numSamples"}, "lifted blocked Gibbs: sweeps recorded per chain; LIS: samples per estimate (1000 when not given or not positive, as in Alchemy); ignored by -ptpe, as in Alchemy", later),
 	custom("maxSeconds", alLiftedinfer, valInt, []string{"maxSeconds"}, "lifted blocked Gibbs: the chains stop after this many seconds with the samples drawn, and say so (not positive: no limit); refused with -lis (bound it by -maxSteps); ignored by -ptpe, as in Alchemy", later),
 	custom("ic", alLiftedinfer, valString, []string{"clusters"}, "with -lvg: the cluster file to sample with (Alchemy's format, one merge \"level i j\" per line; default cluster.cls when it exists, else one cluster per predicate)", later),
 	custom("oc", alLiftedinfer, valString, []string{"writeClusters"}, "with -cls: the cluster file written (default cluster.cls)", later),
@@ -366,7 +366,7 @@ var alchemyFlags = []alchemyFlag{
 	custom("lvg", alLiftedinfer, valNone, []string{"lbg", "clusters", "clusterMode"}, "lifted blocked Gibbs sampling with the clustering of -ic (marple infer -lbg -clusters)", later),
 	custom("cls", alLiftedinfer, valNone, []string{"lbg", "clusterOnly", "writeClusters"}, "clustering alone, written to -oc (marple infer -lbg -clusterOnly)", later),
 	custom("cmode", alLiftedinfer, valInt, []string{"clusterMode"}, "clustering: 0 sequential (the most coupled pair of clusters first), any other value random order (-clusterMode sequential|random)", later),
-	custom("ptpe", alLiftedinfer, valNone, []string{"fomc", "z", "alchemyZ"}, "exact Z and marginals: Marple's lifted weighted first-order model counting (marple infer -fomc; exact counting of the ground network, said so, outside the lifted fragment); prints \"Exact Z = ...\" as Alchemy and log Z at full precision", later),
+	custom("ptpe", alLiftedinfer, valNone, []string{"fomc", "z", "alchemyZ"}, "exact Z and marginals: Marple's lifted weighted first-order model counting (marple infer -fomc; exact counting of the ground network, said so, outside the lifted fragment); prints Z as Alchemy (\"Exact Z = ...\") and log Z at full precision", later),
 	custom("lis", alLiftedinfer, valNone, []string{"lis", "z", "alchemyZ"}, "lifted importance sampling of Z (without -q; prints \"iteration=N, ZApprox : ...\" and log Z with its standard error) or of the marginals (marple infer -lis)", later),
 	custom("imd", alLiftedinfer, valInt, []string{"lisProposal"}, "LIS proposal: 0 informed (adaptive), 1 binomial (Alchemy's default), 2 uniform", later),
 	custom("lr", alLiftedinfer, valFloat, []string{"lisRate"}, "LIS: learning rate of the informed proposal (not positive: 0.001)", later),

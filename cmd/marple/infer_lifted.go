@@ -47,7 +47,7 @@ func (f *liftedFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.lisRate, "lisRate", lifted.DefaultLearningRate, "LIS: learning rate of the informed proposal")
 	fs.IntVar(&f.lisInterval, "lisInterval", lifted.DefaultUpdateInterval, "LIS: samples between updates of the informed proposal")
 	fs.Int64Var(&f.maxWork, "liftedMaxWork", 0, "-fomc, -lis: the most work (count terms) before the lifted computation stops as out of reach (0: "+strconv.FormatInt(lifted.DefaultMaxWork, 10)+"; negative: no bound)")
-	fs.BoolVar(&f.alchemyZ, "alchemyZ", false, "with -z: also print Z as Alchemy's liftedinfer does (\"Exact Z =  (Actual) 2.5e+22\", or \"(Log Space) 52.6\" past a double; LIS: \"iteration=N, ZApprox : ...\")")
+	fs.BoolVar(&f.alchemyZ, "alchemyZ", false, "with -z: also print Z as Alchemy's liftedinfer does (\"Exact Z = Starting Exact Lifted Model Counting\", then \" (Actual) 3.71887e+22\", or \" (Log Space) 52.6\" past a double; LIS: \"iteration=N, ZApprox :  (Actual) ...\", without Alchemy's currZ, the last sample's weight)")
 	fs.BoolVar(&f.lbg, "lbg", false, "marginal inference with lifted blocked Gibbs sampling: blocks of the ground atoms of clusters of predicates, each sampled exactly given the rest, several chains (-numChains) with their R-hat")
 	fs.StringVar(&f.clusters, "clusters", "", "LBG: sample with the clustering of this cluster file (Alchemy's, one merge \"level i j\" per line) instead of building one")
 	fs.StringVar(&f.writeClusters, "writeClusters", "", "LBG: write the clustering sampled with (or built, with -clusterOnly) to this file, in Alchemy's cluster file format")
@@ -383,7 +383,9 @@ func inferFirstOrder(ctx context.Context, e *env, given map[string]bool, f *lift
 			if f.lis {
 				fmt.Fprintf(e.stdout, "iteration=%d, ZApprox : %s\n", s.Samples, alchemyLogDouble(res.LogZ))
 			} else {
-				fmt.Fprintf(e.stdout, "Exact Z = %s\n", alchemyLogDouble(res.LogZ))
+				// Alchemy prints "Exact Z = ", then its search's first
+				// line, then the value on a line of its own.
+				fmt.Fprintf(e.stdout, "Exact Z = Starting Exact Lifted Model Counting\n%s\n", alchemyLogDouble(res.LogZ))
 			}
 		}
 	}
