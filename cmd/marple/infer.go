@@ -185,6 +185,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return usagef("the model has numeric terms (a hybrid MLN): give -hybrid")
 	}
 	warnUnweighted(e.stderr, m)
+	if err := lf.openAll(m, &wf); err != nil {
+		return err
+	}
 	if *lazyInf {
 		return inferLazy(ctx, e, p, &ax, &wf, &ef, m, db, *mcsatInf || *gibbsInf, *seed, *out, start)
 	}

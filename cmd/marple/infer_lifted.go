@@ -30,6 +30,7 @@ type liftedFlags struct {
 	lisInterval   int
 	maxWork       int64
 	alchemyZ      bool
+	allOpen       bool
 	lbg           bool
 	clusters      string // cluster file to sample with
 	writeClusters string
@@ -47,6 +48,7 @@ func (f *liftedFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.lisRate, "lisRate", lifted.DefaultLearningRate, "LIS: learning rate of the informed proposal")
 	fs.IntVar(&f.lisInterval, "lisInterval", lifted.DefaultUpdateInterval, "LIS: samples between updates of the informed proposal")
 	fs.Int64Var(&f.maxWork, "liftedMaxWork", 0, "-fomc, -lis: the most work (count terms) before the lifted computation stops as out of reach (0: "+strconv.FormatInt(lifted.DefaultMaxWork, 10)+"; negative: no bound)")
+	fs.BoolVar(&f.allOpen, "allOpenWorld", false, "-fomc, -lis, -lbg: every predicate of the formulas is open world, as in Alchemy's liftedinfer: the atoms the evidence does not list are unknown, whatever their predicate (-cw predicates excepted)")
 	fs.BoolVar(&f.alchemyZ, "alchemyZ", false, "with -z: also print Z as Alchemy's liftedinfer does (\"Exact Z = Starting Exact Lifted Model Counting\", then \" (Actual) 3.71887e+22\", or \" (Log Space) 52.6\" past a double; LIS: \"iteration=N, ZApprox :  (Actual) ...\", without Alchemy's currZ, the last sample's weight)")
 	fs.BoolVar(&f.lbg, "lbg", false, "marginal inference with lifted blocked Gibbs sampling: blocks of the ground atoms of clusters of predicates, each sampled exactly given the rest, several chains (-numChains) with their R-hat")
 	fs.StringVar(&f.clusters, "clusters", "", "LBG: sample with the clustering of this cluster file (Alchemy's, one merge \"level i j\" per line) instead of building one")
@@ -58,6 +60,9 @@ func (f *liftedFlags) register(fs *flag.FlagSet) {
 
 // check validates the flags; given lists the flags on the command line.
 func (f *liftedFlags) check(given map[string]bool) error {
+	if given["allOpenWorld"] && !f.lbg && !f.fomc && !f.lis {
+		return usagef("-allOpenWorld applies to -fomc, -lis and -lbg")
+	}
 	if !f.lbg {
 		for _, name := range []string{"clusters", "writeClusters", "clusterMode", "clusterOnly", "bmf"} {
 			if given[name] {
@@ -169,8 +174,13 @@ func clusterOnlyRun(ctx context.Context, e *env, p *progress, f *liftedFlags, wf
 	if err != nil {
 		return err
 	}
-	if wf.query == "" {
+	if err := f.openAll(m, wf); err != nil {
+		return err
+	}
+	if wf.query == "" && wf.openWorld == "" {
 		wf.query = predNames(m, unlistedPreds(m, db))
+	} else if wf.query == "" {
+		wf.query, wf.openWorld = wf.openWorld, ""
 	}
 	net, _, err := groundProblem(ctx, p, e, wf, m, db)
 	if err != nil {
@@ -191,6 +201,46 @@ func clusterOnlyRun(ctx context.Context, e *env, p *progress, f *liftedFlags, wf
 	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, clusters %s (%d merges, %d blocks, largest %d atoms), sweep cost %.3g (propositional Gibbs %.3g), %.2fs\n",
 		net.NumAtoms(), net.NumClauses(), plan.Clustering, len(plan.Clustering.Merges), plan.Blocks(), plan.Largest, plan.Cost, plan.GibbsCost, time.Since(start).Seconds())
 	return nil
+}
+
+// openAll adds to wf's open-world predicates, with -allOpenWorld, every
+// predicate of m's formulas that is not a query, -ow or -cw one.
+func (f *liftedFlags) openAll(m *mln.Model, wf *worldFlags) error {
+	if !f.allOpen {
+		return nil
+	}
+	named := map[string]bool{}
+	for _, l := range []string{wf.query, wf.openWorld, wf.closedWorld} {
+		for _, n := range splitList(l) {
+			named[n] = true
+		}
+	}
+	var add []string
+	for _, p := range formulaPreds(m) {
+		if n := m.Preds[p].Name; !named[n] {
+			add = append(add, n)
+			named[n] = true
+		}
+	}
+	if len(add) > 0 {
+		wf.openWorld = strings.Join(append(splitList(wf.openWorld), add...), ",")
+	}
+	return nil
+}
+
+// formulaPreds returns the predicates of m's clauses, in order.
+func formulaPreds(m *mln.Model) []mln.PredID {
+	seen := map[mln.PredID]bool{}
+	var out []mln.PredID
+	for _, c := range m.Clauses {
+		for _, l := range c.Lits {
+			if l.Pred >= 0 && !seen[l.Pred] {
+				seen[l.Pred] = true
+				out = append(out, l.Pred)
+			}
+		}
+	}
+	return out
 }
 
 // unlistedPreds returns the predicates of m of which db lists no atom:
@@ -300,11 +350,16 @@ func inferFirstOrder(ctx context.Context, e *env, given map[string]bool, f *lift
 		return usagef("-%s: the model has numeric terms (a hybrid MLN), which lifted inference does not take", name)
 	}
 	warnUnweighted(e.stderr, m)
+	if err := f.openAll(m, wf); err != nil {
+		return err
+	}
 	var query, open []mln.PredID
-	if noQuery {
-		open = unlistedPreds(m, db) // Alchemy's liftedinfer: predicates without evidence are open world
-	} else if query, err = m.PredIDs(wf.query); err != nil {
-		return usagef("-q: %v", err)
+	if noQuery && !f.allOpen {
+		open = unlistedPreds(m, db) // predicates without evidence are open world
+	} else if !noQuery {
+		if query, err = m.PredIDs(wf.query); err != nil {
+			return usagef("-q: %v", err)
+		}
 	}
 	if wf.openWorld != "" {
 		ow, err := m.PredIDs(wf.openWorld)
