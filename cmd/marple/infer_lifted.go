@@ -60,6 +60,9 @@ func (f *liftedFlags) register(fs *flag.FlagSet) {
 
 // check validates the flags; given lists the flags on the command line.
 func (f *liftedFlags) check(given map[string]bool) error {
+	if given["hybrid"] && (f.lbg || f.fomc || f.lis) {
+		return usagef("-hybrid runs hybrid MaxWalkSAT (-m) or hybrid MC-SAT (-ms): it excludes -lbg, -fomc and -lis")
+	}
 	if given["allOpenWorld"] && !f.lbg && !f.fomc && !f.lis {
 		return usagef("-allOpenWorld applies to -fomc, -lis and -lbg")
 	}

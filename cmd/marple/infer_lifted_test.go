@@ -116,7 +116,7 @@ func TestInferLBG(t *testing.T) {
 	if code, stdout, stderr := marple(t, "infer", "-i", model, "-lbg", "-clusterOnly", "-writeClusters", cls2); code != 0 || !strings.Contains(stdout, "1 merges") {
 		t.Errorf("-clusterOnly: exit %d: %s%s", code, stdout, stderr)
 	}
-	for _, bad := range [][]string{{"-lbg", "-ms"}, {"-lbg", "-bmf", "0.5"}, {"-clusters", cls}, {"-lbg", "-clusterMode", "odd"}, {"-lbg", "-exactAtoms", "3"}} {
+	for _, bad := range [][]string{{"-lbg", "-ms"}, {"-lbg", "-bmf", "0.5"}, {"-clusters", cls}, {"-lbg", "-clusterMode", "odd"}, {"-lbg", "-exactAtoms", "3"}, {"-lbg", "-hybrid"}} {
 		if code, _, stderr := marple(t, append(append(base, "-r", out), bad...)...); code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", bad, code, stderr)
 		}
