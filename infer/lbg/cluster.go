@@ -192,35 +192,56 @@ type Plan struct {
 // Blocks returns the number of blocks.
 func (p *Plan) Blocks() int { return len(p.blocks) }
 
-// planner builds the blocks of clusterings of one network.
+// planner builds the blocks of clusterings of one network. The blocks of
+// a cluster depend on its atoms alone, so each cluster's blocks are
+// built once and kept: a candidate merge costs only the merged cluster.
 type planner struct {
-	net    *ground.Network
-	names  []string
-	unitOf []int32
-	local  map[int32]int32
-	gibbs  float64
+	net       *ground.Network
+	names     []string
+	unitOf    []int32
+	unitAtoms [][]int32
+	local     map[int32]int32
+	gibbs     float64
+	cache     map[string]*clusterBlocks
+}
+
+// clusterBlocks are the blocks of one cluster.
+type clusterBlocks struct {
+	blocks         []*block
+	cost           float64
+	split, largest int
 }
 
 func newPlanner(net *ground.Network) *planner {
 	names, unitOf := units(net)
-	p := &planner{net: net, names: names, unitOf: unitOf, local: map[int32]int32{}}
+	p := &planner{net: net, names: names, unitOf: unitOf, unitAtoms: make([][]int32, len(names)), local: map[int32]int32{}, cache: map[string]*clusterBlocks{}}
 	for a := range int32(net.NumAtoms()) {
 		p.gibbs += 2 * float64(len(net.Occurrences(a))+1)
+		p.unitAtoms[unitOf[a]] = append(p.unitAtoms[unitOf[a]], a)
 	}
 	return p
 }
 
-// plan builds the blocks of clustering c. With bound > 0 it stops and
-// returns nil as soon as the cost exceeds bound.
-func (p *planner) plan(ctx context.Context, c *Clustering, bound float64) (*Plan, error) {
-	n := p.net.NumAtoms()
-	clusterOf := make([]int32, len(p.names))
-	for k, cl := range c.Clusters {
-		for _, u := range cl {
-			clusterOf[u] = int32(k)
-		}
+// cluster returns the blocks of the cluster made of units.
+func (p *planner) blocksOf(ctx context.Context, units []int) (*clusterBlocks, error) {
+	us := append([]int(nil), units...)
+	sort.Ints(us)
+	key := fmt.Sprint(us)
+	if cb, ok := p.cache[key]; ok {
+		return cb, nil
 	}
-	parent := make([]int32, n)
+	in := map[int32]bool{}
+	var atoms []int32
+	for _, u := range us {
+		in[int32(u)] = true
+		atoms = append(atoms, p.unitAtoms[u]...)
+	}
+	sort.Slice(atoms, func(i, j int) bool { return atoms[i] < atoms[j] })
+	idx := make(map[int32]int32, len(atoms))
+	for i, a := range atoms {
+		idx[a] = int32(i)
+	}
+	parent := make([]int32, len(atoms))
 	for i := range parent {
 		parent[i] = int32(i)
 	}
@@ -231,66 +252,92 @@ func (p *planner) plan(ctx context.Context, c *Clustering, bound float64) (*Plan
 		}
 		return a
 	}
-	for ci := range p.net.NumClauses() {
-		lits := p.net.Clause(ci)
-		if len(lits) < 2 {
-			continue
-		}
-		k := clusterOf[p.unitOf[lits[0].Atom()]]
-		same := true
-		for _, l := range lits[1:] {
-			if clusterOf[p.unitOf[l.Atom()]] != k {
-				same = false
-				break
+	// Atoms are linked by the clauses whose atoms all belong to the
+	// cluster.
+	for i, a := range atoms {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
 		}
-		if !same {
-			continue
-		}
-		for _, l := range lits[1:] {
-			if x, y := find(lits[0].Atom()), find(l.Atom()); x != y {
-				parent[x] = y
+		for _, c := range p.net.Occurrences(a) {
+			lits := p.net.Clause(int(c))
+			if len(lits) < 2 {
+				continue
+			}
+			if j, ok := idx[lits[0].Atom()]; ok && j < int32(i) {
+				continue // seen from its first atom
+			}
+			all := true
+			for _, l := range lits {
+				if !in[p.unitOf[l.Atom()]] {
+					all = false
+					break
+				}
+			}
+			if !all {
+				continue
+			}
+			for _, l := range lits {
+				if x, y := find(int32(i)), find(idx[l.Atom()]); x != y {
+					parent[x] = y
+				}
 			}
 		}
 	}
 	groups := map[int32][]int32{}
 	var roots []int32
-	for a := range int32(n) {
-		r := find(a)
+	for i, a := range atoms {
+		r := find(int32(i))
 		if _, ok := groups[r]; !ok {
 			roots = append(roots, r)
 		}
 		groups[r] = append(groups[r], a)
 	}
-	sort.Slice(roots, func(i, j int) bool { return groups[roots[i]][0] < groups[roots[j]][0] })
-	pl := &Plan{Clustering: c, GibbsCost: p.gibbs}
+	cb := &clusterBlocks{}
 	for i, r := range roots {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		atoms := groups[r]
-		b, ok := newBlock(p.net, atoms, p.local)
+		ga := groups[r]
+		b, ok := newBlock(p.net, ga, p.local)
 		if !ok {
 			// Too large to sample jointly: one atom at a time.
-			pl.Split += len(atoms)
-			for _, a := range atoms {
+			cb.split += len(ga)
+			for _, a := range ga {
 				b, _ := newBlock(p.net, []int32{a}, p.local)
-				pl.blocks = append(pl.blocks, b)
-				pl.Cost += b.cost
+				cb.blocks = append(cb.blocks, b)
+				cb.cost += b.cost
 			}
-		} else {
-			pl.blocks = append(pl.blocks, b)
-			pl.Cost += b.cost
-			pl.Largest = max(pl.Largest, len(atoms))
+			cb.largest = max(cb.largest, 1)
+			continue
 		}
+		cb.blocks = append(cb.blocks, b)
+		cb.cost += b.cost
+		cb.largest = max(cb.largest, len(ga))
+	}
+	p.cache[key] = cb
+	return cb, nil
+}
+
+// plan builds the blocks of clustering c. With bound > 0 it returns nil
+// when the cost exceeds bound.
+func (p *planner) plan(ctx context.Context, c *Clustering, bound float64) (*Plan, error) {
+	pl := &Plan{Clustering: c, GibbsCost: p.gibbs}
+	for _, cl := range c.Clusters {
+		cb, err := p.blocksOf(ctx, cl)
+		if err != nil {
+			return nil, err
+		}
+		pl.blocks = append(pl.blocks, cb.blocks...)
+		pl.Cost += cb.cost
+		pl.Split += cb.split
+		pl.Largest = max(pl.Largest, cb.largest)
 		if bound > 0 && pl.Cost > bound {
 			return nil, nil
 		}
-	}
-	if pl.Split > 0 {
-		pl.Largest = max(pl.Largest, 1)
 	}
 	return pl, nil
 }
