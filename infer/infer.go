@@ -10,6 +10,7 @@
 //   - cpi: cutting-plane inference around any MAP engine;
 //   - mcsat: MC-SAT and Gibbs marginals, parallel chains with R-hat;
 //   - bp: belief propagation (ground, lifted, expanding frontier);
+//   - wmc: exact marginals and log Z by weighted model counting;
 //   - lazy: lazy MaxWalkSAT and MC-SAT, grounding on demand from the
 //     first-order model;
 //   - decision: the actions of maximum expected utility in a decision

@@ -294,9 +294,15 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		}
 		if ax.logZ {
 			defer func() {
-				if err == nil {
-					fmt.Fprintf(e.stdout, "marple infer: log Z = %s (exact)\n", strconv.FormatFloat(logZ, 'g', -1, 64))
+				if err != nil {
+					return
 				}
+				z := strconv.FormatFloat(logZ, 'g', -1, 64)
+				if net.HardFalse > 0 {
+					fmt.Fprintf(e.stdout, "marple infer: log Z = -Inf (exact): the evidence alone falsifies %d hard ground clauses; the other clauses' log Z = %s\n", net.HardFalse, z)
+					return
+				}
+				fmt.Fprintf(e.stdout, "marple infer: log Z = %s (exact)\n", z)
 			}()
 		}
 		how += hardNote

@@ -30,7 +30,7 @@ type inferExtras struct {
 	all, bp, lifted, queryEvidence, outputNetwork bool
 	wmc, logZ                                     bool
 	firstOrder                                    bool // -fomc or -lis (infer_lifted.go)
-	wmcMaxNodes                                   int64
+	wmcMaxNodes, wmcMaxWork                       int64
 	queryFile                                     string
 	convThresh, maxSeconds                        float64
 	bpCheck                                       int
@@ -50,8 +50,9 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.StringVar(&x.queryFile, "f", "", "file of ground query atoms (.db syntax), in addition to -q")
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "the query predicates' atoms listed in the evidence are the query atoms (their listed values unused); their unlisted atoms are false evidence")
 	fs.BoolVar(&x.bp, "bp", false, "marginal inference with loopy belief propagation")
-	fs.BoolVar(&x.wmc, "wmc", false, "exact marginal inference by weighted model counting (DPLL search with component decomposition and caching); refused, suggesting -ms, past -wmcMaxNodes")
+	fs.BoolVar(&x.wmc, "wmc", false, "exact marginal inference by weighted model counting (variable elimination, or DPLL search with component decomposition and caching); refused, suggesting -ms, past -wmcMaxWork or -wmcMaxNodes")
 	fs.Int64Var(&x.wmcMaxNodes, "wmcMaxNodes", 0, "with -wmc: the most search nodes before exact counting is refused as out of reach (0: "+strconv.Itoa(wmc.DefaultMaxNodes)+"; negative: no bound)")
+	fs.Int64Var(&x.wmcMaxWork, "wmcMaxWork", 0, "with -wmc: the most search work (atoms and open clauses of the components branched on, about 100 million a second) before exact counting is refused as out of reach (0: "+strconv.Itoa(wmc.DefaultMaxWork)+"; negative: no bound)")
 	fs.BoolVar(&x.logZ, "z", false, "with an exact engine (-wmc): also print log Z, the natural log of the partition function (the evidence's groundings included)")
 	fs.BoolVar(&x.lifted, "lifted", false, "with -bp: lifted belief propagation (BP on the clusters of atoms and clauses that exchange identical messages; the same marginals; ground BP, said on stderr, when lifting does not compress)")
 	fs.IntVar(&x.liftRounds, "liftRounds", 0, "with -bp -lifted: approximate lifting, colour passing stopped after this many rounds (asymmetric evidence still compresses; the marginals approximate ground BP's and the summary says so); 0: exact")
@@ -102,8 +103,8 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 		return usagef("-a is MAP inference: it excludes -ms, -p, -bp and -wmc")
 	case x.logZ && !x.wmc && !x.firstOrder:
 		return usagef("-z prints log Z: give -wmc, -fomc or -lis")
-	case x.wmcMaxNodes != 0 && !x.wmc:
-		return usagef("-wmcMaxNodes bounds -wmc: give -wmc")
+	case (x.wmcMaxNodes != 0 || x.wmcMaxWork != 0) && !x.wmc:
+		return usagef("-wmcMaxNodes and -wmcMaxWork bound -wmc: give -wmc")
 	case x.lifted && !x.bp:
 		return liftedMisuse(marginal, gibbs, x.all)
 	case x.liftRounds < 0:
@@ -255,7 +256,7 @@ func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name s
 	}
 	if x.wmc {
 		name = "wmc"
-		s.WMCMaxNodes = x.wmcMaxNodes
+		s.WMCMaxNodes, s.WMCMaxWork = x.wmcMaxNodes, x.wmcMaxWork
 	}
 	if x.maxSeconds > 0 && name == "mcsat" {
 		burnIn := s.BurnIn
@@ -274,6 +275,9 @@ func (x *inferExtras) marginals(ctx context.Context, net *ground.Network, name s
 		return nil, "", nil, err
 	}
 	probs, err := e.Marginals(ctx, net, infer.Options{Seed: seed})
+	if errors.Is(err, wmc.ErrOutOfReach) {
+		return nil, "", nil, fmt.Errorf("%w (bounds: -wmcMaxWork, -wmcMaxNodes; MC-SAT: -ms)", err)
+	}
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -134,6 +134,9 @@ type Settings struct {
 	// 0: wmc.DefaultMaxNodes, negative: no bound): past it the engine
 	// fails with an error wrapping wmc.ErrOutOfReach.
 	WMCMaxNodes int64
+	// WMCMaxWork bounds the search work of exact model counting (wmc;
+	// wmc.Options.MaxWork: 0 the default, negative no bound).
+	WMCMaxWork int64
 	// LogZ, when not nil, receives the natural log of the partition
 	// function after every solve of an engine that computes it exactly
 	// (wmc).
@@ -322,7 +325,7 @@ var marginalEngines = []marginalEngine{
 		name: "wmc", doc: "exact marginals and log Z by weighted model counting: DPLL search with component decomposition and caching",
 		memory: wmc.Memory,
 		build: func(s Settings) infer.Marginal {
-			e := wmc.Engine{Options: wmc.Options{Workers: s.Workers, MaxNodes: s.WMCMaxNodes}}
+			e := wmc.Engine{Options: wmc.Options{Workers: s.Workers, MaxNodes: s.WMCMaxNodes, MaxWork: s.WMCMaxWork}}
 			if w, f := s.Report, s.LogZ; w != nil || f != nil {
 				e.Stats = func(r *wmc.Result) {
 					if w != nil {

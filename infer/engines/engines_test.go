@@ -403,9 +403,18 @@ func TestWMC(t *testing.T) {
 	if !strings.Contains(report.String(), "exact marginals") {
 		t.Errorf("report %q does not say the marginals are exact", report.String())
 	}
+	// A clause of 30 atoms is too wide for variable elimination: the
+	// search counts it.
+	wide := ground.NewNetwork(30)
+	var ls []ground.Lit
+	for a := range int32(30) {
+		ls = append(ls, ground.MakeLit(a, false))
+		wide.AddClause([]ground.Lit{ground.MakeLit(a, true)}, 0.5, -1, -1, 1)
+	}
+	wide.AddClause(ls, math.Inf(1), -1, -1, 1)
 	s.WMCMaxNodes = 1
 	m, _ = engines.NewMarginal("wmc", s)
-	if _, err := m.Marginals(context.Background(), net, infer.Options{}); err == nil || !strings.Contains(err.Error(), "MC-SAT") {
+	if _, err := m.Marginals(context.Background(), wide, infer.Options{}); err == nil || !strings.Contains(err.Error(), "MC-SAT") {
 		t.Errorf("beyond the node bound: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package wmc
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/marple-mln/marple/ground"
@@ -43,18 +44,35 @@ func (e Engine) Marginals(ctx context.Context, net *ground.Network, opt infer.Op
 	return r.Marginals, nil
 }
 
+// LogZ returns the exact log partition function of net (Solve with
+// opt.NoMarginals set): the natural log of the sum, over the worlds that
+// satisfy the hard clauses, of exp(Network.Score), with opt.Bias.
+func LogZ(ctx context.Context, net *ground.Network, opt Options) (float64, error) {
+	opt.NoMarginals = true
+	r, err := Solve(ctx, net, opt)
+	if err != nil {
+		return math.NaN(), err
+	}
+	return r.LogZ, nil
+}
+
 // Summary says in a line what a solve did: that its marginals and log Z
 // are exact, and how they were counted.
 func (r *Result) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "exact marginals and log Z = %.10g by weighted model counting (%s", r.LogZ, r.Stats.Method)
 	st := &r.Stats
-	fmt.Fprintf(&b, "; %d components, the largest of %d atoms", st.Components, st.LargestComponent)
+	fmt.Fprintf(&b, "exact marginals and log Z = %.10g by weighted model counting (%d components, the largest of %d atoms", r.LogZ, st.Components, st.LargestComponent)
 	if st.Fixed > 0 {
 		fmt.Fprintf(&b, "; %d atoms fixed by the hard clauses", st.Fixed)
 	}
-	if st.Method == MethodSearch {
-		fmt.Fprintf(&b, "; %d search nodes, %d cache hits, %d decompositions", st.Nodes, st.CacheHits, st.Decompositions)
+	if st.VEComponents > 0 {
+		fmt.Fprintf(&b, "; %d by variable elimination, width %d", st.VEComponents, st.VEWidth)
+	}
+	if st.SearchComponents > 0 {
+		fmt.Fprintf(&b, "; %d by DPLL search with component caching: %d nodes, %d cache hits, %d decompositions", st.SearchComponents, st.Nodes, st.CacheHits, st.Decompositions)
+		if st.VELeaves > 0 {
+			fmt.Fprintf(&b, ", %d components reached counted by variable elimination", st.VELeaves)
+		}
 	}
 	b.WriteString(")")
 	return b.String()

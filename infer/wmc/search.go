@@ -25,10 +25,13 @@ type branch struct {
 }
 
 // node is a component branched on: the log-weight of its worlds and its
-// two branches (atom true, atom false).
+// two branches (atom true, atom false); or a leaf counted by variable
+// elimination, whose atoms (b[0].free) have the marginals probs.
 type node struct {
-	v float64
-	b [2]branch
+	v     float64
+	b     [2]branch
+	leaf  bool
+	probs []float64
 }
 
 // cacheKey identifies a component: a 128-bit hash of its atoms and of
@@ -49,6 +52,10 @@ type searcher struct {
 	ctx  context.Context
 	stop *atomic.Bool
 	keep bool // keep the circuit for the marginals
+	// leafEntries > 0 lets a component whose variable elimination takes
+	// at most that many table entries be a leaf counted by VE.
+	leafEntries int
+	tmp         []float64 // per atom: a leaf's marginals
 
 	nodes   []node
 	pool    []int32
@@ -68,7 +75,6 @@ type searcher struct {
 func (s *searcher) count(comp []int32, marg []float64) (float64, error) {
 	if !s.seeded {
 		s.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
-		s.score = make([]int32, s.p.n)
 		s.seeded = true
 	}
 	if s.cache == nil {
@@ -105,8 +111,18 @@ func (s *searcher) compile(vars []int32) (int32, error) {
 		s.lim.hits.Add(1)
 		return id, nil
 	}
-	if err := s.account(); err != nil {
+	if err := s.account(int64(len(vars)+len(cls)), true); err != nil {
 		return 0, err
+	}
+	// A component with more atoms than half the entries, or with more
+	// open clauses than twice them, is not worth planning for.
+	if s.leafEntries > 0 && len(vars) <= s.leafEntries/2 && len(cls) <= 2*s.leafEntries {
+		if pl := planVE(st, vars, MaxVEWidth, s.leafEntries, LeafVECost); pl != nil {
+			if err := s.account(pl.cost, false); err != nil {
+				return 0, err
+			}
+			return s.veLeaf(pl, vars, key), nil
+		}
 	}
 	x := s.pick(vars, cls)
 	var nd node
@@ -158,6 +174,34 @@ func (s *searcher) compile(vars []int32) (int32, error) {
 	return id, nil
 }
 
+// veLeaf counts the component of vars by variable elimination plan pl.
+func (s *searcher) veLeaf(pl *vePlan, vars []int32, key cacheKey) int32 {
+	s.lim.veLeaves.Add(1)
+	nd := node{leaf: true}
+	var marg []float64
+	if s.keep {
+		if s.tmp == nil {
+			s.tmp = make([]float64, s.p.n)
+		}
+		marg = s.tmp
+	}
+	nd.v = pl.run(s.p, marg)
+	nd.b[0].v, nd.b[1].v = nd.v, math.Inf(-1)
+	if s.keep && !math.IsInf(nd.v, -1) {
+		nd.b[0].free = s.put(vars)
+		nd.probs = make([]float64, len(vars))
+		for i, a := range vars {
+			nd.probs[i] = marg[a]
+		}
+		s.mem += 8 * int64(len(vars))
+		s.lim.mem.Add(8 * int64(len(vars)))
+	}
+	id := int32(len(s.nodes))
+	s.nodes = append(s.nodes, nd)
+	s.cache[key] = id
+	return id
+}
+
 // put appends xs to the pool.
 func (s *searcher) put(xs []int32) span {
 	lo := int32(len(s.pool))
@@ -176,8 +220,15 @@ func (s *searcher) put32(k int) span {
 	return span{lo, int32(len(s.pool))}
 }
 
-// account counts a node against the bounds and checks for cancellation.
-func (s *searcher) account() error {
+// account counts work (and a node, with node set) against the bounds and
+// checks for cancellation.
+func (s *searcher) account(work int64, node bool) error {
+	if !node {
+		if w := s.lim.work.Add(work); s.lim.maxWork > 0 && w > s.lim.maxWork {
+			return &LimitError{What: "units of work (atoms and open clauses of the components branched on, table entries of variable elimination)", Limit: s.lim.maxWork}
+		}
+		return nil
+	}
 	s.mem += nodeBytes
 	m := s.lim.mem.Add(nodeBytes)
 	for {
@@ -192,6 +243,9 @@ func (s *searcher) account() error {
 	}
 	if s.lim.maxMem > 0 && m > s.lim.maxMem {
 		return &LimitError{What: "bytes of memory", Limit: s.lim.maxMem}
+	}
+	if w := s.lim.work.Add(work); s.lim.maxWork > 0 && w > s.lim.maxWork {
+		return &LimitError{What: "units of work (atoms and open clauses of the components branched on, table entries of variable elimination)", Limit: s.lim.maxWork}
 	}
 	s.count64++
 	if s.count64&255 == 0 {
@@ -215,18 +269,13 @@ func (*stopped) Error() string { return "wmc: stopped" }
 // gather returns the clauses of the atoms vars not yet satisfied, sorted.
 func (s *searcher) gather(vars []int32) []int32 {
 	st, p := s.st, s.p
-	st.stamp++
-	if st.stamp == 0 {
-		clear(st.vmark)
-		clear(st.cmark)
-		st.stamp = 1
-	}
+	stamp := st.nextStamp()
 	cls := s.cls[:0]
 	for _, v := range vars {
 		for _, o := range p.occ[p.occStart[v]:p.occStart[v+1]] {
 			c := o >> 1
-			if st.nTrue[c] == 0 && st.cmark[c] != st.stamp {
-				st.cmark[c] = st.stamp
+			if st.nTrue[c] == 0 && st.cmark[c] != stamp {
+				st.cmark[c] = stamp
 				cls = append(cls, c)
 			}
 		}
@@ -250,28 +299,14 @@ func (s *searcher) key(vars, cls []int32) cacheKey {
 	return cacheKey{maphash.Bytes(s.seeds[0], b), maphash.Bytes(s.seeds[1], b)}
 }
 
-// pick returns the atom to branch on: the one in the most clauses not yet
-// satisfied, hard ones counting twice (ties: the least atom).
+// pick returns the atom to branch on: the one of highest rank in the
+// elimination order (see elimOrder).
 func (s *searcher) pick(vars, cls []int32) int32 {
-	st, p := s.st, s.p
-	sc := s.score
-	for _, c := range cls {
-		inc := int32(1)
-		if p.hard[c] {
-			inc = 2
+	best := vars[0]
+	for _, v := range vars[1:] {
+		if s.p.rank[v] > s.p.rank[best] {
+			best = v
 		}
-		for _, l := range p.clause(c) {
-			if a := l.Atom(); st.val[a] == 0 {
-				sc[a] += inc
-			}
-		}
-	}
-	best, bs := vars[0], int32(-1)
-	for _, v := range vars {
-		if sc[v] > bs {
-			best, bs = v, sc[v]
-		}
-		sc[v] = 0
 	}
 	return best
 }
@@ -291,6 +326,13 @@ func (s *searcher) marginals(r int32, marg []float64) {
 			continue
 		}
 		nd := &s.nodes[id]
+		if nd.leaf {
+			pm := math.Exp(g[id] + nd.v)
+			for i, a := range s.pool[nd.b[0].free.lo:nd.b[0].free.hi] {
+				marg[a] += pm * nd.probs[i]
+			}
+			continue
+		}
 		for bi := range 2 {
 			b := &nd.b[bi]
 			if math.IsInf(b.v, -1) {

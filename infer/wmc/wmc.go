@@ -12,13 +12,21 @@
 // world of the network's atoms, so log Z equals the log-sum-exp of
 // Network.Score over the worlds satisfying the hard clauses.
 //
+// A component whose min-degree elimination order is narrow is counted by
+// variable elimination (sum-product in log space), its marginals by a
+// backward pass through the buckets; the others by the search, which
+// counts the narrow components it reaches by variable elimination too.
 // The search records what it does as a decision-DNNF circuit (a node per
 // component solved, shared between the branches that reach the same
 // component), whose value is Z; one pass down the circuit then gives every
 // atom's marginal (the derivative of Z by the atom's weight), at about
 // the cost of the count itself. Independent components of the network are
-// counted in parallel. Options bounds the work: past the bound Solve
-// fails with a *LimitError instead of running on.
+// counted in parallel; the results do not depend on the number of
+// workers. Options bounds the work: past the bound Solve fails with a
+// *LimitError instead of running on.
+//
+// The cache identifies a component by a 128-bit hash of its atoms and
+// open clauses: two components collide with probability about 2^-128.
 package wmc
 
 import (
@@ -39,38 +47,64 @@ import (
 const (
 	// DefaultMaxNodes is the largest number of search nodes (components
 	// branched on) of a solve.
-	DefaultMaxNodes = 20_000_000
+	DefaultMaxNodes = 4_000_000
 	// DefaultMaxMemory is the largest memory, in bytes, of the circuits
 	// and caches of a solve.
 	DefaultMaxMemory = 2 << 30
+	// DefaultMaxWork is the most work of a solve (Options.MaxWork; about
+	// 10 s of CPU).
+	DefaultMaxWork = 1_000_000_000
 )
 
-// Method is how a solve counted.
+// Method selects how the components are counted.
 type Method int
 
 const (
-	// MethodSearch is DPLL search with component caching.
-	MethodSearch Method = iota
-	// MethodTrivial means no search was needed: propagation decided
-	// every atom, or no clause ties any two atoms.
-	MethodTrivial
+	// MethodAuto counts each component by variable elimination when its
+	// elimination order is narrow enough (AutoVECost), by search
+	// otherwise, the search counting by variable elimination the
+	// components it reaches that are narrow enough (LeafVEEntries,
+	// LeafVECost).
+	MethodAuto Method = iota
+	// MethodSearch counts every component by DPLL search with component
+	// caching.
+	MethodSearch
+	// MethodVE counts every component by variable elimination; a
+	// component beyond MaxVEWidth or MaxVEEntries fails with a
+	// *LimitError.
+	MethodVE
 )
 
 func (m Method) String() string {
 	switch m {
+	case MethodAuto:
+		return "auto"
 	case MethodSearch:
-		return "DPLL with component caching"
-	case MethodTrivial:
-		return "propagation alone"
+		return "search"
+	case MethodVE:
+		return "ve"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
+
+// MethodAuto takes variable elimination for a whole component when it
+// costs at most AutoVECost (its tables' entries times the factors
+// combined into them, which its time follows), and for a component the
+// search reaches when its tables hold at most LeafVEEntries entries and
+// cost at most LeafVECost.
+const (
+	AutoVECost    = 1 << 28
+	LeafVEEntries = 1 << 12
+	LeafVECost    = 1 << 15
+)
 
 // Options are the settings of Solve.
 type Options struct {
 	// Bias adds Bias[a] to the log-weight of every world in which atom a
 	// is true (infer.Options.Bias); nil means none.
 	Bias []float64
+	// Method selects the counting method (MethodAuto by default).
+	Method Method
 	// Workers is the number of components counted at once (0:
 	// GOMAXPROCS). The results do not depend on it.
 	Workers int
@@ -80,6 +114,12 @@ type Options struct {
 	// MaxMemory bounds the bytes of the circuits and caches held at once
 	// (0: DefaultMaxMemory; negative: no bound).
 	MaxMemory int64
+	// MaxWork bounds the work, which the time follows: the atoms and open
+	// clauses of the components branched on, summed over the search
+	// nodes, plus, for variable elimination, the tables' entries times
+	// the factors combined into them (0: DefaultMaxWork; negative: no
+	// bound).
+	MaxWork int64
 	// NoMarginals computes log Z alone (the circuit is not kept).
 	NoMarginals bool
 	// AllowHardFalse counts the worlds of the network's clauses even when
@@ -88,25 +128,43 @@ type Options struct {
 	// warning. Otherwise such a network has Z = 0 and Solve fails with an
 	// error wrapping infer.ErrInfeasible.
 	AllowHardFalse bool
+
+	// noTopVE (tests) keeps MethodAuto from counting whole components by
+	// variable elimination, so that the search's leaves are.
+	noTopVE bool
 }
 
 // Stats describe a solve.
 type Stats struct {
-	// Method is how the count was made.
-	Method Method
 	// Components is the number of independent components of the network
-	// once the hard unit clauses are propagated, and LargestComponent the
-	// atoms of the largest.
+	// once the hard unit clauses are propagated (an atom no clause ties to
+	// another counts as one), and LargestComponent the atoms of the
+	// largest.
 	Components, LargestComponent int
-	// Nodes is the number of search nodes (components branched on),
-	// CacheHits the components found in the cache instead, and
-	// Decompositions the branches that split into two or more components.
-	Nodes, CacheHits, Decompositions int64
+	// VEComponents and SearchComponents are the components of two atoms or
+	// more counted by variable elimination and by search.
+	VEComponents, SearchComponents int
+	// VEWidth is the largest scope, less one, of the tables variable
+	// elimination built.
+	VEWidth int
+	// Nodes is the number of search nodes (components branched on or
+	// counted by VE inside the search), CacheHits the components found in
+	// the cache instead, Decompositions the branches that split into two
+	// or more components, and VELeaves the components inside the search
+	// counted by variable elimination.
+	Nodes, CacheHits, Decompositions, VELeaves int64
+	// Width is the induced width of the elimination order that guides
+	// the branching, on the primal graph of the clauses of at most
+	// MaxVEWidth+1 atoms (longer ones link their atoms in a path); above
+	// 96, a lower bound on the order's width.
+	Width int
 	// Fixed is the number of atoms the hard clauses fix at the root.
 	Fixed int
 	// MaxMemory is an estimate of the largest memory the circuits and
 	// caches held, in bytes.
 	MaxMemory int64
+	// Work is the solve's work (see Options.MaxWork).
+	Work int64
 }
 
 // Result is the outcome of Solve.
@@ -127,7 +185,8 @@ var ErrOutOfReach = errors.New("exact model counting is out of reach")
 // LimitError is the error of a solve stopped by Options.MaxNodes or
 // Options.MaxMemory.
 type LimitError struct {
-	// What names the bound: "search nodes" or "bytes of memory".
+	// What names the bound: "search nodes", "bytes of memory" or "units
+	// of search work".
 	What string
 	// Limit is the bound.
 	Limit int64
@@ -171,14 +230,20 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*Result, erro
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	lim := &limits{maxNodes: opt.MaxNodes, maxMem: opt.MaxMemory}
+	lim := &limits{maxNodes: opt.MaxNodes, maxMem: opt.MaxMemory, maxWork: opt.MaxWork}
+	if lim.maxWork == 0 {
+		lim.maxWork = DefaultMaxWork
+	}
 	if lim.maxNodes == 0 {
 		lim.maxNodes = DefaultMaxNodes
 	}
 	if lim.maxMem == 0 {
 		lim.maxMem = DefaultMaxMemory
 	}
-	return p.solve(ctx, workers, lim, !opt.NoMarginals)
+	if opt.Method < MethodAuto || opt.Method > MethodVE {
+		return nil, fmt.Errorf("wmc: unknown method %d", int(opt.Method))
+	}
+	return p.solve(ctx, workers, lim, !opt.NoMarginals, opt.Method, opt.noTopVE)
 }
 
 // problem is the network in the form the search takes: literal weights
@@ -193,6 +258,8 @@ type problem struct {
 	occStart []int32 // atom a's occurrences are occ[occStart[a]:occStart[a+1]]
 	occ      []int32 // clause<<1 | 1 when the atom occurs negated
 	constLog float64 // log-weight every world has
+	rank     []int32 // per atom: its position in the elimination order
+	width    int     // the order's induced width
 }
 
 // build turns net into a problem. It fails with infer.ErrInfeasible on an
@@ -262,6 +329,7 @@ func build(net *ground.Network, bias []float64) (*problem, error) {
 			fill[a]++
 		}
 	}
+	p.rank, p.width = elimOrder(p)
 	return p, nil
 }
 
@@ -289,20 +357,22 @@ func logAdd(x, y float64) float64 {
 // limits are a solve's work bounds and what its workers have used.
 type limits struct {
 	maxNodes, maxMem int64
-	nodes, mem       atomic.Int64
+	maxWork          int64
+	nodes, mem, work atomic.Int64
 	peak             atomic.Int64
 	hits, decomps    atomic.Int64
+	veLeaves         atomic.Int64
 }
 
 // solve propagates the hard units, splits the rest into components and
 // counts each (in parallel).
-func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals bool) (*Result, error) {
+func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals bool, method Method, noTopVE bool) (*Result, error) {
 	root := newState(p)
 	f, ok := root.decide(-1)
 	if !ok {
 		return nil, fmt.Errorf("%w: unit propagation of the hard clauses gives a conflict, so Z = 0 (log Z = -Inf)", infer.ErrInfeasible)
 	}
-	res := &Result{Stats: Stats{Method: MethodTrivial, Fixed: len(root.trail)}}
+	res := &Result{Stats: Stats{Fixed: len(root.trail), Width: p.width}}
 	logZ := p.constLog + f
 	var marg []float64
 	if marginals {
@@ -333,9 +403,6 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 	for _, c := range comps {
 		res.Stats.LargestComponent = max(res.Stats.LargestComponent, len(c))
 	}
-	if len(comps) > 0 {
-		res.Stats.Method = MethodSearch
-	}
 	// Largest first, so that one worker does not finish alone on it.
 	order := make([]int, len(comps))
 	for i := range order {
@@ -344,6 +411,7 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 	slices.SortStableFunc(order, func(i, j int) int { return len(comps[j]) - len(comps[i]) })
 	vals := make([]float64, len(comps))
 	errs := make([]error, len(comps))
+	byVE := make([]int, len(comps)) // per component: VE's width + 1, or 0
 	pool := make(chan *searcher, workers)
 	for range workers {
 		pool <- nil
@@ -357,8 +425,30 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 		s := <-pool
 		if s == nil {
 			s = &searcher{p: p, st: root.clone(), lim: lim, ctx: ctx, stop: &stop, keep: marginals}
+			if method == MethodAuto {
+				s.leafEntries = LeafVEEntries
+			}
 		}
 		defer func() { pool <- s }()
+		if method == MethodVE || (method == MethodAuto && !noTopVE) {
+			maxCost := int64(AutoVECost)
+			if method == MethodVE {
+				maxCost = lim.maxWork
+				if maxCost <= 0 {
+					maxCost = -1
+				}
+			}
+			if pl := planVE(s.st, comps[i], MaxVEWidth, MaxVEEntries, maxCost); pl != nil {
+				lim.work.Add(pl.cost)
+				vals[i], byVE[i] = pl.run(p, marg), pl.width+1
+				return
+			}
+			if method == MethodVE {
+				errs[i] = &LimitError{What: fmt.Sprintf("table entries, an elimination width above %d, or units of work for variable elimination", MaxVEWidth), Limit: MaxVEEntries}
+				stop.Store(true)
+				return
+			}
+		}
 		v, err := s.count(comps[i], marg)
 		if err != nil {
 			errs[i] = err
@@ -367,9 +457,19 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 		}
 		vals[i] = v
 	})
+	for i, w := range byVE {
+		if w > 0 {
+			res.Stats.VEComponents++
+			res.Stats.VEWidth = max(res.Stats.VEWidth, w-1)
+		} else if errs[i] == nil {
+			res.Stats.SearchComponents++
+		}
+	}
 	res.Stats.Nodes = lim.nodes.Load()
+	res.Stats.Work = lim.work.Load()
 	res.Stats.CacheHits = lim.hits.Load()
 	res.Stats.Decompositions = lim.decomps.Load()
+	res.Stats.VELeaves = lim.veLeaves.Load()
 	res.Stats.MaxMemory = lim.peak.Load()
 	for i, err := range errs {
 		if err != nil && err != errStopped {
@@ -408,7 +508,7 @@ type state struct {
 	// scratch of split
 	vmark, cmark []uint32
 	stamp        uint32
-	stack        []int32
+	pos          []int32 // scratch of planVE
 }
 
 func newState(p *problem) *state {
@@ -519,13 +619,7 @@ func (s *state) undo(k int) {
 // satisfied) of the unassigned atoms of vars, each sorted, in the order of
 // their least atom, and the unassigned atoms of vars in no such clause.
 func (s *state) split(vars []int32) (comps [][]int32, free []int32) {
-	s.stamp++
-	if s.stamp == 0 {
-		clear(s.vmark)
-		clear(s.cmark)
-		s.stamp = 1
-	}
-	st := s.stamp
+	st := s.nextStamp()
 	p := s.p
 	for _, v := range vars {
 		if s.val[v] != 0 || s.vmark[v] == st {
@@ -557,6 +651,18 @@ func (s *state) split(vars []int32) (comps [][]int32, free []int32) {
 		comps = append(comps, comp)
 	}
 	return comps, free
+}
+
+// nextStamp returns a new mark for vmark and cmark (clearing them when
+// the counter wraps).
+func (s *state) nextStamp() uint32 {
+	s.stamp++
+	if s.stamp == 0 {
+		clear(s.vmark)
+		clear(s.cmark)
+		s.stamp = 1
+	}
+	return s.stamp
 }
 
 // active reports whether some clause of atom v is not yet satisfied.

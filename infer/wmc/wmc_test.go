@@ -61,8 +61,10 @@ func enumerate(net *ground.Network, bias []float64) (logZ float64, marg []float6
 func check(t *testing.T, name string, net *ground.Network, bias []float64) bool {
 	t.Helper()
 	wantZ, wantM, feasible := enumerate(net, bias)
-	for _, workers := range []int{1, 2} {
-		res, err := Solve(context.Background(), net, Options{Bias: bias, Workers: workers, AllowHardFalse: true})
+	for k := range 5 {
+		workers, method := 1+k%2, []Method{MethodSearch, MethodVE, MethodAuto, MethodAuto, MethodAuto}[k]
+		name := name + " (" + method.String() + ")"
+		res, err := Solve(context.Background(), net, Options{Bias: bias, Workers: workers, AllowHardFalse: true, Method: method, noTopVE: k == 4})
 		if !feasible {
 			if !errors.Is(err, infer.ErrInfeasible) {
 				t.Fatalf("%s: infeasible network: got %v, want an error wrapping ErrInfeasible", name, err)
@@ -80,9 +82,9 @@ func check(t *testing.T, name string, net *ground.Network, bias []float64) bool 
 				t.Fatalf("%s: P(atom %d) = %v, enumeration %v", name, a, res.Marginals[a], wantM[a])
 			}
 		}
-		z, err := Solve(context.Background(), net, Options{Bias: bias, Workers: workers, AllowHardFalse: true, NoMarginals: true})
-		if err != nil || z.LogZ != res.LogZ || z.Marginals != nil {
-			t.Fatalf("%s: NoMarginals: log Z %v (%v), with marginals %v", name, z.LogZ, err, res.LogZ)
+		z, err := LogZ(context.Background(), net, Options{Bias: bias, Workers: workers, AllowHardFalse: true, Method: method, noTopVE: k == 4})
+		if err != nil || math.Abs(z-res.LogZ) > 1e-12*math.Max(1, math.Abs(res.LogZ)) {
+			t.Fatalf("%s: LogZ %v (%v), with marginals %v", name, z, err, res.LogZ)
 		}
 	}
 	return true
@@ -230,4 +232,60 @@ func itoa(i int) string {
 		b = append([]byte{byte('0' + i%10)}, b...)
 	}
 	return string(b)
+}
+
+// TestWideClause: a hard clause over 22 atoms, too wide for variable
+// elimination, with soft clauses along a chain: the search (with its
+// leaves counted by variable elimination) against the chain's dynamic
+// programming less the one world the wide clause excludes.
+func TestWideClause(t *testing.T) {
+	const n = 22
+	rng := rand.New(rand.NewPCG(11, 12))
+	chain := ground.NewNetwork(n)
+	var wide []ground.Lit
+	excluded := make([]bool, n) // the world that falsifies the wide clause
+	for a := range int32(n) {
+		l := ground.MakeLit(a, rng.IntN(3) == 0)
+		wide = append(wide, l)
+		excluded[a] = l.Neg()
+		chain.AddClause([]ground.Lit{ground.MakeLit(a, false)}, rng.Float64()-0.5, -1, -1, 1)
+		if a > 0 {
+			chain.AddClause([]ground.Lit{ground.MakeLit(a-1, true), ground.MakeLit(a, false)}, 2*rng.Float64()-1, -1, -1, 1)
+		}
+	}
+	net := ground.NewNetwork(n)
+	for c := range chain.NumClauses() {
+		net.AddClause(chain.Clause(c), chain.Weight(c), -1, -1, 1)
+	}
+	net.AddClause(wide, math.Inf(1), -1, -1, 1)
+	zero := make([]float64, n)
+	sx, _ := chain.Score(excluded)
+	minus := func(z float64) float64 { return z + math.Log1p(-math.Exp(sx-z)) }
+	zc := windowLogZ(chain, zero, 2, nil)
+	want := minus(zc)
+	for _, method := range []Method{MethodAuto, MethodSearch} {
+		res, err := Solve(context.Background(), net, Options{Method: method})
+		if err != nil {
+			t.Fatalf("%v: %v", method, err)
+		}
+		if d := math.Abs(res.LogZ - want); d > 1e-9*math.Abs(want) {
+			t.Fatalf("%v: log Z %v, want %v", method, res.LogZ, want)
+		}
+		for a := range n {
+			z1 := windowLogZ(chain, zero, 2, []int{a, 1})
+			if excluded[a] {
+				z1 = minus(z1)
+			}
+			if p := math.Exp(z1 - want); math.Abs(res.Marginals[a]-p) > 1e-9 {
+				t.Fatalf("%v: P(atom %d) = %v, want %v", method, a, res.Marginals[a], p)
+			}
+		}
+		if res.Stats.VEComponents != 0 {
+			t.Errorf("%v: a component of width 21 counted by variable elimination", method)
+		}
+		t.Logf("%v: %+v", method, res.Stats)
+	}
+	if _, err := Solve(context.Background(), net, Options{Method: MethodVE}); !errors.Is(err, ErrOutOfReach) {
+		t.Errorf("MethodVE on a clause of 22 atoms: %v", err)
+	}
 }
