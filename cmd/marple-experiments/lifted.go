@@ -43,6 +43,7 @@ func runLiftedExperiment(ctx context.Context, e *env, args []string) error {
 		cap_  = fs.Duration("cap", 120*time.Second, "time limit of each grounding engine run (grounding included); an engine is not run at larger sizes once it stops")
 		seed  = fs.Uint64("seed", 1, "seed of the evidence")
 		mem   = fs.Int64("maxMem", 4096, "memory limit of each grounding in MB (ground.Options.MaxBytes): larger groundings are refused")
+		fr    = fs.Bool("friends", false, "query Friends too (pair marginals; P(Friends) of two people without evidence in the notes)")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -71,7 +72,7 @@ func runLiftedExperiment(ctx context.Context, e *env, args []string) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			m, db, opt, probe, err := smokersProblem(n, withEv, *seed)
+			m, db, opt, probe, err := smokersProblem(n, withEv, *seed, *fr)
 			if err != nil {
 				return err
 			}
@@ -92,6 +93,11 @@ func runLiftedExperiment(ctx context.Context, e *env, args []string) error {
 				pc, _ := res.Prob(probe[1].pred, probe[1].args)
 				row.ps, row.pc = fmt.Sprintf("%.6f", ps), fmt.Sprintf("%.6f", pc)
 				row.note = fmt.Sprintf("method %s, %d atom classes, work %d", res.Method, len(res.Classes), res.Work)
+				if *fr {
+					f, _ := m.Pred("Friends")
+					pf, _ := res.Prob(f.ID, []mln.ConstID{probe[0].args[0], probe[2].args[0]})
+					row.note += fmt.Sprintf(", P(Friends) %.6f", pf)
+				}
 			}
 			fmt.Fprintln(e.stderr, row.line())
 			rows = append(rows, row)
@@ -129,8 +135,8 @@ type probeAtom struct {
 // smokersProblem builds friends and smokers over n people, with evidence
 // on Smokes and Cancer of a random tenth of them when withEv, and returns
 // the Smokes and Cancer atoms of a person without evidence.
-func smokersProblem(n int, withEv bool, seed uint64) (*mln.Model, *mln.Database, lifted.Options, [2]probeAtom, error) {
-	var probe [2]probeAtom
+func smokersProblem(n int, withEv bool, seed uint64, friends bool) (*mln.Model, *mln.Database, lifted.Options, [3]probeAtom, error) {
+	var probe [3]probeAtom
 	var b strings.Builder
 	b.WriteString("person = {")
 	for i := range n {
@@ -145,12 +151,14 @@ func smokersProblem(n int, withEv bool, seed uint64) (*mln.Model, *mln.Database,
 		return nil, nil, lifted.Options{}, probe, err
 	}
 	var ev strings.Builder
-	free := -1
+	free, free2 := -1, -1
 	r := rand.New(rand.NewPCG(seed, uint64(n)))
 	for i := range n {
 		if !withEv || r.IntN(10) != 0 {
 			if free < 0 {
 				free = i
+			} else if free2 < 0 {
+				free2 = i
 			}
 			continue
 		}
@@ -170,9 +178,14 @@ func smokersProblem(n int, withEv bool, seed uint64) (*mln.Model, *mln.Database,
 	}
 	q, _ := m.PredIDs("Smokes,Cancer")
 	ow, _ := m.PredIDs("Friends")
+	if friends {
+		q, ow = append(q, ow...), nil
+	}
 	c, _ := m.Const(fmt.Sprintf("P%d", free))
+	c2, _ := m.Const(fmt.Sprintf("P%d", free2))
 	probe[0] = probeAtom{q[0], []mln.ConstID{c}}
 	probe[1] = probeAtom{q[1], []mln.ConstID{c}}
+	probe[2] = probeAtom{q[0], []mln.ConstID{c2}}
 	return m, db, lifted.Options{Query: q, OpenWorld: ow}, probe, nil
 }
 
@@ -242,7 +255,7 @@ func (r *liftedRow) measure(f func() error) {
 }
 
 // groundRow grounds the problem and runs engine name on it within limit.
-func groundRow(ctx context.Context, name string, m *mln.Model, db *mln.Database, opt lifted.Options, probe [2]probeAtom, exact *lifted.Result, n int, ev string, limit time.Duration, maxBytes int64) liftedRow {
+func groundRow(ctx context.Context, name string, m *mln.Model, db *mln.Database, opt lifted.Options, probe [3]probeAtom, exact *lifted.Result, n int, ev string, limit time.Duration, maxBytes int64) liftedRow {
 	row := liftedRow{n: n, evidence: ev, method: name}
 	cost, _ := engines.Memory(name)
 	s := engines.DefaultSettings()

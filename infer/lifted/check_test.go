@@ -10,6 +10,7 @@ import (
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer/wmc"
+	"github.com/marple-mln/marple/internal/testkit/randmln"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -160,5 +161,78 @@ func TestClosedForm(t *testing.T) {
 		if p, _ := r.Prob(s.ID, []mln.ConstID{a0}); math.Abs(p-ps) > 1e-9 {
 			t.Fatalf("n=%d: P(S) = %.12g, closed form %.12g", n, p, ps)
 		}
+	}
+}
+
+// TestRandMLN runs Exact, with its ground fallback, on the repository's
+// random models (existential quantifiers, "+" weights, comparisons, "!"
+// arguments) and compares it with enumeration.
+func TestRandMLN(t *testing.T) {
+	ctx := context.Background()
+	methods := map[string]int{}
+	for seed := range int64(80) {
+		c := randmln.Generate(seed)
+		m, db, query, ow, err := c.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		open := append(append([]mln.PredID{}, query...), ow...)
+		lz, bp, marg, ok := enumerate(m, db, open, 12)
+		if !ok {
+			continue
+		}
+		r, err := Exact(ctx, m, db, Options{Query: query, OpenWorld: ow})
+		if math.IsInf(lz, -1) {
+			if !errors.Is(err, ErrInfeasible) {
+				t.Fatalf("seed %d: Z = 0 by enumeration, Exact gives %v", seed, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%v", seed, err, c)
+		}
+		methods[r.Method]++
+		if relErr(r.LogZ, lz) > 1e-9 {
+			t.Fatalf("seed %d (%s): log Z %.12g, enumeration %.12g\n%v", seed, r.Method, r.LogZ, lz, c)
+		}
+		isQuery := map[mln.PredID]bool{}
+		for _, q := range query {
+			isQuery[q] = true
+		}
+		for i, a := range bp.Atoms {
+			if !isQuery[a.Pred] {
+				continue
+			}
+			if p, ok := r.Prob(a.Pred, a.Args); !ok || math.Abs(p-marg[i]) > 1e-9 {
+				t.Fatalf("seed %d (%s): P(%s) = %v (%v), enumeration %v\n%v", seed, r.Method, a.String(m), p, ok, marg[i], c)
+			}
+		}
+	}
+	t.Logf("methods: %v", methods)
+}
+
+// TestWorkBound checks that the work bound stops the lifted computation
+// with an error that says so, and that Exact then falls back to the
+// ground count.
+func TestWorkBound(t *testing.T) {
+	m, db, opt := smokersModel(t, 5, "")
+	opt.MaxWork = 10
+	_, err := Exact(context.Background(), m, db, opt)
+	var nl *NotLiftableError
+	if !errors.As(err, &nl) || !nl.OutOfReach || !strings.Contains(err.Error(), "work bound") {
+		t.Fatalf("error %v", err)
+	}
+	opt.NoFallback = false
+	r, err := Exact(context.Background(), m, db, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.MaxWork = 0
+	l, err := Exact(context.Background(), m, db, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != MethodGround || l.Method != MethodLifted || relErr(r.LogZ, l.LogZ) > 1e-9 {
+		t.Fatalf("%s %v, %s %v", r.Method, r.LogZ, l.Method, l.LogZ)
 	}
 }

@@ -205,21 +205,36 @@ func binom(n, k int) int64 {
 // of every type of the weight of the counts: the non-special part of Z for
 // one outer assignment.
 func (p *problem) countSum(w *weights, lf lfact) (float64, error) {
+	v, _, _, err := p.countSumProbe(w, lf)
+	return v, err
+}
+
+// countSumProbe is countSum, also returning, when p has a probe, the sums
+// with the probe's atom true and false (the probe's cell summed over).
+func (p *problem) countSumProbe(w *weights, lf lfact) (float64, float64, float64, error) {
+	inf := math.Inf(-1)
 	var tabs []*counts
 	for t := range p.types {
 		c, ok, err := p.typeCounts(w, t, lf)
 		if err != nil {
-			return 0, err
+			return 0, 0, 0, err
 		}
 		if !ok {
-			return math.Inf(-1), nil
+			return inf, inf, inf, nil
 		}
 		if c != nil {
 			tabs = append(tabs, c)
 		}
 	}
+	accT, accF := newLSE(), newLSE()
+	probe := func(v float64, choice []int) {
+		if w.pw != nil {
+			w.pw.probeTerms(tabs, choice, v, &accT, &accF)
+		}
+	}
 	if len(tabs) == 0 {
-		return 0, nil
+		probe(0, nil)
+		return 0, accT.log(), accF.log(), nil
 	}
 	work := int64(1)
 	for _, c := range tabs {
@@ -229,7 +244,7 @@ func (p *problem) countSum(w *weights, lf lfact) (float64, error) {
 		}
 	}
 	if err := p.lim.add(work); err != nil {
-		return 0, err
+		return 0, 0, 0, err
 	}
 	acc := newLSE()
 	choice := make([]int, len(tabs))
@@ -237,6 +252,7 @@ func (p *problem) countSum(w *weights, lf lfact) (float64, error) {
 	rec = func(i int, v float64) {
 		if i == len(tabs) {
 			acc.add(v)
+			probe(v, choice)
 			return
 		}
 		ti := tabs[i]
@@ -268,7 +284,7 @@ func (p *problem) countSum(w *weights, lf lfact) (float64, error) {
 		}
 	}
 	rec(0, 0)
-	return acc.log(), nil
+	return acc.log(), accT.log(), accF.log(), nil
 }
 
 // cellsKey identifies weights by their bits, so that outer assignments
@@ -297,6 +313,9 @@ func (w *weights) key(p *problem) string {
 				}
 			}
 		}
+	}
+	if w.pw != nil {
+		w.pw.put(put)
 	}
 	return string(b)
 }

@@ -29,8 +29,13 @@
 //     constants that the other constants' weights read are enumerated (at
 //     most Options.MaxSpecialAtoms of them); the rest are summed out by
 //     components (weighted model counting of small ground networks).
-//   - A marginal is Z with the atom true over Z, computed once for each
-//     class of interchangeable atoms (Result.Classes).
+//   - Marginals are computed once per class of interchangeable atoms
+//     (Result.Classes). For an atom of non-special constants (Smokes(Anna),
+//     Friends(Anna,Bob), Friends(Anna,S) with S special), one or two
+//     constants of its classes are held out of the counts as probes, and
+//     the marginal is Z_T / (Z_T + Z_F), both sums made of the same terms.
+//     For an atom of special constants it is the share of Z of the outer
+//     assignments (or of the special groundings' sums) in which it holds.
 //
 // The cost grows polynomially with the domain sizes (linearly for friends
 // and smokers) and exponentially with the number of cells and of
@@ -46,9 +51,9 @@
 // log Z is that of every world that agrees with the evidence, every
 // unknown atom included: unknown atoms that appear in no grounding count a
 // factor 2 each. (A ground network leaves those atoms out; the ground
-// fallback adds them back, so the methods agree.) Marginals of very large
-// domains are differences of log Z values of order n²: at 10^5 constants
-// they are accurate to about 1e-6.
+// fallback adds them back, so the methods agree.) log Z is of order n² and
+// carries its relative rounding; the marginals are ratios of sums of the
+// same terms and lose no digits to the size of log Z.
 //
 // # Lifted importance sampling
 //

@@ -13,8 +13,9 @@ import (
 )
 
 // DefaultMaxWork is the work bound used when Options.MaxWork is zero: terms
-// of the sums over cell counts plus assignments of the local sums.
-const DefaultMaxWork = 2_000_000_000
+// of the sums over cell counts, clause groundings evaluated and
+// assignments of the local sums (a minute of CPU or less).
+const DefaultMaxWork = 100_000_000
 
 // Options are the settings of Exact and Sample.
 type Options struct {
@@ -30,9 +31,10 @@ type Options struct {
 	// DefaultMaxWork; negative: no bound). Past it the lifted computation
 	// stops with a *NotLiftableError whose OutOfReach is set.
 	MaxWork int64
-	// MaxSpecialAtoms bounds the unknown atoms among the constants that
-	// evidence on pairs or the formulas single out ("special" constants),
-	// whose values are enumerated (0: 16).
+	// MaxSpecialAtoms bounds the unknown atoms over the constants that
+	// evidence on pairs or the formulas single out ("special" constants)
+	// that the other constants' weights read: Exact enumerates their
+	// values (0: 16), Sample draws them (0: 40).
 	MaxSpecialAtoms int
 	// NoFallback makes Exact fail with the lifted computation's error
 	// instead of counting the ground network when the model or its
@@ -58,7 +60,8 @@ type AtomClass struct {
 	// Count is the number of atoms in the class.
 	Count int64
 	// Prob is the marginal probability of each atom, and Err its standard
-	// error (zero for exact methods).
+	// error (zero for exact methods; NaN when one importance weight
+	// carries the whole estimate).
 	Prob, Err float64
 }
 
@@ -66,17 +69,20 @@ type AtomClass struct {
 type Result struct {
 	// LogZ is the natural log of the partition function: the sum over the
 	// worlds that agree with the evidence of exp(Σ weights of the true
-	// groundings), zero for worlds violating a hard clause. It equals the
-	// log-sum-exp of ground.Network.Score over the ground network's worlds.
+	// groundings), zero for worlds violating a hard clause. Every unknown
+	// atom counts, those in no grounding a factor 2 each: LogZ is the
+	// log-sum-exp of ground.Network.Score over the ground network's
+	// worlds plus ln 2 for each unknown atom the network leaves out.
 	LogZ float64
-	// LogZErr is the standard error of LogZ (zero for exact methods).
+	// LogZErr is the standard error of LogZ (zero for exact methods; NaN
+	// when one importance weight carries the whole estimate).
 	LogZErr float64
 	// ESS is, for sampling, the smallest effective sample size
 	// ((Σw)²/Σw² of the importance weights) among the estimates made.
 	ESS float64
-	// Warnings say what the caller should know about the answer (a
-	// fallback, degenerate importance weights); they are also in Reason
-	// or printed by the command.
+	// Warnings are what a caller should tell the user about the answer:
+	// the fallback to the ground count (with Reason), degenerate
+	// importance weights.
 	Warnings []string
 	// Method is MethodLifted, MethodGround or MethodSampling; Reason says
 	// why the lifted computation was not used when Method is MethodGround.
@@ -125,7 +131,7 @@ func (r *Result) Err(pred mln.PredID, args []mln.ConstID) float64 {
 
 func (r *Result) class(pred mln.PredID, args []mln.ConstID) (int, bool) {
 	if r.atoms != nil {
-		i, ok := r.atoms[atomKey(pred, args)]
+		i, ok := r.atoms[groundKey(pred, args)]
 		return i, ok
 	}
 	if int(pred) >= len(r.query) || !r.query[pred] || r.base == nil {
@@ -270,7 +276,9 @@ func exactLifted(ctx context.Context, m *mln.Model, db *mln.Database, opt Option
 		return nil, err
 	}
 	lf := newLfact(p.maxN)
-	lz, err := p.logZ(ctx, lf)
+	p.shared = newShared()
+	var recs []outerRec
+	lz, err := p.logZRec(ctx, lf, &recs)
 	if err != nil {
 		return nil, err
 	}
@@ -283,15 +291,31 @@ func exactLifted(ctx context.Context, m *mln.Model, db *mln.Database, opt Option
 	}
 	if !opt.NoMarginals {
 		for _, q := range p.queryClasses(b, opt.Query) {
-			c, err := q.build(mln.True)
+			var lt, pr float64
+			switch {
+			case q.probe != nil:
+				// P = Z_T / (Z_T + Z_F), both sums made of the same
+				// terms: no difference of large log Z values.
+				var c *problem
+				if c, err = q.probe(); err == nil {
+					var lf2 float64
+					if lt, lf2, err = c.probeLogZ(ctx, lf); err == nil {
+						pr = 1 / (1 + math.Exp(lf2-lt))
+					}
+				}
+			case q.sIdx >= 0:
+				pr, err = p.specialMarginal(ctx, q.sIdx, recs)
+			default:
+				var c *problem
+				if c, err = q.build(mln.True); err == nil {
+					if lt, err = c.logZ(ctx, lf); err == nil {
+						pr = math.Exp(lt - lz)
+					}
+				}
+			}
 			if err != nil {
 				return nil, err
 			}
-			lt, err := c.logZ(ctx, lf)
-			if err != nil {
-				return nil, err
-			}
-			pr := math.Exp(lt - lz)
 			r.index[q.key] = len(r.Classes)
 			r.Classes = append(r.Classes, AtomClass{Pred: q.key.pred, Args: q.args, Count: q.count, Prob: min(max(pr, 0), 1)})
 		}
@@ -303,6 +327,19 @@ func exactLifted(ctx context.Context, m *mln.Model, db *mln.Database, opt Option
 // logZ sums the weights over the outer assignments (the unknown atoms over
 // special constants) of the special groundings times the count sum.
 func (p *problem) logZ(ctx context.Context, lf lfact) (float64, error) {
+	return p.logZRec(ctx, lf, nil)
+}
+
+// outerRec is one outer assignment's log weights: the special groundings'
+// and the count sum's.
+type outerRec struct {
+	a         uint64
+	ls, inner float64
+}
+
+// logZRec is logZ, appending each outer assignment of non-zero weight to
+// rec when rec is not nil.
+func (p *problem) logZRec(ctx context.Context, lf lfact, rec *[]outerRec) (float64, error) {
 	cache := map[string]float64{}
 	acc := newLSE()
 	sigma := make([]bool, p.nUnknown)
@@ -318,35 +355,142 @@ func (p *problem) logZ(ctx context.Context, lf lfact) (float64, error) {
 		for i, b := range p.iface {
 			sigma[b] = a>>i&1 == 1
 		}
-		v, err := p.outer(sigma, lf, cache)
+		ls, in, err := p.outer(sigma, lf, cache)
 		if err != nil {
 			return 0, err
 		}
-		acc.add(v)
+		acc.add(ls + in)
+		if rec != nil && !math.IsInf(ls+in, -1) {
+			*rec = append(*rec, outerRec{a, ls, in})
+		}
 	}
 	return acc.log(), nil
 }
 
-// outer is the log weight of one outer assignment.
-func (p *problem) outer(sigma []bool, lf lfact, cache map[string]float64) (float64, error) {
+// outer is the log weight of one outer assignment: that of the special
+// groundings and that of the count sum.
+func (p *problem) outer(sigma []bool, lf lfact, cache map[string]float64) (float64, float64, error) {
 	ls, err := p.specialWeight(sigma)
 	if err != nil || math.IsInf(ls, -1) {
-		return ls, err
+		return ls, 0, err
 	}
 	w, err := p.weightsFor(sigma)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	key := w.key(p)
 	in, ok := cache[key]
 	if !ok {
 		in, err = p.countSum(w, lf)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		cache[key] = in
 	}
-	return ls + in, nil
+	return ls, in, nil
+}
+
+// probeLogZ is log Z with the probe's atom true and false.
+func (p *problem) probeLogZ(ctx context.Context, lf lfact) (float64, float64, error) {
+	type three struct{ all, t, f float64 }
+	cache := map[string]three{}
+	accT, accF := newLSE(), newLSE()
+	sigma := make([]bool, p.nUnknown)
+	for a := uint64(0); a < 1<<len(p.iface); a++ {
+		if a&63 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, 0, err
+			}
+		}
+		if err := p.lim.add(1); err != nil {
+			return 0, 0, err
+		}
+		for i, b := range p.iface {
+			sigma[b] = a>>i&1 == 1
+		}
+		ls, ok := 0.0, false
+		if p.shared != nil {
+			ls, ok = p.shared.ls[a]
+		}
+		if !ok {
+			var err error
+			if ls, err = p.specialWeight(sigma); err != nil {
+				return 0, 0, err
+			}
+			if p.shared != nil {
+				p.shared.ls[a] = ls
+			}
+		}
+		if math.IsInf(ls, -1) {
+			continue
+		}
+		w, err := p.weightsFor(sigma)
+		if err != nil {
+			return 0, 0, err
+		}
+		key := w.key(p)
+		v, ok := cache[key]
+		if !ok {
+			v.all, v.t, v.f, err = p.countSumProbe(w, lf)
+			if err != nil {
+				return 0, 0, err
+			}
+			cache[key] = v
+		}
+		accT.add(ls + v.t)
+		accF.add(ls + v.f)
+	}
+	return accT.log(), accF.log(), nil
+}
+
+// specialMarginal is the marginal of the unknown atom satoms[idx], from
+// the outer assignments of the unconditioned sum: an atom the count sums
+// read is one of the enumerated bits; another only changes the special
+// groundings' sum. Both sums are taken relative to the same largest term,
+// so that no digit is lost to the size of log Z.
+func (p *problem) specialMarginal(ctx context.Context, idx int, recs []outerRec) (float64, error) {
+	m := math.Inf(-1)
+	for _, r := range recs {
+		m = max(m, r.ls+r.inner)
+	}
+	all := 0.0
+	for _, r := range recs {
+		all += math.Exp(r.ls + r.inner - m)
+	}
+	bit := p.satoms[idx].bit
+	sub := 0.0
+	if p.isIface[bit] {
+		i := slices.Index(p.iface, bit)
+		for _, r := range recs {
+			if r.a>>i&1 == 1 {
+				sub += math.Exp(r.ls + r.inner - m)
+			}
+		}
+		return sub / all, nil
+	}
+	p.satoms[idx].truth = mln.True
+	p.fixed = 1
+	defer func() {
+		p.satoms[idx].truth = mln.Unknown
+		p.fixed = 0
+	}()
+	sigma := make([]bool, p.nUnknown)
+	for k, r := range recs {
+		if k&63 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		for i, b := range p.iface {
+			sigma[b] = r.a>>i&1 == 1
+		}
+		ls, err := p.specialWeight(sigma)
+		if err != nil {
+			return 0, err
+		}
+		sub += math.Exp(ls + r.inner - m)
+	}
+	return sub / all, nil
 }
 
 // queryClass is a class of interchangeable query atoms with the problem
@@ -355,6 +499,12 @@ type queryClass struct {
 	key   classKey
 	args  []mln.ConstID
 	count int64
+	// sIdx is, for an atom over special constants, its index in
+	// problem.satoms (-1 otherwise).
+	sIdx int
+	// probe, when not nil, returns the problem with one constant of the
+	// class held out as a probe (an atom of that constant alone).
+	probe func() (*problem, error)
 	// build returns the problem conditioned on an atom of the class
 	// having value v.
 	build func(v mln.Truth) (*problem, error)
@@ -368,7 +518,11 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 	slices.Sort(q)
 	q = slices.Compact(q)
 	cond := func(key classKey, args []mln.ConstID, count int64, f func(c *problem, v mln.Truth)) {
-		out = append(out, queryClass{key: key, args: args, count: count, build: func(v mln.Truth) (*problem, error) {
+		sIdx := -1
+		if key.a < -1 && (key.b < -1 || key.b == -1 && len(args) < 2) || len(args) == 0 {
+			sIdx = p.sIndex[atomKey(key.pred, args)]
+		}
+		out = append(out, queryClass{key: key, args: args, count: count, sIdx: sIdx, build: func(v mln.Truth) (*problem, error) {
 			c := p.clone()
 			f(c, v)
 			return c, c.finish()
@@ -389,6 +543,7 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 			for ci, cl := range ti.classes {
 				if cl.n > 0 && cl.sig[j] == mln.Unknown {
 					cond(classKey{pred: pid, a: int32(ci), b: -1}, []mln.ConstID{cl.rep}, int64(cl.n), func(c *problem, v mln.Truth) { c.condLocal(t, ci, j, v) })
+					out[len(out)-1].probe = p.proberLocal(t, ci, j)
 				}
 			}
 			for _, s := range ti.specials {
@@ -405,6 +560,7 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 				for ci, cl := range ta.classes {
 					if cl.n > 0 && cl.sig[j] == mln.Unknown {
 						cond(classKey{pred: pid, a: int32(ci), b: int32(ci), diag: true}, []mln.ConstID{cl.rep, cl.rep}, int64(cl.n), func(c *problem, v mln.Truth) { c.condLocal(t1, ci, j, v) })
+						out[len(out)-1].probe = p.proberLocal(t1, ci, j)
 					}
 				}
 				for _, s := range ta.specials {
@@ -443,6 +599,7 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 							c.makeSpecial(t2, c2, y)
 							c.over[atomKey(pid, args)] = v
 						})
+						out[len(out)-1].probe = p.proberPair(t1, c1, t2, c2, pid)
 					}
 					for _, s := range tb.specials {
 						x := b.members(m, t1, int32(c1), 1)[0]
@@ -451,6 +608,7 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 							c.makeSpecial(t1, c1, x)
 							c.over[atomKey(pid, args)] = v
 						})
+						out[len(out)-1].probe = p.proberSpecial(t1, c1, pid, []mln.ConstID{e1, s})
 					}
 				}
 				for _, s := range ta.specials {
@@ -464,6 +622,7 @@ func (p *problem) queryClasses(b *base, query []mln.PredID) []queryClass {
 							c.makeSpecial(t2, c2, y)
 							c.over[atomKey(pid, args)] = v
 						})
+						out[len(out)-1].probe = p.proberSpecial(t2, c2, pid, []mln.ConstID{s, e1})
 					}
 				}
 			}

@@ -44,3 +44,31 @@ func Example() {
 	// Cancer(Michael) 0.7689
 	// Cancer(Nick) 0.8176
 }
+
+// Lifted importance sampling of the same model: log Z and each marginal
+// with its standard error.
+func ExampleSample() {
+	ctx := context.Background()
+	m, db, err := mln.Load(ctx, []string{"../../examples/smokers/smoking-weighted.mln"},
+		[]string{"../../examples/smokers/smoking-test.db"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	query, err := m.PredIDs("Smokes,Cancer")
+	if err != nil {
+		log.Fatal(err)
+	}
+	r, err := lifted.Sample(ctx, m, db, lifted.Options{Query: query},
+		lifted.Sampling{Samples: 2000, Proposal: lifted.Informed, Seed: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("log Z = %.2f ± %.2f\n", r.LogZ, r.LogZErr)
+	for _, w := range r.Warnings {
+		fmt.Println("warning:", w)
+	}
+	r.Each(func(p mln.PredID, args []mln.ConstID, prob, se float64) bool {
+		fmt.Printf("%s %.3f ± %.3f\n", m.AtomString(p, args), prob, se)
+		return true
+	})
+}

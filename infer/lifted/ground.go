@@ -49,7 +49,7 @@ func exactGround(ctx context.Context, m *mln.Model, db *mln.Database, opt Option
 				continue
 			}
 			args := net.AtomArgs[a]
-			r.atoms[atomKey(p, args)] = len(r.Classes)
+			r.atoms[groundKey(p, args)] = len(r.Classes)
 			r.Classes = append(r.Classes, AtomClass{Pred: p, Args: args, Count: 1, Prob: res.Marginals[a]})
 		}
 	}

@@ -32,7 +32,7 @@ type local struct {
 	ty    [2]mln.TypeID
 	cell  [2]int
 	cls   [2]*class // the placeholders' classes (nil for a pair factor)
-	free  map[string]int32
+	free  map[akey]int32
 	konst float64 // log factor of the groundings already decided
 	facs  []factor
 	dead  bool // a hard grounding is false whatever the free atoms
@@ -41,6 +41,14 @@ type local struct {
 	// special marks the sum of the groundings over special constants
 	// alone, whose unknown atoms outside the interface are free.
 	special bool
+	// fix, when set, fixes one atom (with placeholders) to a value.
+	fix *fixAtom
+}
+
+type fixAtom struct {
+	on   bool
+	atom akey
+	v    bool
 }
 
 type factor struct {
@@ -78,6 +86,9 @@ func (l *local) value(pred mln.PredID, args []mln.ConstID) (bool, int32) {
 		}
 	}
 	p := l.p
+	if l.fix != nil && l.fix.on && l.fix.atom == atomKey(pred, args) {
+		return l.fix.v, -1
+	}
 	if h == 0 {
 		a := &p.satoms[p.sIndex[atomKey(pred, args)]]
 		if a.truth == mln.Unknown {
@@ -175,8 +186,20 @@ sat:
 
 // groundAll adds every grounding whose variables take values in cands
 // (per variable type) and that keep is true of.
-func (l *local) groundAll(cands func(t mln.TypeID) []mln.ConstID, keep func(b []mln.ConstID) bool) {
+func (l *local) groundAll(cands func(t mln.TypeID) []mln.ConstID, keep func(b []mln.ConstID) bool) error {
 	bind := make([]mln.ConstID, 2)
+	work := int64(0)
+	for ci := range l.p.th.clauses {
+		c := &l.p.th.clauses[ci]
+		w := int64(1)
+		for _, t := range c.varType {
+			w *= int64(len(cands(t)))
+		}
+		work += w
+	}
+	if err := l.p.lim.add(work); err != nil {
+		return err
+	}
 	for ci := range l.p.th.clauses {
 		c := &l.p.th.clauses[ci]
 		switch len(c.varType) {
@@ -203,9 +226,10 @@ func (l *local) groundAll(cands func(t mln.TypeID) []mln.ConstID, keep func(b []
 			}
 		}
 		if l.dead && !l.p.probing {
-			return
+			return nil
 		}
 	}
+	return nil
 }
 
 // sum returns the log of the sum, over the free atoms, of the product of
@@ -395,6 +419,7 @@ func (ti *typeInfo) classTruth(p *problem, c *class, j int) mln.Truth {
 type weights struct {
 	lw [][][]float64          // [type][class][cell]
 	lr map[[2]int][][]float64 // [t1,t2] (t1 <= t2) -> [cell1][cell2]
+	pw *probeW                // the probes' weights (probe.go)
 }
 
 // weightsFor computes the cell weights and pair factors under sigma.
@@ -413,16 +438,7 @@ func (p *problem) weightsFor(sigma []bool) (*weights, error) {
 				if c.n == 0 {
 					continue
 				}
-				ok := true
-				for j := range ti.rel {
-					switch ti.classTruth(p, c, j) {
-					case mln.True:
-						ok = ok && cell>>j&1 == 1
-					case mln.False:
-						ok = ok && cell>>j&1 == 0
-					}
-				}
-				if !ok {
+				if !ti.allows(p, c, cell) {
 					continue
 				}
 				v, err := p.cached(sumKey{t, ci, cell, -1, 0}, sigma, func() (float64, error) { return p.cellWeight(sigma, ti, c, cell) })
@@ -434,6 +450,11 @@ func (p *problem) weightsFor(sigma []bool) (*weights, error) {
 					active[t][cell] = true
 				}
 			}
+		}
+	}
+	if p.probe != nil {
+		if err := p.probeWeights(sigma, w, active); err != nil {
+			return nil, err
 		}
 	}
 	for t1, ti := range p.types {
@@ -475,6 +496,23 @@ func (p *problem) weightsFor(sigma []bool) (*weights, error) {
 	return w, nil
 }
 
+// allows reports whether cell agrees with the evidence of class c.
+func (ti *typeInfo) allows(p *problem, c *class, cell int) bool {
+	for j := range ti.rel {
+		switch ti.classTruth(p, c, j) {
+		case mln.True:
+			if cell>>j&1 == 0 {
+				return false
+			}
+		case mln.False:
+			if cell>>j&1 == 1 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // size is the number of non-special constants of the type.
 func (ti *typeInfo) size() int {
 	n := 0
@@ -488,7 +526,12 @@ func (ti *typeInfo) size() int {
 // over its atoms that do not split cells of the groundings that involve it
 // and special constants only.
 func (p *problem) cellWeight(sigma []bool, ti *typeInfo, c *class, cell int) (float64, error) {
-	l := &local{p: p, sigma: sigma, free: map[string]int32{}}
+	return p.cellWeightFix(sigma, ti, c, cell, nil)
+}
+
+// cellWeightFix is cellWeight with an atom fixed (nil: none).
+func (p *problem) cellWeightFix(sigma []bool, ti *typeInfo, c *class, cell int, fix *fixAtom) (float64, error) {
+	l := &local{p: p, sigma: sigma, free: map[akey]int32{}, fix: fix}
 	l.ty[0], l.cell[0], l.cls[0] = ti.id, cell, c
 	with := func(t mln.TypeID) []mln.ConstID {
 		sp := p.types[t].specials
@@ -497,14 +540,16 @@ func (p *problem) cellWeight(sigma []bool, ti *typeInfo, c *class, cell int) (fl
 		}
 		return append([]mln.ConstID{e1}, sp...)
 	}
-	l.groundAll(with, func(b []mln.ConstID) bool {
+	if err := l.groundAll(with, func(b []mln.ConstID) bool {
 		for _, x := range b {
 			if x == e1 {
 				return true
 			}
 		}
 		return false
-	})
+	}); err != nil {
+		return 0, err
+	}
 	// The free atoms: unknown local slots and atoms with special
 	// constants, those that split cells excepted.
 	total := 0
@@ -524,7 +569,7 @@ func (p *problem) cellWeight(sigma []bool, ti *typeInfo, c *class, cell int) (fl
 			for _, s := range p.types[pr.Args[1-side]].specials {
 				pat := []mln.ConstID{s, s}
 				pat[side] = -1
-				if _, ok := ti.relIdx[atomKey(pr.ID, pat)]; !ok {
+				if _, ok := ti.relIdx[atomKey(pr.ID, pat)]; !ok && (fix == nil || fix.atom != atomKey(pr.ID, pat)) {
 					total++
 				}
 			}
@@ -537,7 +582,12 @@ func (p *problem) cellWeight(sigma []bool, ti *typeInfo, c *class, cell int) (fl
 // types t1 and t2 in cells c1 and c2: the sum over their pair atoms of the
 // groundings that involve both.
 func (p *problem) pairFactor(sigma []bool, t1 mln.TypeID, c1 int, t2 mln.TypeID, c2 int) (float64, error) {
-	l := &local{p: p, sigma: sigma, free: map[string]int32{}}
+	return p.pairFactorFix(sigma, t1, c1, t2, c2, nil)
+}
+
+// pairFactorFix is pairFactor with an atom fixed (nil: none).
+func (p *problem) pairFactorFix(sigma []bool, t1 mln.TypeID, c1 int, t2 mln.TypeID, c2 int, fix *fixAtom) (float64, error) {
+	l := &local{p: p, sigma: sigma, free: map[akey]int32{}, fix: fix}
 	l.ty = [2]mln.TypeID{t1, t2}
 	l.cell = [2]int{c1, c2}
 	with := func(t mln.TypeID) []mln.ConstID {
@@ -550,14 +600,16 @@ func (p *problem) pairFactor(sigma []bool, t1 mln.TypeID, c1 int, t2 mln.TypeID,
 		}
 		return append(c, p.types[t].specials...)
 	}
-	l.groundAll(with, func(b []mln.ConstID) bool {
+	if err := l.groundAll(with, func(b []mln.ConstID) bool {
 		h1, h2 := false, false
 		for _, x := range b {
 			h1 = h1 || x == e1
 			h2 = h2 || x == e2
 		}
 		return h1 && h2
-	})
+	}); err != nil {
+		return 0, err
+	}
 	total := 0
 	for _, pr := range p.th.m.Preds {
 		if pr.Arity() != 2 || !p.open[pr.ID] {
@@ -570,13 +622,18 @@ func (p *problem) pairFactor(sigma []bool, t1 mln.TypeID, c1 int, t2 mln.TypeID,
 			total++
 		}
 	}
+	if fix != nil && fix.on {
+		total-- // the fixed atom is a pair atom of the two
+	}
 	return l.sum(total)
 }
 
 // specialWeight is the log weight of the groundings over special
 // constants alone under sigma.
 func (p *problem) specialWeight(sigma []bool) (float64, error) {
-	l := &local{p: p, sigma: sigma, free: map[string]int32{}, special: true}
-	l.groundAll(func(t mln.TypeID) []mln.ConstID { return p.types[t].specials }, func([]mln.ConstID) bool { return true })
-	return l.sum(p.nUnknown - len(p.iface))
+	l := &local{p: p, sigma: sigma, free: map[akey]int32{}, special: true}
+	if err := l.groundAll(func(t mln.TypeID) []mln.ConstID { return p.types[t].specials }, func([]mln.ConstID) bool { return true }); err != nil {
+		return 0, err
+	}
+	return l.sum(p.nUnknown - len(p.iface) - p.fixed)
 }

@@ -18,10 +18,10 @@ type class struct {
 // typeInfo is one type's part of a problem.
 type typeInfo struct {
 	id       mln.TypeID
-	local    []slot         // P(e) for unary P, R(e,e) for binary R over the type twice
-	localIdx map[string]int // atomKey(pattern) -> index in local
-	rel      []slot         // the slots that split cells
-	relIdx   map[string]int
+	local    []slot       // P(e) for unary P, R(e,e) for binary R over the type twice
+	localIdx map[akey]int // atomKey(pattern) -> index in local
+	rel      []slot       // the slots that split cells
+	relIdx   map[akey]int
 	classes  []*class
 	specials []mln.ConstID // the type's special constants
 }
@@ -40,12 +40,12 @@ type problem struct {
 	th    *theory
 	db    *mln.Database
 	open  []bool
-	over  map[string]mln.Truth // evidence added by conditioning
+	over  map[akey]mln.Truth // evidence added by conditioning
 	types []*typeInfo
 	isSp  map[mln.ConstID]bool
 	// special-only atoms, built by finish
 	satoms   []satom
-	sIndex   map[string]int
+	sIndex   map[akey]int
 	nUnknown int
 	// iface lists the unknown special atoms (bits) that some cell weight
 	// or pair factor reads: only they are enumerated (or sampled); the
@@ -59,6 +59,11 @@ type problem struct {
 	deps   map[sumKey][]int
 	lcache map[sumVal]float64
 	maxN   int // the largest class
+	fixed  int // atoms outside the interface fixed for a marginal
+	probe  *probeSpec
+	// shared holds the local sums and special weights of problems with
+	// the same special constants and evidence (a problem and its probes).
+	shared *sharedCache
 	lim    *limits
 }
 
@@ -99,7 +104,7 @@ type base struct {
 // open-world predicates.
 func newProblem(th *theory, db *mln.Database, open []bool, lim *limits) (*problem, *base, error) {
 	m := th.m
-	p := &problem{th: th, db: db, open: open, over: map[string]mln.Truth{}, isSp: map[mln.ConstID]bool{}, lim: lim}
+	p := &problem{th: th, db: db, open: open, over: map[akey]mln.Truth{}, isSp: map[mln.ConstID]bool{}, lim: lim}
 	for _, c := range th.consts {
 		p.isSp[c] = true
 	}
@@ -120,7 +125,7 @@ func newProblem(th *theory, db *mln.Database, open []bool, lim *limits) (*proble
 	rel := th.relevantSlots()
 	b := &base{elemClass: map[mln.TypeID][]int32{}}
 	for _, t := range m.Types {
-		ti := &typeInfo{id: t.ID, localIdx: map[string]int{}, relIdx: map[string]int{}}
+		ti := &typeInfo{id: t.ID, localIdx: map[akey]int{}, relIdx: map[akey]int{}}
 		for _, pr := range m.Preds {
 			var pat []mln.ConstID
 			switch {
@@ -199,7 +204,7 @@ func truthBytes(s []mln.Truth) []byte {
 func (p *problem) finish() error {
 	m := p.th.m
 	p.satoms = p.satoms[:0]
-	p.sIndex = map[string]int{}
+	p.sIndex = map[akey]int{}
 	p.nUnknown = 0
 	p.maxN = 0
 	for _, ti := range p.types {
@@ -284,6 +289,7 @@ func (p *problem) clone() *problem {
 	q.satoms = nil
 	q.sIndex = nil
 	q.iface = nil
+	q.shared = nil
 	q.deps = nil
 	q.lcache = nil
 	q.isIface = nil
@@ -342,6 +348,10 @@ func (p *problem) cached(k sumKey, sigma []bool, f func() (float64, error)) (flo
 	if !ok || len(bits) > 64 {
 		return f()
 	}
+	cache := p.lcache
+	if p.shared != nil && k.c1 >= -1 {
+		cache = p.shared.local
+	}
 	var key uint64
 	for i, b := range bits {
 		if sigma[b] {
@@ -349,12 +359,24 @@ func (p *problem) cached(k sumKey, sigma []bool, f func() (float64, error)) (flo
 		}
 	}
 	sv := sumVal{k, key}
-	if v, ok := p.lcache[sv]; ok {
+	if v, ok := cache[sv]; ok {
 		return v, nil
 	}
 	v, err := f()
 	if err == nil {
-		p.lcache[sv] = v
+		cache[sv] = v
 	}
 	return v, err
+}
+
+// sharedCache holds what a problem and its probes compute alike: the
+// local sums that involve no probe, and the special groundings' weight
+// of each outer assignment.
+type sharedCache struct {
+	local map[sumVal]float64
+	ls    map[uint64]float64
+}
+
+func newShared() *sharedCache {
+	return &sharedCache{local: map[sumVal]float64{}, ls: map[uint64]float64{}}
 }

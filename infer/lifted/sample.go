@@ -99,12 +99,33 @@ func Sample(ctx context.Context, m *mln.Model, db *mln.Database, opt Options, s 
 	if math.IsInf(lz, -1) {
 		return nil, fmt.Errorf("lifted: every sample has weight zero: %w", ErrInfeasible)
 	}
+	if ess < 2 {
+		se = math.NaN() // one sample carries the estimate: no error known
+	}
 	r := &Result{LogZ: lz, LogZErr: se, ESS: ess, Method: MethodSampling, model: m, base: b, index: map[classKey]int{}, query: make([]bool, len(m.Preds))}
 	for _, q := range opt.Query {
 		r.query[q] = true
 	}
 	if !opt.NoMarginals {
 		for i, q := range p.queryClasses(b, opt.Query) {
+			if q.probe != nil {
+				c, err := q.probe()
+				if err != nil {
+					return nil, err
+				}
+				_, _, _, sm, err := c.estimateWith(ctx, lf, s, s.Seed, uint64(2*i+1))
+				if err != nil {
+					return nil, err
+				}
+				pr, pe, e := sm.ratio()
+				r.ESS = min(r.ESS, e)
+				if e < 2 {
+					pe = math.NaN() // one sample carries the estimate: no error known
+				}
+				r.index[q.key] = len(r.Classes)
+				r.Classes = append(r.Classes, AtomClass{Pred: q.key.pred, Args: q.args, Count: q.count, Prob: pr, Err: pe})
+				continue
+			}
 			var lv, sv [2]float64
 			for j, v := range []mln.Truth{mln.True, mln.False} {
 				c, err := q.build(v)
@@ -118,6 +139,9 @@ func Sample(ctx context.Context, m *mln.Model, db *mln.Database, opt Options, s 
 				}
 				if !math.IsInf(lv[j], -1) {
 					r.ESS = min(r.ESS, e)
+					if e < 2 {
+						sv[j] = math.NaN()
+					}
 				}
 			}
 			var pr, pe float64
@@ -156,6 +180,8 @@ type sampler struct {
 	pi [][][]float64
 	// the interval's samples, for the Informed update
 	hist []histEntry
+	// with a probe: each sample's log weight with the atom true, false
+	wT, wF []float64
 }
 
 type outerW struct {
@@ -171,7 +197,14 @@ type histEntry struct {
 // estimate returns the estimate of log Z of p and its standard error;
 // stream selects an independent stream of draws for the seed.
 func (p *problem) estimate(ctx context.Context, lf lfact, s Sampling, seed, stream uint64) (lz, se, ess float64, err error) {
-	sm := &sampler{p: p, lf: lf, s: s, rng: rand.New(rand.NewPCG(seed, stream*0x9e3779b97f4a7c15+1)), outer: map[uint64]*outerW{}}
+	lz, se, ess, _, err = p.estimateWith(ctx, lf, s, seed, stream)
+	return lz, se, ess, err
+}
+
+// estimateWith is estimate, also returning the sampler (its probe
+// weights).
+func (p *problem) estimateWith(ctx context.Context, lf lfact, s Sampling, seed, stream uint64) (lz, se, ess float64, sm *sampler, err error) {
+	sm = &sampler{p: p, lf: lf, s: s, rng: rand.New(rand.NewPCG(seed, stream*0x9e3779b97f4a7c15+1)), outer: map[uint64]*outerW{}}
 	lws := make([]float64, 0, s.Samples)
 	sigma := make([]bool, p.nUnknown)
 	k := make([][][]int, len(p.types))
@@ -184,7 +217,7 @@ func (p *problem) estimate(ctx context.Context, lf lfact, s Sampling, seed, stre
 	for i := range s.Samples {
 		if i&15 == 0 {
 			if err := ctx.Err(); err != nil {
-				return 0, 0, 0, err
+				return 0, 0, 0, nil, err
 			}
 		}
 		var a uint64
@@ -193,7 +226,7 @@ func (p *problem) estimate(ctx context.Context, lf lfact, s Sampling, seed, stre
 		}
 		o, err := sm.outerFor(a, sigma)
 		if err != nil {
-			return 0, 0, 0, err
+			return 0, 0, 0, nil, err
 		}
 		lw := o.ls + float64(len(p.iface))*math.Ln2
 		if !math.IsInf(lw, -1) {
@@ -216,7 +249,18 @@ func (p *problem) estimate(ctx context.Context, lf lfact, s Sampling, seed, stre
 			}
 		}
 		if err := p.lim.add(1); err != nil {
-			return 0, 0, 0, err
+			return 0, 0, 0, nil, err
+		}
+		if p.probe != nil {
+			// The probes' cells are summed exactly given the others'
+			// counts: the sample's weight with the atom true and false.
+			lT, lF := math.Inf(-1), math.Inf(-1)
+			if !math.IsInf(lw, -1) {
+				lT, lF = sm.probeSums(o.w, k)
+			}
+			sm.wT = append(sm.wT, lw+lT)
+			sm.wF = append(sm.wF, lw+lF)
+			lw += logAdd(lT, lF)
 		}
 		lws = append(lws, lw)
 		if s.Proposal == Informed {
@@ -228,7 +272,7 @@ func (p *problem) estimate(ctx context.Context, lf lfact, s Sampling, seed, stre
 		mx = max(mx, x)
 	}
 	if math.IsInf(mx, -1) {
-		return mx, 0, 0, nil
+		return mx, 0, 0, sm, nil
 	}
 	var sum, sum2 float64
 	for _, x := range lws {
@@ -239,7 +283,7 @@ func (p *problem) estimate(ctx context.Context, lf lfact, s Sampling, seed, stre
 	n := float64(len(lws))
 	mean := sum / n
 	v := max(sum2/n-mean*mean, 0) * n / max(n-1, 1)
-	return mx + math.Log(mean), math.Sqrt(v/n) / mean, sum * sum / sum2, nil
+	return mx + math.Log(mean), math.Sqrt(v/n) / mean, sum * sum / sum2, sm, nil
 }
 
 func (sm *sampler) outerFor(a uint64, sigma []bool) (*outerW, error) {
@@ -500,4 +544,61 @@ func pairTerm(r [][]float64, same bool, Ka, Kb []int) float64 {
 		}
 	}
 	return v
+}
+
+// probeSums returns the log of the probes' sums over their cells, with the
+// atom true and false, given the others' counts k.
+func (sm *sampler) probeSums(w *weights, k [][][]int) (float64, float64) {
+	var tabs []*counts
+	for t, ti := range sm.p.types {
+		if ti.size() == 0 {
+			continue
+		}
+		nc := 1 << len(ti.rel)
+		c := &counts{t: t, cells: make([]int, nc), k: make([]int32, nc), v: []float64{0}}
+		for i := range nc {
+			c.cells[i] = i
+		}
+		for ci := range ti.classes {
+			for i, x := range k[t][ci] {
+				c.k[i] += int32(x)
+			}
+		}
+		tabs = append(tabs, c)
+	}
+	accT, accF := newLSE(), newLSE()
+	w.pw.probeTerms(tabs, make([]int, len(tabs)), 0, &accT, &accF)
+	return accT.log(), accF.log()
+}
+
+// ratio returns the self-normalized estimate of Z_T / (Z_T + Z_F) from
+// the probe weights and its standard error (delta method for a ratio of
+// means), and the effective sample size.
+func (sm *sampler) ratio() (float64, float64, float64) {
+	mx := math.Inf(-1)
+	for i := range sm.wT {
+		mx = max(mx, sm.wT[i], sm.wF[i])
+	}
+	if math.IsInf(mx, -1) {
+		return math.NaN(), math.NaN(), 0
+	}
+	n := float64(len(sm.wT))
+	var a, b, s2 float64
+	ys := make([]float64, len(sm.wT))
+	xs := make([]float64, len(sm.wT))
+	for i := range sm.wT {
+		ys[i] = math.Exp(sm.wT[i] - mx)
+		xs[i] = ys[i] + math.Exp(sm.wF[i]-mx)
+		a += ys[i]
+		b += xs[i]
+		s2 += xs[i] * xs[i]
+	}
+	r := a / b
+	v := 0.0
+	for i := range ys {
+		d := ys[i] - r*xs[i]
+		v += d * d
+	}
+	v /= max(n-1, 1)
+	return r, math.Sqrt(v/n) / (b / n), b * b / s2
 }

@@ -53,8 +53,10 @@ type theory struct {
 // compileTheory checks that every clause of m is in the liftable fragment
 // and returns its clauses with their weights.
 func compileTheory(m *mln.Model) (*theory, error) {
-	if len(m.Clauses) == 0 && len(m.Formulas) > 0 {
-		return nil, fmt.Errorf("lifted: the model is not compiled (call Compile)")
+	for _, fm := range m.Formulas {
+		if _, ok := fm.Params[""]; !ok && !fm.Hard && len(fm.PlusVars) == 0 {
+			return nil, fmt.Errorf("lifted: the model is not compiled (call Compile)")
+		}
 	}
 	th := &theory{m: m, typeOf: make(map[mln.ConstID]mln.TypeID)}
 	// Every constant belongs to one type: lifting counts the elements of
@@ -133,7 +135,26 @@ type slot struct {
 	pattern []mln.ConstID
 }
 
-func atomKey(p mln.PredID, args []mln.ConstID) string {
+// akey identifies an atom of arity at most two (placeholders included).
+type akey struct {
+	p    mln.PredID
+	n    int8
+	a, b mln.ConstID
+}
+
+func atomKey(p mln.PredID, args []mln.ConstID) akey {
+	k := akey{p: p, n: int8(len(args))}
+	if len(args) > 0 {
+		k.a = args[0]
+	}
+	if len(args) > 1 {
+		k.b = args[1]
+	}
+	return k
+}
+
+// groundKey identifies a ground atom of any arity.
+func groundKey(p mln.PredID, args []mln.ConstID) string {
 	b := make([]byte, 0, 4+4*len(args))
 	for _, x := range append([]mln.ConstID{mln.ConstID(p)}, args...) {
 		b = append(b, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
@@ -177,7 +198,7 @@ func (th *theory) relevantSlots() map[mln.TypeID][]slot {
 				}
 			}
 			tp := c.varType[v]
-			k := fmt.Sprint(tp, atomKey(l.pred, pat))
+			k := fmt.Sprint(tp, groundKey(l.pred, pat))
 			if !seen[k] {
 				seen[k] = true
 				rel[tp] = append(rel[tp], slot{pred: l.pred, pattern: pat})
