@@ -25,7 +25,7 @@ func init() {
 	lookupAlchemyFlag("infer", alLearnwts).apply = func(c *alchemyCall, v string) error {
 		return c.translate(splitArgs(v))
 	}
-	commands = append(commands, command{"alchemy", "Alchemy's infer, learnwts and learnstruct command lines, unchanged (also as a binary named infer, learnwts or learnstruct)",
+	commands = append(commands, command{"alchemy", "Alchemy's infer, learnwts, learnstruct and liftedinfer command lines, unchanged (also as a binary named after one of them)",
 		func(ctx context.Context, e *env, args []string) error {
 			if code := runAlchemy(ctx, e, args); code != 0 {
 				return fmt.Errorf("exit status %d", code)
@@ -58,8 +58,8 @@ func runAlchemy(ctx context.Context, e *env, args []string) int {
 		if len(args) > 0 {
 			w, code = e.stdout, 0
 		}
-		fmt.Fprintln(w, "usage: marple alchemy infer|learnwts|learnstruct ARGS (Alchemy 2.0's command lines)")
-		fmt.Fprintln(w, "       or the marple binary linked as infer, learnwts or learnstruct")
+		fmt.Fprintln(w, "usage: marple alchemy infer|learnwts|learnstruct|liftedinfer ARGS (Alchemy 2.0's command lines)")
+		fmt.Fprintln(w, "       or the marple binary linked as infer, learnwts, learnstruct or liftedinfer")
 		fmt.Fprintln(w, "'marple alchemy PROGRAM -h' lists what Marple does with each of its flags.")
 		return code
 	}
@@ -88,7 +88,7 @@ func runAlchemy(ctx context.Context, e *env, args []string) int {
 		}
 		return run(ctx, e, append([]string{p.marple}, margs...))
 	}
-	fmt.Fprintf(e.stderr, "marple alchemy: unknown program %q: infer, learnwts or learnstruct\n", name)
+	fmt.Fprintf(e.stderr, "marple alchemy: unknown program %q: infer, learnwts, learnstruct or liftedinfer\n", name)
 	return 2
 }
 
@@ -396,6 +396,8 @@ func (c *alchemyCall) finish() error {
 		} else if !marple {
 			c.set("refits", "-1")
 		}
+	case alLiftedinfer:
+		return c.finishLifted(given, intOf)
 	case alLearnwts:
 		disc, gen := given("d"), given("g")
 		switch {
@@ -467,6 +469,141 @@ func (c *alchemyCall) finish() error {
 		}
 		if !given("noAddUnitClauses") {
 			c.set("addUnitClauses", "true")
+		}
+	}
+	return nil
+}
+
+// finishLifted translates liftedinfer's algorithm flags: as Alchemy, -lis
+// first, then lifted blocked Gibbs (-lvg, then -cls, then -lvgc), then
+// -ptpe; with none, LIS for Z without a query, lifted blocked Gibbs with
+// clustering with one.
+func (c *alchemyCall) finishLifted(given func(string) bool, intOf func(string, int) int) error {
+	query := c.flags["q"] != ""
+	algo := ""
+	for _, a := range []string{"lis", "lvg", "cls", "lvgc", "ptpe"} {
+		if given(a) {
+			if algo == "" {
+				algo = a
+			} else {
+				c.warnf("-%s is ignored: with -%s Alchemy runs -%s, and so does Marple", a, algo, algo)
+			}
+		}
+	}
+	if algo == "" {
+		algo = "lis"
+		if query {
+			algo = "lvgc"
+		}
+	}
+	lbgRun := algo == "lvg" || algo == "cls" || algo == "lvgc"
+	// Alchemy's liftedinfer takes every predicate as open world: the
+	// evidence fixes the atoms it lists, the others are unknown.
+	c.set("allOpenWorld", "true")
+	ignored := func(names ...string) {
+		for _, n := range names {
+			if _, ok := c.seen[n]; ok {
+				c.warnf("-%s does not apply to -%s; ignored, as by Alchemy", n, algo)
+			}
+		}
+	}
+	if query || algo == "lvg" || algo == "lvgc" {
+		if c.flags["r"] == "" {
+			c.set("r", "result.dat") // Alchemy's RESULTFILE
+		}
+	}
+	steps := intOf("maxSteps", -1)
+	secs := intOf("maxSeconds", -1)
+	switch {
+	case algo == "lis":
+		ignored("ic", "oc", "cmode", "bmf", "burnMaxSteps")
+		c.set("lis", "true")
+		c.set("z", "true")
+		if !query {
+			c.set("alchemyZ", "true")
+		}
+		if v, ok := c.seen["imd"]; ok {
+			n, _ := parseIntValue(v)
+			switch n {
+			case 0:
+				c.set("lisProposal", "informed")
+			case 1:
+				c.set("lisProposal", "binomial")
+			default:
+				c.set("lisProposal", "uniform")
+			}
+		}
+		if v, ok := c.seen["lr"]; ok {
+			if x, _ := strconv.ParseFloat(v, 64); x > 0 {
+				c.set("lisRate", v)
+			}
+		}
+		if n := intOf("ui", -1); n > 0 {
+			c.set("lisInterval", itoa(n))
+		}
+		if steps > 0 {
+			c.set("numSamples", itoa(steps))
+		}
+		if secs > 0 {
+			return usagef("-maxSeconds is not supported with -lis: Marple's lifted importance sampling draws -maxSteps samples per estimate")
+		}
+	case algo == "ptpe":
+		ignored("ic", "oc", "cmode", "bmf", "imd", "lr", "ui", "burnMaxSteps", "maxSteps", "maxSeconds")
+		c.set("fomc", "true")
+		c.set("z", "true")
+		c.set("alchemyZ", "true")
+	case lbgRun:
+		ignored("imd", "lr", "ui")
+		c.set("lbg", "true")
+		mode := "sequential"
+		if intOf("cmode", 0) != 0 {
+			mode = "random"
+		}
+		if x, err := strconv.ParseFloat(c.seen["bmf"], 64); err == nil && x >= 1 {
+			c.set("bmf", c.seen["bmf"])
+		}
+		switch algo {
+		case "lvg":
+			ignored("oc", "cmode", "bmf")
+			ic := c.seen["ic"]
+			if ic == "" {
+				if _, err := os.Stat("cluster.cls"); err == nil {
+					ic = "cluster.cls" // Alchemy's CLUSTERFILE
+					c.warnf("no -ic: sampling with the clustering of cluster.cls, as Alchemy does")
+				}
+			}
+			if ic != "" {
+				c.set("clusters", ic)
+			} else {
+				c.set("clusterMode", "none")
+				c.warnf("no -ic and no cluster.cls: sampling with one cluster per predicate, as Alchemy does")
+			}
+		case "cls":
+			ignored("ic", "burnMaxSteps", "maxSteps", "maxSeconds")
+			c.set("clusterOnly", "true")
+			c.set("clusterMode", mode)
+			oc := c.seen["oc"]
+			if oc == "" {
+				oc = "cluster.cls"
+			}
+			c.set("writeClusters", oc)
+		case "lvgc":
+			ignored("ic", "oc")
+			c.set("clusterMode", mode)
+			c.set("writeClusters", "cluster.cls") // Alchemy's parallel mode writes CLUSTERFILE
+		}
+		if algo != "cls" {
+			burn := intOf("burnMaxSteps", -1)
+			if burn <= 0 {
+				burn = 50 // Alchemy's BURNINSTEPS
+			}
+			c.set("burnIn", itoa(burn))
+			if steps > 0 {
+				c.set("numSamples", itoa(steps))
+			}
+			if secs > 0 {
+				c.set("maxSeconds", itoa(secs))
+			}
 		}
 	}
 	return nil

@@ -1,6 +1,6 @@
 package main
 
-// The flags of Alchemy 2.0's infer, learnwts and learnstruct, and what
+// The flags of Alchemy 2.0's infer, learnwts, learnstruct and liftedinfer, and what
 // Marple does with each: one table drives both the translation of Alchemy
 // command lines (alchemy.go) and the table of docs/alchemy.md.
 
@@ -11,6 +11,7 @@ const (
 	alInfer alchemyProgs = 1 << iota
 	alLearnwts
 	alLearnstruct
+	alLiftedinfer
 
 	alInferLearn = alInfer | alLearnwts
 	alLearn      = alLearnwts | alLearnstruct
@@ -25,6 +26,7 @@ var alchemyPrograms = []struct {
 	{"infer", alInfer, "infer"},
 	{"learnwts", alLearnwts, "learn"},
 	{"learnstruct", alLearnstruct, "learnstruct"},
+	{"liftedinfer", alLiftedinfer, "infer"},
 }
 
 // alchemyValue is how a flag takes its value.
@@ -118,6 +120,7 @@ const (
 	whyDclSS     = "Marple's discriminative learner (-d) runs MC-SAT with its default SampleSAT settings"
 	whyExact     = "Marple counts every clause's true groundings exactly (as -noSampleClauses): there is no sample to size"
 	whyDecision  = "in Alchemy every one-literal clause that carries a utility (:u) is an action whose weight becomes 20, flipped by a greedy search over BP's expected utility, whatever -q says; Marple does not implement that meaning, and its own (the -q predicates are the actions, unweighted) answers a different question"
+	whyLBGLearn  = "Marple's discriminative learner samples with MC-SAT; lifted blocked Gibbs sampling is for inference (liftedinfer -lvg, marple infer -lbg)"
 	whyPrior     = "Marple's Gaussian prior has mean 0 for every weight (Alchemy: the .mln weight, else -priorMean); -priorMean 0 is accepted"
 )
 
@@ -125,7 +128,7 @@ const (
 // 2.0's infer.cpp, learnwts.cpp and learnstruct.cpp.
 var alchemyFlags = []alchemyFlag{
 	// Common to the three programs.
-	custom("i", alInfer|alLearn, valString, []string{"i"}, "input .mln files; with -multipleDatabases Alchemy reads each database's constants from the 2nd..nth file, Marple from each database itself (so one -i file is then required)", func(c *alchemyCall, v string) error {
+	custom("i", alInfer|alLearn|alLiftedinfer, valString, []string{"i"}, "input .mln files; with -multipleDatabases Alchemy reads each database's constants from the 2nd..nth file, Marple from each database itself (so one -i file is then required)", func(c *alchemyCall, v string) error {
 		c.set("i", v)
 		return nil
 	}),
@@ -133,9 +136,9 @@ var alchemyFlags = []alchemyFlag{
 	mapped("ow", alInferLearn, valString, "ow", "open-world predicates"),
 
 	// infer: what is queried and how.
-	mapped("e", alInfer, valString, "e", "evidence .db files"),
-	mapped("r", alInfer, valString, "r", "results file, in Alchemy's format"),
-	mapped("q", alInfer, valString, "q", "query predicates or atoms: Smokes, Friends(Anna,x); the results list only the atoms asked for"),
+	mapped("e", alInfer|alLiftedinfer, valString, "e", "evidence .db files"),
+	mapped("r", alInfer|alLiftedinfer, valString, "r", "results file, in Alchemy's format (liftedinfer: result.dat when not given, as in Alchemy)"),
+	mapped("q", alInfer|alLiftedinfer, valString, "q", "query predicates or atoms: Smokes, Friends(Anna,x); the results list only the atoms asked for"),
 	mapped("f", alInfer, valString, "f", "file of ground query atoms"),
 	mapped("queryEvidence", alInfer, valNone, "queryEvidence", "the query predicates' atoms listed in the evidence are the query atoms; their unlisted atoms are false evidence"),
 	mapped("queryEvidence", alLearnwts, valNone, "queryEvidence", "only the -ne atoms a database lists are query atoms; the unlisted ones are false evidence"),
@@ -337,8 +340,8 @@ var alchemyFlags = []alchemyFlag{
 	mapped("noPrior", alLearn, valNone, "noPrior", "no Gaussian prior on the weights"),
 	refusedBut("priorMean", alLearn, valFloat, "0", whyPrior),
 	mapped("priorStdDev", alLearn, valFloat, "priorStdDev", "standard deviation of the Gaussian prior (Alchemy's defaults: learnwts 2 with -d, 100 with -g; learnstruct 100)"),
-	refused("lvg", alLearnwts, valNone, "lifted blocked Gibbs sampling is not implemented"),
-	refused("ic", alLearnwts, valString, "lifted blocked Gibbs sampling (-lvg) is not implemented"),
+	refused("lvg", alLearnwts, valNone, whyLBGLearn),
+	refused("ic", alLearnwts, valString, whyLBGLearn),
 
 	extraFlag("indicators", alInfer, valNone, []string{"indicators", "exactAtoms"}, "MC-SAT: estimate every marginal by the fraction of samples in which the atom is true, as Alchemy (default: the mean of its probability given the rest of each sample, the same marginal with less variance, and exact on small independent parts)", func(c *alchemyCall, v string) error {
 		if v == "true" {
@@ -397,4 +400,24 @@ var alchemyFlags = []alchemyFlag{
 	mapped("startFromEmptyMLN", alLearnstruct, valNone, "startFromEmptyMLN", "start from unit clauses; the input clauses are candidates of the first step"),
 	refused("tryAllFlips", alLearnstruct, valNone, "Marple's search flips one literal's sign at a time (its flip operator), not every sign combination of the input clauses"),
 	mapped("bestGainUnchangedLimit", alLearnstruct, valInt, "bestGainUnchangedLimit", "beam search stops after this many steps without a new best clause"),
+
+	// liftedinfer. The algorithm, as in Alchemy: -lis, else lifted
+	// blocked Gibbs (-lvg, -cls, -lvgc), else -ptpe; with none, LIS for
+	// Z without -q, lifted blocked Gibbs with clustering (-lvgc) with -q.
+	custom("burnMaxSteps", alLiftedinfer, valInt, []string{"burnIn"}, "lifted blocked Gibbs: burn-in sweeps per chain (50 when not given or not positive, Alchemy's default)", later),
+	custom("maxSteps", alLiftedinfer, valInt, []string{"numSamples"}, "lifted blocked Gibbs: sweeps recorded per chain; LIS: samples per estimate (1000 when not given or not positive, as in Alchemy); ignored by -ptpe, as in Alchemy", later),
+	custom("maxSeconds", alLiftedinfer, valInt, []string{"maxSeconds"}, "lifted blocked Gibbs: the chains stop after this many seconds with the samples drawn, and say so (not positive: no limit); refused with -lis (bound it by -maxSteps); ignored by -ptpe, as in Alchemy", later),
+	custom("ic", alLiftedinfer, valString, []string{"clusters"}, "with -lvg: the cluster file to sample with (Alchemy's format, one merge \"level i j\" per line; default cluster.cls when it exists, else one cluster per predicate)", later),
+	custom("oc", alLiftedinfer, valString, []string{"writeClusters"}, "with -cls: the cluster file written (default cluster.cls)", later),
+	custom("lvgc", alLiftedinfer, valNone, []string{"lbg", "clusterMode", "writeClusters"}, "lifted blocked Gibbs sampling with clustering (marple infer -lbg): Marple clusters first, then samples, writing the clustering to cluster.cls as Alchemy does (Alchemy runs the two as concurrent processes, the sampler restructuring its blocks as the clustering changes)", later),
+	custom("lvg", alLiftedinfer, valNone, []string{"lbg", "clusters", "clusterMode"}, "lifted blocked Gibbs sampling with the clustering of -ic (marple infer -lbg -clusters)", later),
+	custom("cls", alLiftedinfer, valNone, []string{"lbg", "clusterOnly", "writeClusters"}, "clustering alone, written to -oc (marple infer -lbg -clusterOnly)", later),
+	custom("cmode", alLiftedinfer, valInt, []string{"clusterMode"}, "clustering: 0 sequential (the most coupled pair of clusters first), any other value random order (-clusterMode sequential|random)", later),
+	custom("ptpe", alLiftedinfer, valNone, []string{"fomc", "z", "alchemyZ"}, "exact Z and marginals: Marple's lifted weighted first-order model counting (marple infer -fomc; exact counting of the ground network, said so, outside the lifted fragment); prints Z as Alchemy (\"Exact Z = ...\") and log Z at full precision", later),
+	custom("lis", alLiftedinfer, valNone, []string{"lis", "z", "alchemyZ"}, "lifted importance sampling of Z (without -q; prints \"iteration=N, ZApprox : ...\" and log Z with its standard error) or of the marginals (marple infer -lis)", later),
+	custom("imd", alLiftedinfer, valInt, []string{"lisProposal"}, "LIS proposal: 0 informed (adaptive), 1 binomial (Alchemy's default), 2 uniform", later),
+	custom("lr", alLiftedinfer, valFloat, []string{"lisRate"}, "LIS: learning rate of the informed proposal (not positive: 0.001)", later),
+	custom("ui", alLiftedinfer, valInt, []string{"lisInterval"}, "LIS: samples between updates of the informed proposal (not positive: 50)", later),
+	mapped("cache", alLiftedinfer, valInt, "", "size of PTP's cache: no effect on the answer; Marple's exact counting keeps its own tables"),
+	custom("bmf", alLiftedinfer, valFloat, []string{"bmf"}, "clustering: keep merging while a sweep costs at most this times propositional Gibbs sampling's (not at least 1: 1.25, Alchemy's default)", later),
 }

@@ -174,8 +174,17 @@ func TestAlchemyTranslate(t *testing.T) {
 		{alLearnstruct, "-i a.mln -o b.mln -t c.db -beamSize 3 -noSampleClauses -delta 0.05 -priorMean 0", "-i=a.mln -o=b.mln -t=c.db -beamSize=3 -dsa=false -freeVars=true -constants=false -joins=false -repeatedPredicates=true -singlePredicate=true -maxGroundings=0 -refits=-1"},
 		{alLearnstruct, "-i a.mln -o b.mln -t c.db -marpleDefaults", "-i=a.mln -o=b.mln -t=c.db"},
 		{alLearnstruct, "-i a.mln -o b.mln -t c.db -dsa -repeatedPredicates auto -refits 0", "-i=a.mln -o=b.mln -t=c.db -dsa=true -constants=false -joins=false -repeatedPredicates=auto -singlePredicate=true -maxGroundings=0 -refits=0"},
+		{alLiftedinfer, "-ptpe -i a.mln -e b.db -r out -q Smokes,Cancer", "-i=a.mln -e=b.db -r=out -q=Smokes,Cancer -allOpenWorld=true -fomc=true -z=true -alchemyZ=true"},
+		{alLiftedinfer, "-ptpe -i a.mln -cache 100 -maxSteps 5", "-i=a.mln -allOpenWorld=true -fomc=true -z=true -alchemyZ=true"},
+		{alLiftedinfer, "-i a.mln -e b.db", "-i=a.mln -e=b.db -allOpenWorld=true -lis=true -z=true -alchemyZ=true"},
+		{alLiftedinfer, "-lis -imd 0 -lr 0.01 -ui 10 -maxSteps 200 -i a.mln -q P", "-i=a.mln -q=P -allOpenWorld=true -r=result.dat -lis=true -z=true -lisProposal=informed -lisRate=0.01 -lisInterval=10 -numSamples=200"},
+		{alLiftedinfer, "-lis -i a.mln -q P -maxSeconds 5", "error: -maxSeconds is not supported with -lis"},
+		{alLiftedinfer, "-i a.mln -q P -r o -burnMaxSteps 20 -maxSteps 300 -maxSeconds 9 -cmode 1 -bmf 2", "-i=a.mln -q=P -r=o -allOpenWorld=true -lbg=true -bmf=2 -clusterMode=random -writeClusters=cluster.cls -burnIn=20 -numSamples=300 -maxSeconds=9"},
+		{alLiftedinfer, "-lvg -ic c.cls -i a.mln -q P -r o", "-i=a.mln -q=P -r=o -allOpenWorld=true -lbg=true -clusters=c.cls -burnIn=50"},
+		{alLiftedinfer, "-cls -oc c.cls -i a.mln -e b.db", "-i=a.mln -e=b.db -allOpenWorld=true -lbg=true -clusterOnly=true -clusterMode=sequential -writeClusters=c.cls"},
+		{alLiftedinfer, "-i a.mln -q P -m", "error: -m is not a flag of Alchemy's liftedinfer"},
 	} {
-		c := newAlchemyCall(alchemyPrograms[map[alchemyProgs]int{alInfer: 0, alLearnwts: 1, alLearnstruct: 2}[tc.prog]].name, tc.prog)
+		c := newAlchemyCall(alchemyPrograms[map[alchemyProgs]int{alInfer: 0, alLearnwts: 1, alLearnstruct: 2, alLiftedinfer: 3}[tc.prog]].name, tc.prog)
 		got, err := c.run(splitArgs(tc.args))
 		if err != nil {
 			if !strings.HasPrefix(tc.want, "error: ") || !strings.Contains(err.Error(), strings.TrimPrefix(tc.want, "error: ")) {

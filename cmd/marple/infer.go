@@ -59,13 +59,24 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	mf.register(fs)
 	var df decisionFlags // -decision: decision.go
 	df.register(fs)
+	var lf liftedFlags // -lbg: infer_lifted.go
+	lf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if err := lf.check(visited(fs)); err != nil {
+		return err
+	}
+	if lf.clusterOnly {
+		return clusterOnlyRun(ctx, e, newProgress(e.stderr, *verbose), &lf, &wf, splitList(*modelFiles), splitList(*evidence), *seed, time.Now())
+	}
+	if lf.firstOrder() {
+		return inferFirstOrder(ctx, e, visited(fs), &lf, &ax, &wf, &ef, splitList(*modelFiles), splitList(*evidence), *out, *seed, *verbose)
 	}
 	if mf.converge == 0 {
 		ax.maxSeconds = mf.maxSeconds // MC-SAT stopped by time; with -converge it bounds the rounds
 	}
-	if err := ax.setup(&wf, ef.samples, *mcsatInf || *gibbsInf || ax.bp || ax.wmc, *gibbsInf); err != nil {
+	if err := ax.setup(&wf, ef.samples, *mcsatInf || *gibbsInf || ax.bp || ax.wmc || lf.lbg, *gibbsInf); err != nil {
 		return err
 	}
 	if *out == "" {
@@ -96,16 +107,22 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return usagef("-contSamples needs -hybrid")
 	}
 	modes := 0
-	for _, b := range []bool{*mapInf, *mcsatInf, *gibbsInf, ax.bp, ax.wmc} {
+	for _, b := range []bool{*mapInf, *mcsatInf, *gibbsInf, ax.bp, ax.wmc, lf.lbg} {
 		if b {
 			modes++
 		}
 	}
 	if modes > 1 {
-		return usagef("-m, -ms, -p, -bp and -wmc exclude each other")
+		return usagef("-m, -ms, -p, -bp, -wmc and -lbg exclude each other")
 	}
 	if ax.wmc && (df.on || *lazyInf) {
 		return usagef("-wmc excludes -decision and -lazy")
+	}
+	if lf.lbg && (*lazyInf || *countsOut || df.on || *lossAug != "" || mf.converge > 0 || mf.replicas > 1) {
+		return usagef("-lbg excludes -lazy, -counts, -decision, -lossAugment, -converge and -replicas")
+	}
+	if err := lf.checkSampler(visited(fs)); err != nil {
+		return err
 	}
 	if err := df.check(&ax, *mapInf, *lossAug); err != nil {
 		return err
@@ -142,11 +159,13 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		engineName = "mcsat"
 	} else if *gibbsInf {
 		engineName = "gibbs"
+	} else if lf.lbg {
+		engineName = "lbg"
 	}
 	if !df.on {
 		mode := inferMAP
 		switch {
-		case *mcsatInf || *gibbsInf:
+		case *mcsatInf || *gibbsInf || lf.lbg:
 			mode = inferSample
 		case ax.bp:
 			mode = inferBP
@@ -169,6 +188,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return usagef("the model has numeric terms (a hybrid MLN): give -hybrid")
 	}
 	warnUnweighted(e.stderr, m)
+	if err := lf.openAll(m, &wf); err != nil {
+		return err
+	}
 	if *lazyInf {
 		return inferLazy(ctx, e, p, &ax, &wf, &ef, m, db, *mcsatInf || *gibbsInf, *seed, *out, start)
 	}
@@ -215,10 +237,10 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return atomicfile.Write(*out, func(w io.Writer) error { return net.WriteFactorGraph(w) })
 	}
 	hardNote := "" // what the summary line says of the hard clauses
-	if *mcsatInf || *gibbsInf || ax.bp || ax.wmc {
-		// -bp and -wmc run a registry engine, which decides the hard
-		// clauses itself; the samplers below are built here.
-		if hardNote, err = checkHard(ctx, e.stderr, net, !ax.bp && !ax.wmc); err != nil {
+	if *mcsatInf || *gibbsInf || ax.bp || ax.wmc || lf.lbg {
+		// -bp, -wmc and -lbg run a registry engine, which decides the
+		// hard clauses itself; the samplers below are built here.
+		if hardNote, err = checkHard(ctx, e.stderr, net, !ax.bp && !ax.wmc && !lf.lbg); err != nil {
 			return err
 		}
 	}
@@ -259,12 +281,17 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		mf.hardNote = hardNote
 		return inferMarginals(ctx, e, p, &mf, &ax, net, m, isQuery, opt, method, wf.workers, *out, start)
 	}
-	if *mcsatInf || *gibbsInf || ax.bp || ax.wmc {
+	if *mcsatInf || *gibbsInf || ax.bp || ax.wmc || lf.lbg {
 		done := p.stage("sample")
 		// Independent components are sampled apart, in parallel.
 		s := ef.settings(wf.workers, nil)
 		s.Warn = prefixed{e.stderr, "marple: "} // lifted-bp running ground BP
 		s.Progress = prefixed{e.stderr, "marple: "}
+		if lf.lbg {
+			if err := lf.settings(&s, mf.chains, mf.maxSeconds); err != nil {
+				return err
+			}
+		}
 		logZ := math.NaN()
 		s.LogZ = func(z float64) { logZ = z }
 		probs, how, st, err := ax.marginals(ctx, net, engineName, s, *seed)
@@ -286,6 +313,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		}
 		how += hardNote
 		done("%s", how)
+		if err := lf.written(); err != nil {
+			return err
+		}
 		warnBP(e.stderr, m, net, st, ax.convThresh, ax.lifted)
 		defer func() {
 			if err == nil {

@@ -29,6 +29,7 @@ import (
 type inferExtras struct {
 	all, bp, lifted, queryEvidence, outputNetwork bool
 	wmc, logZ                                     bool
+	firstOrder                                    bool // -fomc or -lis (infer_lifted.go)
 	wmcMaxNodes, wmcMaxWork                       int64
 	queryOrder, omitFree, networkNumbers          bool
 	queryFile                                     string
@@ -104,8 +105,8 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 		return usagef("-smooth must be a non-negative number, not %v", x.smooth)
 	case x.all && marginal:
 		return usagef("-a is MAP inference: it excludes -ms, -p, -bp and -wmc")
-	case x.logZ && !x.wmc:
-		return usagef("-z prints log Z from an exact engine: give -wmc")
+	case x.logZ && !x.wmc && !x.firstOrder:
+		return usagef("-z prints log Z: give -wmc, -fomc or -lis")
 	case (x.wmcMaxNodes != 0 || x.wmcMaxWork != 0) && !x.wmc:
 		return usagef("-wmcMaxNodes and -wmcMaxWork bound -wmc: give -wmc")
 	case x.networkNumbers && !x.outputNetwork:

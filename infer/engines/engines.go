@@ -29,6 +29,7 @@ import (
 	"github.com/marple-mln/marple/infer/cpi"
 	"github.com/marple-mln/marple/infer/exact"
 	"github.com/marple-mln/marple/infer/lazy"
+	"github.com/marple-mln/marple/infer/lbg"
 	"github.com/marple-mln/marple/infer/lp"
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/infer/mws"
@@ -147,8 +148,20 @@ type Settings struct {
 	Warn io.Writer
 	// Progress, when not nil, receives a line about a long run every
 	// ProgressEvery (bp, lifted-bp: the iterations and the rounds of the
-	// check).
+	// check; lbg: the sweeps, and each merge of the clustering).
 	Progress io.Writer
+	// LBG are the settings of lifted blocked Gibbs sampling (lbg) beyond
+	// Samples, BurnIn, Chains and Workers: the clustering (lbg.Options
+	// Merges, Cluster, Mode, BMF) and a time limit (MaxTime).
+	LBG lbg.Options
+	// LBGResult, when not nil, receives the result of every lbg run (its
+	// clustering and diagnostics).
+	LBGResult func(*lbg.Result)
+	// LiftedMaxWork bounds the work of the lifted engines of the
+	// first-order model (fomc, lis; lifted.Options.MaxWork: 0 the
+	// default, negative none), and LIS sets lifted importance sampling.
+	LiftedMaxWork int64
+	LIS           LISSettings
 }
 
 // DefaultSettings returns the default settings: every core as a worker, a
@@ -326,6 +339,56 @@ var marginalEngines = []marginalEngine{
 			return e
 		},
 	},
+	{
+		name: "lbg", doc: "lifted blocked Gibbs sampling: blocks of the ground atoms of clusters of predicates, each sampled exactly given the rest, several chains",
+		memory: lbg.Memory(0),
+		build: func(s Settings) infer.Marginal {
+			o := s.LBG
+			o.Samples, o.Chains, o.Workers = s.Samples, s.Chains, s.Workers
+			o.BurnIn = s.BurnIn
+			if o.BurnIn == 0 {
+				o.BurnIn = -1 // lbg: none (its 0 is the default)
+			}
+			if o.Progress == nil {
+				o.Progress = s.Progress
+			}
+			e := lbg.Engine{Options: o}
+			if w, f := s.Report, s.LBGResult; w != nil || f != nil {
+				e.Report = func(r *lbg.Result) {
+					if w != nil {
+						fmt.Fprintln(w, LBGReport(r))
+					}
+					if f != nil {
+						f(r)
+					}
+				}
+			}
+			return e
+		},
+	},
+}
+
+// LBGReport says how a run of lifted blocked Gibbs sampling went: the
+// clusters and blocks, the chains' diagnostics and the largest standard
+// error of a marginal.
+func LBGReport(r *lbg.Result) string {
+	d := r.Diagnostics
+	se := 0.0
+	for _, x := range d.StdErr {
+		if !math.IsNaN(x) {
+			se = max(se, x)
+		}
+	}
+	stopped := ""
+	if r.Stopped {
+		stopped = " (STOPPED by the time limit)"
+	}
+	split := ""
+	if r.Plan.Split > 0 {
+		split = fmt.Sprintf(", %d atoms of blocks too large sampled one at a time", r.Plan.Split)
+	}
+	return fmt.Sprintf("lifted blocked Gibbs: clusters %s, %d blocks (largest %d atoms)%s, sweep cost %.3g (propositional Gibbs %.3g); %s%s, largest standard error %.3g",
+		r.Plan.Clustering, r.Plan.Blocks(), r.Plan.Largest, split, r.Plan.Cost, r.Plan.GibbsCost, samplerReport("lbg", d), stopped, se)
 }
 
 // DefaultBPDampAfter is the number of iterations without convergence
@@ -525,6 +588,11 @@ func Doc(name string) string {
 		return e.doc
 	}
 	for _, e := range lazyEngines {
+		if e.name == name {
+			return e.doc
+		}
+	}
+	for _, e := range firstOrderEngines {
 		if e.name == name {
 			return e.doc
 		}

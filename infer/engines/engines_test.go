@@ -76,7 +76,7 @@ func TestUnknownNames(t *testing.T) {
 	if _, err := engines.NewMAP("mcsat", s); err == nil {
 		t.Errorf("NewMAP(mcsat): a marginal engine is not a MAP engine")
 	}
-	if _, err := engines.NewMarginal("exact", s); err == nil || !strings.Contains(err.Error(), "mcsat, gibbs, bp, lifted-bp or wmc") {
+	if _, err := engines.NewMarginal("exact", s); err == nil || !strings.Contains(err.Error(), engines.List(engines.MarginalNames())) {
 		t.Errorf("NewMarginal(exact): error %v does not list the marginal engines", err)
 	}
 	if _, err := engines.Memory("bogus"); err == nil {

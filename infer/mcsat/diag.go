@@ -126,6 +126,11 @@ type Diagnostics struct {
 	// it), at most Chains*Samples; +Inf for atoms whose marginals are
 	// exact.
 	ESS []float64
+	// StdErr is every atom's Monte Carlo standard error of its marginal
+	// (the batch-means estimate: the spread of the pooled batch means,
+	// scaled to the number of samples); 0 for atoms whose marginals are
+	// exact.
+	StdErr []float64
 
 	// Summary over the atoms given to Summarize (all atoms for Run).
 	MaxRhat     float64
@@ -215,7 +220,7 @@ func splitRhat(mu, v []float64, l int) float64 {
 // diagnose computes the R-hat and ESS of the atoms of one component from
 // the accumulators of its chains (all with the same number of samples),
 // writing them at the atoms' indices in net.
-func diagnose(chains []*accum, atoms []int32, rhat, ess []float64) {
+func diagnose(chains []*accum, atoms []int32, rhat, ess, se []float64) {
 	k := len(chains)
 	c0 := chains[0]
 	nb, bsize := c0.nb, c0.bsize
@@ -223,6 +228,9 @@ func diagnose(chains []*accum, atoms []int32, rhat, ess []float64) {
 	if half == 0 {
 		for _, a := range atoms {
 			rhat[a], ess[a] = math.NaN(), 0
+			if se != nil {
+				se[a] = math.NaN()
+			}
 		}
 		return
 	}
@@ -260,6 +268,9 @@ func diagnose(chains []*accum, atoms []int32, rhat, ess []float64) {
 			sig += (x - mean) * (x - mean)
 		}
 		sig *= float64(bsize) / float64(len(means)-1)
+		if se != nil {
+			se[a] = math.Sqrt(sig / nTot)
+		}
 		switch {
 		case sig <= varEps || s2 <= varEps:
 			ess[a] = nTot

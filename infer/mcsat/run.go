@@ -509,7 +509,7 @@ func (r *Sampling) Marginals() []float64 {
 // summarized over all atoms with RhatThreshold (see Summarize).
 func (r *Sampling) Diagnostics() *Diagnostics {
 	n := r.net.NumAtoms()
-	d := &Diagnostics{Chains: r.opt.Chains, Samples: r.recorded, Rhat: make([]float64, n), ESS: make([]float64, n)}
+	d := &Diagnostics{Chains: r.opt.Chains, Samples: r.recorded, Rhat: make([]float64, n), ESS: make([]float64, n), StdErr: make([]float64, n)}
 	for a := range d.Rhat {
 		d.Rhat[a], d.ESS[a] = 1, math.Inf(1)
 	}
@@ -521,7 +521,7 @@ func (r *Sampling) Diagnostics() *Diagnostics {
 		for i, u := range us {
 			accs[i] = u.acc
 		}
-		diagnose(accs, us[0].atoms, d.Rhat, d.ESS)
+		diagnose(accs, us[0].atoms, d.Rhat, d.ESS, d.StdErr)
 	}
 	d.Summarize(nil, RhatThreshold)
 	return d
