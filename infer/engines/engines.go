@@ -137,9 +137,10 @@ type Settings struct {
 	// WMCMaxWork bounds the search work of exact model counting (wmc;
 	// wmc.Options.MaxWork: 0 the default, negative no bound).
 	WMCMaxWork int64
-	// LogZ, when not nil, receives the natural log of the partition
-	// function after every solve of an engine that computes it exactly
-	// (wmc).
+	// LogZ, when not nil, receives the natural log of the model's
+	// partition function (over every unknown atom of the grounding, those
+	// the network leaves out included: wmc.Result.ModelLogZ) after every
+	// solve of an engine that computes it exactly (wmc).
 	LogZ func(float64)
 	// Warn, when not nil, receives a line when an engine gives up its
 	// method for another or approximates it: lifted-bp running ground BP
@@ -332,7 +333,7 @@ var marginalEngines = []marginalEngine{
 						fmt.Fprintln(w, r.Summary())
 					}
 					if f != nil {
-						f(r.LogZ)
+						f(r.ModelLogZ())
 					}
 				}
 			}

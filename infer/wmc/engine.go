@@ -61,7 +61,10 @@ func LogZ(ctx context.Context, net *ground.Network, opt Options) (float64, error
 func (r *Result) Summary() string {
 	var b strings.Builder
 	st := &r.Stats
-	fmt.Fprintf(&b, "exact marginals and log Z = %.10g by weighted model counting (%d components, the largest of %d atoms", r.LogZ, st.Components, st.LargestComponent)
+	fmt.Fprintf(&b, "exact marginals and log Z = %.10g by weighted model counting (%d components, the largest of %d atoms", r.ModelLogZ(), st.Components, st.LargestComponent)
+	if r.FreeAtoms > 0 {
+		fmt.Fprintf(&b, "; %.0f unknown atoms in no clause, each a factor 2 of Z", r.FreeAtoms)
+	}
 	if st.Fixed > 0 {
 		fmt.Fprintf(&b, "; %d atoms fixed by the hard clauses", st.Fixed)
 	}

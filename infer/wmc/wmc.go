@@ -176,7 +176,15 @@ type Result struct {
 	// Options.NoMarginals).
 	Marginals []float64
 	Stats     Stats
+	// FreeAtoms counts the unknown atoms of the grounding the network
+	// leaves out (ground.Network.FreeAtoms): each doubles the model's Z,
+	// which ModelLogZ includes.
+	FreeAtoms float64
 }
+
+// ModelLogZ is the natural log of the model's partition function over
+// every unknown atom of the grounding: LogZ plus FreeAtoms·ln 2.
+func (r *Result) ModelLogZ() float64 { return r.LogZ + r.FreeAtoms*math.Ln2 }
 
 // ErrOutOfReach is wrapped by the error of a solve that exceeded its
 // work bound.
@@ -243,7 +251,11 @@ func Solve(ctx context.Context, net *ground.Network, opt Options) (*Result, erro
 	if opt.Method < MethodAuto || opt.Method > MethodVE {
 		return nil, fmt.Errorf("wmc: unknown method %d", int(opt.Method))
 	}
-	return p.solve(ctx, workers, lim, !opt.NoMarginals, opt.Method, opt.noTopVE)
+	res, err := p.solve(ctx, workers, lim, !opt.NoMarginals, opt.Method, opt.noTopVE)
+	if res != nil {
+		res.FreeAtoms = net.FreeAtoms()
+	}
+	return res, err
 }
 
 // problem is the network in the form the search takes: literal weights
