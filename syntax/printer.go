@@ -170,9 +170,10 @@ func writeDecl(b *strings.Builder, d Decl) {
 			b.WriteByte(' ')
 		}
 		writeUtility(b, d)
-		// A formula that starts with a nested weight is parenthesized
-		// after no formula weight: bare, its weight would read as one.
-		writeParen(b, d.F, !d.HasWeight && leftmostWeighted(d.F))
+		// A formula that starts with a nested weight is parenthesized:
+		// bare, after no formula weight, its weight would read as one
+		// (and after one, two numbers in a row read badly).
+		writeParen(b, d.F, leftmostWeighted(d.F))
 		if d.Hard {
 			b.WriteByte('.')
 		}
