@@ -107,6 +107,28 @@ type GroundOptions struct {
 func Ground(ctx context.Context, m *Model, db *mln.Database, opt GroundOptions) (*Network, error) {
 	g := &grounder{m: m, db: db, opt: opt, net: &Network{Model: m}, index: map[string]int32{}}
 	g.net.nodes = []gnode{{op: gConst, val: 0}, {op: gConst, val: 1}}
+	// Every unknown atom of a query predicate is a variable, whether or
+	// not a formula mentions it (as in Markov logic).
+	for p, isQ := range opt.Query {
+		if !isQ {
+			continue
+		}
+		pred := m.MLN.Preds[p]
+		args := make([]mln.ConstID, pred.Arity())
+		var rec func(k int)
+		rec = func(k int) {
+			if k == len(args) {
+				g.atom(pred.ID, args)
+				return
+			}
+			for _, c := range m.MLN.Types[pred.Args[k]].Consts {
+				args[k] = c
+				rec(k + 1)
+			}
+		}
+		rec(0)
+	}
+	g.net.nodes = g.net.nodes[:2]
 	for fi, f := range m.Formulas {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -116,12 +138,15 @@ func Ground(ctx context.Context, m *Model, db *mln.Database, opt GroundOptions) 
 		var rec func(k int) error
 		rec = func(k int) error {
 			if k == len(f.free) {
+				mark := len(g.net.nodes)
 				r := g.ground(f.root, bind)
 				if len(g.net.nodes) > MaxNodes {
 					return ErrTooLarge
 				}
 				if g.net.nodes[r].hasVar {
 					g.net.tops = append(g.net.tops, top{root: r, param: int32(f.Param), formula: int32(fi)})
+				} else {
+					g.net.nodes = g.net.nodes[:mark] // a constant: dropped
 				}
 				return nil
 			}

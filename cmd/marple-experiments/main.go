@@ -8,8 +8,8 @@
 //
 //	marple-experiments <experiment> [flags]
 //
-// The experiments are citeseer, osl, maxmargin, curves, mrc, msl and
-// transfer; "marple-experiments help <experiment>" describes each. Each
+// The experiments are citeseer, osl, maxmargin, curves, mrc, msl,
+// transfer and rrf; "marple-experiments help <experiment>" describes each. Each
 // prints its table on stdout and writes it (Markdown, and SVG charts for
 // some) into the -out folder, which is checked to be writable before any
 // work starts.
@@ -54,6 +54,7 @@ var experiments = []subcommand{
 	{"mrc", "multiple relational clusterings (Kok & Domingos 2007) on animals, kinship, umls, nations", runMRCExperiment},
 	{"msl", "batch structure learning (Kok & Domingos 2005) on UW-CSE and IMDB", runMSLExperiment},
 	{"transfer", "deep transfer (DTM, Davis & Domingos 2009) between the relational data sets", runTransferExperiment},
+	{"rrf", "recursive random fields (Lowd & Domingos 2007) against MLNs on UW-CSE integrity constraints", runRRFExperiment},
 }
 
 // usageError is an error in how the command was called (exit status 2).
