@@ -10,7 +10,7 @@ import (
 	"github.com/marple-mln/marple/internal/testkit/datadir"
 )
 
-const rrfSynopsis = `[-data dir] [-out results] [-folds ai,...] [-samples n]
+const rrfSynopsis = `rrf [-data ../shared/data] [-out results] [-folds ai,...] [-samples n]
 
 Recursive random fields (Lowd & Domingos, IJCAI 2007) against Markov logic
 on probabilistic integrity constraints: a knowledge base of constraints on
