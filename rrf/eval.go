@@ -11,35 +11,35 @@ func (n *Network) value(r int32, x []bool, w []float64) float64 {
 	case gAtom:
 		return b2f(x[nd.atom])
 	case gNot:
-		return 1 - n.value(nd.kids[0], x, w)
+		return 1 - n.value(n.kids[nd.off], x, w)
 	case gAnd:
-		for _, k := range nd.kids {
+		for _, k := range n.kids[nd.off : nd.off+nd.n] {
 			if n.value(k, x, w) < 0.5 {
 				return 0
 			}
 		}
 		return 1
 	case gOr:
-		for _, k := range nd.kids {
+		for _, k := range n.kids[nd.off : nd.off+nd.n] {
 			if n.value(k, x, w) >= 0.5 {
 				return 1
 			}
 		}
 		return 0
 	case gIff:
-		return b2f((n.value(nd.kids[0], x, w) >= 0.5) == (n.value(nd.kids[1], x, w) >= 0.5))
+		return b2f((n.value(n.kids[nd.off], x, w) >= 0.5) == (n.value(n.kids[nd.off+1], x, w) >= 0.5))
 	case gSoftAnd:
 		s := 0.0
-		for j, k := range nd.kids {
-			wj := w[nd.params[j]]
-			s += wj*n.value(k, x, w) - max(wj, 0)
+		for j := nd.off; j < nd.off+nd.n; j++ {
+			wj := w[n.params[j]]
+			s += float64(n.mult[j]) * (wj*n.value(n.kids[j], x, w) - max(wj, 0))
 		}
 		return math.Exp(s)
 	case gSoftOr:
 		s := 0.0
-		for j, k := range nd.kids {
-			wj := w[nd.params[j]]
-			s += wj*n.value(k, x, w) + max(-wj, 0)
+		for j := nd.off; j < nd.off+nd.n; j++ {
+			wj := w[n.params[j]]
+			s += float64(n.mult[j]) * (wj*n.value(n.kids[j], x, w) + max(-wj, 0))
 		}
 		return -math.Expm1(-s)
 	}
@@ -89,20 +89,20 @@ func (n *Network) forward(r int32, x []bool, w []float64, sc *scratch) float64 {
 		v = b2f(x[nd.atom])
 	case gSoftAnd:
 		s := 0.0
-		for j, k := range nd.kids {
-			wj := w[nd.params[j]]
-			s += wj*n.forward(k, x, w, sc) - max(wj, 0)
+		for j := nd.off; j < nd.off+nd.n; j++ {
+			wj := w[n.params[j]]
+			s += float64(n.mult[j]) * (wj*n.forward(n.kids[j], x, w, sc) - max(wj, 0))
 		}
 		v = math.Exp(s)
 	case gSoftOr:
 		s := 0.0
-		for j, k := range nd.kids {
-			wj := w[nd.params[j]]
-			s += wj*n.forward(k, x, w, sc) + max(-wj, 0)
+		for j := nd.off; j < nd.off+nd.n; j++ {
+			wj := w[n.params[j]]
+			s += float64(n.mult[j]) * (wj*n.forward(n.kids[j], x, w, sc) + max(-wj, 0))
 		}
 		v = -math.Expm1(-s)
 	case gNot:
-		v = 1 - n.forward(nd.kids[0], x, w, sc)
+		v = 1 - n.forward(n.kids[nd.off], x, w, sc)
 	default:
 		// A hard node: no weight below it.
 		v = n.value(r, x, w)
@@ -120,25 +120,29 @@ func (n *Network) backward(r int32, adj float64, w []float64, grad []float64, sc
 	nd := &n.nodes[r]
 	switch nd.op {
 	case gNot:
-		n.backward(nd.kids[0], -adj, w, grad, sc)
+		n.backward(n.kids[nd.off], -adj, w, grad, sc)
 	case gSoftAnd:
-		// f = exp(Σ w_j f_j - Σ max(w_j, 0)): df/dw_j = f (f_j - [w_j > 0]),
-		// df/df_j = f w_j.
+		// f = exp(Σ c_j (w_j f_j - max(w_j, 0))): df/dw_j = f c_j (f_j - [w_j > 0]),
+		// df/df_j = f c_j w_j.
 		f := sc.vals[r]
-		for j, k := range nd.kids {
-			wj := w[nd.params[j]]
-			fj := sc.vals[k]
-			grad[nd.params[j]] += adj * f * (fj - b2f(wj > 0))
-			n.backward(k, adj*f*wj, w, grad, sc)
+		for j := nd.off; j < nd.off+nd.n; j++ {
+			p, k, c := n.params[j], n.kids[j], float64(n.mult[j])
+			wj := w[p]
+			grad[p] += adj * f * c * (sc.vals[k] - b2f(wj > 0))
+			if n.nodes[k].op != gConst && n.nodes[k].op != gAtom {
+				n.backward(k, adj*f*c*wj, w, grad, sc)
+			}
 		}
 	case gSoftOr:
-		// f = 1 - exp(-s), s = Σ w_j f_j + Σ max(-w_j, 0): df/ds = 1 - f.
+		// f = 1 - exp(-s), s = Σ c_j (w_j f_j + max(-w_j, 0)): df/ds = 1 - f.
 		e := 1 - sc.vals[r]
-		for j, k := range nd.kids {
-			wj := w[nd.params[j]]
-			fj := sc.vals[k]
-			grad[nd.params[j]] += adj * e * (fj - b2f(wj < 0))
-			n.backward(k, adj*e*wj, w, grad, sc)
+		for j := nd.off; j < nd.off+nd.n; j++ {
+			p, k, c := n.params[j], n.kids[j], float64(n.mult[j])
+			wj := w[p]
+			grad[p] += adj * e * c * (sc.vals[k] - b2f(wj < 0))
+			if n.nodes[k].op != gConst && n.nodes[k].op != gAtom {
+				n.backward(k, adj*e*c*wj, w, grad, sc)
+			}
 		}
 	}
 }

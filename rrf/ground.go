@@ -28,6 +28,9 @@ type Network struct {
 	Init  []bool
 
 	nodes    []gnode
+	kids     []int32 // operands of the nodes
+	params   []int32 // soft nodes: the weight of each operand
+	mult     []int32 // soft nodes: how many times the operand occurs
 	tops     []top
 	atomTops [][]int32 // per variable, the groundings that contain it
 }
@@ -74,15 +77,15 @@ const (
 	gSoftOr
 )
 
-// gnode is a ground feature node; kids and params index Network.nodes and
-// Model.Params.
+// gnode is a ground feature node. Its operands are kids[off:off+n] of
+// the Network (with, for soft nodes, their weights' indices in params and
+// their multiplicities in mult: identical operands are stored once).
 type gnode struct {
 	op     gop
-	val    float64 // gConst
-	atom   int32   // gAtom: variable index
-	kids   []int32
-	params []int32 // gSoftAnd, gSoftOr: one per kid
 	hasVar bool
+	atom   int32   // gAtom: variable index
+	val    float64 // gConst
+	off, n int32
 }
 
 // top is a grounding of a top-level formula.
@@ -105,7 +108,7 @@ type GroundOptions struct {
 
 // Ground grounds the model against db.
 func Ground(ctx context.Context, m *Model, db *mln.Database, opt GroundOptions) (*Network, error) {
-	g := &grounder{m: m, db: db, opt: opt, net: &Network{Model: m}, index: map[string]int32{}}
+	g := &grounder{m: m, db: db, opt: opt, net: &Network{Model: m}, index: map[string]int32{}, intern: map[string]int32{}}
 	g.net.nodes = []gnode{{op: gConst, val: 0}, {op: gConst, val: 1}}
 	// Every unknown atom of a query predicate is a variable, whether or
 	// not a formula mentions it (as in Markov logic).
@@ -129,6 +132,8 @@ func Ground(ctx context.Context, m *Model, db *mln.Database, opt GroundOptions) 
 		rec(0)
 	}
 	g.net.nodes = g.net.nodes[:2]
+	g.log = g.log[:0]
+	clear(g.intern)
 	for fi, f := range m.Formulas {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -138,7 +143,7 @@ func Ground(ctx context.Context, m *Model, db *mln.Database, opt GroundOptions) 
 		var rec func(k int) error
 		rec = func(k int) error {
 			if k == len(f.free) {
-				mark := len(g.net.nodes)
+				mark, kmark, lmark := len(g.net.nodes), len(g.net.kids), len(g.log)
 				r := g.ground(f.root, bind)
 				if len(g.net.nodes) > MaxNodes {
 					return ErrTooLarge
@@ -146,8 +151,14 @@ func Ground(ctx context.Context, m *Model, db *mln.Database, opt GroundOptions) 
 				if g.net.nodes[r].hasVar {
 					g.net.tops = append(g.net.tops, top{root: r, param: int32(f.Param), formula: int32(fi)})
 				} else {
-					g.net.nodes = g.net.nodes[:mark] // a constant: dropped
+					// A constant: dropped, with the nodes it made.
+					g.net.nodes = g.net.nodes[:mark]
+					g.net.kids, g.net.params, g.net.mult = g.net.kids[:kmark], g.net.params[:kmark], g.net.mult[:kmark]
+					for _, k := range g.log[lmark:] {
+						delete(g.intern, k)
+					}
 				}
+				g.log = g.log[:0]
 				return nil
 			}
 			s := f.free[k]
@@ -189,7 +200,7 @@ func (n *Network) walkAtoms(r int32, fn func(a int32)) {
 		fn(nd.atom)
 		return
 	}
-	for _, k := range nd.kids {
+	for _, k := range n.kids[nd.off : nd.off+nd.n] {
 		n.walkAtoms(k, fn)
 	}
 }
@@ -202,6 +213,12 @@ type grounder struct {
 	index map[string]int32 // atom key -> variable
 	key   []byte
 	types []mln.TypeID // the slots' types of the formula being ground
+	// intern maps a node's key to its index: one node per variable atom
+	// and per constant-valued soft node, shared by every grounding that
+	// has it; log lists the keys added for the grounding being made.
+	intern map[string]int32
+	log    []string
+	ikey   []byte
 }
 
 func (g *grounder) add(nd gnode) int32 {
@@ -251,7 +268,82 @@ func (g *grounder) atom(p mln.PredID, args []mln.ConstID) int32 {
 		g.net.Atoms = append(g.net.Atoms, Atom{Pred: p, Args: append([]mln.ConstID(nil), args...)})
 		g.net.Init = append(g.net.Init, listed && v == mln.True)
 	}
-	return g.add(gnode{op: gAtom, atom: a, hasVar: true})
+	return g.interned(gnode{op: gAtom, atom: a, hasVar: true}, nil, nil, nil)
+}
+
+// interned returns the node nd with operands kids (weights params,
+// multiplicities mult), made once: an atom, or a node without variables.
+func (g *grounder) interned(nd gnode, kids, params, mult []int32) int32 {
+	g.ikey = append(g.ikey[:0], byte(nd.op))
+	g.ikey = fmt.Appendf(g.ikey, "%d", nd.atom)
+	for i, k := range kids {
+		g.ikey = fmt.Appendf(g.ikey, ",%d:%d:%d", k, params[i], mult[i])
+	}
+	if r, ok := g.intern[string(g.ikey)]; ok {
+		return r
+	}
+	r := g.addKids(nd, kids, params, mult)
+	key := string(g.ikey)
+	g.intern[key] = r
+	g.log = append(g.log, key)
+	return r
+}
+
+// addKids adds node nd with its operands.
+func (g *grounder) addKids(nd gnode, kids, params, mult []int32) int32 {
+	nd.off, nd.n = int32(len(g.net.kids)), int32(len(kids))
+	g.net.kids = append(g.net.kids, kids...)
+	if params == nil {
+		for range kids {
+			g.net.params = append(g.net.params, -1)
+			g.net.mult = append(g.net.mult, 1)
+		}
+	} else {
+		g.net.params = append(g.net.params, params...)
+		g.net.mult = append(g.net.mult, mult...)
+	}
+	return g.add(nd)
+}
+
+// soft adds a soft node over operands kids with weights params, storing
+// each distinct (operand, weight) once with its multiplicity; a node
+// without variables is shared.
+func (g *grounder) soft(op gop, kids, params []int32) int32 {
+	type pair struct{ k, p int32 }
+	var pos map[pair]int // for many operands; a scan otherwise
+	if len(kids) > 8 {
+		pos = map[pair]int{}
+	}
+	var ks, ps, ms []int32
+	hasVar := false
+	for i, k := range kids {
+		pr := pair{k, params[i]}
+		j, ok := -1, false
+		if pos != nil {
+			j, ok = pos[pr]
+		} else {
+			for jj := range ks {
+				if ks[jj] == k && ps[jj] == params[i] {
+					j, ok = jj, true
+					break
+				}
+			}
+		}
+		if ok {
+			ms[j]++
+			continue
+		}
+		if pos != nil {
+			pos[pr] = len(ks)
+		}
+		ks, ps, ms = append(ks, k), append(ps, params[i]), append(ms, 1)
+		hasVar = hasVar || g.net.nodes[k].hasVar
+	}
+	nd := gnode{op: op, hasVar: hasVar}
+	if !hasVar {
+		return g.interned(nd, ks, ps, ms)
+	}
+	return g.addKids(nd, ks, ps, ms)
 }
 
 func (g *grounder) value(a arg, bind []mln.ConstID) mln.ConstID {
@@ -281,7 +373,7 @@ func (g *grounder) ground(t *tnode, bind []mln.ConstID) int32 {
 		if v, ok := g.constOf(x); ok {
 			return g.constNode(1 - v)
 		}
-		return g.add(gnode{op: gNot, kids: []int32{x}, hasVar: true})
+		return g.addKids(gnode{op: gNot, hasVar: g.net.nodes[x].hasVar}, []int32{x}, nil, nil)
 	case kAnd, kOr:
 		kids := make([]int32, 0, len(t.kids))
 		for _, k := range t.kids {
@@ -309,35 +401,34 @@ func (g *grounder) ground(t *tnode, bind []mln.ConstID) int32 {
 		case oky:
 			return g.not(x)
 		}
-		return g.add(gnode{op: gIff, kids: []int32{x, y}, hasVar: true})
+		return g.addKids(gnode{op: gIff, hasVar: true}, []int32{x, y}, nil, nil)
 	case kAll, kExist:
 		var kids []int32
 		g.forBindings(t.vars, bind, 0, func() { kids = append(kids, g.ground(t.kids[0], bind)) })
 		return g.hardChain(t.kind == kAll, kids)
 	case kSoftAnd, kSoftOr:
-		nd := gnode{op: gSoftAnd}
+		op := gSoftAnd
 		if t.kind == kSoftOr {
-			nd.op = gSoftOr
+			op = gSoftOr
 		}
+		kids := make([]int32, len(t.kids))
+		params := make([]int32, len(t.kids))
 		for i, k := range t.kids {
-			r := g.ground(k, bind)
-			nd.kids = append(nd.kids, r)
-			nd.params = append(nd.params, int32(t.params[i]))
-			nd.hasVar = nd.hasVar || g.net.nodes[r].hasVar
+			kids[i] = g.ground(k, bind)
+			params[i] = int32(t.params[i])
 		}
-		return g.add(nd)
+		return g.soft(op, kids, params)
 	case kSoftAll, kSoftExist:
-		nd := gnode{op: gSoftAnd}
+		op := gSoftAnd
 		if t.kind == kSoftExist {
-			nd.op = gSoftOr
+			op = gSoftOr
 		}
+		var kids, params []int32
 		g.forBindings(t.vars, bind, 0, func() {
-			r := g.ground(t.kids[0], bind)
-			nd.kids = append(nd.kids, r)
-			nd.params = append(nd.params, int32(t.params[0]))
-			nd.hasVar = nd.hasVar || g.net.nodes[r].hasVar
+			kids = append(kids, g.ground(t.kids[0], bind))
+			params = append(params, int32(t.params[0]))
 		})
-		return g.add(nd)
+		return g.soft(op, kids, params)
 	}
 	panic("rrf: unknown node")
 }
@@ -358,7 +449,7 @@ func (g *grounder) not(x int32) int32 {
 	if v, ok := g.constOf(x); ok {
 		return g.constNode(1 - v)
 	}
-	return g.add(gnode{op: gNot, kids: []int32{x}, hasVar: true})
+	return g.addKids(gnode{op: gNot, hasVar: true}, []int32{x}, nil, nil)
 }
 
 // hardChain folds a conjunction (and) or disjunction of ground nodes.
@@ -387,7 +478,7 @@ func (g *grounder) hardChain(and bool, kids []int32) int32 {
 	if !and {
 		op = gOr
 	}
-	return g.add(gnode{op: op, kids: append([]int32(nil), out...), hasVar: true})
+	return g.addKids(gnode{op: op, hasVar: true}, out, nil, nil)
 }
 
 func b2f(b bool) float64 {
