@@ -26,10 +26,10 @@ func runRRFExperiment(ctx context.Context, e *env, args []string) error {
 		data    = fs.String("data", datadir.Root(), "the data folder (holding uw-cse/); default $MARPLE_DATA or ../shared/data beside the repository")
 		out     = fs.String("out", "results", "folder for the table (Markdown)")
 		folds   = fs.String("folds", "", "test areas, comma-separated (default: ai,graphics,language,systems,theory)")
-		samples = fs.Int("samples", 500, "Gibbs samples per chain")
-		burnIn  = fs.Int("burnIn", 100, "Gibbs burn-in sweeps per chain")
+		samples = fs.Int("samples", 300, "Gibbs samples per chain")
+		burnIn  = fs.Int("burnIn", 50, "Gibbs burn-in sweeps per chain")
 		chains  = fs.Int("chains", 2, "Gibbs chains")
-		maxIter = fs.Int("maxIter", 100, "L-BFGS iterations")
+		maxIter = fs.Int("maxIter", 30, "L-BFGS iterations")
 		seed    = fs.Int64("seed", 1, "random seed")
 	)
 	if err := parseFlags(fs, args); err != nil {

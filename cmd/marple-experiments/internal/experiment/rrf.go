@@ -59,7 +59,7 @@ const RRFMLN = rrfDecls + `
 0 !advisedBy(s, p) v !hasPosition(p, Faculty_visiting)
 // At most one advisor; not both a temporary and a permanent one.
 0 !advisedBy(s, p) v !advisedBy(s, q) v p = q
-0 !tempAdvisedBy(s, p) v !advisedBy(s, q)
+0 !(EXIST p tempAdvisedBy(s, p)) v !advisedBy(s, q)
 // Not advised before the quals; a student past them has an advisor.
 0 !inPhase(s, Pre_Quals) v !advisedBy(s, p)
 0 !student(s) v inPhase(s, Pre_Quals) v EXIST p advisedBy(s, p)
@@ -79,7 +79,7 @@ const RRFNested = rrfDecls + `
 0 (1 !advisedBy(s, p) v 1 professor(p))
 0 (1 !advisedBy(s, p) v 1 !hasPosition(p, Faculty_visiting))
 0 (1 !advisedBy(s, p) v 1 !advisedBy(s, q) v 1 (p = q))
-0 (1 !tempAdvisedBy(s, p) v 1 !advisedBy(s, q))
+0 (1 !(EXIST p tempAdvisedBy(s, p)) v 1 !advisedBy(s, q))
 0 (1 !inPhase(s, Pre_Quals) v 1 !advisedBy(s, p))
 0 (1 !student(s) v 1 inPhase(s, Pre_Quals) v 1 (EXIST p 1 advisedBy(s, p)))
 0 (1 !student(s) v 1 !professor(p) v -1 (EXIST t 1 (1 publication(t, s) ^ 1 publication(t, p))) v 1 advisedBy(s, p))
@@ -173,7 +173,7 @@ func RunRRF(ctx context.Context, cfg RRFConfig) (*RRFResult, error) {
 			progress(cfg.Progress, "rrf: %s, test %s: learning", m.name, test)
 			c0 := cputime.Now()
 			run, err := rrf.LearnModel(ctx, rrf.LearnConfig{Models: []string{filepath.Join(tmp, m.name+".mln")}, Train: train,
-				NonEvidence: []string{"advisedBy"}, Multiple: true, Options: rrf.LearnOptions{MaxIter: cfg.MaxIter}})
+				NonEvidence: []string{"advisedBy"}, Multiple: true, Options: rrf.LearnOptions{MaxIter: cfg.MaxIter, Progress: cfg.Progress}})
 			if err != nil {
 				return nil, fmt.Errorf("%s, test %s: %w", m.name, test, err)
 			}
