@@ -23,13 +23,14 @@ type randCase struct {
 }
 
 type rgen struct {
+	scale float64 // weights in [-2 scale, 2 scale]
 	r    *rand.Rand
 	vars []string
 	next int
 }
 
 func (g *rgen) weight() string {
-	w := g.r.Float64()*4 - 2
+	w := (g.r.Float64()*4 - 2) * g.scale
 	if math.Abs(w) < 0.05 {
 		w = 0.3
 	}
@@ -91,10 +92,13 @@ func (g *rgen) formula(depth int) string {
 	return g.formula(0)
 }
 
-func genCase(seed uint64) randCase {
-	g := &rgen{r: rand.New(rand.NewPCG(seed, 7)), vars: []string{"x", "y"}}
+func genCase(seed uint64) randCase { return genCaseDomain(seed, "A, B", 1) }
+
+// genCaseDomain is genCase with the constants of t and weights scaled.
+func genCaseDomain(seed uint64, consts string, scale float64) randCase {
+	g := &rgen{r: rand.New(rand.NewPCG(seed, 7)), vars: []string{"x", "y"}, scale: scale}
 	var b strings.Builder
-	b.WriteString("t = {A, B}\nP(t)\nQ(t)\nR(t, t)\n")
+	b.WriteString("t = {" + consts + "}\nP(t)\nQ(t)\nR(t, t)\n")
 	nf := 2 + g.r.IntN(2)
 	for i := 0; i < nf; i++ {
 		g.vars = []string{"x"}
@@ -180,10 +184,15 @@ func TestGibbsDeterministic(t *testing.T) {
 // random models: ICM always ends in a local optimum, and is the global one
 // on most of them (the rate is logged).
 func TestICMAgainstExactMAP(t *testing.T) {
-	const cases = 40
+	t.Run("two constants", func(t *testing.T) { icmAgainstExact(t, "A, B", 1, 40) })
+	t.Run("three constants", func(t *testing.T) { icmAgainstExact(t, "A, B, C", 1, 12) })
+	t.Run("three constants, weights x5", func(t *testing.T) { icmAgainstExact(t, "A, B, C", 5, 12) })
+}
+
+func icmAgainstExact(t *testing.T, consts string, scale float64, cases uint64) {
 	optimal, optimalOne := 0, 0
 	for seed := uint64(1); seed <= cases; seed++ {
-		n := groundCase(t, genCase(seed), false)
+		n := groundCase(t, genCaseDomain(seed, consts, scale), false)
 		w := n.Model.Weights()
 		_, mapX, _, err := Exact(n, w)
 		if err != nil {
@@ -214,7 +223,7 @@ func TestICMAgainstExactMAP(t *testing.T) {
 		}
 	}
 	t.Logf("ICM found the exact MAP state on %d of %d random models (%d restarts); %d of %d from the all-false start alone", optimal, cases, DefaultRestarts, optimalOne, cases)
-	if optimal < cases*3/4 {
+	if uint64(optimal) < cases*3/4 {
 		t.Errorf("ICM optimal on only %d of %d models", optimal, cases)
 	}
 }
