@@ -24,9 +24,9 @@ type randCase struct {
 
 type rgen struct {
 	scale float64 // weights in [-2 scale, 2 scale]
-	r    *rand.Rand
-	vars []string
-	next int
+	r     *rand.Rand
+	vars  []string
+	next  int
 }
 
 func (g *rgen) weight() string {
