@@ -71,19 +71,21 @@ const RRFMLN = rrfDecls + `
 `
 
 // RRFNested is the same knowledge base as a recursive random field: every
-// literal weighted (1 to start, so each formula starts as a soft version of
-// the constraint), the existentials soft, and the shared papers and
-// courses soft existentials that count.
+// literal of a constraint weighted 2 (a soft disjunction that is 0.86 with
+// one literal true), the existential "has an advisor" soft, and the shared
+// papers and courses soft existentials over conjunctions weighted 5 (a
+// conjunction with a false atom is e^-5 or less), each true one adding 1 to
+// the existential's sum: they count.
 const RRFNested = rrfDecls + `
-0 (1 !advisedBy(s, p) v 1 student(s))
-0 (1 !advisedBy(s, p) v 1 professor(p))
-0 (1 !advisedBy(s, p) v 1 !hasPosition(p, Faculty_visiting))
-0 (1 !advisedBy(s, p) v 1 !advisedBy(s, q) v 1 (p = q))
-0 (1 !(EXIST p tempAdvisedBy(s, p)) v 1 !advisedBy(s, q))
-0 (1 !inPhase(s, Pre_Quals) v 1 !advisedBy(s, p))
-0 (1 !student(s) v 1 inPhase(s, Pre_Quals) v 1 (EXIST p 1 advisedBy(s, p)))
-0 (1 !student(s) v 1 !professor(p) v -1 (EXIST t 1 (1 publication(t, s) ^ 1 publication(t, p))) v 1 advisedBy(s, p))
-0 (1 !inPhase(s, Post_Quals) v -1 (EXIST c, q 1 (1 taughtBy(c, p, q) ^ 1 ta(c, s, q) ^ -1 courseLevel(c, Level_100))) v 1 advisedBy(s, p))
+0 (2 !advisedBy(s, p) v 2 student(s))
+0 (2 !advisedBy(s, p) v 2 professor(p))
+0 (2 !advisedBy(s, p) v 2 !hasPosition(p, Faculty_visiting))
+0 (2 !advisedBy(s, p) v 2 !advisedBy(s, q) v 2 (p = q))
+0 (2 !(EXIST p tempAdvisedBy(s, p)) v 2 !advisedBy(s, q))
+0 (2 !inPhase(s, Pre_Quals) v 2 !advisedBy(s, p))
+0 (2 !student(s) v 2 inPhase(s, Pre_Quals) v 2 (EXIST p 2 advisedBy(s, p)))
+0 (2 !student(s) v 2 !professor(p) v -2 (EXIST t 1 (5 publication(t, s) ^ 5 publication(t, p))) v 2 advisedBy(s, p))
+0 (2 !inPhase(s, Post_Quals) v -2 (EXIST c, q 1 (5 taughtBy(c, p, q) ^ 5 ta(c, s, q) ^ -5 courseLevel(c, Level_100))) v 2 advisedBy(s, p))
 0 advisedBy(s, p)
 `
 
