@@ -41,7 +41,7 @@ type Atom struct {
 	Args []mln.ConstID
 }
 
-// String writes the atom as Alchemy does.
+// AtomString returns variable a as Alchemy writes an atom: Smokes(Anna).
 func (n *Network) AtomString(a int) string {
 	m := n.Model.MLN
 	at := n.Atoms[a]

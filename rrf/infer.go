@@ -159,6 +159,8 @@ type ICMOptions struct {
 	// MaxSweeps bounds the sweeps of one start (0: DefaultICMSweeps).
 	MaxSweeps int
 	Seed      int64
+	// Progress, if set, receives a line about every 5 s while ICM runs.
+	Progress io.Writer
 }
 
 // MAPResult is the result of ICM.
@@ -185,6 +187,7 @@ func ICM(ctx context.Context, n *Network, w []float64, opt ICMOptions) (*MAPResu
 	rng := rand.New(rand.NewPCG(uint64(opt.Seed), 0x1c3))
 	best := &MAPResult{Score: math.Inf(-1), Converged: true, Restarts: opt.Restarts}
 	nv := len(n.Atoms)
+	last := time.Now()
 	for r := 0; r < opt.Restarts; r++ {
 		x := make([]bool, nv)
 		if r > 0 {
@@ -196,6 +199,10 @@ func ICM(ctx context.Context, n *Network, w []float64, opt ICMOptions) (*MAPResu
 		for s := 0; s < opt.MaxSweeps && !conv; s++ {
 			if err := ctx.Err(); err != nil {
 				return nil, err
+			}
+			if opt.Progress != nil && time.Since(last) >= 5*time.Second {
+				last = time.Now()
+				fmt.Fprintf(opt.Progress, "rrf: ICM: start %d of %d, sweep %d\n", r+1, opt.Restarts, s+1)
 			}
 			conv = true
 			for a := range x {

@@ -31,6 +31,7 @@ func runInferRRF(ctx context.Context, e *env, fs *flag.FlagSet, cfg rrf.InferCon
 	start := time.Now()
 	cfg.Warn = e.stderr
 	cfg.Gibbs.Progress = prefixed{e.stderr, "marple: "}
+	cfg.ICM.Progress = prefixed{e.stderr, "marple: "}
 	res, err := rrf.Infer(ctx, cfg)
 	if err != nil {
 		return err
