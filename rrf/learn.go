@@ -41,6 +41,9 @@ type LearnResult struct {
 	Iterations int
 	Evals      int
 	Status     string // L-BFGS's stopping reason
+	// Converged is set when L-BFGS stopped on its gradient or objective
+	// tests, not at the iteration cap or on a failed line search.
+	Converged bool
 }
 
 // atomWeights returns the weight of each variable in the pseudo-likelihood.
@@ -225,6 +228,7 @@ func Learn(ctx context.Context, nets []*Network, w0 []float64, opt LearnOptions)
 	res.Weights = r.X
 	res.Iterations = r.MajorIterations
 	res.Status = r.Status.String()
+	res.Converged = err == nil && (r.Status == optimize.GradientThreshold || r.Status == optimize.FunctionConvergence)
 	if err != nil {
 		res.Status += " (" + err.Error() + ")"
 	}

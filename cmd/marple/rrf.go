@@ -69,8 +69,15 @@ func runLearnRRF(ctx context.Context, e *env, fs *flag.FlagSet, cfg rrf.LearnCon
 		return err
 	}
 	r := run.Result
-	fmt.Fprintf(e.stdout, "marple learn: recursive random field, %d weights, %d training atoms, pseudo-log-likelihood %.6g, %d L-BFGS iterations (%s), %.2fs\n",
-		len(r.Weights), run.Atoms, r.PLL, r.Iterations, r.Status, time.Since(start).Seconds())
+	if !r.Converged {
+		hint := ""
+		if r.Status == "IterationLimit" {
+			hint = "; raise -maxIter"
+		}
+		fmt.Fprintf(e.stderr, "marple learn: warning: L-BFGS stopped before converging (%s)%s\n", r.Status, hint)
+	}
+	fmt.Fprintf(e.stdout, "marple learn: recursive random field, %d weights, %d training atoms, pseudo-log-likelihood %.6g, %d L-BFGS iterations (%s%s), %.2fs\n",
+		len(r.Weights), run.Atoms, r.PLL, r.Iterations, r.Status, notConverged(r.Converged), time.Since(start).Seconds())
 	return nil
 }
 
@@ -82,4 +89,12 @@ func rrfInferConfig(models, evidence, query []string, gibbs bool, samples, burnI
 	return rrf.InferConfig{Models: models, Evidence: evidence, Query: query, MAP: !gibbs,
 		Gibbs: rrf.GibbsOptions{Samples: samples, BurnIn: burnIn, Chains: chains, Seed: seed},
 		ICM:   rrf.ICMOptions{Seed: seed}}
+}
+
+// notConverged is what a summary adds when learning did not converge.
+func notConverged(ok bool) string {
+	if ok {
+		return ""
+	}
+	return ", NOT CONVERGED"
 }
