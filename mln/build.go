@@ -191,6 +191,10 @@ func (m *Model) addFormulas(f *syntax.File, errs *syntax.ErrorList) {
 // Constants of the formula are added to their types.
 func (m *Model) newFormulas(d *syntax.FormulaDecl) ([]*Formula, syntax.ErrorList) {
 	var errs syntax.ErrorList
+	if w := syntax.NestedWeight(d.F); w != nil {
+		errs.Add(w.WeightPos, "nested weight: the formula is a recursive random field, which only marple infer -rrf and marple learn -rrf read")
+		return nil, errs
+	}
 	if d.Hard && d.HasWeight {
 		errs.Add(d.Dot, "weight on a hard formula (a formula has either a weight or a trailing '.')")
 	}

@@ -126,7 +126,8 @@ func (d *FormulaDecl) Pos() Pos { return d.StartPos }
 // Pos returns the position of "#include".
 func (d *Include) Pos() Pos { return d.IncludePos }
 
-// Formula is a formula node: *Atom, *Compare, *Not, *Binary or *Quant.
+// Formula is a formula node: *Atom, *Compare, *Not, *Binary, *Quant or
+// *Weighted (a nested weight, weighted.go).
 // Parentheses are not kept: the structure is the tree.
 type Formula interface {
 	Node
@@ -309,6 +310,8 @@ func Walk(f Formula, fn func(Formula) bool) {
 			stack = append(stack, f.Y, f.X)
 		case *Quant:
 			stack = append(stack, f.Body)
+		case *Weighted:
+			stack = append(stack, f.X)
 		}
 	}
 }

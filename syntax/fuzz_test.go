@@ -23,6 +23,7 @@ func FuzzParseMLN(f *testing.F) {
 	f.Add([]byte("P(t)\n1.5 EXIST x,y P(x) => !(x = y) v *P(+y).\n"))
 	f.Add([]byte("P(t)\n2:-1.5 P(x) v P(A)\n:3 !P(x)\n-1 :0.5e2 (P(x))\n"))
 	f.Add([]byte("t = {1,...,3}\nt f(t)\n#include \"x.mln\"\n"))
+	f.Add([]byte("P(t)\nQ(t)\n1.5 (2 P(x) ^ -1 !Q(x))\n(0.5 P(x) v 2 EXIST y 1 Q(y))\n1 FORALL y 2 (P(y) ^ 3 (x = y))\n"))
 	f.Add([]byte("L(t)\n1.5 P(x) * -(L(x) - 2.5)^2 + 3 * L(x)\n0.5 L(x) = -3.5\n-2 * (L(A) -1)^2\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := ParseMLN("fuzz.mln", src)

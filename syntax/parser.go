@@ -599,13 +599,16 @@ func (p *parser) connective(op token) {
 // formula parses a formula at the loosest precedence (<=>).
 func (p *parser) formula() Formula {
 	x := p.implies()
+	xs := []Formula{x}
 	for p.continues(tIff) {
 		op := p.advance()
 		p.connective(op)
 		p.skipNewlines()
 		y := p.implies()
+		xs = append(xs, y)
 		x = &Binary{Op: OpIff, OpPos: p.posOf(op), X: x, Y: y}
 	}
+	p.checkWeightedChain(OpIff, xs)
 	return x
 }
 
@@ -621,6 +624,7 @@ func (p *parser) implies() Formula {
 		ops = append(ops, op)
 		xs = append(xs, p.or())
 	}
+	p.checkWeightedChain(OpImplies, xs)
 	x := xs[len(xs)-1]
 	for i := len(ops) - 1; i >= 0; i-- {
 		x = &Binary{Op: OpImplies, OpPos: p.posOf(ops[i]), X: xs[i], Y: x}
@@ -630,25 +634,31 @@ func (p *parser) implies() Formula {
 
 func (p *parser) or() Formula {
 	x := p.and()
+	xs := []Formula{x}
 	for p.continues(tOr) {
 		op := p.advance()
 		p.connective(op)
 		p.skipNewlines()
 		y := p.and()
+		xs = append(xs, y)
 		x = &Binary{Op: OpOr, OpPos: p.posOf(op), X: x, Y: y}
 	}
+	p.checkWeightedChain(OpOr, xs)
 	return x
 }
 
 func (p *parser) and() Formula {
 	x := p.unary()
+	xs := []Formula{x}
 	for p.continues(tAnd) || p.dialectAnd() {
 		op := p.advance()
 		p.connective(op)
 		p.skipNewlines()
 		y := p.unary()
+		xs = append(xs, y)
 		x = &Binary{Op: OpAnd, OpPos: p.posOf(op), X: x, Y: y}
 	}
+	p.checkWeightedChain(OpAnd, xs)
 	return x
 }
 
@@ -695,6 +705,8 @@ func (p *parser) unary() Formula {
 		p.errorAt(t, "formula nested too deeply")
 	}
 	switch {
+	case p.weightAhead():
+		return p.weighted()
 	case t.kind == tNot:
 		p.advance()
 		p.skipNewlines()

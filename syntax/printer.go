@@ -170,7 +170,10 @@ func writeDecl(b *strings.Builder, d Decl) {
 			b.WriteByte(' ')
 		}
 		writeUtility(b, d)
-		writeFormula(b, d.F)
+		// A formula that starts with a nested weight is parenthesized:
+		// bare, after no formula weight, its weight would read as one
+		// (and after one, two numbers in a row read badly).
+		writeParen(b, d.F, leftmostWeighted(d.F))
 		if d.Hard {
 			b.WriteByte('.')
 		}
@@ -264,7 +267,7 @@ func prec(f Formula) int {
 		return precAnd
 	case *Quant:
 		return precQuant
-	case *Not:
+	case *Not, *Weighted:
 		return precNot
 	}
 	return precAtom
@@ -323,6 +326,13 @@ func writeFormula(b *strings.Builder, f Formula) {
 			}
 			writeParen(b, x, paren)
 		}
+	case *Weighted:
+		// "w F", F a unary formula: a quantifier or a chain is
+		// parenthesized (a quantifier's scope would take the rest).
+		b.WriteString(FormatWeight(f.Weight))
+		b.WriteByte(' ')
+		_, isCmp := f.X.(*Compare)
+		writeParen(b, f.X, prec(f.X) < precNot || isCmp)
 	case *Quant:
 		if f.Exist {
 			b.WriteString("EXIST ")

@@ -37,6 +37,8 @@ func sexpr(f Formula) string {
 			vs = append(vs, v.Name)
 		}
 		return "(" + q + " " + strings.Join(vs, ",") + " " + sexpr(f.Body) + ")"
+	case *Weighted:
+		return "(w " + FormatWeight(f.Weight) + " " + sexpr(f.X) + ")"
 	}
 	return "?"
 }

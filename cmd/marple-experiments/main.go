@@ -9,7 +9,7 @@
 //	marple-experiments <experiment> [flags]
 //
 // The experiments are citeseer, osl, maxmargin, curves, mrc, msl,
-// transfer and lifted (which needs no data); "marple-experiments help <experiment>" describes each. Each
+// transfer, rrf and lifted (which needs no data); "marple-experiments help <experiment>" describes each. Each
 // prints its table on stdout and writes it (Markdown, and SVG charts for
 // some) into the -out folder, which is checked to be writable before any
 // work starts.
@@ -55,6 +55,7 @@ var experiments = []subcommand{
 	{"msl", "batch structure learning (Kok & Domingos 2005) on UW-CSE and IMDB", runMSLExperiment},
 	{"transfer", "deep transfer (DTM, Davis & Domingos 2009) between the relational data sets", runTransferExperiment},
 	{"lifted", "exact lifted inference on friends and smokers up to 10^5 people against the grounding engines (no data)", runLiftedExperiment},
+	{"rrf", "recursive random fields (Lowd & Domingos 2007) against MLNs on UW-CSE integrity constraints", runRRFExperiment},
 }
 
 // usageError is an error in how the command was called (exit status 2).

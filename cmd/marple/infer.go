@@ -47,6 +47,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		verbose    = fs.Bool("v", false, "report every stage on stderr")
 		hybridInf  = fs.Bool("hybrid", false, "hybrid MLN (numeric terms, real-valued atoms): -m by hybrid MaxWalkSAT, -ms by hybrid MC-SAT")
 		contSample = fs.String("contSamples", "", "with -hybrid -ms: write every sample of the continuous atoms to this file")
+		rrfInf     = fs.Bool("rrf", false, "recursive random field (nested weights, or any model read as one): -m by ICM, -p by Gibbs sampling")
 	)
 	var ef engineFlags
 	ef.registerMAP(fs, "MAP engine")
@@ -86,6 +87,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	e.resultsToStdout(*out)
+	if *rrfInf {
+		return runInferRRF(ctx, e, fs, rrfInferConfig(splitList(*modelFiles), splitList(*evidence), splitList(wf.query), *gibbsInf, *ef.samples, *ef.burnIn, mf.chains, *seed), *out)
+	}
 	if *hybridInf {
 		if *lazyInf || *countsOut || df.on {
 			return usagef("-hybrid excludes -lazy, -counts and -decision")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/learn"
+	"github.com/marple-mln/marple/rrf"
 	"github.com/marple-mln/marple/score"
 )
 
@@ -106,6 +107,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		holdout    = fs.Float64("tuneHoldout", learn.DefaultTuneHoldout, "-sigma auto, -C auto: score each value on this fraction of the examples held out from its training (0: on the training examples)")
 		epsilon    = fs.Float64("epsilon", 0, fmt.Sprintf("mm: stop when the most violated constraint is violated by at most ε, in Hamming loss per example (0: the default, %g)", learn.DefaultMaxMarginEpsilon))
 		maxIter    = fs.Int("maxIter", 0, fmt.Sprintf("mm: maximum cutting-plane rounds (0: the default, %d); pll: maximum L-BFGS iterations (0: %d); dcll: iterations (0: %d)", learn.DefaultMaxMarginIter, score.DefaultPLLMaxIter, learn.DefaultCLLMaxIter))
+		rrfL       = fs.Bool("rrf", false, "recursive random field (nested weights): every weight at every level by pseudo-likelihood and L-BFGS (-maxIter, -priorStdDev, -noPrior, -gNoEqualPredWt, -multipleDatabases)")
 		hybridL    = fs.Bool("hybrid", false, "hybrid MLN (numeric terms): learn the conditional log-likelihood of the -ne atoms with hybrid MC-SAT expectations (-maxIter steps, 0: 100; -numSamples per step, 0: 50; -priorStdDev, 0: 10); with -method mm, the max-margin learner with loss-augmented hybrid MaxWalkSAT (-C, -epsilon, -maxIter, -tuneHoldout as for mm)")
 	)
 	var lx learnExtras // -gConvThresh, -cg*, -timeLimit, -addUnitClauses: learn_alchemy.go
@@ -117,6 +119,10 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	e.resultsToStdout(*tf.outFile)
+	if *rrfL {
+		return runLearnRRF(ctx, e, fs, rrf.LearnConfig{Models: splitList(*tf.modelFiles), Train: splitList(*tf.train), NonEvidence: splitList(*tf.nonEv), Multiple: *multi,
+			Options: rrf.LearnOptions{PriorStdDev: *priorSD, NoPrior: *noPrior, MaxIter: *maxIter, EqualAtomWeight: *noEqualWt}}, *tf.outFile)
+	}
 	if *hybridL {
 		hf := hybridFlags{multi: *multi, iters: *maxIter, samples: *numSamples, priorSD: *priorSD,
 			c: *cFlag, epsilon: *epsilon, holdout: *holdout}
