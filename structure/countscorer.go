@@ -45,7 +45,14 @@ func (cs *countScorer) key(c *mln.Clause) string {
 const maxBases = 4
 
 func newCountScorer(m *mln.Model, dbs []*mln.Database, nonEv []mln.PredID, sc Scoring, maxGroundings int64, scoredAt func(*mln.Clause) []mln.PredID) (*countScorer, error) {
-	opt := score.CountOptions{Key: CanonicalKey, MaxGroundings: maxGroundings, Seed: uint64(sc.Seed), OwnDomains: !sc.SharedDomains, ListedOnly: sc.ListedOnly, ScoredAt: scoredAt}
+	// The exact and the sampled data share their counts (a sample keeps
+	// rows of the exact counts), and with the scorers of the other
+	// searches over the same databases when sc has a shared cache.
+	shared := sc.counts
+	if shared == nil {
+		shared = score.NewCountCache()
+	}
+	opt := score.CountOptions{Key: CanonicalKey, MaxGroundings: maxGroundings, Seed: uint64(sc.Seed), OwnDomains: !sc.SharedDomains, ListedOnly: sc.ListedOnly, ScoredAt: scoredAt, Shared: shared}
 	opt.Unweighted = sc.NoWtPredsEqually
 	exact, err := score.NewPLLData(m, dbs, nonEv, opt)
 	if err != nil {

@@ -224,6 +224,12 @@ type Progress struct {
 	// ETA is the expected time to the end of the current round.
 	ETA     time.Duration
 	Elapsed time.Duration
+	// Search and Searches number the search among those of a
+	// LearnValidated run (1-based; 0 outside one), RunElapsed is the
+	// time since the run started and RunETA the expected time to the end
+	// of its searches (0 until one has finished).
+	Search, Searches   int
+	RunElapsed, RunETA time.Duration
 }
 
 // Result is the outcome of a search.
