@@ -78,5 +78,5 @@ func BenchmarkValidationSearchIMDB(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.Logf("%d clauses, %d candidates, %s", len(r.Clauses), r.Scored, r.Elapsed)
+	b.Logf("%d clauses, %d candidates (%d pruned), %s", len(r.Clauses), r.Scored, r.Pruned, r.Elapsed)
 }
