@@ -52,13 +52,16 @@ func newCountScorer(m *mln.Model, dbs []*mln.Database, nonEv []mln.PredID, sc Sc
 	if shared == nil {
 		shared = score.NewCountCache()
 	}
-	opt := score.CountOptions{Key: CanonicalKey, MaxGroundings: maxGroundings, Seed: uint64(sc.Seed), OwnDomains: !sc.SharedDomains, ListedOnly: sc.ListedOnly, ScoredAt: scoredAt, Shared: shared}
+	cs := &countScorer{sc: sc, bases: map[string]*score.Scorer{}}
+	// The data key clauses as the scorer does, each clause's key computed
+	// once.
+	opt := score.CountOptions{Key: cs.key, MaxGroundings: maxGroundings, Seed: uint64(sc.Seed), OwnDomains: !sc.SharedDomains, ListedOnly: sc.ListedOnly, ScoredAt: scoredAt, Shared: shared}
 	opt.Unweighted = sc.NoWtPredsEqually
 	exact, err := score.NewPLLData(m, dbs, nonEv, opt)
 	if err != nil {
 		return nil, err
 	}
-	cs := &countScorer{exact: exact, sampled: exact, sc: sc, bases: map[string]*score.Scorer{}}
+	cs.exact, cs.sampled = exact, exact
 	if !sc.NoSampleAtoms && sc.FractAtoms < 1 {
 		opt.FractAtoms, opt.MinAtomSamples, opt.MaxAtomSamples = sc.FractAtoms, sc.MinAtomSamples, sc.MaxAtomSamples
 		if cs.sampled, err = score.NewPLLData(m, dbs, nonEv, opt); err != nil {
