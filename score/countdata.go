@@ -1,6 +1,7 @@
 package score
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -139,9 +140,11 @@ type PLLData struct {
 	size    [][]int64   // per database, per predicate: groundings over its domains
 
 	// dbs are the databases (the keys of the shared cache) and layout
-	// what their counts depend on besides the clause.
-	dbs    []*mln.Database
-	layout sharedLayout
+	// what their counts depend on besides the clause; trueAtoms counts
+	// each database's true atoms.
+	dbs       []*mln.Database
+	layout    sharedLayout
+	trueAtoms []int
 
 	mu         sync.Mutex
 	cache      map[string]*countEntry
@@ -295,6 +298,11 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 			w.dom = OwnDomains(m, db)
 		}
 		d.worlds = append(d.worlds, w)
+		nt := 0
+		for p := range w.preds {
+			nt += w.preds[p].numTrue()
+		}
+		d.trueAtoms = append(d.trueAtoms, nt)
 		sizes := make([]int64, len(m.Preds))
 		mul := make([]float64, len(m.Preds))
 		var bits []uint64
@@ -689,8 +697,38 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 func (d *PLLData) countShared(c *mln.Clause, plans []*countPlan) (*ClauseCounts, error) {
 	sh := d.opt.Shared
 	ck := d.key(c)
-	cc := &ClauseCounts{}
+	// A clause past the bound on groundings in one database fails in all
+	// of them: the databases whose counts are known are looked at first,
+	// then the others largest first (the likeliest to pass the bound), so
+	// that such a clause is not counted in the others for nothing.
+	order := make([]int, len(d.worlds))
+	for i := range order {
+		order[i] = i
+	}
+	known := make([]bool, len(d.worlds))
+	sh.mu.Lock()
 	for wi := range d.worlds {
+		if e, ok := sh.m[sharedKey{layout: d.layout, db: d.dbs[wi], clause: ck}]; ok {
+			select {
+			case <-e.done:
+				known[wi] = true
+			default:
+			}
+		}
+	}
+	sh.mu.Unlock()
+	slices.SortStableFunc(order, func(a, b int) int {
+		if known[a] != known[b] {
+			if known[a] {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(d.trueAtoms[b], d.trueAtoms[a])
+	})
+	cols := make([]column, len(d.worlds))
+	cc := &ClauseCounts{}
+	for _, wi := range order {
 		k := sharedKey{layout: d.layout, db: d.dbs[wi], clause: ck}
 		sh.mu.Lock()
 		e, ok := sh.m[k]
@@ -731,8 +769,9 @@ func (d *PLLData) countShared(c *mln.Clause, plans []*countPlan) (*ClauseCounts,
 			}
 			col = kept
 		}
-		cc.cols = append(cc.cols, col)
+		cols[wi] = col
 	}
+	cc.cols = cols
 	return cc, nil
 }
 
