@@ -208,7 +208,7 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		}
 		run := ""
 		if pr.Searches > 0 {
-			eta := "ETA of the searches after the first one ends"
+			eta := "searches' ETA once one has ended"
 			if pr.RunETA > 0 {
 				eta = "searches' ETA " + pr.RunETA.Round(time.Second).String()
 			}
