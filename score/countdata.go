@@ -1,6 +1,7 @@
 package score
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,6 +61,62 @@ type CountOptions struct {
 	// new count would exceed it, the cache is emptied first (counts held
 	// by Scorers stay valid).
 	CacheMB int
+	// Shared, when set, keeps each clause's counts per database, so that
+	// PLLData built over overlapping sets of the same databases (the
+	// training sets of held-out validation, each database in all but one)
+	// count a clause in a database once. The counts are the same as
+	// without it: a database's counts do not depend on the other
+	// databases, and a sample of atoms keeps the sampled rows of the
+	// exact counts.
+	Shared *CountCache
+}
+
+// CountCache holds clause counts per database for PLLData that share it
+// (CountOptions.Shared): PLLData over the same model, with the same
+// scored predicates, domains (OwnDomains) and bound on groundings, over
+// any sets of the same *mln.Database values. Its memory is bounded as
+// the PLLData's own cache is (DefaultCacheMB). It is safe for concurrent
+// use.
+type CountCache struct {
+	mu    sync.Mutex
+	m     map[sharedKey]*sharedEntry
+	bytes int64
+}
+
+// NewCountCache returns an empty CountCache.
+func NewCountCache() *CountCache { return &CountCache{m: map[sharedKey]*sharedEntry{}} }
+
+// sharedLayout is what a database's counts depend on besides the clause
+// and the database.
+type sharedLayout struct {
+	m      *mln.Model
+	own    bool
+	max    int64
+	scored string
+}
+
+type sharedKey struct {
+	layout sharedLayout
+	db     *mln.Database
+	clause string
+}
+
+// sharedEntry is one clause's exact counts in one database: its column
+// (every scored row), the groundings examined, and whether it passed the
+// bound on groundings.
+type sharedEntry struct {
+	done     chan struct{}
+	col      column
+	examined int64
+	over     bool
+	err      error
+}
+
+// Len returns the number of (clause, database) counts held.
+func (cc *CountCache) Len() int {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return len(cc.m)
 }
 
 // DefaultCacheMB is the default bound of the count cache (Alchemy's
@@ -81,6 +138,13 @@ type PLLData struct {
 	sampled [][]uint64
 	mul     [][]float64 // per database, per predicate
 	size    [][]int64   // per database, per predicate: groundings over its domains
+
+	// dbs are the databases (the keys of the shared cache) and layout
+	// what their counts depend on besides the clause; trueAtoms counts
+	// each database's true atoms.
+	dbs       []*mln.Database
+	layout    sharedLayout
+	trueAtoms []int
 
 	mu         sync.Mutex
 	cache      map[string]*countEntry
@@ -191,7 +255,7 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 	if err != nil {
 		return nil, err
 	}
-	d := &PLLData{m: m, sp: sp, opt: opt, cache: map[string]*countEntry{}}
+	d := &PLLData{m: m, sp: sp, opt: opt, cache: map[string]*countEntry{}, dbs: slices.Clone(dbs)}
 	d.scored = make([]bool, len(m.Preds))
 	if scored == nil {
 		for p := range d.scored {
@@ -217,6 +281,15 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 		return nil, fmt.Errorf("score: NewPLLData: %d scored ground atoms; at most %d are supported", n, math.MaxInt32-1)
 	}
 	d.nrows = int(n)
+	var sb strings.Builder
+	for _, x := range d.scored {
+		if x {
+			sb.WriteByte('1')
+		} else {
+			sb.WriteByte('0')
+		}
+	}
+	d.layout = sharedLayout{m: m, own: opt.OwnDomains, max: opt.MaxGroundings, scored: sb.String()}
 	sampling := (opt.FractAtoms > 0 && opt.FractAtoms < 1) || opt.MaxAtomSamples > 0 || opt.ListedOnly
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
 	for _, db := range dbs {
@@ -225,6 +298,11 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 			w.dom = OwnDomains(m, db)
 		}
 		d.worlds = append(d.worlds, w)
+		nt := 0
+		for p := range w.preds {
+			nt += w.preds[p].numTrue()
+		}
+		d.trueAtoms = append(d.trueAtoms, nt)
 		sizes := make([]int64, len(m.Preds))
 		mul := make([]float64, len(m.Preds))
 		var bits []uint64
@@ -486,6 +564,9 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 	if err != nil {
 		return nil, clauseError(d.m, c, err)
 	}
+	if d.opt.Shared != nil && len(c.Plus) == 0 {
+		return d.countShared(c, plans)
+	}
 	sc, _ := d.pool.Get().(*countScratch)
 	if sc == nil {
 		sc = &countScratch{}
@@ -607,6 +688,169 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 	}
 	return cc, nil
 }
+
+// countShared computes the counts of c (no "+" variables) from its exact
+// counts in each database, taken from the shared cache or counted there:
+// a sampled PLLData keeps the sampled rows. The result is the one count
+// computes: every row's count is the same sum, and a sample only drops
+// rows.
+func (d *PLLData) countShared(c *mln.Clause, plans []*countPlan) (*ClauseCounts, error) {
+	sh := d.opt.Shared
+	ck := d.key(c)
+	// A clause past the bound on groundings in one database fails in all
+	// of them: the databases whose counts are known are looked at first,
+	// then the others largest first (the likeliest to pass the bound), so
+	// that such a clause is not counted in the others for nothing.
+	order := make([]int, len(d.worlds))
+	for i := range order {
+		order[i] = i
+	}
+	known := make([]bool, len(d.worlds))
+	sh.mu.Lock()
+	for wi := range d.worlds {
+		if e, ok := sh.m[sharedKey{layout: d.layout, db: d.dbs[wi], clause: ck}]; ok {
+			select {
+			case <-e.done:
+				known[wi] = true
+			default:
+			}
+		}
+	}
+	sh.mu.Unlock()
+	slices.SortStableFunc(order, func(a, b int) int {
+		if known[a] != known[b] {
+			if known[a] {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(d.trueAtoms[b], d.trueAtoms[a])
+	})
+	cols := make([]column, len(d.worlds))
+	cc := &ClauseCounts{}
+	for _, wi := range order {
+		k := sharedKey{layout: d.layout, db: d.dbs[wi], clause: ck}
+		sh.mu.Lock()
+		e, ok := sh.m[k]
+		if !ok {
+			e = &sharedEntry{done: make(chan struct{})}
+			sh.m[k] = e
+		}
+		sh.mu.Unlock()
+		if ok {
+			<-e.done
+		} else {
+			e.col, e.examined, e.over, e.err = d.countWorld(c, plans, wi)
+			close(e.done)
+			n := e.col.bytes()
+			sh.mu.Lock()
+			sh.bytes += n
+			if limit := d.cacheLimit(); limit > 0 && sh.bytes > limit {
+				sh.m = map[sharedKey]*sharedEntry{k: e}
+				sh.bytes = n
+			}
+			sh.mu.Unlock()
+		}
+		if e.err != nil {
+			return nil, e.err
+		}
+		cc.examined += e.examined
+		if e.over {
+			return nil, clauseError(d.m, c, fmt.Errorf("score: counting: more than %d groundings: %w", d.opt.MaxGroundings, ErrTooManyGroundings))
+		}
+		col := e.col
+		if bits := d.sampled[wi]; bits != nil {
+			var kept column
+			for i, r := range col.idx {
+				if bits[r>>6]&(1<<(r&63)) != 0 {
+					kept.idx = append(kept.idx, r)
+					kept.val = append(kept.val, col.val[i])
+				}
+			}
+			col = kept
+		}
+		cols[wi] = col
+	}
+	cc.cols = cols
+	return cc, nil
+}
+
+// countWorld counts c (no "+" variables) in database wi at every scored
+// row, sampled or not: its column, the groundings examined and whether
+// they passed the bound.
+func (d *PLLData) countWorld(c *mln.Clause, plans []*countPlan, wi int) (column, int64, bool, error) {
+	sc, _ := d.pool.Get().(*countScratch)
+	if sc == nil {
+		sc = &countScratch{}
+		if d.nrows <= countDenseMax {
+			sc.acc = make([]int64, d.nrows)
+		} else {
+			sc.accMap = map[int32]int64{}
+		}
+	}
+	defer d.pool.Put(sc)
+	cn := &sc.cn
+	*cn = counter{sp: d.sp, w: d.worlds[wi], m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, buf: cn.buf, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp}
+	cn.tally = func(p mln.PredID, id int64, n int64, _ []mln.ConstID) {
+		off := d.rowOff[p]
+		if off < 0 {
+			return
+		}
+		r := off + id
+		if sc.acc == nil {
+			sc.accMap[int32(r)] += n
+			return
+		}
+		if sc.acc[r] == 0 {
+			sc.touched = append(sc.touched, int32(r))
+		}
+		sc.acc[r] += n
+	}
+	for _, p := range plans {
+		if p.pivot >= 0 && !d.scored[p.lits[p.pivot].pred] {
+			continue
+		}
+		cn.run(p)
+		if cn.over {
+			break
+		}
+	}
+	if sc.acc == nil {
+		for r := range sc.accMap {
+			sc.touched = append(sc.touched, r)
+		}
+	}
+	slices.Sort(sc.touched)
+	sc.touched = slices.Compact(sc.touched)
+	var col column
+	overflow := false
+	for _, r := range sc.touched {
+		var v int64
+		if sc.acc != nil {
+			v = sc.acc[r]
+			sc.acc[r] = 0 // the scratch goes back clean
+		} else {
+			v = sc.accMap[r]
+		}
+		if v == 0 {
+			continue
+		}
+		if v > math.MaxInt32 || v < math.MinInt32 {
+			overflow = true
+		}
+		col.idx = append(col.idx, r)
+		col.val = append(col.val, int32(v))
+	}
+	sc.touched = sc.touched[:0]
+	clear(sc.accMap)
+	if overflow {
+		return column{}, cn.seen, cn.over, clauseError(d.m, c, errors.New("score: counting: a count overflows 32 bits"))
+	}
+	return col, cn.seen, cn.over, nil
+}
+
+// bytes approximates the memory of a column.
+func (c column) bytes() int64 { return 4*int64(cap(c.idx)+cap(c.val)+cap(c.bind)) + 72 }
 
 // Delta returns Δ_c(a) for atom pred(args) of database db (0 for an atom
 // that is not scored or not sampled), summed over the bindings of the

@@ -29,6 +29,9 @@ type Screen struct {
 	odds [][]float64 // per database, per base atom (base.aGlobal order): s_a
 	obj  float64
 	rem  sync.Map // clause index -> *removed
+
+	lossOnce sync.Once
+	loss     []float64 // per predicate: Σ c_a (−log σ(s_a)) over its scored atoms
 }
 
 // Screen returns the screen of s's clauses at weights w (one per clause;
@@ -142,6 +145,88 @@ func (sc *Screen) Gain(ctx context.Context, remove []int, cand *mln.Clause) (gai
 	}
 	w, f := newton1D(mul, r, delta, sc.prec)
 	return rm.gain + f, w, nil
+}
+
+// Bound returns an upper bound on the gain Gain returns for any candidate
+// whose predicates are among preds, with the base clauses at the indices
+// remove dropped, without counting the candidate: the removals' change
+// plus the loss Σ c_a (−log σ(r_a)) of every scored atom of preds at the
+// log-odds r_a without the removed clauses. A candidate's Δ is 0 at the
+// atoms of other predicates, and its term at an atom, c_a (log σ(r_a +
+// w·Δ_a) − log σ(r_a)), is at most −c_a log σ(r_a) whatever its weight;
+// the prior only lowers the gain.
+func (sc *Screen) Bound(remove []int, preds []mln.PredID) (float64, error) {
+	s := sc.s
+	for _, i := range remove {
+		if i < 0 || i >= len(s.clauses) {
+			return 0, fmt.Errorf("score: Screen.Bound: no clause %d", i)
+		}
+	}
+	sc.lossOnce.Do(sc.predLoss)
+	rm := sc.removal(remove)
+	ps := slices.Clone(preds)
+	slices.Sort(ps)
+	ps = slices.Compact(ps)
+	b := rm.gain
+	for _, p := range ps {
+		if p < 0 || int(p) >= len(sc.loss) {
+			continue
+		}
+		b += sc.loss[p]
+	}
+	if len(remove) == 0 {
+		return b, nil
+	}
+	// The removals change the log-odds of the atoms they touch.
+	d := s.d
+	for db := range s.base {
+		rr := &rm.dbs[db]
+		lk := sc.lookup(db)
+		pr := mln.PredID(-1)
+		for i, row := range rr.rows {
+			if pr < 0 || !d.inPred(row, pr) {
+				pr = d.predOfRow(row)
+			}
+			if pr < 0 || !slices.Contains(ps, pr) {
+				continue
+			}
+			c, x := lk.at(row)
+			if c == 0 {
+				continue
+			}
+			b += c * (logSigmoid(x) - logSigmoid(rr.y[i]))
+		}
+	}
+	return b, nil
+}
+
+// predLoss computes sc.loss: per predicate, the loss of its scored atoms
+// at the screen's weights (an atom no base clause touches has log-odds 0).
+func (sc *Screen) predLoss() {
+	s, d := sc.s, sc.s.d
+	sc.loss = make([]float64, len(d.m.Preds))
+	for db, b := range s.base {
+		mass := make([]float64, len(d.m.Preds)) // c_a of the atoms in the base's rows
+		pr := mln.PredID(-1)
+		for a, row := range b.aGlobal {
+			if pr < 0 || !d.inPred(row, pr) {
+				pr = d.predOfRow(row)
+			}
+			if pr < 0 || b.aMul[a] == 0 {
+				continue
+			}
+			mass[pr] += b.aMul[a]
+			sc.loss[pr] -= b.aMul[a] * logSigmoid(sc.odds[db][a])
+		}
+		for q := range d.m.Preds {
+			if d.rowOff[q] < 0 || d.mul[db][q] == 0 {
+				continue
+			}
+			if rest := float64(d.kept(db, mln.PredID(q)))*d.mul[db][q] - mass[q]; rest > 0 {
+				sc.loss[q] += rest * math.Ln2
+			}
+		}
+	}
 }
 
 // removed is the effect of dropping some base clauses: per database the

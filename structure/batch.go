@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/score"
 )
 
 // Scoring configures the scorer LearnBatch builds: Alchemy's learnstruct
@@ -52,6 +53,11 @@ type Scoring struct {
 	ListedOnly bool
 	// Seed seeds the samplers.
 	Seed int64
+
+	// counts, when set, is shared by the scorers built with these
+	// settings (LearnValidated's searches, each over a subset of the same
+	// databases): a clause is counted once per database.
+	counts *score.CountCache
 }
 
 // DefaultMaxGroundings is the default Scoring.MaxGroundings: on IMDB

@@ -36,12 +36,12 @@ type SearchState struct {
 	Pool map[int][]*mln.Clause
 }
 
-// ValidatedState is the state of LearnValidated: the phase under way
-// (2f and 2f+1: the validation searches without and with repeated
-// predicates with database f held out; twice the number of databases: the
-// final search), the held-out score and why it stopped early ("": it did
-// not) of each validation search done, by phase, and the state of the
-// search of the phase under way (nil: none saved yet).
+// ValidatedState is the state of LearnValidated: the first phase not done
+// (f and n+f, for n databases: the validation searches without and with
+// repeated predicates with database f held out; 2n: the final search), the
+// held-out score (NaN for a search not needed) and why it stopped early
+// ("": it did not) of each validation search before it, by phase, and the
+// state of that phase's search (nil: none saved yet).
 type ValidatedState struct {
 	Phase   int
 	CLL     []float64
@@ -50,7 +50,7 @@ type ValidatedState struct {
 }
 
 // checkpointVersion tags the gob stream of WriteState.
-const checkpointVersion = "marple-structure-checkpoint-2"
+const checkpointVersion = "marple-structure-checkpoint-3"
 
 // WriteState writes v (gob) to w, after a version tag.
 func WriteState(w io.Writer, v any) error {

@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/marple-mln/marple/mln"
@@ -223,32 +225,35 @@ func chooseConstants(ctx context.Context, r *Result, dbs []*mln.Database, s Sett
 	fit := refitSettings(s)
 	n := len(dbs)
 	folds := make([]Settings, n)
-	for f := range dbs {
-		train := without(dbs, f)
+	err := eachFold(n, func(f int) error {
 		var err error
-		if folds[f], err = withScorer(ctx, fit, train, sc); err != nil {
-			return nil, err
-		}
+		folds[f], err = withScorer(ctx, fit, without(dbs, f), sc)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	// scores refits clauses on each fold's training databases and scores
-	// the held-out one.
+	// the held-out one, the folds at once on the processors.
 	scores := func(clauses []*mln.Clause) (cll, auc []float64, err error) {
 		cll, auc = make([]float64, n), make([]float64, n)
-		for f := range dbs {
+		err = eachFold(n, func(f int) error {
 			fs := folds[f]
 			fs.Start = clauses
 			base, err := FitWeights(ctx, fs)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
 			m := &Result{Clauses: append(base.Clauses, fixC...), Weights: append(base.Weights, fixW...)}
 			learned, err := m.Model(s.Model)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
-			if cll[f], auc[f], err = heldOutScores(ctx, learned, dbs[f], preds, v); err != nil {
-				return nil, nil, err
-			}
+			cll[f], auc[f], err = heldOutScores(ctx, learned, dbs[f], preds, v)
+			return err
+		})
+		if err != nil {
+			return nil, nil, err
 		}
 		return cll, auc, nil
 	}
@@ -321,4 +326,30 @@ func chooseConstants(ctx context.Context, r *Result, dbs []*mln.Database, s Sett
 	final := &Result{Clauses: append(all.Clauses, fixC...), Weights: append(all.Weights, fixW...), Score: all.Score, Scored: r.Scored, Steps: r.Steps, Stopped: r.Stopped, Elapsed: r.Elapsed}
 	*r = *final
 	return cc, nil
+}
+
+// eachFold calls fn for each fold of n, as many at once as there are
+// processors, and returns the error of the first fold (in order) that
+// failed. The folds are independent: their results do not depend on how
+// many run at once.
+func eachFold(n int, fn func(f int) error) error {
+	errs := make([]error, n)
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for f := 0; f < n; f++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[f] = fn(f)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

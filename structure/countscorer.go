@@ -45,13 +45,23 @@ func (cs *countScorer) key(c *mln.Clause) string {
 const maxBases = 4
 
 func newCountScorer(m *mln.Model, dbs []*mln.Database, nonEv []mln.PredID, sc Scoring, maxGroundings int64, scoredAt func(*mln.Clause) []mln.PredID) (*countScorer, error) {
-	opt := score.CountOptions{Key: CanonicalKey, MaxGroundings: maxGroundings, Seed: uint64(sc.Seed), OwnDomains: !sc.SharedDomains, ListedOnly: sc.ListedOnly, ScoredAt: scoredAt}
+	// The exact and the sampled data share their counts (a sample keeps
+	// rows of the exact counts), and with the scorers of the other
+	// searches over the same databases when sc has a shared cache.
+	shared := sc.counts
+	if shared == nil {
+		shared = score.NewCountCache()
+	}
+	cs := &countScorer{sc: sc, bases: map[string]*score.Scorer{}}
+	// The data key clauses as the scorer does, each clause's key computed
+	// once.
+	opt := score.CountOptions{Key: cs.key, MaxGroundings: maxGroundings, Seed: uint64(sc.Seed), OwnDomains: !sc.SharedDomains, ListedOnly: sc.ListedOnly, ScoredAt: scoredAt, Shared: shared}
 	opt.Unweighted = sc.NoWtPredsEqually
 	exact, err := score.NewPLLData(m, dbs, nonEv, opt)
 	if err != nil {
 		return nil, err
 	}
-	cs := &countScorer{exact: exact, sampled: exact, sc: sc, bases: map[string]*score.Scorer{}}
+	cs.exact, cs.sampled = exact, exact
 	if !sc.NoSampleAtoms && sc.FractAtoms < 1 {
 		opt.FractAtoms, opt.MinAtomSamples, opt.MaxAtomSamples = sc.FractAtoms, sc.MinAtomSamples, sc.MaxAtomSamples
 		if cs.sampled, err = score.NewPLLData(m, dbs, nonEv, opt); err != nil {
@@ -169,13 +179,38 @@ func (cs *countScorer) Score(ctx context.Context, clauses []*mln.Clause, init []
 // Screen implements Screener with score.Screen on the data loose scores
 // use.
 func (cs *countScorer) Screen(ctx context.Context, clauses []*mln.Clause, w []float64) (ScreenFunc, float64, error) {
+	f, _, obj, err := cs.screenBound(ctx, clauses, w)
+	return f, obj, err
+}
+
+// boundFunc returns an upper bound on the gain the ScreenFunc of the same
+// model returns for any candidate over the predicates preds with the model
+// clause at remove (-1: none) dropped, without counting the candidate.
+type boundFunc func(remove int, preds []mln.PredID) (float64, error)
+
+// boundScreener is a Screener whose screen also bounds the gains before
+// counting (countScorer: score.Screen.Bound).
+type boundScreener interface {
+	screenBound(ctx context.Context, clauses []*mln.Clause, w []float64) (ScreenFunc, boundFunc, float64, error)
+}
+
+// screenBound returns Screen's function and objective, and the bound on
+// its gains.
+func (cs *countScorer) screenBound(ctx context.Context, clauses []*mln.Clause, w []float64) (ScreenFunc, boundFunc, float64, error) {
 	b, err := cs.base(cs.sampled, clauses)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	sc, err := b.Screen(w, score.FitOptions{PriorStdDev: cs.sc.PriorStdDev, NoPrior: cs.sc.NoPrior})
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
+	}
+	bound := func(remove int, preds []mln.PredID) (float64, error) {
+		var rm []int
+		if remove >= 0 {
+			rm = []int{remove}
+		}
+		return sc.Bound(rm, preds)
 	}
 	f := func(ctx context.Context, remove int, cand *mln.Clause) (float64, float64, error) {
 		var rm []int
@@ -188,5 +223,5 @@ func (cs *countScorer) Screen(ctx context.Context, clauses []*mln.Clause, w []fl
 		}
 		return g, wt, err
 	}
-	return f, sc.Objective(), nil
+	return f, bound, sc.Objective(), nil
 }

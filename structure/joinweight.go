@@ -73,11 +73,11 @@ func chooseJoinCap(ctx context.Context, r *Result, dbs []*mln.Database, s Settin
 	for _, i := range rest {
 		fit.Start = append(fit.Start, r.Clauses[i])
 	}
-	for f := range dbs {
+	err := eachFold(n, func(f int) error {
 		train := without(dbs, f)
 		base, err := LearnBatch(ctx, MethodWeights, train, fit, sc)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for k, cp := range JoinCaps {
 			m := &Result{Clauses: base.Clauses, Weights: base.Weights}
@@ -90,13 +90,17 @@ func chooseJoinCap(ctx context.Context, r *Result, dbs []*mln.Database, s Settin
 			}
 			learned, err := m.Model(s.Model)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			cll[k][f], auc[k][f], err = heldOutScores(ctx, learned, dbs[f], preds, v)
 			if err != nil {
-				return nil, err
+				return err
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for k := range JoinCaps {
 		jc.CLL[k], _ = meanSE(cll[k])

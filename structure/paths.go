@@ -200,9 +200,10 @@ func CanonicalKey(c *mln.Clause) string {
 		}
 	}
 	n := len(perm)
-	best := ""
-	var b strings.Builder
 	rename := make([]int, len(c.Vars))
+	for i := range rename {
+		rename[i] = -1
+	}
 	next := 0
 	term := func(b *strings.Builder, t mln.Term) {
 		if t.IsVar() {
@@ -219,74 +220,105 @@ func CanonicalKey(c *mln.Clause) string {
 			b.WriteString(strconv.Itoa(int(t.Const())))
 		}
 	}
-	var try func(k int)
-	write := func() {
-		b.Reset()
-		for i := range rename {
-			rename[i] = -1
+	lit := func(b *strings.Builder, l *mln.Literal) {
+		if l.Neg {
+			b.WriteByte('!')
 		}
-		next = 0
-		for _, li := range perm {
+		b.WriteString(strconv.Itoa(int(l.Pred)))
+		b.WriteByte('(')
+		for j, t := range l.Args {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			term(b, t)
+		}
+		b.WriteByte(')')
+	}
+	// comparisons writes the comparison literals, sorted, under the
+	// renaming the predicate literals fixed.
+	comparisons := func(b *strings.Builder) {
+		if len(cmps) == 0 {
+			return
+		}
+		keys := make([]string, len(cmps))
+		for k, li := range cmps {
 			l := &c.Lits[li]
+			var kb strings.Builder
 			if l.Neg {
-				b.WriteByte('!')
+				kb.WriteByte('!')
 			}
-			b.WriteString(strconv.Itoa(int(l.Pred)))
-			b.WriteByte('(')
+			kb.WriteString("b" + strconv.Itoa(int(l.Builtin)) + "(")
+			args := make([]string, len(l.Args))
 			for j, t := range l.Args {
-				if j > 0 {
-					b.WriteByte(',')
-				}
-				term(&b, t)
+				var ab strings.Builder
+				term(&ab, t)
+				args[j] = ab.String()
 			}
-			b.WriteByte(')')
+			if l.Builtin == mln.Eq || l.Builtin == mln.Neq {
+				slices.Sort(args) // symmetric
+			}
+			kb.WriteString(strings.Join(args, ","))
+			kb.WriteByte(')')
+			keys[k] = kb.String()
 		}
-		if len(cmps) > 0 {
-			keys := make([]string, len(cmps))
-			for k, li := range cmps {
-				l := &c.Lits[li]
-				var kb strings.Builder
-				if l.Neg {
-					kb.WriteByte('!')
-				}
-				kb.WriteString("b" + strconv.Itoa(int(l.Builtin)) + "(")
-				args := make([]string, len(l.Args))
-				for j, t := range l.Args {
-					var ab strings.Builder
-					term(&ab, t)
-					args[j] = ab.String()
-				}
-				if l.Builtin == mln.Eq || l.Builtin == mln.Neq {
-					slices.Sort(args) // symmetric
-				}
-				kb.WriteString(strings.Join(args, ","))
-				kb.WriteByte(')')
-				keys[k] = kb.String()
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				b.WriteString(k)
-			}
-		}
-		if s := b.String(); best == "" || s < best {
-			best = s
+		slices.Sort(keys)
+		for _, k := range keys {
+			b.WriteString(k)
 		}
 	}
 	if n > 6 {
-		write()
-		return best
+		var b strings.Builder
+		for _, li := range perm {
+			lit(&b, &c.Lits[li])
+		}
+		comparisons(&b)
+		return b.String()
 	}
-	try = func(k int) {
+	// The key is the smallest, over the orders of the predicate literals,
+	// of the literals written in that order (variables numbered as they
+	// first occur) followed by the comparisons. The orders are tried as a
+	// search over prefixes: a prefix written is a prefix of every key
+	// that extends it, so one that sorts after the best key so far (or
+	// extends it) cannot lead to a smaller one and is abandoned.
+	best := ""
+	worse := func(prefix string) bool {
+		if best == "" {
+			return false
+		}
+		m := min(len(prefix), len(best))
+		if c := strings.Compare(prefix[:m], best[:m]); c != 0 {
+			return c > 0
+		}
+		return len(prefix) > len(best)
+	}
+	var b strings.Builder
+	var try func(k int, prefix string)
+	try = func(k int, prefix string) {
 		if k == n {
-			write()
+			b.Reset()
+			b.WriteString(prefix)
+			comparisons(&b)
+			if s := b.String(); best == "" || s < best {
+				best = s
+			}
 			return
 		}
+		saved := slices.Clone(rename)
+		savedNext := next
 		for i := k; i < n; i++ {
 			perm[k], perm[i] = perm[i], perm[k]
-			try(k + 1)
+			b.Reset()
+			b.WriteString(prefix)
+			lit(&b, &c.Lits[perm[k]])
+			p := b.String()
+			if !worse(p) {
+				try(k+1, p)
+			}
+			copy(rename, saved)
+			next = savedNext
 			perm[k], perm[i] = perm[i], perm[k]
 		}
 	}
-	try(0)
+	try(0, "")
 	return best
 }

@@ -1,6 +1,7 @@
 package structure
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -224,6 +225,12 @@ type Progress struct {
 	// ETA is the expected time to the end of the current round.
 	ETA     time.Duration
 	Elapsed time.Duration
+	// Search and Searches number the search among those of a
+	// LearnValidated run (1-based; 0 outside one), RunElapsed is the
+	// time since the run started and RunETA the expected time to the end
+	// of its searches (0 until one has finished).
+	Search, Searches   int
+	RunElapsed, RunETA time.Duration
 }
 
 // Result is the outcome of a search.
@@ -236,6 +243,11 @@ type Result struct {
 	// Scored counts the candidates scored, Steps the clauses added or
 	// changed.
 	Scored, Steps int
+	// Pruned counts the candidates of Scored never screened: a bound on
+	// their gain, computed without counting them, showed that they could
+	// neither be refit nor enter a beam or the best of an iteration (beam
+	// search; the result is the same as screening them).
+	Pruned int
 	// Stopped is set when the search ended early (TimeLimit, MaxSteps or
 	// cancellation) rather than because no candidate improved the score.
 	Stopped string
@@ -262,6 +274,12 @@ type candidate struct {
 	w               []float64
 	done            bool
 	screened        bool // gain and wt are the screen's (score and w unset)
+	// pruned: not screened, because bound, an upper bound on its screened
+	// gain, showed that it could not be refit, enter a beam or the best
+	// (beam search; settlePruned screens it when a later comparison
+	// needs it).
+	pruned bool
+	bound  float64
 }
 
 func (c *candidate) id() string {
@@ -281,6 +299,9 @@ type state struct {
 	// objective.
 	screen    ScreenFunc
 	screenObj float64
+	// bound, when the scorer has one, bounds the screen's gains before
+	// counting (boundScreener).
+	bound boundFunc
 }
 
 type searcher struct {
@@ -296,6 +317,10 @@ type searcher struct {
 	workers   int
 	stopped   string
 	grace     bool // the time limit does not apply (lastCommit)
+	// pruning bounds screened gains before counting and skips the
+	// candidates that cannot matter (beam search, pruneCandidates).
+	pruning bool
+	pruned  atomic.Int64
 	// given holds the keys of the clauses the settings give (Start,
 	// InitialBeam, InitialClauses): a clause over one predicate, or one
 	// repeating a predicate, may enter the model if given.
@@ -393,7 +418,7 @@ func newSearcher(ctx context.Context, s Settings) (*searcher, error) {
 
 func (sr *searcher) result() *Result {
 	return &Result{Clauses: slices.Clone(sr.cur.clauses), Weights: slices.Clone(sr.cur.w), Score: sr.cur.score,
-		Scored: int(sr.scored.Load()), Steps: sr.steps, Stopped: sr.stopped, Elapsed: time.Since(sr.start)}
+		Scored: int(sr.scored.Load()), Pruned: int(sr.pruned.Load()), Steps: sr.steps, Stopped: sr.stopped, Elapsed: time.Since(sr.start)}
 }
 
 // outOfTime reports (and records) whether the search must end.
@@ -456,27 +481,26 @@ func (sr *searcher) evaluate(ctx context.Context, cands []*candidate, tight bool
 	}
 	st := sr.cur
 	if st.screen == nil {
-		f, obj, err := scr.Screen(ctx, st.clauses, st.w)
+		var f ScreenFunc
+		var b boundFunc
+		var obj float64
+		var err error
+		if bs, ok := scr.(boundScreener); ok {
+			f, b, obj, err = bs.screenBound(ctx, st.clauses, st.w)
+		} else {
+			f, obj, err = scr.Screen(ctx, st.clauses, st.w)
+		}
 		if err != nil {
 			return err
 		}
-		st.screen, st.screenObj = f, obj
+		st.screen, st.bound, st.screenObj = f, b, obj
 	}
-	err := sr.parallel(ctx, cands, true, length, bestGain, func(c *candidate) error {
-		cand := c.clause
-		if c.op == opRemove {
-			cand = nil
-		}
-		g, wt, err := st.screen(ctx, c.target, cand)
-		if err != nil {
-			return err
-		}
-		c.gain, c.wt, c.done, c.screened = g-c.penalty, wt, true, true
-		if c.op == opRemove {
-			c.wt = math.Inf(1)
-		}
-		return nil
-	})
+	var err error
+	if sr.pruning && st.bound != nil {
+		err = sr.screenPruning(ctx, cands, length, bestGain)
+	} else {
+		err = sr.parallel(ctx, cands, true, length, bestGain, func(c *candidate) error { return sr.screenOne(ctx, c) })
+	}
 	if err != nil {
 		return err
 	}
@@ -514,6 +538,146 @@ func (sr *searcher) evaluate(ctx context.Context, cands []*candidate, tight bool
 		c.screened = false
 		return nil
 	})
+}
+
+// screenOne screens c against the current model.
+func (sr *searcher) screenOne(ctx context.Context, c *candidate) error {
+	cand := c.clause
+	if c.op == opRemove {
+		cand = nil
+	}
+	g, wt, err := sr.cur.screen(ctx, c.target, cand)
+	if err != nil {
+		return err
+	}
+	c.gain, c.wt, c.done, c.screened, c.pruned = g-c.penalty, wt, true, true, false
+	if c.op == opRemove {
+		c.wt = math.Inf(1)
+	}
+	return nil
+}
+
+// pruneCandidates turns candidate pruning on in beam search (tests turn
+// it off to compare).
+var pruneCandidates = true
+
+// screenPruning screens the candidates of a loose round in decreasing
+// order of a bound on their screened gain (the current model's loss at
+// the atoms of their predicates, boundFunc), and stops when the bound
+// falls below the Refits-th best screened gain of the candidates that may
+// enter a beam: the rest cannot be among the Refits refit (their screened
+// gain is at most their bound), and they are marked pruned, for
+// settlePruned to screen if a beam or the best could still want them.
+// Removals and, with Joins, joins (fit from zero whatever their screen)
+// are always screened. Each candidate counts as scored.
+func (sr *searcher) screenPruning(ctx context.Context, cands []*candidate, length int, bestGain float64) error {
+	st := sr.cur
+	bounds := make([]float64, len(cands))
+	for i, c := range cands {
+		bounds[i] = math.Inf(1)
+		if c.op == opRemove || sr.s.Joins && Join(c.clause) {
+			continue
+		}
+		b, err := st.bound(c.target, clausePreds(c.clause))
+		if err != nil {
+			return err
+		}
+		b -= c.penalty
+		bounds[i] = b + 1e-9*(1+math.Abs(b)) // rounding
+	}
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return bounds[order[a]] > bounds[order[b]] })
+	chunk := max(4*sr.workers, 16)
+	threshold := math.Inf(-1)
+	var kept []float64
+	next := 0
+	for next < len(order) && !(bounds[order[next]] < threshold) {
+		end := next
+		for end < len(order) && end-next < chunk && !(bounds[order[end]] < threshold) {
+			end++
+		}
+		batch := make([]*candidate, 0, end-next)
+		for _, i := range order[next:end] {
+			batch = append(batch, cands[i])
+		}
+		if err := sr.parallel(ctx, batch, true, length, bestGain, func(c *candidate) error { return sr.screenOne(ctx, c) }); err != nil {
+			return err
+		}
+		for _, c := range batch {
+			if sr.keep(c) {
+				kept = append(kept, c.gain)
+			}
+		}
+		threshold = kthLargest(kept, sr.s.Refits)
+		next = end
+	}
+	for _, i := range order[next:] {
+		c := cands[i]
+		c.pruned, c.bound, c.done = true, bounds[i], false
+		sr.scored.Add(1)
+		sr.pruned.Add(1)
+	}
+	return nil
+}
+
+// settlePruned screens the pruned candidates of cands (this beam step's,
+// those of earlier steps included) whose bound does not rule out that a
+// beam or the best wants them: it is not below the BeamSize-th best gain
+// of the candidates that may enter a beam, or not below the
+// NumClausesReEval-th best of those that may enter the model. A candidate
+// left pruned has a gain below that many others', so the beam and the
+// best are those of screening every candidate; screening more only raises
+// those gains. Candidates screened here are not refit: they were not among
+// the Refits best of their round.
+func (sr *searcher) settlePruned(ctx context.Context, cands []*candidate, length int) error {
+	var pruned []*candidate
+	var beamGains, admitGains []float64
+	for _, c := range cands {
+		switch {
+		case c.pruned:
+			pruned = append(pruned, c)
+		case sr.keep(c) && c.op != opRemove:
+			beamGains = append(beamGains, c.gain)
+			if sr.admit(c) {
+				admitGains = append(admitGains, c.gain)
+			}
+		}
+	}
+	if len(pruned) == 0 {
+		return nil
+	}
+	threshold := min(kthLargest(beamGains, sr.s.BeamSize), kthLargest(admitGains, sr.s.NumClausesReEval))
+	var need []*candidate
+	for _, c := range pruned {
+		if !(c.bound < threshold) {
+			need = append(need, c)
+		}
+	}
+	return sr.parallel(ctx, need, false, length, math.NaN(), func(c *candidate) error { return sr.screenOne(ctx, c) })
+}
+
+// kthLargest returns the k-th largest of xs (-Inf when it has fewer).
+func kthLargest(xs []float64, k int) float64 {
+	if k <= 0 || len(xs) < k {
+		return math.Inf(-1)
+	}
+	v := slices.Clone(xs)
+	slices.SortFunc(v, func(a, b float64) int { return cmp.Compare(b, a) })
+	return v[k-1]
+}
+
+// clausePreds returns the predicates of c's literals.
+func clausePreds(c *mln.Clause) []mln.PredID {
+	var ps []mln.PredID
+	for _, l := range c.Lits {
+		if l.Pred >= 0 && !slices.Contains(ps, l.Pred) {
+			ps = append(ps, l.Pred)
+		}
+	}
+	return ps
 }
 
 // joinFromZero reports whether a tight fit of c starts from zero weights
@@ -1066,6 +1230,7 @@ func BeamSearch(ctx context.Context, s Settings) (*Result, error) {
 
 func (sr *searcher) beam(ctx context.Context) error {
 	s := sr.s
+	sr.pruning = pruneCandidates
 	iter0 := 0
 	if s.Resume != nil {
 		it, _, err := sr.restore("beam")
@@ -1124,7 +1289,11 @@ func (sr *searcher) beam(ctx context.Context) error {
 			if len(best) > 0 {
 				bg = best[0].gain
 			}
-			if err := sr.evaluate(ctx, todo, false, bstep, bg); err != nil {
+			err := sr.evaluate(ctx, todo, false, bstep, bg)
+			if err == nil {
+				err = sr.settlePruned(ctx, cands, bstep)
+			}
+			if err != nil {
 				if errors.Is(err, errTimeUp) {
 					if err := sr.lastCommit(ctx, append(slices.Clone(best), todo...), 0); err != nil {
 						return err

@@ -8,8 +8,10 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/marple-mln/marple/eval"
@@ -87,6 +89,15 @@ type Choice struct {
 	// without [0] and with [1] repeated predicates ("" when every one
 	// finished): the choice then depends on the machine's speed.
 	Stopped [2]string
+	// Skipped is the number of searches with repeated predicates not run
+	// because those done already decided against them (the last Skipped
+	// databases in the order the searches see them, a hash of their
+	// contents): a held-out CLL is at most 0, so no result of theirs could
+	// make the mean gain positive. Their CLL in FoldCLL is NaN, and CLL[1]
+	// is the mean over the databases searched.
+	Skipped int
+	// Scored counts the candidates the validation searches scored.
+	Scored int
 	// Seconds is the time the validation took (both searches and their
 	// inference), not counting the final search.
 	Seconds float64
@@ -122,7 +133,17 @@ type Choice struct {
 // refinements that improve the held-out CLL are kept (chooseConstants,
 // reported in Choice.Constants). Every search sees the
 // databases sorted by a hash of their contents, so neither the choice nor
-// the model depends on the order of dbs. With one training database there is nothing to hold out, and with s.Scorer set the databases cannot be split: s is
+// the model depends on the order of dbs.
+//
+// The searches without repeated predicates run first, as many at once as
+// there are processors, then those with them one at a time, each only
+// while the searches done leave the choice open: a held-out CLL is at most
+// 0, so when the gains so far plus minus the CLL without repeated
+// predicates of each database left sum to 0 or less, no search left can
+// make the mean gain positive, and they are not run (Choice.Skipped).
+// Every search, refit and count shares one count cache: a clause is
+// counted once per database. The choice and the model are those of
+// running every search, one at a time. With one training database there is nothing to hold out, and with s.Scorer set the databases cannot be split: s is
 // then used as given (so is it for MethodWeights, which adds no clause).
 //
 // A positive s.TimeLimit bounds the searches: the validation searches
@@ -142,6 +163,10 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		return r, ch, err
 	}
 	t0 := time.Now()
+	if sc.counts == nil {
+		// Every search and refit below counts a clause in a database once.
+		sc.counts = score.NewCountCache()
+	}
 	preds := v.Preds
 	switch {
 	case preds != nil:
@@ -164,11 +189,14 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 	n := len(dbs)
 	ch.Folds = n
 	ch.FoldCLL = make([][2]float64, n)
-	// Phase 2f+i is the search with setting i with database f held out;
-	// phase 2n the final search.
+	// Phase f is the search without repeated predicates with database f
+	// held out, phase n+f the search with them; phase 2n the final search.
 	final := 2 * n
 	cll := make([]float64, final)
 	stops := make([]string, final)
+	for i := range cll {
+		cll[i] = math.NaN()
+	}
 	phase := 0
 	if v.Resume != nil {
 		if v.Resume.Phase < 0 || v.Resume.Phase > final || len(v.Resume.CLL) < v.Resume.Phase || len(v.Resume.Stopped) < v.Resume.Phase {
@@ -178,92 +206,63 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		copy(cll, v.Resume.CLL[:phase])
 		copy(stops, v.Resume.Stopped[:phase])
 	}
-	// withPhase sets the checkpoint and resume of the search of phase i.
-	withPhase := func(vs Settings, i int) Settings {
-		vs.Checkpoint, vs.Resume = nil, nil
-		if v.Checkpoint != nil {
-			vs.Checkpoint = func(ss *SearchState) error {
-				return v.Checkpoint(&ValidatedState{Phase: i, CLL: slices.Clone(cll[:i]), Stopped: slices.Clone(stops[:i]), Search: ss})
-			}
-		}
-		if v.Resume != nil && v.Resume.Phase == i {
-			vs.Resume = v.Resume.Search
-		}
-		return vs
+	pr := newRunProgress(t0, final+1, min(runtime.GOMAXPROCS(0), n))
+	vr := &validationRun{ctx: ctx, method: method, dbs: dbs, pos: pos, s: s, sc: sc, v: v, preds: preds, n: n,
+		cll: cll, stops: stops, done: make([]bool, final), results: make([]*Result, final), errs: make([]error, final),
+		saved: make([]*SearchState, final), pr: pr}
+	for i := 0; i < phase; i++ {
+		vr.done[i] = true
 	}
-	var last *Result // the last validation search's
-	lastHeldOut := 0
-	for ph := 0; ph < final; ph++ {
-		f, rep := ph/2, ph%2 == 1
-		if ph < phase {
-			if v.Log != nil {
-				fmt.Fprintf(v.Log, "marple: validation: repeated predicates %v, database %d held out: held-out CLL %.4f (saved)\n", rep, pos[f]+1, cll[ph])
+	vr.run(phase)
+	if err := vr.firstErr(); err != nil {
+		// The model so far: the search's under way when one stopped with
+		// its model, else the last finished validation search's.
+		for ph, e := range vr.errs {
+			if e != nil && vr.results[ph] != nil {
+				ch.HeldOut = pos[ph%n] + 1
+				return vr.results[ph], ch, err
 			}
-			continue
 		}
-		train := without(dbs, f)
-		vs := withPhase(s, ph)
-		vs.RepeatedPredicates = rep
-		if s.TimeLimit > 0 {
-			vs.TimeLimit = s.TimeLimit / time.Duration(2*final)
-		}
-		r, err := LearnBatch(ctx, method, train, vs, sc)
-		if err != nil {
-			if r == nil {
-				// Stopped before its first step: the model so far is the
-				// last finished validation search's, if any.
-				if last == nil {
-					return nil, nil, err
-				}
-				ch.HeldOut = lastHeldOut
-				return last, ch, err
+		for ph := final - 1; ph >= 0; ph-- {
+			if vr.results[ph] != nil {
+				ch.HeldOut = pos[ph%n] + 1
+				return vr.results[ph], ch, err
 			}
-			// The model so far is the search's under way.
-			ch.HeldOut = pos[f] + 1
-			return r, ch, err
 		}
-		last, lastHeldOut = r, pos[f]+1
-		learned, err := r.Model(s.Model)
-		if err != nil {
-			return nil, nil, err
-		}
-		cll[ph], _, err = heldOutScores(ctx, learned, dbs[f], preds, v)
-		if err != nil {
-			ch.HeldOut = pos[f] + 1
-			return r, ch, err
-		}
-		stops[ph] = r.Stopped
-		if v.Log != nil {
-			stopped := ""
-			if r.Stopped != "" {
-				stopped = " (stopped: " + r.Stopped + ")"
-			}
-			fmt.Fprintf(v.Log, "marple: validation: repeated predicates %v: %d clauses learned without database %d%s, held-out CLL %.4f\n", rep, len(r.Clauses), pos[f]+1, stopped, cll[ph])
-		}
-		if v.Checkpoint != nil {
-			if err := v.Checkpoint(&ValidatedState{Phase: ph + 1, CLL: slices.Clone(cll[:ph+1]), Stopped: slices.Clone(stops[:ph+1])}); err != nil {
-				return nil, nil, err
-			}
+		return nil, nil, err
+	}
+	for ph := range vr.results {
+		if r := vr.results[ph]; r != nil {
+			ch.Scored += r.Scored
 		}
 	}
-	gains := make([]float64, n)
+	ch.Skipped = vr.skipped
+	var gains, with []float64
 	for f := 0; f < n; f++ {
-		ch.FoldCLL[pos[f]] = [2]float64{cll[2*f], cll[2*f+1]}
-		gains[f] = cll[2*f+1] - cll[2*f]
+		ch.FoldCLL[pos[f]] = [2]float64{cll[f], cll[n+f]}
+		if f < n-ch.Skipped {
+			gains = append(gains, cll[n+f]-cll[f])
+			with = append(with, cll[n+f])
+		}
 		for i := 0; i < 2; i++ {
 			if ch.Stopped[i] == "" {
-				ch.Stopped[i] = stops[2*f+i]
+				ch.Stopped[i] = stops[i*n+f]
 			}
 		}
 	}
-	ch.CLL = [2]float64{orderFreeMean(cll, 0), orderFreeMean(cll, 1)}
+	ch.CLL = [2]float64{orderFreeMean(cll[:n]), orderFreeMean(with)}
 	gain, se := meanSE(gains)
 	ch.SE = se
-	ch.RepeatedPredicates = gain > se
+	ch.RepeatedPredicates = ch.Skipped == 0 && gain > se
 	ch.Seconds = time.Since(t0).Seconds()
 	if v.Log != nil {
-		fmt.Fprintf(v.Log, "marple: validation chose repeated predicates %v (mean held-out CLL %.4f with, %.4f without, over %d held-out databases; gain %.4f ± %.4f) in %.1fs\n",
-			ch.RepeatedPredicates, ch.CLL[1], ch.CLL[0], n, gain, se, ch.Seconds)
+		if ch.Skipped > 0 {
+			fmt.Fprintf(v.Log, "marple: validation chose repeated predicates false (mean held-out CLL %.4f with, over the first %d held-out databases, %.4f without, over %d; the other %d searches with them could not make the mean gain positive, since a CLL is at most 0) in %.1fs\n",
+				ch.CLL[1], n-ch.Skipped, ch.CLL[0], n, ch.Skipped, ch.Seconds)
+		} else {
+			fmt.Fprintf(v.Log, "marple: validation chose repeated predicates %v (mean held-out CLL %.4f with, %.4f without, over %d held-out databases; gain %.4f ± %.4f) in %.1fs\n",
+				ch.RepeatedPredicates, ch.CLL[1], ch.CLL[0], n, gain, se, ch.Seconds)
+		}
 	}
 	s.RepeatedPredicates = ch.RepeatedPredicates
 	if s.TimeLimit > 0 {
@@ -271,7 +270,9 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 	}
 	// On an error (Ctrl-C, say) the model so far is returned with it, as
 	// LearnBatch returns its search's.
-	r, err := LearnBatch(ctx, method, dbs, withPhase(s, final), sc)
+	fs := vr.withPhase(s, final)
+	fs.Progress = pr.search(final-vr.skipped+1, s.Progress)
+	r, err := LearnBatch(ctx, method, dbs, fs, sc)
 	if err != nil {
 		return r, ch, err
 	}
@@ -288,6 +289,8 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 			}
 			ns := s
 			ns.Joins, ns.Checkpoint, ns.Resume = false, nil, nil
+			pr.setTotal(final - vr.skipped + 2)
+			ns.Progress = pr.search(final-vr.skipped+2, s.Progress)
 			if r, err = LearnBatch(ctx, method, dbs, ns, sc); err != nil {
 				return r, ch, err
 			}
@@ -350,14 +353,10 @@ func without(dbs []*mln.Database, f int) []*mln.Database {
 	return append(slices.Clone(dbs[:f]), dbs[f+1:]...)
 }
 
-// orderFreeMean is the mean of every other element of xs from start,
-// summed smallest first so that the order of the databases does not change
-// the rounding.
-func orderFreeMean(xs []float64, start int) float64 {
-	var v []float64
-	for i := start; i < len(xs); i += 2 {
-		v = append(v, xs[i])
-	}
+// orderFreeMean is the mean of xs, summed smallest first so that the
+// order of the databases does not change the rounding.
+func orderFreeMean(xs []float64) float64 {
+	v := slices.Clone(xs)
 	slices.Sort(v)
 	sum := 0.0
 	for _, x := range v {
@@ -447,4 +446,284 @@ func InferHeldOut(ctx context.Context, model *mln.Model, db *mln.Database, p mln
 		gold = append(gold, truth[mln.BindingKey(net.AtomArgs[a])])
 	}
 	return probs, gold, nil
+}
+
+// validationRun runs the validation searches of LearnValidated, the
+// independent ones concurrently.
+type validationRun struct {
+	ctx    context.Context
+	method Method
+	dbs    []*mln.Database
+	pos    []int
+	s      Settings
+	sc     Scoring
+	v      Validation
+	preds  []mln.PredID
+	n      int
+
+	mu      sync.Mutex
+	cll     []float64 // by phase; NaN: not run
+	stops   []string
+	done    []bool
+	results []*Result
+	errs    []error
+	saved   []*SearchState // by phase: its search's last state
+	skipped int            // searches with repeated predicates not needed
+	pr      *runProgress
+}
+
+// run runs the validation phases from phase on (the earlier ones are
+// done). The searches without repeated predicates run first, as many at
+// once as there are processors; each search with them runs once every
+// earlier phase is done, and only while the searches done leave the choice
+// open (settled): the choice and every score are then the same however
+// many run at once.
+func (vr *validationRun) run(phase int) {
+	n, final := vr.n, 2*vr.n
+	workers := max(1, min(runtime.GOMAXPROCS(0), n))
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for ph := 0; ph < final; ph++ {
+		if ph >= n {
+			wg.Wait()
+			if vr.firstErr() != nil {
+				break
+			}
+			if vr.settled(ph - n) {
+				vr.skip(ph)
+				break
+			}
+		}
+		if ph < phase || vr.done[ph] {
+			continue
+		}
+		if vr.firstErr() != nil || vr.ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(ph int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			vr.phase(ph)
+		}(ph)
+	}
+	wg.Wait()
+	if err := vr.ctx.Err(); err != nil && vr.firstErr() == nil && !vr.allDone() {
+		vr.errs[0] = err
+	}
+}
+
+// settled reports whether the searches done (every one without repeated
+// predicates, and those with them for the first k databases) already
+// decide against repeated predicates: they are admitted only when the
+// mean held-out CLL gain exceeds its standard error, so only when it is
+// positive, and a held-out CLL is at most 0, so database f's gain is at
+// most minus its CLL without them. When even those gains leave the mean
+// at or below 0, no result of the searches left can change the choice.
+func (vr *validationRun) settled(k int) bool {
+	n := vr.n
+	bound := 0.0
+	for f := 0; f < n; f++ {
+		if f < k {
+			bound += vr.cll[n+f] - vr.cll[f]
+		} else {
+			bound -= vr.cll[f]
+		}
+	}
+	return bound <= 0
+}
+
+// skip marks the searches from phase ph on as not needed.
+func (vr *validationRun) skip(ph int) {
+	vr.mu.Lock()
+	defer vr.mu.Unlock()
+	final := 2 * vr.n
+	vr.skipped = final - ph
+	var held []string
+	for i := ph; i < final; i++ {
+		vr.done[i] = true
+		held = append(held, fmt.Sprint(vr.pos[i-vr.n]+1))
+	}
+	vr.pr.setTotal(final - vr.skipped + 1)
+	if vr.v.Log != nil {
+		fmt.Fprintf(vr.v.Log, "marple: validation: the searches with repeated predicates without database %s are not needed: whatever their held-out CLL (at most 0), the mean gain cannot be positive\n", strings.Join(held, ", "))
+	}
+	vr.checkpoint()
+}
+
+// phase runs validation search ph and scores its model on the held-out
+// database.
+func (vr *validationRun) phase(ph int) {
+	n := vr.n
+	f, rep := ph%n, ph >= n
+	vs := vr.withPhase(vr.s, ph)
+	vs.RepeatedPredicates = rep
+	if vr.s.TimeLimit > 0 {
+		vs.TimeLimit = vr.s.TimeLimit / time.Duration(4*n)
+	}
+	vs.Progress = vr.pr.search(ph+1, vr.s.Progress)
+	t := time.Now()
+	r, err := LearnBatch(vr.ctx, vr.method, without(vr.dbs, f), vs, vr.sc)
+	var cll float64
+	if err == nil {
+		var learned *mln.Model
+		if learned, err = r.Model(vr.s.Model); err == nil {
+			cll, _, err = heldOutScores(vr.ctx, learned, vr.dbs[f], vr.preds, vr.v)
+		}
+	}
+	vr.mu.Lock()
+	defer vr.mu.Unlock()
+	vr.results[ph] = r
+	if err != nil {
+		vr.errs[ph] = err
+		return
+	}
+	vr.cll[ph], vr.stops[ph], vr.done[ph] = cll, r.Stopped, true
+	vr.pr.finished(time.Since(t))
+	if vr.v.Log != nil {
+		stopped := ""
+		if r.Stopped != "" {
+			stopped = " (stopped: " + r.Stopped + ")"
+		}
+		fmt.Fprintf(vr.v.Log, "marple: validation: repeated predicates %v: %d clauses learned without database %d%s, held-out CLL %.4f (search %d of %d, %s, %s elapsed)\n",
+			rep, len(r.Clauses), vr.pos[f]+1, stopped, cll, ph+1, vr.pr.totalSearches(), time.Since(t).Round(100*time.Millisecond), vr.pr.elapsed().Round(time.Second))
+	}
+	if err := vr.checkpoint(); err != nil {
+		vr.errs[ph] = err
+	}
+}
+
+// prefix returns the first phase not done (the phase a resumed run starts
+// at).
+func (vr *validationRun) prefix() int {
+	for i, d := range vr.done {
+		if !d {
+			return i
+		}
+	}
+	return len(vr.done)
+}
+
+func (vr *validationRun) allDone() bool {
+	vr.mu.Lock()
+	defer vr.mu.Unlock()
+	return vr.prefix() == len(vr.done)
+}
+
+// checkpoint saves the phases done before the first one not done, and
+// that one's search state if saved (vr.mu held).
+func (vr *validationRun) checkpoint() error {
+	if vr.v.Checkpoint == nil {
+		return nil
+	}
+	p := vr.prefix()
+	st := &ValidatedState{Phase: p, CLL: slices.Clone(vr.cll[:p]), Stopped: slices.Clone(vr.stops[:p])}
+	if p < len(vr.saved) {
+		st.Search = vr.saved[p]
+	}
+	return vr.v.Checkpoint(st)
+}
+
+// withPhase sets the checkpoint and resume of the search of phase i. A
+// search's state is saved while every earlier phase is done (a resumed
+// run starts at the first phase not done); a later one's only when it
+// becomes that phase.
+func (vr *validationRun) withPhase(vs Settings, i int) Settings {
+	vs.Checkpoint, vs.Resume = nil, nil
+	if vr.v.Checkpoint != nil {
+		vs.Checkpoint = func(ss *SearchState) error {
+			vr.mu.Lock()
+			defer vr.mu.Unlock()
+			if i < len(vr.saved) {
+				vr.saved[i] = ss
+			}
+			if vr.prefix() != i {
+				return nil
+			}
+			return vr.v.Checkpoint(&ValidatedState{Phase: i, CLL: slices.Clone(vr.cll[:i]), Stopped: slices.Clone(vr.stops[:i]), Search: ss})
+		}
+	}
+	if vr.v.Resume != nil && vr.v.Resume.Phase == i {
+		vs.Resume = vr.v.Resume.Search
+	}
+	return vs
+}
+
+// firstErr returns the error of the first phase that failed, if any.
+func (vr *validationRun) firstErr() error {
+	vr.mu.Lock()
+	defer vr.mu.Unlock()
+	for _, err := range vr.errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runProgress numbers the searches of a LearnValidated run and estimates
+// the time to its end for their Progress reports.
+type runProgress struct {
+	t0    time.Time
+	mu    sync.Mutex
+	total int           // searches expected in all
+	done  int           // searches finished
+	spent time.Duration // their durations, summed
+	conc  int           // searches at once
+}
+
+func newRunProgress(t0 time.Time, total, conc int) *runProgress {
+	return &runProgress{t0: t0, total: total, conc: max(conc, 1)}
+}
+
+func (rp *runProgress) setTotal(n int) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	rp.total = n
+}
+
+func (rp *runProgress) totalSearches() int {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	return rp.total
+}
+
+func (rp *runProgress) elapsed() time.Duration { return time.Since(rp.t0) }
+
+// finished records a search that took d.
+func (rp *runProgress) finished(d time.Duration) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	rp.done++
+	rp.spent += d
+}
+
+// eta estimates the time to the end of the run's searches: those not
+// finished at the mean duration of those finished, conc at once (0 before
+// one has finished).
+func (rp *runProgress) eta() time.Duration {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if rp.done == 0 {
+		return 0
+	}
+	left := rp.total - rp.done
+	return time.Duration(float64(rp.spent) / float64(rp.done) * float64(left) / float64(min(rp.conc, max(left, 1))))
+}
+
+// search returns the Progress of search k (1-based) of the run, which
+// reports to fn (nil when fn is).
+func (rp *runProgress) search(k int, fn func(Progress)) func(Progress) {
+	if fn == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(p Progress) {
+		p.Search, p.Searches = k, rp.totalSearches()
+		p.RunElapsed, p.RunETA = rp.elapsed(), rp.eta()
+		mu.Lock()
+		defer mu.Unlock()
+		fn(p)
+	}
 }

@@ -206,8 +206,16 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 		if pr.RoundTotal > 0 {
 			round = fmt.Sprintf(", round %d/%d, ETA %s", pr.Round, pr.RoundTotal, pr.ETA.Round(time.Second))
 		}
-		fmt.Fprintf(e.stderr, "marple: learnstruct %s: %s %d, %d clauses added, %d in the model (score %.4f), %d candidates scored (%.1f/s), best gain %s%s, %s elapsed\n",
-			*method, what, pr.Length, pr.Step, pr.Clauses, pr.Score, pr.Scored, pr.Rate, gain, round, pr.Elapsed.Round(time.Second))
+		run := ""
+		if pr.Searches > 0 {
+			eta := "searches' ETA once one has ended"
+			if pr.RunETA > 0 {
+				eta = "searches' ETA " + pr.RunETA.Round(time.Second).String()
+			}
+			run = fmt.Sprintf("search %d of %d (%s in all, %s): ", pr.Search, pr.Searches, pr.RunElapsed.Round(time.Second), eta)
+		}
+		fmt.Fprintf(e.stderr, "marple: learnstruct %s: %s%s %d, %d clauses added, %d in the model (score %.4f), %d candidates scored (%.1f/s), best gain %s%s, %s elapsed\n",
+			*method, run, what, pr.Length, pr.Step, pr.Clauses, pr.Score, pr.Scored, pr.Rate, gain, round, pr.Elapsed.Round(time.Second))
 	}
 	validated := *repeated == "auto" && tf.file == "" && len(dbs) > 1
 	v := structure.DefaultValidation()
@@ -288,8 +296,13 @@ func runLearnstructBatch(ctx context.Context, e *env, args []string) error {
 	if r.Stopped != "" {
 		stop = " (stopped: " + r.Stopped + ")"
 	}
-	fmt.Fprintf(e.stderr, "marple learnstruct: %d clauses, score %.4f, %d candidates scored in %s (%.1f/s)%s\n",
-		len(r.Clauses), r.Score, r.Scored, r.Elapsed.Round(time.Millisecond), float64(r.Scored)/r.Elapsed.Seconds(), stop)
+	if choice != nil && choice.Folds > 0 {
+		fmt.Fprintf(e.stderr, "marple learnstruct: %d clauses, score %.4f; %d candidates scored by the final search in %s (%.1f/s), %d by the validation searches; %s in all%s\n",
+			len(r.Clauses), r.Score, r.Scored, r.Elapsed.Round(time.Millisecond), float64(r.Scored)/r.Elapsed.Seconds(), choice.Scored, time.Since(p.start).Round(time.Millisecond), stop)
+	} else {
+		fmt.Fprintf(e.stderr, "marple learnstruct: %d clauses, score %.4f, %d candidates scored in %s (%.1f/s); %s in all%s\n",
+			len(r.Clauses), r.Score, r.Scored, r.Elapsed.Round(time.Millisecond), float64(r.Scored)/r.Elapsed.Seconds(), time.Since(p.start).Round(time.Millisecond), stop)
+	}
 	if err := write(); err != nil {
 		return err
 	}

@@ -253,6 +253,9 @@ func choiceNote(ch *structure.Choice) string {
 		}
 		more += fmt.Sprintf("; per-constant refinements kept %d of %d (%s), held-out CLL %.4f -> %.4f, AUC-PR %.4f -> %.4f, %.0fs", len(c.Kept), len(c.Tried), kept, c.CLL[0], c.CLL[1], c.AUCPR[0], c.AUCPR[1], c.Seconds)
 	}
+	if ch.Skipped > 0 {
+		return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without (%d databases held out in turn), %.4f with (the first %d; the other searches with them could not change the choice), %.0fs%s%s", ch.RepeatedPredicates, ch.CLL[0], ch.Folds, ch.CLL[1], ch.Folds-ch.Skipped, ch.Seconds, stopped, more)
+	}
 	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %.4f with (± %.4f, %d databases held out in turn), %.0fs%s%s", ch.RepeatedPredicates, ch.CLL[0], ch.CLL[1], ch.SE, ch.Folds, ch.Seconds, stopped, more)
 }
 
