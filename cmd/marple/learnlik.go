@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/marple-mln/marple/ground"
@@ -85,6 +86,8 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			// Without -priorStdDev, σ is chosen on the training databases,
 			// each left out in turn.
 			TunePrior: f.priorSD == 0 && f.multi,
+			// and so is the narrowing of the joint weights' prior.
+			TuneJointPrior: f.priorSD == 0 && f.multi,
 			Progress: func(pr learn.DiscriminativeProgress) {
 				if (time.Since(lastReport) < time.Second || pr.Elapsed < time.Second) && !*tf.verbose {
 					return
@@ -106,10 +109,23 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			fmt.Fprintf(e.stderr, "marple: learn: independent start: %d joint parameters held at 0, CLL %.6g over %d atoms, gradient %.2g, %d L-BFGS iterations%s\n",
 				st.Joint, st.CLL, st.Atoms, st.GradNorm, st.Iterations, tuned)
 		}
+		set.OnJointPrior = func(ch *learn.JointPriorChoice) {
+			var b strings.Builder
+			for i, t := range ch.Exponents {
+				fmt.Fprintf(&b, ", t = %g: %.6g", t, ch.HeldOutCLL[i])
+				if !ch.Converged[i] {
+					b.WriteString(" (a held-out run did not converge)")
+				}
+			}
+			fmt.Fprintf(e.stderr, "marple: learn: joint weights' prior σ / (cmax^(1-t)·cmin^t), t = %g chosen by held-out CLL over %d databases each left out in turn%s (%.1fs)\n",
+				ch.Exponent, ch.Examples, b.String(), ch.Elapsed.Seconds())
+		}
 		f.extras.apply(&set)
 		if f.extras.withEM {
 			set.TunePrior = false // each M-step would choose its own σ
-			set.OnStart = nil     // one start per M-step
+			set.TuneJointPrior = false
+			set.OnJointPrior = nil
+			set.OnStart = nil // one start per M-step
 			return learnEM(ctx, e, p, tf, m, dbs, src, set, f.extras.emIter)
 		}
 		done = p.stage("learn CLL (" + map[bool]string{true: "DN", false: "PSCG"}[f.newton] + ")")
@@ -125,10 +141,23 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			fmt.Fprintf(e.stderr, "marple: learn: prior σ of %d weights linking query atoms divided by their connections (up to %g ground clauses through one atom)\n",
 				st.ScaledPriors, st.MaxConnections)
 		}
+		if st != nil && len(st.Unconverged) > 0 {
+			fmt.Fprintf(e.stderr, "marple: learn: NOT CONVERGED: %d weights' gradients are beyond the noise of the samples (largest first):\n", len(st.Unconverged))
+			for i, p := range st.Unconverged {
+				if i == 10 {
+					fmt.Fprintf(e.stderr, "marple: learn:   ... and %d more\n", len(st.Unconverged)-10)
+					break
+				}
+				fmt.Fprintf(e.stderr, "marple: learn:   %s\n", learn.ParamName(m, p))
+			}
+		}
 		if err == nil {
 			noise := ""
 			if set.Adaptive {
 				noise = fmt.Sprintf(" (%.3g standard errors)", st.Noise)
+				if len(st.Unconverged) > 0 {
+					noise += fmt.Sprintf(", %d weights not converged", len(st.Unconverged))
+				}
 			}
 			done("%d iterations, %d MC-SAT rounds (last of %d steps), %d backtracks, converged %v, gradient %.3g%s, %d examples, %d parameters",
 				st.Iterations, st.Rounds, st.Samples, st.Backtracks, st.Converged, st.GradNorm, noise, st.Examples, st.Params)
