@@ -220,7 +220,7 @@ type DiscriminativeSettings struct {
 	// TuneJointPrior (with ScaleJointPrior, two or more examples and the
 	// independent start) chooses how the connections narrow the prior of
 	// the weights linking query atoms, by the held-out conditional
-	// log-likelihood of the examples, each left out in turn: for each
+	// log-likelihood of a held-out example (see JointPriorLeaveEachOut): for each
 	// exponent t of JointPriorExponents, σ of such a weight is divided by
 	// cmax^(1−t)·cmin^t, cmax and cmin the connections through one atom of
 	// its most and least connected predicate; the other examples are
@@ -233,6 +233,10 @@ type DiscriminativeSettings struct {
 	TuneJointPrior bool
 	// OnJointPrior, when set, is called with TuneJointPrior's choice.
 	OnJointPrior func(*JointPriorChoice)
+	// OnHeldOut, when set, is called after each held-out run of
+	// TuneJointPrior: the exponent, the example left out, its CLL and the
+	// run's stats.
+	OnHeldOut func(t float64, example int, cll float64, st *DiscriminativeStats)
 	// Progress, when set, is called after every sampling round.
 	Progress func(DiscriminativeProgress)
 	// OnStart, when set, is called with the independent start once it is

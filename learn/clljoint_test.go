@@ -96,7 +96,6 @@ func exactHeldOut(m *mln.Model, ex *Example, w []float64) float64 {
 // marginals; the choice must report the same held-out CLL for every
 // exponent and choose the best.
 func TestTuneJointPriorExact(t *testing.T) {
-	ctx := context.Background()
 	m, err := mln.ParseModel("groups.mln", groupsMLN)
 	if err != nil {
 		t.Fatal(err)
@@ -123,8 +122,6 @@ func TestTuneJointPriorExact(t *testing.T) {
 	for i := range evs {
 		exs = append(exs, groupsExample(t, m, evs[i], trs[i]))
 	}
-	const sigma = 0.5
-	const prec = 1 / (sigma * sigma)
 	np := len(m.Weights)
 
 	// Connections per parameter and predicate, over every example.
@@ -165,6 +162,24 @@ func TestTuneJointPriorExact(t *testing.T) {
 		t.Fatalf("the connections do not differ: %v", cmax)
 	}
 
+	defer func(v bool) { JointPriorLeaveEachOut = v }(JointPriorLeaveEachOut)
+	for _, each := range []bool{true, false} {
+		JointPriorLeaveEachOut = each
+		// The held-out examples: each in turn, or the largest (all have
+		// the same atoms here: the first).
+		ks := []int{0}
+		if each {
+			ks = []int{0, 1, 2}
+		}
+		tuneJointPriorCase(t, m, exs, ks, cmax, cmin)
+	}
+}
+
+func tuneJointPriorCase(t *testing.T, m *mln.Model, exs Examples, ks []int, cmax, cmin []float64) {
+	ctx := context.Background()
+	const sigma = 0.5
+	const prec = 1 / (sigma * sigma)
+	np := len(m.Weights)
 	var ch *JointPriorChoice
 	clear(m.Weights)
 	st, err := Discriminative(ctx, m, exs, DiscriminativeSettings{Sampler: exactSamplers, PriorStdDev: sigma,
@@ -173,7 +188,7 @@ func TestTuneJointPriorExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch == nil || st.JointPrior != ch || !slices.Equal(ch.Exponents, JointPriorExponents) || ch.Examples != len(exs) {
+	if ch == nil || st.JointPrior != ch || !slices.Equal(ch.Exponents, JointPriorExponents) || ch.Examples != len(ks) {
 		t.Fatalf("choice %+v, stats %+v", ch, st)
 	}
 	best, bestT := math.Inf(-1), 0.0
@@ -183,7 +198,7 @@ func TestTuneJointPriorExact(t *testing.T) {
 			scale[p] = math.Pow(cmax[p], 1-tt) * math.Pow(cmin[p], tt)
 		}
 		held := 0.0
-		for k := range exs {
+		for _, k := range ks {
 			var train Examples
 			for j, ex := range exs {
 				if j != k {
@@ -209,7 +224,12 @@ func TestTuneJointPriorExact(t *testing.T) {
 			}
 			held += exactHeldOut(m, exs[k], res.X)
 		}
-		if !near(ch.HeldOutCLL[i], held, 1e-5) {
+		if math.IsInf(ch.HeldOutCLL[i], -1) {
+			// Abandoned: it must lose to the choice.
+			if j := slices.Index(ch.Exponents, ch.Exponent); held >= ch.HeldOutCLL[j] {
+				t.Errorf("t = %g abandoned with held-out CLL %.8g by enumeration, above the choice's %.8g", tt, held, ch.HeldOutCLL[j])
+			}
+		} else if !near(ch.HeldOutCLL[i], held, 1e-5) {
 			t.Errorf("t = %g: held-out CLL %.8g, by enumeration %.8g", tt, ch.HeldOutCLL[i], held)
 		}
 		if !ch.Converged[i] {

@@ -120,11 +120,15 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			fmt.Fprintf(e.stderr, "marple: learn: joint weights' prior σ / (cmax^(1-t)·cmin^t), t = %g chosen by held-out CLL over %d databases each left out in turn%s (%.1fs)\n",
 				ch.Exponent, ch.Examples, b.String(), ch.Elapsed.Seconds())
 		}
+		set.OnHeldOut = func(t float64, k int, cll float64, st *learn.DiscriminativeStats) {
+			fmt.Fprintf(e.stderr, "marple: learn: joint prior t = %g, database %d left out: held-out CLL %.6g (%d iterations, converged %v, %.1fs)\n",
+				t, k+1, cll, st.Iterations, st.Converged, st.Elapsed.Seconds())
+		}
 		f.extras.apply(&set)
 		if f.extras.withEM {
 			set.TunePrior = false // each M-step would choose its own σ
 			set.TuneJointPrior = false
-			set.OnJointPrior = nil
+			set.OnJointPrior, set.OnHeldOut = nil, nil
 			set.OnStart = nil // one start per M-step
 			return learnEM(ctx, e, p, tf, m, dbs, src, set, f.extras.emIter)
 		}
