@@ -643,6 +643,7 @@ type cllProblem struct {
 
 	connMax, connMin []float64 // per parameter: connections (scaleJointPrior)
 	custom           bool      // the samplers are the caller's (DiscriminativeSettings.Sampler)
+	meanSq           float64   // noise's last mean squared ratio of a gradient entry to its standard error
 }
 
 // newCLLProblem grounds (asks for) every example once and creates its
@@ -882,6 +883,9 @@ func (pb *cllProblem) noise(g []float64, tol float64) (worst float64, within boo
 			return math.Inf(1), false
 		}
 		worst = max(worst, x/math.Sqrt(se2[p]))
+	}
+	if count > 0 {
+		pb.meanSq = sum / float64(count)
 	}
 	return worst, aggregateWithinNoise(sum, count, batches-1)
 }
@@ -1149,7 +1153,8 @@ type cllRun struct {
 }
 
 // stallRounds is the number of successive updates without a new smallest
-// gradient (in standard errors) after which the adaptive schedule takes
+// mean squared ratio of the gradient's entries to their standard errors
+// after which the adaptive schedule takes
 // more samples: the steps then follow the noise of the estimates rather
 // than the gradient, as in stochastic approximation, where the sample
 // grows once the iterates stop improving.
@@ -1179,14 +1184,14 @@ func (r *cllRun) optimize(ctx context.Context, pb *cllProblem, w []float64, st *
 		g, v, d, hd = make([]float64, np), make([]float64, np), make([]float64, np), make([]float64, np)
 		mInv        = make([]float64, np)
 		step        = make([]float64, np)
-		wPrev       []float64 // weights before the last step
-		gPrev       []float64 // gradient there
-		dPrev       []float64 // direction of the last step
-		deltaPred   []float64 // H·Δw at the last step
-		accumulate  bool      // the round adds to the samples held
-		retries     int       // consecutive rounds without a usable step
-		bestNoise   = math.Inf(1)
-		stalled     int // updates since bestNoise last fell
+		wPrev       []float64     // weights before the last step
+		gPrev       []float64     // gradient there
+		dPrev       []float64     // direction of the last step
+		deltaPred   []float64     // H·Δw at the last step
+		accumulate  bool          // the round adds to the samples held
+		retries     int           // consecutive rounds without a usable step
+		bestNoise   = math.Inf(1) // smallest mean squared ratio of a gradient entry to its standard error
+		stalled     int           // updates since bestNoise last fell
 	)
 	const maxRetries = 10
 	unconverged := func() {
@@ -1261,19 +1266,14 @@ func (r *cllRun) optimize(ctx context.Context, pb *cllProblem, w []float64, st *
 				report(0, false)
 				return nil
 			}
-			// The gradient stopped falling: its noise dominates the steps.
-			if !redo && r.growable && !math.IsInf(st.Noise, 1) {
-				if st.Noise < bestNoise {
-					bestNoise, stalled = st.Noise, 0
-				} else if stalled++; stalled >= stallRounds {
-					if !grow() {
-						// At the largest sample and still not within
-						// the noise: more rounds only follow the noise.
-						unconverged()
-						report(0, false)
-						return nil
-					}
-					bestNoise, stalled = st.Noise, 0
+			// The gradient stopped falling (the mean squared ratio of its
+			// entries to their standard errors): its noise dominates the
+			// steps.
+			if !redo && r.growable && pb.meanSq > 0 {
+				if pb.meanSq < bestNoise {
+					bestNoise, stalled = pb.meanSq, 0
+				} else if stalled++; stalled >= stallRounds && grow() {
+					bestNoise, stalled = pb.meanSq, 0
 				}
 			}
 		}
