@@ -1150,6 +1150,11 @@ type cllRun struct {
 	growable                 bool
 	start                    time.Time
 	quiet                    bool // no Progress reports (held-out runs)
+	// stopStalled ends the run, unconverged, when the gradient stalls at
+	// the largest sample (held-out runs: their score stands for the
+	// prior as learned, and a prior that lets the chains stop mixing
+	// would otherwise take every iteration).
+	stopStalled bool
 }
 
 // stallRounds is the number of successive updates without a new smallest
@@ -1272,8 +1277,14 @@ func (r *cllRun) optimize(ctx context.Context, pb *cllProblem, w []float64, st *
 			if !redo && r.growable && pb.meanSq > 0 {
 				if pb.meanSq < bestNoise {
 					bestNoise, stalled = pb.meanSq, 0
-				} else if stalled++; stalled >= stallRounds && grow() {
-					bestNoise, stalled = pb.meanSq, 0
+				} else if stalled++; stalled >= stallRounds {
+					if grow() {
+						bestNoise, stalled = pb.meanSq, 0
+					} else if r.stopStalled {
+						unconverged()
+						report(0, false)
+						return nil
+					}
 				}
 			}
 		}

@@ -97,16 +97,17 @@ func (pb *cllProblem) tuneJointPrior(ctx context.Context, run *cllRun, w []float
 	}
 	ch := &JointPriorChoice{Exponents: slices.Clone(JointPriorExponents), Examples: len(heldOut)}
 	sub := *run
-	sub.quiet = true
+	sub.quiet, sub.stopStalled = true, true
 	best := math.Inf(-1)
 	for _, t := range ch.Exponents {
 		pb.setJointScale(t)
-		held, conv := 0.0, true
+		held, conv, abandoned := 0.0, true, false
 		for _, k := range heldOut {
 			e := pb.exs[k]
 			if held < best {
 				// Each example adds a negative CLL: this exponent can no
 				// longer win.
+				abandoned = true
 				break
 			}
 			train := pb.subset(k)
@@ -130,8 +131,8 @@ func (pb *cllProblem) tuneJointPrior(ctx context.Context, run *cllRun, w []float
 				run.s.OnHeldOut(t, k, cll, st)
 			}
 		}
-		if held < best {
-			held = math.Inf(-1) // abandoned
+		if abandoned {
+			held = math.Inf(-1)
 		}
 		ch.HeldOutCLL = append(ch.HeldOutCLL, held)
 		ch.Converged = append(ch.Converged, conv)

@@ -117,8 +117,12 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 					b.WriteString(" (a held-out run did not converge)")
 				}
 			}
-			fmt.Fprintf(e.stderr, "marple: learn: joint weights' prior σ / (cmax^(1-t)·cmin^t), t = %g chosen by held-out CLL over %d databases each left out in turn%s (%.1fs)\n",
-				ch.Exponent, ch.Examples, b.String(), ch.Elapsed.Seconds())
+			held := "the largest training database held out"
+			if ch.Examples > 1 {
+				held = fmt.Sprintf("%d databases each left out in turn", ch.Examples)
+			}
+			fmt.Fprintf(e.stderr, "marple: learn: joint weights' prior σ / (cmax^(1-t)·cmin^t), t = %g chosen by CLL on %s%s (%.1fs)\n",
+				ch.Exponent, held, b.String(), ch.Elapsed.Seconds())
 		}
 		set.OnHeldOut = func(t float64, k int, cll float64, st *learn.DiscriminativeStats) {
 			fmt.Fprintf(e.stderr, "marple: learn: joint prior t = %g, database %d left out: held-out CLL %.6g (%d iterations, converged %v, %.1fs)\n",
