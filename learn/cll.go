@@ -202,7 +202,10 @@ type DiscriminativeSettings struct {
 	// and only MinLLChange or MaxIter stop learning.
 	Adaptive bool
 	// MaxSamples bounds the MC-SAT steps per example and round of the
-	// adaptive schedule (0 means 8×Samples).
+	// adaptive schedule. 0 means 8×Samples, raised (doubled, up to
+	// 64×Samples) whenever the gradient stalls there beyond the noise: the
+	// chains then mix too slowly for the batch means of the largest
+	// sample to resolve the gradient.
 	MaxSamples int
 	// Significance is the number of standard errors from which a gradient
 	// entry counts as non-zero (0 means √(2 ln 2P) + 1 for P parameters:
@@ -1063,11 +1066,12 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		o.Seed = s.Seed
 		factory = MCSATSamplers(st.Samples, o)
 	}
-	maxSamples := s.MaxSamples
+	maxSamples, ceiling := s.MaxSamples, s.MaxSamples
 	if maxSamples == 0 {
-		maxSamples = 8 * st.Samples
+		maxSamples, ceiling = 8*st.Samples, 64*st.Samples
 	}
 	maxSamples = max(maxSamples, st.Samples)
+	ceiling = max(ceiling, maxSamples)
 
 	prec := 0.0
 	if !s.NoPrior {
@@ -1092,7 +1096,7 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		growable = growable || e.batched
 	}
 	run := &cllRun{s: s, maxIter: maxIter, lambda: lambda, maxLambda: maxLambda, minLL: minLL, z: z,
-		samples: st.Samples, maxSamples: maxSamples, growable: growable, start: start}
+		samples: st.Samples, maxSamples: maxSamples, ceiling: ceiling, growable: growable, start: start}
 
 	w := make([]float64, np)
 	switch {
@@ -1147,6 +1151,7 @@ type cllRun struct {
 	lambda, maxLambda, minLL float64
 	z                        float64 // Significance
 	samples, maxSamples      int     // MC-SAT steps of the first round, and the most
+	ceiling                  int     // the most maxSamples may be raised to
 	growable                 bool
 	start                    time.Time
 	quiet                    bool // no Progress reports (held-out runs)
@@ -1175,11 +1180,12 @@ func (r *cllRun) optimize(ctx context.Context, pb *cllProblem, w []float64, st *
 	pb.setSteps(st.Samples)
 	// grow doubles the steps per round of the adaptive schedule, and
 	// reports false at MaxSamples.
+	maxSamples := r.maxSamples
 	grow := func() bool {
-		if !r.growable || st.Samples >= r.maxSamples {
+		if !r.growable || st.Samples >= maxSamples {
 			return false
 		}
-		st.Samples = min(2*st.Samples, r.maxSamples)
+		st.Samples = min(2*st.Samples, maxSamples)
 		pb.setSteps(st.Samples)
 		return true
 	}
@@ -1278,6 +1284,9 @@ func (r *cllRun) optimize(ctx context.Context, pb *cllProblem, w []float64, st *
 				if pb.meanSq < bestNoise {
 					bestNoise, stalled = pb.meanSq, 0
 				} else if stalled++; stalled >= stallRounds {
+					if !r.stopStalled && st.Samples >= maxSamples && maxSamples < r.ceiling {
+						maxSamples = min(2*maxSamples, r.ceiling) // stalled at the largest sample: raise it
+					}
 					if grow() {
 						bestNoise, stalled = pb.meanSq, 0
 					} else if r.stopStalled {

@@ -53,7 +53,7 @@ func (x *learnExtras) register(fs *flag.FlagSet, tf *trainFlags) {
 	fs.BoolVar(&x.dFixed, "dFixedSamples", false, "dcll: Alchemy's schedule: -numSamples MC-SAT steps every iteration, stopping only on -cgMinLLChange or -maxIter (default: double the steps whenever the gradient is within the noise of the samples, stop converged when it is at -dMaxSamples)")
 	fs.BoolVar(&x.dZeroStart, "dZeroStart", false, "dcll, vp: start from zero weights and random worlds (Alchemy's learnwts -d; default: from the exact optimum with the formulas that link query atoms at weight 0, the chains from worlds drawn from it)")
 	fs.BoolVar(&x.dFlatPrior, "dFlatPrior", false, "dcll: one prior σ for every weight, as Alchemy (default: σ of a weight whose clauses link query atoms is divided by its connections, the most ground clauses through one atom)")
-	fs.IntVar(&x.dMaxSamples, "dMaxSamples", 0, "dcll: largest number of MC-SAT steps per example and iteration the schedule reaches (0: 8 × -numSamples)")
+	fs.IntVar(&x.dMaxSamples, "dMaxSamples", 0, "dcll: largest number of MC-SAT steps per example and iteration the schedule reaches (0: 8 × -numSamples, doubled up to 64 × whenever the gradient stalls there beyond the noise)")
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "pll, dcll, vp: only the -ne atoms a training database lists (true or false) are query atoms; its unlisted -ne atoms are false evidence (Alchemy's learnwts -queryEvidence; without -multipleDatabases, dcll and vp make the merged -t files one example)")
 	fs.BoolVar(&tf.addUnits, "addUnitClauses", false, "add a unit clause P(a1,...,an) of weight 0 for every predicate without one (Alchemy's learnwts does unless -noAddUnitClauses); they are learned and written")
 }
