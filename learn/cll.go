@@ -1115,7 +1115,7 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 				copy(model.Weights, w)
 				return st, err
 			}
-			if s.OnJointPrior != nil {
+			if s.OnJointPrior != nil && st.JointPrior != nil {
 				s.OnJointPrior(st.JointPrior)
 			}
 		}

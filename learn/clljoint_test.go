@@ -318,3 +318,34 @@ func TestParamName(t *testing.T) {
 		t.Errorf("names:\n%s", all)
 	}
 }
+
+// TestTuneJointPriorNothingToChoose checks that a model whose joint
+// weights have one connection count for all their predicates (smokers:
+// each clause's atoms meet it equally often) makes no choice and does not
+// call OnJointPrior.
+func TestTuneJointPriorNothingToChoose(t *testing.T) {
+	m, err := mln.ParseModel("smokers.mln", smokersMLN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evA, trA := "Friends(A,B)\nFriends(B,A)\n", "Smokes(A)\nCancer(A)\n"
+	evB, trB := "Friends(C,D)\n", "Smokes(D)\n"
+	for _, s := range []string{evA, trA, evB, trB} {
+		if _, err := mln.ParseDatabase(m, "x.db", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	exs := Examples{smokersExample(t, m, evA, trA), smokersExample(t, m, evB, trB)}
+	called := false
+	st, err := Discriminative(context.Background(), m, exs, DiscriminativeSettings{Sampler: exactSamplers, ScaleJointPrior: true,
+		TuneJointPrior: true, MaxIter: 50, Workers: 1, OnJointPrior: func(*JointPriorChoice) { called = true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if called || st.JointPrior != nil {
+		t.Fatalf("a choice was made: %+v", st.JointPrior)
+	}
+}
