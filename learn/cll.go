@@ -1373,11 +1373,12 @@ func (r *cllRun) optimize(ctx context.Context, pb *cllProblem, w []float64, st *
 		report(impr, false)
 		if impr < r.minLL {
 			// A negligible step. With the adaptive schedule it only ends
-			// learning when the gradient is within the noise (tested
-			// above); otherwise the samples are too few to point the way,
-			// so take more, and stop unconverged at the largest sample.
-			if !s.Adaptive || !r.growable {
+			// learning, converged, when the gradient is within the noise;
+			// otherwise the samples are too few to point the way, so take
+			// more, and stop unconverged at the largest sample.
+			if !s.Adaptive || !r.growable || within {
 				st.Converged = true
+				st.Unconverged = nil
 				return nil
 			}
 			if !grow() {

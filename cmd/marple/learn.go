@@ -59,9 +59,8 @@ chooses σ among 0.25, 0.5, 1, 2, 4 by the conditional log-likelihood of
 that start on each training database left out in turn. dcll divides σ of a
 weight whose clauses link query atoms by its connections, the most ground
 clauses through one atom (-dFlatPrior: one σ for every weight, as Alchemy);
-with -multipleDatabases and no -priorStdDev, how much (through its most or
-least connected predicate) is chosen by held-out CLL on the largest
-training database. A dcll run that ends unconverged names the weights whose
+-dTuneJointPrior chooses how much (through its most or least connected
+predicate) by held-out CLL on the largest training database. A dcll run that ends unconverged names the weights whose
 gradients stayed beyond the noise of the samples.
 
 vp is Alchemy's voted perceptron (learnwts -d -dVP): every iteration

@@ -34,6 +34,9 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			gopt.Query = append(gopt.Query, mln.PredID(q))
 		}
 	}
+	if f.extras != nil && f.extras.dTuneJointPrior && (!f.multi || f.priorSD != 0 || f.noPrior) {
+		return usagef("-dTuneJointPrior needs -multipleDatabases and the default prior (no -priorStdDev, no -noPrior)")
+	}
 	var (
 		lerr    error
 		learned int // iterations learned (also when interrupted)
@@ -86,8 +89,9 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			// Without -priorStdDev, σ is chosen on the training databases,
 			// each left out in turn.
 			TunePrior: f.priorSD == 0 && f.multi,
-			// and so is the narrowing of the joint weights' prior.
-			TuneJointPrior: f.priorSD == 0 && f.multi,
+			// With -dTuneJointPrior, so is the narrowing of the joint
+			// weights' prior.
+			TuneJointPrior: f.extras.dTuneJointPrior,
 			Progress: func(pr learn.DiscriminativeProgress) {
 				if (time.Since(lastReport) < time.Second || pr.Elapsed < time.Second) && !*tf.verbose {
 					return
