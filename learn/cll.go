@@ -202,7 +202,10 @@ type DiscriminativeSettings struct {
 	// and only MinLLChange or MaxIter stop learning.
 	Adaptive bool
 	// MaxSamples bounds the MC-SAT steps per example and round of the
-	// adaptive schedule (0 means 8×Samples).
+	// adaptive schedule. 0 means 8×Samples, raised (doubled, up to
+	// 64×Samples) whenever the gradient stalls there beyond the noise: the
+	// chains then mix too slowly for the batch means of the largest
+	// sample to resolve the gradient.
 	MaxSamples int
 	// Significance is the number of standard errors from which a gradient
 	// entry counts as non-zero (0 means √(2 ln 2P) + 1 for P parameters:
@@ -217,6 +220,26 @@ type DiscriminativeSettings struct {
 	// constant), so the prior then bounds the pull, as it bounds a unit
 	// clause's, and does not let the weight grow with the domain.
 	ScaleJointPrior bool
+	// TuneJointPrior (with ScaleJointPrior, two or more examples and the
+	// independent start) chooses how the connections narrow the prior of
+	// the weights linking query atoms, by the held-out conditional
+	// log-likelihood of a held-out example (see JointPriorLeaveEachOut): for each
+	// exponent t of JointPriorExponents, σ of such a weight is divided by
+	// cmax^(1−t)·cmin^t, cmax and cmin the connections through one atom of
+	// its most and least connected predicate; the other examples are
+	// learned from their own independent start, and the left-out one is
+	// scored with MC-SAT's marginals (or, with Sampler, its worlds'). On
+	// equal scores the earlier exponent wins. A rule from a field to a
+	// citation meets one clause per citation atom and thousands per field
+	// atom: t = 0 holds its weight near 0, t = 1 lets it carry the
+	// citations when the held-out databases support it.
+	TuneJointPrior bool
+	// OnJointPrior, when set, is called with TuneJointPrior's choice.
+	OnJointPrior func(*JointPriorChoice)
+	// OnHeldOut, when set, is called after each held-out run of
+	// TuneJointPrior: the exponent, the example left out, its CLL and the
+	// run's stats.
+	OnHeldOut func(t float64, example int, cll float64, st *DiscriminativeStats)
 	// Progress, when set, is called after every sampling round.
 	Progress func(DiscriminativeProgress)
 	// OnStart, when set, is called with the independent start once it is
@@ -250,6 +273,13 @@ type DiscriminativeStats struct {
 	// error in the last round (Adaptive only; +Inf when a standard error
 	// is 0 and its entry is not).
 	Noise float64
+	// Unconverged lists, when learning with Adaptive stopped without
+	// converging, the parameters whose gradient entry was more than
+	// Significance standard errors from 0 in the last round, the largest
+	// ratio first.
+	Unconverged []int
+	// JointPrior is TuneJointPrior's choice (nil when none was made).
+	JointPrior *JointPriorChoice
 	// Converged is set when the predicted improvement fell below
 	// MinLLChange, the gradient vanished, or (Adaptive) the gradient was
 	// within the noise of the samples at MaxSamples steps.
@@ -613,6 +643,10 @@ type cllProblem struct {
 	scale   []float64 // per parameter: the prior's precision is prec·scale[p]² (nil: 1)
 	tune    bool      // the independent start chooses prec
 	workers int
+
+	connMax, connMin []float64 // per parameter: connections (scaleJointPrior)
+	custom           bool      // the samplers are the caller's (DiscriminativeSettings.Sampler)
+	meanSq           float64   // noise's last mean squared ratio of a gradient entry to its standard error
 }
 
 // newCLLProblem grounds (asks for) every example once and creates its
@@ -741,11 +775,17 @@ func (pb *cllProblem) precOf(p int) float64 {
 // pull on one atom, c·w, as it bounds a unit clause's; other parameters
 // keep N(0, σ²).
 func (pb *cllProblem) scaleJointPrior() {
-	scale := make([]float64, pb.np)
-	for p := range scale {
-		scale[p] = 1
+	np := pb.np
+	pb.connMax, pb.connMin = make([]float64, np), make([]float64, np)
+	type key struct {
+		p, atom int32
 	}
-	type key struct{ p, atom int32 }
+	type predKey struct {
+		p    int32
+		pred int32
+	}
+	// per parameter and predicate: the most clauses through one atom
+	byPred := map[predKey]int{}
 	var atoms []int32
 	for _, e := range pb.exs {
 		net := e.net
@@ -767,11 +807,49 @@ func (pb *cllProblem) scaleJointPrior() {
 			for _, a := range atoms {
 				k := key{p, a}
 				conn[k]++
-				scale[p] = max(scale[p], float64(conn[k]))
+				pred := int32(-1)
+				if int(a) < len(net.AtomPred) {
+					pred = int32(net.AtomPred[a])
+				}
+				pk := predKey{p, pred}
+				byPred[pk] = max(byPred[pk], conn[k])
 			}
 		}
 	}
-	pb.scale = scale
+	for p := range pb.connMax {
+		pb.connMax[p], pb.connMin[p] = 1, math.Inf(1)
+	}
+	for pk, n := range byPred {
+		pb.connMax[pk.p] = max(pb.connMax[pk.p], float64(n))
+		pb.connMin[pk.p] = min(pb.connMin[pk.p], float64(n))
+	}
+	for p := range pb.connMin {
+		if math.IsInf(pb.connMin[p], 1) {
+			pb.connMin[p] = 1
+		}
+	}
+	pb.setJointScale(0)
+}
+
+// setJointScale sets the divisor of σ of each parameter to
+// cmax^(1−t)·cmin^t, cmax and cmin the largest and the smallest over the
+// predicates of its atoms of the connections through one atom of that
+// predicate (see scaleJointPrior): t = 0 bounds the pull on the most
+// connected atom, t = 1 on the least (for a rule from one field atom to
+// each of many citation atoms, one clause per citation atom: no
+// narrowing).
+func (pb *cllProblem) setJointScale(t float64) {
+	pb.scale = make([]float64, pb.np)
+	for p := range pb.scale {
+		switch t {
+		case 0:
+			pb.scale[p] = pb.connMax[p]
+		case 1:
+			pb.scale[p] = pb.connMin[p]
+		default:
+			pb.scale[p] = math.Pow(pb.connMax[p], 1-t) * math.Pow(pb.connMin[p], t)
+		}
+	}
 }
 
 // noise returns the largest ratio |g_p| / SE_p of a gradient entry to its
@@ -808,6 +886,9 @@ func (pb *cllProblem) noise(g []float64, tol float64) (worst float64, within boo
 			return math.Inf(1), false
 		}
 		worst = max(worst, x/math.Sqrt(se2[p]))
+	}
+	if count > 0 {
+		pb.meanSq = sum / float64(count)
 	}
 	return worst, aggregateWithinNoise(sum, count, batches-1)
 }
@@ -985,11 +1066,12 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		o.Seed = s.Seed
 		factory = MCSATSamplers(st.Samples, o)
 	}
-	maxSamples := s.MaxSamples
+	maxSamples, ceiling := s.MaxSamples, s.MaxSamples
 	if maxSamples == 0 {
-		maxSamples = 8 * st.Samples
+		maxSamples, ceiling = 8*st.Samples, 64*st.Samples
 	}
 	maxSamples = max(maxSamples, st.Samples)
+	ceiling = max(ceiling, maxSamples)
 
 	prec := 0.0
 	if !s.NoPrior {
@@ -1001,14 +1083,9 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 	}
 	np := pb.np
 	st.Examples, st.Params = len(pb.exs), np
+	pb.custom = s.Sampler != nil
 	if s.ScaleJointPrior && prec > 0 {
 		pb.scaleJointPrior()
-		for _, c := range pb.scale {
-			if c > 1 {
-				st.ScaledPriors++
-			}
-			st.MaxConnections = max(st.MaxConnections, c)
-		}
 	}
 	z := s.Significance
 	if z == 0 {
@@ -1018,16 +1095,8 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 	for _, e := range pb.exs {
 		growable = growable || e.batched
 	}
-	// grow doubles the steps per round of the adaptive schedule, and
-	// reports false at MaxSamples.
-	grow := func() bool {
-		if !growable || st.Samples >= maxSamples {
-			return false
-		}
-		st.Samples = min(2*st.Samples, maxSamples)
-		pb.setSteps(st.Samples)
-		return true
-	}
+	run := &cllRun{s: s, maxIter: maxIter, lambda: lambda, maxLambda: maxLambda, minLL: minLL, z: z,
+		samples: st.Samples, maxSamples: maxSamples, ceiling: ceiling, growable: growable, start: start}
 
 	w := make([]float64, np)
 	switch {
@@ -1041,35 +1110,107 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		if s.OnStart != nil {
 			s.OnStart(st.Start)
 		}
+		if s.TuneJointPrior && pb.scale != nil {
+			if st.JointPrior, err = pb.tuneJointPrior(ctx, run, w); err != nil {
+				copy(model.Weights, w)
+				return st, err
+			}
+			if s.OnJointPrior != nil && st.JointPrior != nil {
+				s.OnJointPrior(st.JointPrior)
+			}
+		}
 		pb.startWorlds(s.Seed)
 	}
-	finish := func() {
-		copy(model.Weights, w)
-		st.Lambda = lambda
-		st.Elapsed = time.Since(start)
+	if pb.scale != nil {
+		st.ScaledPriors, st.MaxConnections = 0, 0
+		for _, c := range pb.scale {
+			if c > 1 {
+				st.ScaledPriors++
+			}
+			st.MaxConnections = max(st.MaxConnections, c)
+		}
 	}
 	if np == 0 || len(pb.exs) == 0 {
 		st.Converged = true
-		finish()
+		copy(model.Weights, w)
+		st.Elapsed = time.Since(start)
 		return st, nil
 	}
+	err = run.optimize(ctx, pb, w, st)
+	copy(model.Weights, w)
+	st.Elapsed = time.Since(start)
+	return st, err
+}
+
+// cllRun holds the settings of one optimisation of the conditional
+// log-likelihood (the main run, or one of the held-out runs of
+// TuneJointPrior).
+type cllRun struct {
+	s                        DiscriminativeSettings
+	maxIter                  int
+	lambda, maxLambda, minLL float64
+	z                        float64 // Significance
+	samples, maxSamples      int     // MC-SAT steps of the first round, and the most
+	ceiling                  int     // the most maxSamples may be raised to
+	growable                 bool
+	start                    time.Time
+	quiet                    bool // no Progress reports (held-out runs)
+	// stopStalled ends the run, unconverged, when the gradient stalls at
+	// the largest sample (held-out runs: their score stands for the
+	// prior as learned, and a prior that lets the chains stop mixing
+	// would otherwise take every iteration).
+	stopStalled bool
+}
+
+// stallRounds is the number of successive updates without a new smallest
+// mean squared ratio of the gradient's entries to their standard errors
+// after which the adaptive schedule takes
+// more samples: the steps then follow the noise of the estimates rather
+// than the gradient, as in stochastic approximation, where the sample
+// grows once the iterates stop improving.
+const stallRounds = 5
+
+// optimize runs PSCG (or diagonal Newton) from w on pb, updating w and st.
+func (r *cllRun) optimize(ctx context.Context, pb *cllProblem, w []float64, st *DiscriminativeStats) error {
+	s := r.s
+	np := pb.np
+	lambda := r.lambda
+	st.Samples = r.samples
+	st.Lambda = lambda
+	pb.setSteps(st.Samples)
+	// grow doubles the steps per round of the adaptive schedule, and
+	// reports false at MaxSamples.
+	maxSamples := r.maxSamples
+	grow := func() bool {
+		if !r.growable || st.Samples >= maxSamples {
+			return false
+		}
+		st.Samples = min(2*st.Samples, maxSamples)
+		pb.setSteps(st.Samples)
+		return true
+	}
+	defer func() { st.Lambda = lambda }()
 
 	var (
 		g, v, d, hd = make([]float64, np), make([]float64, np), make([]float64, np), make([]float64, np)
 		mInv        = make([]float64, np)
 		step        = make([]float64, np)
-		wPrev       []float64 // weights before the last step
-		gPrev       []float64 // gradient there
-		dPrev       []float64 // direction of the last step
-		deltaPred   []float64 // H·Δw at the last step
-		accumulate  bool      // the round adds to the samples held
-		retries     int       // consecutive rounds without a usable step
+		wPrev       []float64     // weights before the last step
+		gPrev       []float64     // gradient there
+		dPrev       []float64     // direction of the last step
+		deltaPred   []float64     // H·Δw at the last step
+		accumulate  bool          // the round adds to the samples held
+		retries     int           // consecutive rounds without a usable step
+		bestNoise   = math.Inf(1) // smallest mean squared ratio of a gradient entry to its standard error
+		stalled     int           // updates since bestNoise last fell
 	)
 	const maxRetries = 10
-	for st.Iterations < maxIter {
+	unconverged := func() {
+		st.Unconverged = pb.unconverged(g, r.z)
+	}
+	for st.Iterations < r.maxIter {
 		if err := pb.sample(ctx, w, accumulate); err != nil {
-			finish()
-			return st, err
+			return err
 		}
 		st.Rounds++
 		redo := accumulate
@@ -1080,10 +1221,10 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 			st.GradNorm = max(st.GradNorm, math.Abs(x))
 		}
 		report := func(impr float64, back bool) {
-			if s.Progress != nil {
+			if s.Progress != nil && !r.quiet {
 				s.Progress(DiscriminativeProgress{Iter: st.Iterations, Round: st.Rounds, GradNorm: st.GradNorm,
 					Lambda: lambda, Improvement: impr, Backtracked: back, Samples: st.Samples, Noise: st.Noise,
-					Elapsed: time.Since(start)})
+					Elapsed: time.Since(r.start)})
 			}
 		}
 
@@ -1106,33 +1247,54 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 				if s.Adaptive {
 					grow() // the samples misled the step: take more
 				}
-				lambda = min(4*lambda, maxLambda)
+				lambda = min(4*lambda, r.maxLambda)
 				copy(w, wPrev)
 				pb.restoreRows()
 				accumulate = true
 				st.Backtracks++
 				report(0, true)
 				if err := ctx.Err(); err != nil {
-					finish()
-					return st, err
+					return err
 				}
 				continue
 			}
 		}
 		if st.GradNorm == 0 {
 			st.Converged = true
+			st.Unconverged = nil
 			report(0, false)
-			break
+			return nil
 		}
+		within := false
 		if s.Adaptive {
 			// The gradient is within the noise of the samples: sample more
 			// precisely, or stop at the largest sample.
-			var within bool
 			st.Noise, within = pb.noise(g, adaptiveGradTol)
-			if (st.Noise <= z || within) && !grow() {
+			within = within || st.Noise <= r.z
+			if within && !grow() {
 				st.Converged = true
+				st.Unconverged = nil
 				report(0, false)
-				break
+				return nil
+			}
+			// The gradient stopped falling (the mean squared ratio of its
+			// entries to their standard errors): its noise dominates the
+			// steps.
+			if !redo && r.growable && pb.meanSq > 0 {
+				if pb.meanSq < bestNoise {
+					bestNoise, stalled = pb.meanSq, 0
+				} else if stalled++; stalled >= stallRounds {
+					if !r.stopStalled && st.Samples >= maxSamples && maxSamples < r.ceiling {
+						maxSamples = min(2*maxSamples, r.ceiling) // stalled at the largest sample: raise it
+					}
+					if grow() {
+						bestNoise, stalled = pb.meanSq, 0
+					} else if r.stopStalled {
+						unconverged()
+						report(0, false)
+						return nil
+					}
+				}
 			}
 		}
 
@@ -1176,8 +1338,9 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		}
 		if dot(d, d) == 0 {
 			st.Converged = true // diagonal Newton: every gradient entry negligible
+			st.Unconverged = nil
 			report(0, false)
-			break
+			return nil
 		}
 		alpha := func() float64 {
 			pb.hessVec(d, hd)
@@ -1194,8 +1357,9 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 			// same weights.
 			retries++
 			if retries > maxRetries {
+				unconverged()
 				report(0, false)
-				break
+				return nil
 			}
 			accumulate = true
 			report(0, false)
@@ -1207,9 +1371,27 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		}
 		impr := -dot(g, step)
 		report(impr, false)
-		if impr < minLL {
-			st.Converged = true
-			break
+		if impr < r.minLL {
+			// A negligible step. With the adaptive schedule it only ends
+			// learning, converged, when the gradient is within the noise;
+			// otherwise the samples are too few to point the way, so take
+			// more, and stop unconverged at the largest sample.
+			if !s.Adaptive || !r.growable || within {
+				st.Converged = true
+				st.Unconverged = nil
+				return nil
+			}
+			if !grow() {
+				unconverged()
+				return nil
+			}
+			continue
+		}
+		if s.Adaptive && !within && pb.stepNoise(step) > impr {
+			// The predicted gain is within its own sampling error (the
+			// gradient's standard errors along the step): take the step,
+			// and more samples for the next rounds.
+			grow()
 		}
 		if wPrev == nil {
 			wPrev, gPrev, dPrev, deltaPred = make([]float64, np), make([]float64, np), make([]float64, np), make([]float64, np)
@@ -1224,10 +1406,11 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		pb.saveRows()
 		st.Iterations++
 		if err := ctx.Err(); err != nil {
-			finish()
-			return st, err
+			return err
 		}
 	}
-	finish()
-	return st, nil
+	if s.Adaptive {
+		unconverged()
+	}
+	return nil
 }

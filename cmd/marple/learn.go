@@ -59,7 +59,10 @@ on the weights (-priorStdDev, Alchemy's defaults 100 for pll and 2 for dcll;
 chooses σ among 0.25, 0.5, 1, 2, 4 by the conditional log-likelihood of
 that start on each training database left out in turn. dcll divides σ of a
 weight whose clauses link query atoms by its connections, the most ground
-clauses through one atom (-dFlatPrior: one σ for every weight, as Alchemy).
+clauses through one atom (-dFlatPrior: one σ for every weight, as Alchemy);
+-dTuneJointPrior chooses how much (through its most or least connected
+predicate) by held-out CLL on the largest training database. A dcll run that ends unconverged names the weights whose
+gradients stayed beyond the noise of the samples.
 
 vp is Alchemy's voted perceptron (learnwts -d -dVP): every iteration
 estimates the expected counts of the -ne atoms' formulas with MC-SAT

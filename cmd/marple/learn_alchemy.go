@@ -34,6 +34,7 @@ type learnExtras struct {
 	dMaxSamples           int     // dcll: largest MC-SAT steps per round of the schedule
 	dZeroStart            bool    // dcll: start from w = 0, chains from random worlds
 	dFlatPrior            bool    // dcll: one σ for every weight, not divided by connections
+	dTuneJointPrior       bool    // dcll: choose the joint prior's narrowing by held-out CLL
 }
 
 // register declares the flags; -addUnitClauses sets tf's.
@@ -53,7 +54,8 @@ func (x *learnExtras) register(fs *flag.FlagSet, tf *trainFlags) {
 	fs.BoolVar(&x.dFixed, "dFixedSamples", false, "dcll: Alchemy's schedule: -numSamples MC-SAT steps every iteration, stopping only on -cgMinLLChange or -maxIter (default: double the steps whenever the gradient is within the noise of the samples, stop converged when it is at -dMaxSamples)")
 	fs.BoolVar(&x.dZeroStart, "dZeroStart", false, "dcll, vp: start from zero weights and random worlds (Alchemy's learnwts -d; default: from the exact optimum with the formulas that link query atoms at weight 0, the chains from worlds drawn from it)")
 	fs.BoolVar(&x.dFlatPrior, "dFlatPrior", false, "dcll: one prior σ for every weight, as Alchemy (default: σ of a weight whose clauses link query atoms is divided by its connections, the most ground clauses through one atom)")
-	fs.IntVar(&x.dMaxSamples, "dMaxSamples", 0, "dcll: largest number of MC-SAT steps per example and iteration the schedule reaches (0: 8 × -numSamples)")
+	fs.BoolVar(&x.dTuneJointPrior, "dTuneJointPrior", false, "dcll, with -multipleDatabases and no -priorStdDev: choose how far the connections narrow a joint weight's prior, σ / (cmax^(1-t)·cmin^t) for t = 0, 1/2, 1 (cmax, cmin: connections through its most and least connected predicate), by the CLL of the largest training database held out (default: t = 0)")
+	fs.IntVar(&x.dMaxSamples, "dMaxSamples", 0, "dcll: largest number of MC-SAT steps per example and iteration the schedule reaches (0: 8 × -numSamples, doubled up to 64 × whenever the gradient stalls there beyond the noise)")
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "pll, dcll, vp: only the -ne atoms a training database lists (true or false) are query atoms; its unlisted -ne atoms are false evidence (Alchemy's learnwts -queryEvidence; without -multipleDatabases, dcll and vp make the merged -t files one example)")
 	fs.BoolVar(&tf.addUnits, "addUnitClauses", false, "add a unit clause P(a1,...,an) of weight 0 for every predicate without one (Alchemy's learnwts does unless -noAddUnitClauses); they are learned and written")
 }
@@ -84,6 +86,8 @@ func (x *learnExtras) check(method string) error {
 		return usagef("-dZeroStart applies to -method dcll (-d) and vp only")
 	case x.dFlatPrior && method != "dcll":
 		return usagef("-dFlatPrior applies to -method dcll (-d) only")
+	case x.dTuneJointPrior && (method != "dcll" || x.dFlatPrior):
+		return usagef("-dTuneJointPrior applies to -method dcll (-d) without -dFlatPrior")
 	case x.emIter < 0:
 		return usagef("-emIter must not be negative")
 	case x.timeLimit < 0:

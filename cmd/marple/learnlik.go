@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/marple-mln/marple/ground"
@@ -32,6 +33,9 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		for q := range m.Preds {
 			gopt.Query = append(gopt.Query, mln.PredID(q))
 		}
+	}
+	if f.extras != nil && f.extras.dTuneJointPrior && (!f.multi || f.priorSD != 0 || f.noPrior) {
+		return usagef("-dTuneJointPrior needs -multipleDatabases and the default prior (no -priorStdDev, no -noPrior)")
 	}
 	var (
 		lerr    error
@@ -95,6 +99,9 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			// Without -priorStdDev, σ is chosen on the training databases,
 			// each left out in turn.
 			TunePrior: f.priorSD == 0 && f.multi,
+			// With -dTuneJointPrior, so is the narrowing of the joint
+			// weights' prior.
+			TuneJointPrior: f.extras.dTuneJointPrior,
 			Progress: func(pr learn.DiscriminativeProgress) {
 				if (time.Since(lastReport) < time.Second || pr.Elapsed < time.Second) && !*tf.verbose {
 					return
@@ -116,10 +123,31 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			fmt.Fprintf(e.stderr, "marple: learn: independent start: %d joint parameters held at 0, CLL %.6g over %d atoms, gradient %.2g, %d L-BFGS iterations%s\n",
 				st.Joint, st.CLL, st.Atoms, st.GradNorm, st.Iterations, tuned)
 		}
+		set.OnJointPrior = func(ch *learn.JointPriorChoice) {
+			var b strings.Builder
+			for i, t := range ch.Exponents {
+				fmt.Fprintf(&b, ", t = %g: %.6g", t, ch.HeldOutCLL[i])
+				if !ch.Converged[i] {
+					b.WriteString(" (a held-out run did not converge)")
+				}
+			}
+			held := "the largest training database held out"
+			if ch.Examples > 1 {
+				held = fmt.Sprintf("%d databases each left out in turn", ch.Examples)
+			}
+			fmt.Fprintf(e.stderr, "marple: learn: joint weights' prior σ / (cmax^(1-t)·cmin^t), t = %g chosen by CLL on %s%s (%.1fs)\n",
+				ch.Exponent, held, b.String(), ch.Elapsed.Seconds())
+		}
+		set.OnHeldOut = func(t float64, k int, cll float64, st *learn.DiscriminativeStats) {
+			fmt.Fprintf(e.stderr, "marple: learn: joint prior t = %g, database %d left out: held-out CLL %.6g (%d iterations, converged %v, %.1fs)\n",
+				t, k+1, cll, st.Iterations, st.Converged, st.Elapsed.Seconds())
+		}
 		f.extras.apply(&set)
 		if f.extras.withEM {
 			set.TunePrior = false // each M-step would choose its own σ
-			set.OnStart = nil     // one start per M-step
+			set.TuneJointPrior = false
+			set.OnJointPrior, set.OnHeldOut = nil, nil
+			set.OnStart = nil // one start per M-step
 			return learnEM(ctx, e, p, tf, m, dbs, src, set, f.extras.emIter)
 		}
 		done = p.stage("learn CLL (" + map[bool]string{true: "DN", false: "PSCG"}[f.newton] + ")")
@@ -135,10 +163,23 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			fmt.Fprintf(e.stderr, "marple: learn: prior σ of %d weights linking query atoms divided by their connections (up to %g ground clauses through one atom)\n",
 				st.ScaledPriors, st.MaxConnections)
 		}
+		if st != nil && len(st.Unconverged) > 0 {
+			fmt.Fprintf(e.stderr, "marple: learn: NOT CONVERGED: %d weights' gradients are beyond the noise of the samples (largest first):\n", len(st.Unconverged))
+			for i, p := range st.Unconverged {
+				if i == 10 {
+					fmt.Fprintf(e.stderr, "marple: learn:   ... and %d more\n", len(st.Unconverged)-10)
+					break
+				}
+				fmt.Fprintf(e.stderr, "marple: learn:   %s\n", learn.ParamName(m, p))
+			}
+		}
 		if err == nil {
 			noise := ""
 			if set.Adaptive {
 				noise = fmt.Sprintf(" (%.3g standard errors)", st.Noise)
+				if len(st.Unconverged) > 0 {
+					noise += fmt.Sprintf(", %d weights not converged", len(st.Unconverged))
+				}
 			}
 			done("%d iterations, %d MC-SAT rounds (last of %d steps), %d backtracks, converged %v, gradient %.3g%s, %d examples, %d parameters",
 				st.Iterations, st.Rounds, st.Samples, st.Backtracks, st.Converged, st.GradNorm, noise, st.Examples, st.Params)
