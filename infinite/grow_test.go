@@ -194,7 +194,7 @@ func TestGrowExact(t *testing.T) {
 // and is not tried again at larger sizes.
 func TestGrowExactFallback(t *testing.T) {
 	s := engines.DefaultSettings()
-	s.WMCMaxNodes = 20
+	s.WMCMaxNodes, s.WMCMaxWork = 20, 100 // out of reach for search and for variable elimination
 	ex, err := engines.NewMarginal("wmc", s)
 	if err != nil {
 		t.Fatal(err)

@@ -444,6 +444,9 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 		defer func() { pool <- s }()
 		if method == MethodVE || (method == MethodAuto && !noTopVE) {
 			maxCost := int64(AutoVECost)
+			if lim.maxWork > 0 {
+				maxCost = min(maxCost, lim.maxWork)
+			}
 			if method == MethodVE {
 				maxCost = lim.maxWork
 				if maxCost <= 0 {
@@ -451,7 +454,11 @@ func (p *problem) solve(ctx context.Context, workers int, lim *limits, marginals
 				}
 			}
 			if pl := planVE(s.st, comps[i], MaxVEWidth, MaxVEEntries, maxCost); pl != nil {
-				lim.work.Add(pl.cost)
+				if w := lim.work.Add(pl.cost); lim.maxWork > 0 && w > lim.maxWork {
+					errs[i] = &LimitError{What: "units of work (atoms and open clauses of the components branched on, table entries of variable elimination)", Limit: lim.maxWork}
+					stop.Store(true)
+					return
+				}
 				vals[i], byVE[i] = pl.run(p, marg), pl.width+1
 				return
 			}

@@ -207,6 +207,18 @@ func TestLimit(t *testing.T) {
 	if msg := err.Error(); !contains(msg, "MC-SAT") {
 		t.Errorf("message %q does not suggest MC-SAT", msg)
 	}
+	// The work bound holds for variable elimination too: a chain of 30
+	// atoms is counted by VE, and a bound of 10 units stops it.
+	chain := ground.NewNetwork(30)
+	for a := range int32(29) {
+		chain.AddClause([]ground.Lit{ground.MakeLit(a, true), ground.MakeLit(a+1, false)}, 1, -1, -1, 1)
+	}
+	if _, err := Solve(context.Background(), chain, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Solve(context.Background(), chain, Options{MaxWork: 10}); !errors.As(err, &le) {
+		t.Fatalf("a chain under a work bound of 10: got %v, want a LimitError", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Solve(ctx, net, Options{MaxNodes: -1}); !errors.Is(err, context.Canceled) {
