@@ -426,10 +426,10 @@ func (r *Sampling) Sample(ctx context.Context, n int) error {
 	err := r.parallel(ctx, len(r.units), func(i int) error {
 		u := r.units[i]
 		for step := 0; step < burn+n; step++ {
-			if step&15 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
+			// Every step: one step of a network of a million atoms
+			// takes about a second.
+			if err := ctx.Err(); err != nil {
+				return err
 			}
 			r.step(u, step >= burn)
 		}
