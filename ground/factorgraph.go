@@ -10,8 +10,9 @@ import (
 	"github.com/marple-mln/marple/syntax"
 )
 
-// MaxFactorLits bounds the literals of a ground clause WriteFactorGraph
-// writes: its table has 2^k entries.
+// MaxFactorLits bounds the literals of a ground clause whose factor
+// WriteFactorGraph writes as a table (of 2^k entries); a longer one is
+// written as a clause, and WriteFactorGraphNumbers refuses it.
 const MaxFactorLits = 20
 
 // WriteFactorGraph writes the network as Alchemy's infer -outputNetwork
@@ -20,7 +21,11 @@ const MaxFactorLits = 20
 // the table of the log of the factor over the 2^k states of its k atoms,
 // atom i being bit i of the state (the first atom varies fastest): the
 // clause's weight where the clause holds, 0 where it does not (a hard
-// clause: 0 and -inf).
+// clause: 0 and -inf). A clause of more than MaxFactorLits literals is
+// written as the clause instead of its table: its literals, each with "!"
+// when negated, joined by "/ ", then "// clause " and its weight (or
+// "hard"): the log-factor is the weight where the clause holds and 0 where
+// it does not.
 func (n *Network) WriteFactorGraph(w io.Writer) error { return n.writeFactorGraph(w, false) }
 
 // WriteFactorGraphNumbers writes the network in the bytes of Alchemy 2.0's
@@ -58,7 +63,27 @@ func (n *Network) writeFactorGraph(w io.Writer, numbers bool) error {
 	for c := 0; c < n.NumClauses(); c++ {
 		lits := n.Clause(c)
 		if len(lits) > MaxFactorLits {
-			return fmt.Errorf("ground: a ground clause has %d literals: its table would have 2^%d entries", len(lits), len(lits))
+			if numbers {
+				return fmt.Errorf("ground: a ground clause has %d literals: its table in Alchemy's layout would have 2^%d entries (Marple's layout, with the atoms' names, writes it as a clause)", len(lits), len(lits))
+			}
+			// Too long for a table: the clause itself, each literal with
+			// its sign, then "// clause" and the log-factor where it
+			// holds (0 where it does not; a hard clause: 0 and -inf).
+			for i, l := range lits {
+				if i > 0 {
+					bw.WriteString("/ ")
+				}
+				if l.Neg() {
+					bw.WriteByte('!')
+				}
+				bw.WriteString(atom(int32(l.Atom())))
+			}
+			if n.IsHard(c) {
+				bw.WriteString("// clause hard\n")
+			} else {
+				bw.WriteString("// clause " + syntax.FormatWeight(n.Weight(c)) + "\n")
+			}
+			continue
 		}
 		for i, l := range lits {
 			if i > 0 {

@@ -66,3 +66,39 @@ func TestWriteFactorGraphNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteFactorGraphLongClause: a ground clause too long for a table (an
+// existential over 25 constants) is written as the clause in Marple's
+// layout, and refused with the reason in Alchemy's.
+func TestWriteFactorGraphLongClause(t *testing.T) {
+	var consts []string
+	for i := range 25 {
+		consts = append(consts, "C"+strconv.Itoa(i))
+	}
+	src := "t = {" + strings.Join(consts, ", ") + "}\nP(t)\nQ(t)\n2 P(x) => EXIST y Q(y)\nEXIST y Q(y).\n"
+	m, err := mln.ParseModel("m.mln", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, _ := mln.ParseDatabase(m, "e.db", "")
+	m.Compile()
+	p, _ := m.Pred("P")
+	q, _ := m.Pred("Q")
+	net, err := Ground(context.Background(), m, db, Options{Query: []mln.PredID{p.ID, q.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := net.WriteFactorGraph(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	for _, want := range []string{"!P(C0)/ Q(C0)/ Q(C1)/ ", "Q(C24)// clause 2\n", "Q(C24)// clause hard\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	if err := net.WriteFactorGraphNumbers(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "26 literals") {
+		t.Errorf("Alchemy's layout: %v", err)
+	}
+}

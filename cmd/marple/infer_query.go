@@ -66,7 +66,7 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.BoolVar(&x.queryOrder, "queryOrder", false, "write the results in the order of the query: the -f atoms, then item by item of the -q list, each atom once (Alchemy's order; default: the network's, by predicate)")
 	fs.BoolVar(&x.omitFree, "omitFree", false, "marginals: leave out of the results the query atoms that are in no ground clause (Alchemy's BP output; their probability is 0.5, or that of their unit clauses)")
 	fs.BoolVar(&x.networkNumbers, "networkNumbers", false, "with -outputNetwork: Alchemy's layout, each atom written as the numbers of its arguments' constants (without its predicate, as Alchemy), each value followed by a blank")
-	fs.BoolVar(&x.outputNetwork, "outputNetwork", false, "write the ground network to -r instead of running inference, as Alchemy's factor graph: the atoms, then per ground clause its atoms and its log-factor table")
+	fs.BoolVar(&x.outputNetwork, "outputNetwork", false, "write the ground network to -r instead of running inference, as Alchemy's factor graph: the atoms, then per ground clause its atoms and its log-factor table (a clause of more than 20 literals: the clause and its weight)")
 }
 
 // setup checks the flags and turns the -q items into predicate names in
