@@ -332,7 +332,8 @@ func writeFormula(b *strings.Builder, f Formula) {
 		b.WriteString(FormatWeight(f.Weight))
 		b.WriteByte(' ')
 		_, isCmp := f.X.(*Compare)
-		writeParen(b, f.X, prec(f.X) < precNot || isCmp)
+		_, isWeighted := f.X.(*Weighted) // "w1 w2 F" would read "w1 w2" as a term
+		writeParen(b, f.X, prec(f.X) < precNot || isCmp || isWeighted)
 	case *Quant:
 		if f.Exist {
 			b.WriteString("EXIST ")
