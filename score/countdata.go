@@ -445,6 +445,39 @@ type countScratch struct {
 	cn      counter
 }
 
+// drain appends the non-zero accumulated counts to col, in row order,
+// and leaves the scratch clean; it reports whether a count overflows 32
+// bits.
+func (sc *countScratch) drain(col *column) (overflow bool) {
+	if sc.acc == nil {
+		for r := range sc.accMap {
+			sc.touched = append(sc.touched, r)
+		}
+	}
+	slices.Sort(sc.touched)
+	sc.touched = slices.Compact(sc.touched)
+	for _, r := range sc.touched {
+		var v int64
+		if sc.acc != nil {
+			v = sc.acc[r]
+			sc.acc[r] = 0 // the scratch goes back clean
+		} else {
+			v = sc.accMap[r]
+		}
+		if v == 0 {
+			continue
+		}
+		if v > math.MaxInt32 || v < math.MinInt32 {
+			overflow = true
+		}
+		col.idx = append(col.idx, r)
+		col.val = append(col.val, int32(v))
+	}
+	sc.touched = sc.touched[:0]
+	clear(sc.accMap)
+	return overflow
+}
+
 // Counts returns the counts of clause c, computing them on the first call
 // for its key and returning the cached ones afterwards. Concurrent calls
 // for the same key wait for one computation. For a domain-size-aware
@@ -651,34 +684,7 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 				col.bind = append(col.bind, k.b)
 			}
 		}
-		if sc.acc == nil {
-			for r := range sc.accMap {
-				sc.touched = append(sc.touched, r)
-			}
-		}
-		slices.Sort(sc.touched)
-		sc.touched = slices.Compact(sc.touched)
-		overflow := false
-		for _, r := range sc.touched {
-			var v int64
-			if sc.acc != nil {
-				v = sc.acc[r]
-				sc.acc[r] = 0 // the scratch goes back clean
-			} else {
-				v = sc.accMap[r]
-			}
-			if v == 0 {
-				continue
-			}
-			if v > math.MaxInt32 || v < math.MinInt32 {
-				overflow = true
-			}
-			col.idx = append(col.idx, r)
-			col.val = append(col.val, int32(v))
-		}
-		sc.touched = sc.touched[:0]
-		clear(sc.accMap)
-		if overflow {
+		if sc.drain(&col) {
 			return nil, clauseError(d.m, c, errors.New("score: counting: a count overflows 32 bits"))
 		}
 		if cn.over {
@@ -815,35 +821,8 @@ func (d *PLLData) countWorld(c *mln.Clause, plans []*countPlan, wi int) (column,
 			break
 		}
 	}
-	if sc.acc == nil {
-		for r := range sc.accMap {
-			sc.touched = append(sc.touched, r)
-		}
-	}
-	slices.Sort(sc.touched)
-	sc.touched = slices.Compact(sc.touched)
 	var col column
-	overflow := false
-	for _, r := range sc.touched {
-		var v int64
-		if sc.acc != nil {
-			v = sc.acc[r]
-			sc.acc[r] = 0 // the scratch goes back clean
-		} else {
-			v = sc.accMap[r]
-		}
-		if v == 0 {
-			continue
-		}
-		if v > math.MaxInt32 || v < math.MinInt32 {
-			overflow = true
-		}
-		col.idx = append(col.idx, r)
-		col.val = append(col.val, int32(v))
-	}
-	sc.touched = sc.touched[:0]
-	clear(sc.accMap)
-	if overflow {
+	if sc.drain(&col) {
 		return column{}, cn.seen, cn.over, clauseError(d.m, c, errors.New("score: counting: a count overflows 32 bits"))
 	}
 	return col, cn.seen, cn.over, nil
