@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -308,6 +309,14 @@ func writeFormula(b *strings.Builder, f Formula) {
 		// parentheses (precQuant is below every connective).
 		p := prec(f)
 		xs := chain(f)
+		// A weighted chain written in parentheses as an operand of an
+		// unweighted chain of the same connective ("(1 A v 2 B) v C")
+		// is one operand: flattened, the operands would mix weighted and
+		// unweighted ones.
+		mixed := slices.ContainsFunc(xs, isWeighted) && !all(xs, isWeighted)
+		if mixed {
+			xs = []Formula{f.X, f.Y}
+		}
 		for i, x := range xs {
 			if i > 0 {
 				b.WriteByte(' ')
@@ -323,6 +332,9 @@ func writeFormula(b *strings.Builder, f Formula) {
 				paren = q < p
 			default:
 				paren = q <= p
+			}
+			if mixed && i == 0 {
+				paren = true // the weighted chain, kept apart
 			}
 			writeParen(b, x, paren)
 		}
@@ -389,3 +401,14 @@ func chain(f *Binary) []Formula {
 // associates to the right, too). Programs that walk long formulas use it
 // to avoid recursing along a chain.
 func Chain(f *Binary) []Formula { return chain(f) }
+
+func isWeighted(f Formula) bool { _, ok := f.(*Weighted); return ok }
+
+func all(xs []Formula, f func(Formula) bool) bool {
+	for _, x := range xs {
+		if !f(x) {
+			return false
+		}
+	}
+	return true
+}
