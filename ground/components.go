@@ -1,8 +1,10 @@
 package ground
 
 import (
-	"github.com/marple-mln/marple/mln"
 	"slices"
+
+	"github.com/marple-mln/marple/internal/unionfind"
+	"github.com/marple-mln/marple/mln"
 )
 
 // Component is a connected component of a network: atoms linked by the
@@ -19,7 +21,7 @@ func (n *Network) ComponentSizes() (count, largest int) {
 	parent := n.componentRoots()
 	size := make([]int32, n.numAtoms)
 	for a := range parent {
-		r := findRoot(parent, int32(a))
+		r := parent.Find(int32(a))
 		if size[r] == 0 {
 			count++
 		}
@@ -31,19 +33,16 @@ func (n *Network) ComponentSizes() (count, largest int) {
 
 // componentRoots returns a union-find forest of the atoms through the
 // clauses.
-func (n *Network) componentRoots() []int32 {
-	parent := make([]int32, n.numAtoms)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
+func (n *Network) componentRoots() unionfind.Forest[int32] {
+	parent := unionfind.New[int32](n.numAtoms)
 	for c := 0; c < n.NumClauses(); c++ {
 		lits := n.Clause(c)
 		if len(lits) == 0 {
 			continue
 		}
-		r := findRoot(parent, lits[0].Atom())
+		r := parent.Find(lits[0].Atom())
 		for _, l := range lits[1:] {
-			s := findRoot(parent, l.Atom())
+			s := parent.Find(l.Atom())
 			if s != r {
 				if s < r {
 					r, s = s, r
@@ -55,15 +54,6 @@ func (n *Network) componentRoots() []int32 {
 	return parent
 }
 
-// findRoot returns the root of a in the forest parent, halving paths.
-func findRoot(parent []int32, a int32) int32 {
-	for parent[a] != a {
-		parent[a] = parent[parent[a]]
-		a = parent[a]
-	}
-	return a
-}
-
 // Components returns the connected components of the network's atoms
 // through its clauses, ordered by their smallest atom. Every atom is in
 // exactly one component (an atom in no clause is a component alone), and
@@ -71,7 +61,7 @@ func findRoot(parent []int32, a int32) int32 {
 func (n *Network) Components() []Component {
 	na := n.numAtoms
 	parent := n.componentRoots()
-	find := func(a int32) int32 { return findRoot(parent, a) }
+	find := parent.Find
 	// Number components by smallest atom.
 	comp := make([]int32, na)
 	var nc int32

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/internal/unionfind"
 )
 
 // ErrInfeasible is wrapped by the errors of the marginal engines (and of
@@ -42,17 +43,8 @@ type HardCheck struct {
 func CheckHard(ctx context.Context, net *ground.Network) (*HardCheck, error) {
 	n := net.NumAtoms()
 	hc := &HardCheck{HardFalse: net.HardFalse, World: make([]bool, n)}
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(a int32) int32 {
-		for parent[a] != a {
-			parent[a] = parent[parent[a]]
-			a = parent[a]
-		}
-		return a
-	}
+	parent := unionfind.New[int32](n)
+	find := parent.Find
 	var hard []int32
 	for c := range net.NumClauses() {
 		if !net.IsHard(c) {

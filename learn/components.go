@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/internal/unionfind"
 )
 
 // ComponentSource is an ExampleSource over one ground network of a whole
@@ -33,18 +34,8 @@ func NewComponentSource(net *ground.Network, truth, query []bool, key func(atom 
 		return s
 	}
 	// Union components that share a key.
-	parent := make([]int, len(comps))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	parent := unionfind.New[int](len(comps))
+	find := parent.Find
 	owner := make(map[int64]int)
 	for ci, c := range comps {
 		for _, a := range c.Atoms {

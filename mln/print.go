@@ -2,6 +2,7 @@ package mln
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -203,4 +204,44 @@ func substPlus(f syntax.Formula, sub map[string]string) syntax.Formula {
 // for messages and debugging.
 func (m *Model) ClauseString(c *Clause) string {
 	return syntax.FormulaString(m.ClauseFormula(c))
+}
+
+// ReplicatedAtoms returns the atoms of db written k times, the constants
+// of type t renamed in copy j by the suffix "_rj" (copy 0 keeps the
+// names): a data set k times larger with the same statistics, whose
+// examples (one per constant of t) stay distinct. Atoms are written
+// predicate by predicate, in the database's order, "!" before a false
+// atom and "?" before an unknown one; the text reads back as a .db file.
+func ReplicatedAtoms(m *Model, db *Database, t TypeID, k int) string {
+	var b strings.Builder
+	for j := 0; j < k; j++ {
+		suffix := ""
+		if j > 0 {
+			suffix = fmt.Sprintf("_r%d", j)
+		}
+		for p := range m.Preds {
+			pr := m.Preds[p]
+			db.Atoms(PredID(p), func(args []ConstID, v Truth) {
+				switch v {
+				case False:
+					b.WriteByte('!')
+				case Unknown:
+					b.WriteByte('?')
+				}
+				b.WriteString(pr.Name)
+				b.WriteByte('(')
+				for i, c := range args {
+					if i > 0 {
+						b.WriteByte(',')
+					}
+					b.WriteString(m.ConstName(c))
+					if pr.Args[i] == t {
+						b.WriteString(suffix)
+					}
+				}
+				b.WriteString(")\n")
+			})
+		}
+	}
+	return b.String()
 }

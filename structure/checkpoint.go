@@ -59,13 +59,7 @@ func WriteState(w io.Writer, v any) error {
 
 // ReadState reads into v a state written by WriteState.
 func ReadState(r io.Reader, v any) error {
-	switch err := gobfile.Read(r, checkpointVersion, v); {
-	case errors.Is(err, gobfile.ErrVersion):
-		return errors.New("not a marple structure-learning checkpoint")
-	case err != nil:
-		return fmt.Errorf("reading a structure-learning checkpoint: %v", err)
-	}
-	return nil
+	return gobfile.ReadKind(r, checkpointVersion, "structure-learning checkpoint", v)
 }
 
 // saveState passes the search's state to Settings.Checkpoint, if set.

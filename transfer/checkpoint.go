@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/marple-mln/marple/internal/gobfile"
 	"io"
-	"os"
 	"sort"
 	"time"
 )
@@ -73,25 +72,17 @@ func (c *Checkpoint) Write(w io.Writer) error {
 // ReadCheckpoint reads a checkpoint written by Write.
 func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	c := &Checkpoint{}
-	switch err := gobfile.Read(r, checkpointVersion, c); {
-	case errors.Is(err, gobfile.ErrVersion):
-		return nil, errors.New("not a marple transfer-templates checkpoint")
-	case err != nil:
-		return nil, fmt.Errorf("damaged transfer-templates checkpoint: %w", err)
+	if err := gobfile.ReadKind(r, checkpointVersion, "transfer-templates checkpoint", c); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
 
 // ReadCheckpointFile reads the checkpoint in file path.
 func ReadCheckpointFile(path string) (*Checkpoint, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	c := &Checkpoint{}
+	if err := gobfile.ReadKindFile(path, checkpointVersion, "transfer-templates checkpoint", c); err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	c, err := ReadCheckpoint(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
 }

@@ -205,35 +205,5 @@ func (g SRL) Write(dir string, perFile int) (model string, files []string, err e
 // predicate, in the database's order, "!" before a false atom and "?"
 // before an unknown one.
 func Replicate(m *mln.Model, db *mln.Database, t mln.TypeID, k int) string {
-	var b strings.Builder
-	for j := 0; j < k; j++ {
-		suffix := ""
-		if j > 0 {
-			suffix = fmt.Sprintf("_r%d", j)
-		}
-		for p := range m.Preds {
-			pr := m.Preds[p]
-			db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
-				switch v {
-				case mln.False:
-					b.WriteByte('!')
-				case mln.Unknown:
-					b.WriteByte('?')
-				}
-				b.WriteString(pr.Name)
-				b.WriteByte('(')
-				for i, c := range args {
-					if i > 0 {
-						b.WriteByte(',')
-					}
-					b.WriteString(m.ConstName(c))
-					if pr.Args[i] == t {
-						b.WriteString(suffix)
-					}
-				}
-				b.WriteString(")\n")
-			})
-		}
-	}
-	return b.String()
+	return mln.ReplicatedAtoms(m, db, t, k)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/internal/unionfind"
 )
 
 // Feasibility: an assignment of the action atoms is feasible when some
@@ -57,18 +58,8 @@ func (p *Problem) initFeasibility() error {
 		return nil
 	}
 	n := net.NumAtoms()
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	var find func(a int32) int32
-	find = func(a int32) int32 {
-		for parent[a] != a {
-			parent[a] = parent[parent[a]]
-			a = parent[a]
-		}
-		return a
-	}
+	parent := unionfind.New[int32](n)
+	find := parent.Find
 	var hard []int
 	for c := range net.NumClauses() {
 		if !net.IsHard(c) {

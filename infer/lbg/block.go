@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/internal/unionfind"
 )
 
 // Sampling a block exactly. The atoms of a block are sampled jointly from
@@ -180,18 +181,8 @@ func newBlock(net *ground.Network, atoms []int32, local map[int32]int32) (*block
 // components returns the connected components of the atoms 0..n-1 not in
 // the cut, linked by the clauses' literals, each sorted.
 func components(n int, cls []bclause, inCut []bool) [][]int32 {
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	var find func(int32) int32
-	find = func(a int32) int32 {
-		for parent[a] != a {
-			parent[a] = parent[parent[a]]
-			a = parent[a]
-		}
-		return a
-	}
+	parent := unionfind.New[int32](n)
+	find := parent.Find
 	for _, c := range cls {
 		first := int32(-1)
 		for _, l := range c.in {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/internal/unionfind"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -241,17 +242,8 @@ func (p *planner) blocksOf(ctx context.Context, units []int) (*clusterBlocks, er
 	for i, a := range atoms {
 		idx[a] = int32(i)
 	}
-	parent := make([]int32, len(atoms))
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(a int32) int32 {
-		for parent[a] != a {
-			parent[a] = parent[parent[a]]
-			a = parent[a]
-		}
-		return a
-	}
+	parent := unionfind.New[int32](len(atoms))
+	find := parent.Find
 	// Atoms are linked by the clauses whose atoms all belong to the
 	// cluster.
 	for i, a := range atoms {

@@ -10,6 +10,7 @@ import (
 	"github.com/marple-mln/marple/infer"
 	"github.com/marple-mln/marple/infer/wmc"
 
+	"github.com/marple-mln/marple/internal/unionfind"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -247,18 +248,8 @@ func (l *local) sum(totalFree int) (float64, error) {
 	if n == 0 {
 		return res, nil
 	}
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	var find func(int32) int32
-	find = func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
+	parent := unionfind.New[int32](n)
+	find := parent.Find
 	for _, f := range l.facs {
 		r := find(f.lits[0].v)
 		for _, fl := range f.lits[1:] {

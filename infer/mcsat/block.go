@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/internal/unionfind"
 )
 
 // Defaults of the block moves of Run and Sampling.
@@ -48,18 +49,12 @@ func (m *model) blocks(minW float64, maxSize int) [][]int32 {
 		}
 		return 0
 	})
-	parent := make([]int32, m.n)
+	parent := unionfind.New[int32](m.n)
 	size := make([]int32, m.n)
-	for a := range parent {
-		parent[a], size[a] = int32(a), 1
+	for a := range size {
+		size[a] = 1
 	}
-	find := func(a int32) int32 {
-		for parent[a] != a {
-			parent[a] = parent[parent[a]]
-			a = parent[a]
-		}
-		return a
-	}
+	find := parent.Find
 	var roots []int32
 	for _, e := range edges {
 		roots = roots[:0]
@@ -238,17 +233,8 @@ func (m *model) tiedClasses() [][]int32 {
 	if len(binary) == 0 {
 		return nil
 	}
-	parent := make([]int32, m.n)
-	for a := range parent {
-		parent[a] = int32(a)
-	}
-	find := func(a int32) int32 {
-		for parent[a] != a {
-			parent[a] = parent[parent[a]]
-			a = parent[a]
-		}
-		return a
-	}
+	parent := unionfind.New[int32](m.n)
+	find := parent.Find
 	tied := false
 	for p := range binary {
 		if !binary[key(p.a.Not(), p.b.Not())] {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/internal/unionfind"
 )
 
 // problem is the clause set the walk runs on: the network's clauses with
@@ -139,17 +140,8 @@ func (p *problem) buildOcc() {
 // clauses clauseStart[k]:clauseStart[k+1].
 func (p *problem) split() (q *problem, perm, atomStart, clauseStart []int32) {
 	n, nc := p.n, p.numClauses()
-	parent := make([]int32, n)
-	for a := range parent {
-		parent[a] = int32(a)
-	}
-	find := func(a int32) int32 {
-		for parent[a] != a {
-			parent[a] = parent[parent[a]]
-			a = parent[a]
-		}
-		return a
-	}
+	parent := unionfind.New[int32](n)
+	find := parent.Find
 	for c := 0; c < nc; c++ {
 		cl := p.clause(c)
 		r := find(cl[0].Atom())

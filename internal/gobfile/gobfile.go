@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 )
 
@@ -42,6 +43,32 @@ func Read(r io.Reader, version string, values ...any) error {
 		if err := dec.Decode(v); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// ReadKind is Read for a state file of the named kind (e.g. "learning
+// checkpoint"), with the errors a user reads: "not a marple <kind>" when
+// the tag differs, "damaged <kind>: ..." when decoding fails.
+func ReadKind(r io.Reader, version, kind string, values ...any) error {
+	switch err := Read(r, version, values...); {
+	case errors.Is(err, ErrVersion):
+		return fmt.Errorf("not a marple %s", kind)
+	case err != nil:
+		return fmt.Errorf("damaged %s: %w", kind, err)
+	}
+	return nil
+}
+
+// ReadKindFile is ReadKind on the file path, its errors prefixed by path.
+func ReadKindFile(path, version, kind string, values ...any) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := ReadKind(f, version, kind, values...); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

@@ -1,14 +1,13 @@
 // Package replicate makes larger data sets from small ones by writing a
 // database several times with renamed constants, for scaling benchmarks,
 // and builds the replicated CiteSeer evidence the performance benchmarks
-// use. Atoms writes the same text as the Beam module's synth.Replicate
-// (marple-beam replicate); the tests of both pin that text.
+// use. Atoms writes the text of mln.ReplicatedAtoms, as the Beam
+// module's synth.Replicate (marple-beam replicate) does; the tests of
+// both pin that text.
 package replicate
 
 import (
-	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/marple-mln/marple/examples"
@@ -23,37 +22,7 @@ import (
 // predicate, in the database's order, "!" before a false atom and "?"
 // before an unknown one.
 func Atoms(m *mln.Model, db *mln.Database, t mln.TypeID, k int) string {
-	var b strings.Builder
-	for j := 0; j < k; j++ {
-		suffix := ""
-		if j > 0 {
-			suffix = fmt.Sprintf("_r%d", j)
-		}
-		for p := range m.Preds {
-			pr := m.Preds[p]
-			db.Atoms(mln.PredID(p), func(args []mln.ConstID, v mln.Truth) {
-				switch v {
-				case mln.False:
-					b.WriteByte('!')
-				case mln.Unknown:
-					b.WriteByte('?')
-				}
-				b.WriteString(pr.Name)
-				b.WriteByte('(')
-				for i, c := range args {
-					if i > 0 {
-						b.WriteByte(',')
-					}
-					b.WriteString(m.ConstName(c))
-					if pr.Args[i] == t {
-						b.WriteString(suffix)
-					}
-				}
-				b.WriteString(")\n")
-			})
-		}
-	}
-	return b.String()
+	return mln.ReplicatedAtoms(m, db, t, k)
 }
 
 // CiteSeerTopics are the four CiteSeer topics.
