@@ -37,12 +37,20 @@ func (d *decisionFlags) register(fs *flag.FlagSet) {
 }
 
 // check refuses the flags that do not go with -decision.
-func (d *decisionFlags) check(ax *inferExtras, mapInf bool, lossAug string) error {
+func (d *decisionFlags) check(ax *inferExtras, mapInf bool, lossAug string, given map[string]bool) error {
 	if !d.on {
 		return nil
 	}
-	if _, err := decision.ParseMeaning(d.meaning); err != nil {
+	meaning, err := decision.ParseMeaning(d.meaning)
+	if err != nil {
 		return usagef("-decisionMeaning must be marple or alchemy, not %q", d.meaning)
+	}
+	if meaning == decision.AlchemyMeaning {
+		for _, f := range []string{"decisionExact", "decisionRestarts", "decisionMaxEvaluations"} {
+			if given[f] {
+				return usagef("-%s sets Marple's search: -decisionMeaning alchemy runs Alchemy's", f)
+			}
+		}
 	}
 	switch {
 	case d.maxExact < 0 || d.maxExact > 62:

@@ -85,6 +85,7 @@ func TestInferDecision(t *testing.T) {
 	}{
 		{[]string{"infer", "-decision", "-decisionMeaning", "both"}, "-decisionMeaning must be marple or alchemy"},
 		{[]string{"alchemy", "infer", "-decision", "-ms"}, "-decision goes with -bp or -efbp (the default) only"},
+		{[]string{"infer", "-decision", "-decisionMeaning", "alchemy", "-decisionExact", "3"}, "-decisionExact sets Marple's search: -decisionMeaning alchemy runs Alchemy's"},
 	} {
 		args := append(c.args, "-i", viral+"viral.mln", "-e", viral+"viral.db", "-q", "MarketTo", "-r", res)
 		if code, _, stderr := marple(t, args...); code != 2 || !strings.Contains(stderr, c.want) {

@@ -25,6 +25,11 @@
 // atoms directly. Any other utility formula f with free variables x gets an
 // auxiliary predicate U(x) and the hard formula U(x) <=> f, which leaves the
 // distribution unchanged and makes P(f(x) true) the marginal of U(x).
+//
+// Options.Meaning selects Alchemy 2.0's meaning of a decision network
+// instead (AlchemyMeaning): the atoms of the utility formulas that are
+// single literals are the actions, searched by Alchemy's single flips in
+// turn (see AlchemyMeaning).
 package decision
 
 import (
