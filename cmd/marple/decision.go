@@ -110,6 +110,9 @@ func runDecision(ctx context.Context, e *env, p *progress, d *decisionFlags, ax 
 	if errors.Is(err, ground.ErrTooLarge) {
 		return fmt.Errorf("%v; -maxMem (MiB) raises the limit if the machine has the memory", err)
 	}
+	if err != nil && meaning == decision.AlchemyMeaning && strings.Contains(err.Error(), "Alchemy's meaning") {
+		return fmt.Errorf("%v (Marple's meaning, the -q predicates as the actions: -decisionMeaning marple, or -marpleDecision under Alchemy's name)", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -92,6 +92,15 @@ func TestInferDecision(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", args, code, stderr, c.want)
 		}
 	}
+	mixed := filepath.Join(dir, "mixed.mln")
+	if err := os.WriteFile(mixed, []byte("P(t)\nQ(t)\nR(t)\n1 P(x) => Q(x)\n:2 P(x) ^ (Q(x) v R(x))\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := marple(t, "alchemy", "infer", "-decision", "-i", mixed, "-q", "P", "-r", res); code != 1 ||
+		!strings.Contains(stderr, "mixed.mln:5:1: decision: under Alchemy's meaning the one clause of this utility formula that is a single literal would be an action") ||
+		!strings.Contains(stderr, "-marpleDecision under Alchemy's name)") {
+		t.Errorf("a utility formula with one single-literal clause among others: exit %d, stderr %q", code, stderr)
+	}
 	bad := filepath.Join(dir, "bad.mln")
 	if err := os.WriteFile(bad, []byte("P(t)\nQ(t)\n1 P(x) => Q(x)\n:2 Q(x) v P(x).\n"), 0o644); err != nil {
 		t.Fatal(err)
