@@ -69,7 +69,9 @@ type Problem struct {
 	// Net is the ground network.
 	Net *ground.Network
 	// Actions are the atoms of Net the search sets: the unknown atoms of
-	// the action predicates, in network order.
+	// the action predicates (under AlchemyMeaning, of the single-literal
+	// utility formulas), in network order (Order gives the order in which
+	// they are listed).
 	Actions []int32
 	// Coef[a] is the utility gained per unit of probability that atom a
 	// of Net is true, and Const the utility that does not depend on the
