@@ -280,14 +280,22 @@ func (c *alchemyCall) finish() error {
 		} else if given("numSwap") || given("numRuns") {
 			return usagef("-numSwap and -numRuns go with -simtp")
 		}
-		if given("decision") != given("marpleDecision") {
-			if given("decision") {
-				return usagef("-decision is not supported under Alchemy's name: %s; -decision -marpleDecision runs Marple's decision inference", whyDecision)
-			}
+		if given("marpleDecision") && !given("decision") {
 			return usagef("-marpleDecision goes with -decision")
 		}
 		if given("decision") {
 			c.set("decision", "true")
+			if !given("marpleDecision") {
+				// Alchemy's meaning. Alchemy decides with (EF)BP only: with
+				// another inference it writes an empty results file.
+				c.set("decisionMeaning", "alchemy")
+				for _, m := range modes {
+					if m != "bp" {
+						return usagef("-decision goes with -bp or -efbp (the default) only: with -%s Alchemy 2.0 runs no decision inference and writes an empty results file", m)
+					}
+				}
+				modes = nil // Marple's expected utilities: exact where the parts are small, else BP
+			}
 		}
 		if given("outputNetwork") {
 			c.set("outputNetwork", "true")
@@ -318,7 +326,9 @@ func (c *alchemyCall) finish() error {
 		// Alchemy's -lifted lifts BP's factor graph; with any other
 		// inference (MC-SAT when none is named) it is ignored, as here.
 		if given("lifted") {
-			if modes[0] == "bp" {
+			if modes[0] == "decision" {
+				c.warnf("-lifted is ignored with -decision: Marple's expected utilities are exact where the network's parts are small enough, else from ground BP")
+			} else if modes[0] == "bp" {
 				c.set("lifted", "true")
 			} else {
 				c.warnf("-lifted applies to -bp and -efbp (lifted belief propagation); with -%s Alchemy ignores it, and so does Marple", modes[0])

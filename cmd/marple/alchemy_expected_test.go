@@ -116,6 +116,15 @@ func compareAlchemyOutput(t *testing.T, kind string, tol float64, got, want stri
 				t.Errorf("%s: Marple %g, Alchemy %g (tolerance %g)", g[i].atom, g[i].value, w[i].value, tol)
 			}
 		}
+	case "decision", "actions":
+		gu, ga := decisionRows(t, got)
+		wu, wa := decisionRows(t, want)
+		if !slices.Equal(ga, wa) {
+			t.Errorf("Marple decides\n%s\nAlchemy\n%s", got, want)
+		}
+		if kind == "decision" && math.Abs(gu-wu) > tol {
+			t.Errorf("Max. Utility: Marple %g, Alchemy %g (tolerance %g)", gu, wu, tol)
+		}
 	case "layout":
 		re := regexp.MustCompile(`^(variables:|factors:|(\d+ )+|(\d+ )+(/ (\d+ )+)*// ((-?[0-9.e+-]+|-inf) )+)$`)
 		vars := func(s string) []string {
@@ -151,6 +160,24 @@ func compareAlchemyOutput(t *testing.T, kind string, tol float64, got, want stri
 	default:
 		t.Fatalf("unknown kind %q", kind)
 	}
+}
+
+// decisionRows parses a results file of -decision: the "Max. Utility: u"
+// line and the action lines "atom 0|1".
+func decisionRows(t *testing.T, s string) (float64, []string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	v, ok := strings.CutPrefix(lines[0], "Max. Utility: ")
+	u, err := strconv.ParseFloat(v, 64)
+	if !ok || err != nil {
+		t.Fatalf("bad first line %q", lines[0])
+	}
+	for _, l := range lines[1:] {
+		if f := strings.Fields(l); len(f) != 2 || f[1] != "0" && f[1] != "1" {
+			t.Fatalf("bad action line %q", l)
+		}
+	}
+	return u, lines[1:]
 }
 
 type resultRow struct {

@@ -119,7 +119,6 @@ const (
 	whyDclInf    = "Marple's discriminative learner (-d) computes expectations with MC-SAT only (-ms)"
 	whyDclSS     = "Marple's discriminative learner (-d) runs MC-SAT with its default SampleSAT settings"
 	whyExact     = "Marple counts every clause's true groundings exactly (as -noSampleClauses): there is no sample to size"
-	whyDecision  = "in Alchemy every one-literal clause that carries a utility (:u) is an action whose weight becomes 20, flipped by a greedy search over BP's expected utility, whatever -q says; Marple does not implement that meaning, and its own (the -q predicates are the actions, unweighted) answers a different question"
 	whyLBGLearn  = "Marple's discriminative learner samples with MC-SAT; lifted blocked Gibbs sampling is for inference (liftedinfer -lvg, marple infer -lbg)"
 	whyPrior     = "Marple's Gaussian prior has mean 0 for every weight (Alchemy: the .mln weight, else -priorMean); -priorMean 0 is accepted"
 )
@@ -152,7 +151,7 @@ var alchemyFlags = []alchemyFlag{
 	refused("p", alLearnwts, valNone, whyDclInf),
 	mapped("ms", alLearnwts, valNone, "", "MC-SAT is what Marple's discriminative learner samples with"),
 	custom("efbp", alInfer, valNone, []string{"bp"}, "expanding frontier BP gives BP's marginals; one inference runs BP (-bp); the library's bp.Frontier updates them after evidence changes", later),
-	custom("decision", alInfer, valNone, []string{"decision"}, "refused without -marpleDecision: "+whyDecision, later),
+	custom("decision", alInfer, valNone, []string{"decision", "decisionMeaning"}, "Alchemy's decision inference (-decisionMeaning alchemy): the atoms of every utility formula that is a single literal (:u P(x)) are the actions, whatever -q says (Alchemy gives each the weight 20 on its chosen value, Marple fixes it to the value); searched as Alchemy does, by single flips in turn from no action, each kept unless the expected utility falls, until a round brings no better one; the expected utilities exact where the network's parts are small enough, else BP; written as Alchemy writes them (\"Max. Utility: u\" with 6 digits, then the action atoms in Alchemy's order with 0 or 1); where Alchemy's own utilities are wrong, see the deviations above; refused with -m, -a, -p and -ms, with which Alchemy writes an empty results file", later),
 	extraFlag("marpleDecision", alInfer, valNone, []string{"decision"}, "with -decision: Marple's decision inference: the -q predicates are the actions (their atoms free, not weighted); maximum expected utility searched part by part (the network's independent parts), exhaustively up to -decisionExact action atoms per part, else by greedy flips (said as approximate); each part's utilities exact (enumeration or variable elimination) when it is small enough, else BP, or MC-SAT with hard clauses, or the engine -bp, -ms or -p names; results as Alchemy's (\"Max. Utility: u\", then each action atom with 0 or 1)", later),
 	custom("simtp", alInfer, valNone, []string{"ms", "replicas", "numChains"}, "tempering by replica exchange: MC-SAT chains (-numRuns of them) each with -numSwap replicas at scaled weights that swap states; the weight-1 replicas are recorded", later),
 	refused("simtp", alLearnwts, valNone, whySimtp),

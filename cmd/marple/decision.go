@@ -25,19 +25,32 @@ type decisionFlags struct {
 	on                 bool
 	maxExact, restarts int
 	maxEvaluations     int64
+	meaning            string
 }
 
 func (d *decisionFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&d.on, "decision", false, "decision inference: choose the values of the -q action atoms that maximise the expected utility of the formulas' utilities (w:u formula); writes \"Max. Utility: u\" and each action atom with 0 or 1")
 	fs.IntVar(&d.maxExact, "decisionExact", decision.DefaultMaxExact, "-decision: evaluate every assignment of up to this many action atoms of each independent part of the network (exact); a part with more is searched by greedy flips (approximate)")
 	fs.IntVar(&d.restarts, "decisionRestarts", decision.DefaultRestarts, "-decision: greedy searches of a part with more than -decisionExact action atoms (the first from no action, the others from random assignments)")
+	fs.StringVar(&d.meaning, "decisionMeaning", decision.MarpleMeaning.String(), "-decision: marple (the -q predicates are the actions) or alchemy (Alchemy's infer -decision: the atoms of every utility formula that is a single literal are the actions, whatever -q says, searched by Alchemy's single flips in turn from no action; the utility written with 6 digits, the actions in Alchemy's order)")
 	fs.Int64Var(&d.maxEvaluations, "decisionMaxEvaluations", decision.DefaultMaxEvaluations, "-decision: refuse an exhaustive search of a part that needs more than this many evaluations of the expected utility (2^k for k action atoms)")
 }
 
 // check refuses the flags that do not go with -decision.
-func (d *decisionFlags) check(ax *inferExtras, mapInf bool, lossAug string) error {
+func (d *decisionFlags) check(ax *inferExtras, mapInf bool, lossAug string, given map[string]bool) error {
 	if !d.on {
 		return nil
+	}
+	meaning, err := decision.ParseMeaning(d.meaning)
+	if err != nil {
+		return usagef("-decisionMeaning must be marple or alchemy, not %q", d.meaning)
+	}
+	if meaning == decision.AlchemyMeaning {
+		for _, f := range []string{"decisionExact", "decisionRestarts", "decisionMaxEvaluations"} {
+			if given[f] {
+				return usagef("-%s sets Marple's search: -decisionMeaning alchemy runs Alchemy's", f)
+			}
+		}
 	}
 	switch {
 	case d.maxExact < 0 || d.maxExact > 62:
@@ -76,18 +89,29 @@ func runDecision(ctx context.Context, e *env, p *progress, d *decisionFlags, ax 
 	if err != nil {
 		return usagef("%v", err)
 	}
+	meaning, err := decision.ParseMeaning(d.meaning)
+	if err != nil {
+		return usagef("%v", err)
+	}
 	actions := gopt.Query
-	if len(actions) == 0 {
+	if meaning == decision.MarpleMeaning && len(actions) == 0 {
 		return usagef("no action predicates: give -q Action1,Action2")
 	}
 	if !m.HasUtilities() {
 		return fmt.Errorf("-decision: no formula of the model has a utility (write \"w:u formula\" or \":u formula\")")
 	}
-	gopt.Query = nil
+	if meaning == decision.MarpleMeaning {
+		gopt.Query = nil
+	} else {
+		actions = nil // Alchemy's: the -q predicates are open world, not the actions
+	}
 	done := p.stage("ground")
-	prob, err := decision.NewProblem(ctx, m, db, actions, decision.Options{Ground: gopt})
+	prob, err := decision.NewProblem(ctx, m, db, actions, decision.Options{Ground: gopt, Meaning: meaning})
 	if errors.Is(err, ground.ErrTooLarge) {
 		return fmt.Errorf("%v; -maxMem (MiB) raises the limit if the machine has the memory", err)
+	}
+	if err != nil && meaning == decision.AlchemyMeaning && strings.Contains(err.Error(), "Alchemy's meaning") {
+		return fmt.Errorf("%v (Marple's meaning, the -q predicates as the actions: -decisionMeaning marple, or -marpleDecision under Alchemy's name)", err)
 	}
 	if err != nil {
 		return err
@@ -134,7 +158,10 @@ func runDecision(ctx context.Context, e *env, p *progress, d *decisionFlags, ax 
 	}
 	search := searchLabel(res)
 	done("expected utility %s, %d evaluations, %s; marginals: %s", res.Text(), res.Evaluations, search, strings.Join(res.Methods, ", "))
-	if !res.Exact {
+	switch {
+	case res.Meaning == decision.AlchemyMeaning:
+		fmt.Fprintf(e.stderr, "marple infer: warning: the decision comes from %s: it may not be the best assignment of the action atoms\n", search)
+	case !res.Exact:
 		fmt.Fprintf(e.stderr, "marple infer: warning: the decision comes from an %s: it may not be the best; -decisionExact searches larger parts exhaustively\n", search)
 	}
 	if res.Unconverged > 0 {
@@ -149,12 +176,19 @@ func runDecision(ctx context.Context, e *env, p *progress, d *decisionFlags, ax 
 }
 
 // writeDecision writes the decision as Alchemy's infer -decision does: the
-// line "Max. Utility: u", then each action atom with 1 (act) or 0.
+// line "Max. Utility: u", then each action atom with 1 (act) or 0, in
+// prob.Order. Under Alchemy's meaning the utility has Alchemy's 6
+// significant digits.
 func writeDecision(w io.Writer, m *mln.Model, prob *decision.Problem, res *decision.Result) error {
-	if _, err := fmt.Fprintf(w, "Max. Utility: %s\n", res.Text()); err != nil {
+	u := res.Text()
+	if res.Meaning == decision.AlchemyMeaning && res.Scale == 0 {
+		u = strconv.FormatFloat(res.Utility, 'g', 6, 64)
+	}
+	if _, err := fmt.Fprintf(w, "Max. Utility: %s\n", u); err != nil {
 		return err
 	}
-	for i, a := range prob.Actions {
+	for _, i := range prob.Order() {
+		a := prob.Actions[i]
 		if _, err := fmt.Fprintf(w, "%s %d\n", atomString(m, prob.Net.AtomPred[a], prob.Net.AtomArgs[a]), b2i(res.Actions[i])); err != nil {
 			return err
 		}
@@ -188,6 +222,9 @@ func hasHard(prob *decision.Problem) bool {
 
 // searchLabel says whether the decision is exact and how it was searched.
 func searchLabel(res *decision.Result) string {
+	if res.Meaning == decision.AlchemyMeaning {
+		return fmt.Sprintf("Alchemy's search (single flips of the %d action atoms in turn from no action, each kept unless the expected utility falls; %d flips)", res.GreedyActions, res.Flips)
+	}
 	parts := fmt.Sprintf("%d independent parts", res.Parts)
 	if res.Parts == 1 {
 		parts = "1 part"

@@ -55,6 +55,52 @@ func TestInferDecision(t *testing.T) {
 			}
 		}
 	}
+	// Alchemy's meaning: the atoms of the single-literal utility formulas
+	// (:4 Buys(x), :-1 MarketTo(x)) are the actions, searched by Alchemy's
+	// flips, written in Alchemy's order with Alchemy's 6 digits.
+	want := "Max. Utility: 40\n"
+	for _, v := range []string{"1", "0"} {
+		p := map[string]string{"1": "Buys", "0": "MarketTo"}[v]
+		for _, x := range []string{"Ann", "Eve", "Hal", "Bob", "Cat", "Dan", "Fay", "Gus", "Ivy", "Jay"} {
+			want += p + "(" + x + ") " + v + "\n"
+		}
+	}
+	for _, args := range [][]string{{"infer", "-decision", "-decisionMeaning", "alchemy"}, {"alchemy", "infer", "-decision"}, {"alchemy", "infer", "-decision", "-bp"}} {
+		args = append(args, "-i", viral+"viral.mln", "-e", viral+"viral.db", "-q", "MarketTo", "-r", res)
+		code, stdout, stderr := marple(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		label := "20 action atoms, expected utility 40 (Alchemy's search (single flips of the 20 action atoms in turn from no action, each kept unless the expected utility falls; 32 flips)"
+		if !strings.Contains(stdout, label) || !strings.Contains(stderr, "warning: the decision comes from Alchemy's search") {
+			t.Errorf("%v: stdout %q, stderr %q", args, stdout, stderr)
+		}
+		if b, err := os.ReadFile(res); err != nil || string(b) != want {
+			t.Errorf("%v: results (%v):\n%s\nwant\n%s", args, err, b, want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"infer", "-decision", "-decisionMeaning", "both"}, "-decisionMeaning must be marple or alchemy"},
+		{[]string{"alchemy", "infer", "-decision", "-ms"}, "-decision goes with -bp or -efbp (the default) only"},
+		{[]string{"infer", "-decision", "-decisionMeaning", "alchemy", "-decisionExact", "3"}, "-decisionExact sets Marple's search: -decisionMeaning alchemy runs Alchemy's"},
+	} {
+		args := append(c.args, "-i", viral+"viral.mln", "-e", viral+"viral.db", "-q", "MarketTo", "-r", res)
+		if code, _, stderr := marple(t, args...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", args, code, stderr, c.want)
+		}
+	}
+	mixed := filepath.Join(dir, "mixed.mln")
+	if err := os.WriteFile(mixed, []byte("P(t)\nQ(t)\nR(t)\n1 P(x) => Q(x)\n:2 P(x) ^ (Q(x) v R(x))\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := marple(t, "alchemy", "infer", "-decision", "-i", mixed, "-q", "P", "-r", res); code != 1 ||
+		!strings.Contains(stderr, "mixed.mln:5:1: decision: under Alchemy's meaning the one clause of this utility formula that is a single literal would be an action") ||
+		!strings.Contains(stderr, "-marpleDecision under Alchemy's name)") {
+		t.Errorf("a utility formula with one single-literal clause among others: exit %d, stderr %q", code, stderr)
+	}
 	bad := filepath.Join(dir, "bad.mln")
 	if err := os.WriteFile(bad, []byte("P(t)\nQ(t)\n1 P(x) => Q(x)\n:2 Q(x) v P(x).\n"), 0o644); err != nil {
 		t.Fatal(err)

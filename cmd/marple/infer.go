@@ -128,7 +128,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	if err := lf.checkSampler(visited(fs)); err != nil {
 		return err
 	}
-	if err := df.check(&ax, *mapInf, *lossAug); err != nil {
+	if err := df.check(&ax, *mapInf, *lossAug, visited(fs)); err != nil {
 		return err
 	}
 	if df.on && (*lazyInf || *countsOut) {

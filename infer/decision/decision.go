@@ -25,6 +25,11 @@
 // atoms directly. Any other utility formula f with free variables x gets an
 // auxiliary predicate U(x) and the hard formula U(x) <=> f, which leaves the
 // distribution unchanged and makes P(f(x) true) the marginal of U(x).
+//
+// Options.Meaning selects Alchemy 2.0's meaning of a decision network
+// instead (AlchemyMeaning): the atoms of the utility formulas that are
+// single literals are the actions, searched by Alchemy's single flips in
+// turn (see AlchemyMeaning).
 package decision
 
 import (
@@ -64,7 +69,9 @@ type Problem struct {
 	// Net is the ground network.
 	Net *ground.Network
 	// Actions are the atoms of Net the search sets: the unknown atoms of
-	// the action predicates, in network order.
+	// the action predicates (under AlchemyMeaning, of the single-literal
+	// utility formulas), in network order (Order gives the order in which
+	// they are listed).
 	Actions []int32
 	// Coef[a] is the utility gained per unit of probability that atom a
 	// of Net is true, and Const the utility that does not depend on the
@@ -79,6 +86,10 @@ type Problem struct {
 	isAction []int  // per atom: index into Actions, or -1
 	isAux    []bool // per atom: of the auxiliary predicate of a utility formula
 	feas     *feasibility
+
+	// Meaning is the meaning the problem was built with (Options.Meaning).
+	Meaning Meaning
+	order   []int // Order; nil: network order
 }
 
 // Options of NewProblem.
@@ -87,6 +98,9 @@ type Options struct {
 	// predicates (see NewProblem), ClosedWorld removes predicates from
 	// them; MaxBytes, Workers and Progress are passed on.
 	Ground ground.Options
+	// Meaning says which atoms are the actions and how Solve searches
+	// (default MarpleMeaning).
+	Meaning Meaning
 }
 
 // NewProblem grounds the decision problem of model m (compiled, with
@@ -100,10 +114,20 @@ type Options struct {
 // OpenWorld, unless named in opt.Ground.ClosedWorld; the others are closed
 // world.
 //
+// Under AlchemyMeaning actions must be empty: the actions are the unknown
+// atoms of the groundings of the utility formulas that are single literals
+// of open-world predicates (see AlchemyMeaning), and Problem.Order lists
+// them in Alchemy's order.
+//
 // NewProblem adds the auxiliary predicates and hard formulas of non-literal
 // utility formulas to m.
 func NewProblem(ctx context.Context, m *mln.Model, db *mln.Database, actions []mln.PredID, opt Options) (*Problem, error) {
-	if len(actions) == 0 {
+	switch {
+	case opt.Meaning != MarpleMeaning && opt.Meaning != AlchemyMeaning:
+		return nil, fmt.Errorf("decision: unknown meaning %d", int(opt.Meaning))
+	case opt.Meaning == AlchemyMeaning && len(actions) > 0:
+		return nil, errors.New("decision: under Alchemy's meaning the actions are the atoms of the utility formulas that are single literals, not named predicates")
+	case opt.Meaning == MarpleMeaning && len(actions) == 0:
 		return nil, errors.New("decision: no action predicates")
 	}
 	var util []int // utility formulas
@@ -133,6 +157,17 @@ func NewProblem(ctx context.Context, m *mln.Model, db *mln.Database, actions []m
 	for p := range m.Preds {
 		if !closed[p] && !isAction[p] && !m.Preds[p].Closed && db.Count(mln.PredID(p)) == 0 {
 			open[p] = true
+		}
+	}
+	var al *alchemyActions
+	if opt.Meaning == AlchemyMeaning {
+		var err error
+		if al, err = findAlchemyActions(ctx, m, util, open); err != nil {
+			return nil, err
+		}
+		actions = al.preds
+		for _, p := range actions {
+			isAction[p] = true
 		}
 	}
 
@@ -182,7 +217,7 @@ func NewProblem(ctx context.Context, m *mln.Model, db *mln.Database, actions []m
 	if err != nil {
 		return nil, err
 	}
-	pr := &Problem{Net: net, Coef: make([]float64, net.NumAtoms()), isAction: make([]int, net.NumAtoms()), isAux: make([]bool, net.NumAtoms())}
+	pr := &Problem{Net: net, Coef: make([]float64, net.NumAtoms()), isAction: make([]int, net.NumAtoms()), isAux: make([]bool, net.NumAtoms()), Meaning: opt.Meaning}
 	isAux := make([]bool, len(m.Preds))
 	for _, x := range auxes {
 		isAux[x.p] = true
@@ -204,16 +239,24 @@ func NewProblem(ctx context.Context, m *mln.Model, db *mln.Database, actions []m
 	}
 	index := make(map[string]int32, net.NumAtoms())
 	for a := range net.NumAtoms() {
-		index[atomKey(net.AtomPred[a], net.AtomArgs[a])] = int32(a)
+		key := atomKey(net.AtomPred[a], net.AtomArgs[a])
+		index[key] = int32(a)
 		pr.isAction[a] = -1
 		pr.isAux[a] = isAux[net.AtomPred[a]]
-		if isAction[net.AtomPred[a]] {
+		if isAction[net.AtomPred[a]] && (al == nil || al.isKey[key]) {
 			pr.isAction[a] = len(pr.Actions)
 			pr.Actions = append(pr.Actions, int32(a))
 		}
 	}
 	if len(pr.Actions) == 0 {
 		return nil, errors.New("decision: the evidence sets every atom of the action predicates: nothing to decide")
+	}
+	if al != nil {
+		for _, k := range al.keys {
+			if a, ok := index[k]; ok && pr.isAction[a] >= 0 {
+				pr.order = append(pr.order, pr.isAction[a])
+			}
+		}
 	}
 	// add adds u·P(p(args) true), or u·P(false) when neg.
 	add := func(p mln.PredID, args []mln.ConstID, neg bool, u float64) {

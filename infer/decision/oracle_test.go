@@ -139,9 +139,15 @@ type oracle struct {
 }
 
 func newOracle(m *mln.Model, db *mln.Database, open []mln.PredID, action mln.PredID) *oracle {
+	return newOracleFunc(m, db, open, func(a brute.Atom) bool { return a.Pred == action })
+}
+
+// newOracleFunc is newOracle with the action atoms those of the unknown
+// atoms for which isAction holds.
+func newOracleFunc(m *mln.Model, db *mln.Database, open []mln.PredID, isAction func(brute.Atom) bool) *oracle {
 	o := &oracle{bp: brute.NewProblem(m, db, open), m: m, atomOf: map[string]int{}}
 	for i, a := range o.bp.Atoms {
-		if a.Pred == action {
+		if isAction(a) {
 			o.atomOf[a.String(m)] = len(o.actions)
 			o.actions = append(o.actions, i)
 		}

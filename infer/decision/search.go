@@ -504,6 +504,10 @@ type Result struct {
 	// not converged (within its iteration limit): their utilities are
 	// approximate beyond BP's own approximation.
 	Unconverged int
+	// Meaning is the problem's meaning; under AlchemyMeaning the search is
+	// Alchemy's (Exact is false), which evaluated Flips assignments.
+	Meaning Meaning
+	Flips   int
 }
 
 // Text returns the expected utility in decimal, exact even when it lies
@@ -558,6 +562,9 @@ func (p *Problem) Solve(ctx context.Context, opt SolveOptions) (*Result, error) 
 		if evals[i], err = p.newPartEval(ctx, pt, opt.Engine, opt.Seed, opt.ExactAtoms, opt.ExactWidth); err != nil {
 			return nil, err
 		}
+	}
+	if p.Meaning == AlchemyMeaning {
+		return p.solveAlchemy(ctx, opt, parts, evals, feasible)
 	}
 	// Refuse an exhaustive search that cannot finish, before any.
 	for i, pt := range parts {
@@ -795,4 +802,37 @@ func (s *searcher) greedy(pt *part, ev partEval, salt uint64) (float64, error) {
 		s.cur[a] = s.best[j]
 	}
 	return best, nil
+}
+
+// solveAlchemy is Solve under AlchemyMeaning: Alchemy's search over every
+// action atom (searcher.alchemy).
+func (p *Problem) solveAlchemy(ctx context.Context, opt SolveOptions, parts []*part, evals []partEval, feasible []bool) (*Result, error) {
+	s := &searcher{ctx: ctx, p: p, opt: opt, cur: make([]bool, len(p.Actions)), feasible: feasible}
+	res := &Result{Scale: p.Scale, Meaning: AlchemyMeaning, Parts: 0}
+	for i, pt := range parts {
+		if len(pt.actions) > 0 {
+			res.Parts++
+			res.GreedyActions += len(pt.actions)
+		}
+		if m := evals[i].method(); !slices.Contains(res.Methods, m) {
+			res.Methods = append(res.Methods, m)
+		}
+	}
+	u, err := s.alchemy(parts, evals, res)
+	if err != nil {
+		return nil, err
+	}
+	if math.IsInf(u, -1) {
+		return nil, ErrInfeasible // not reached: the search keeps feasible assignments
+	}
+	res.Actions = slices.Clone(s.cur)
+	for i := range parts {
+		if f, ok := evals[i].(*frontierEval); ok {
+			res.Unconverged += f.unconverged
+		}
+	}
+	res.Evaluations = s.n
+	res.Scaled = u
+	res.Utility = math.Ldexp(u, p.Scale)
+	return res, nil
 }
