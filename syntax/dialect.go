@@ -38,9 +38,10 @@ const (
 	Alchemy Dialect = iota
 	Tuffy
 	LoMRF
+	RockIt // dialect_rockit.go
 )
 
-var dialectNames = [...]string{"alchemy", "tuffy", "lomrf"}
+var dialectNames = [...]string{"alchemy", "tuffy", "lomrf", "rockit"}
 
 // String returns the dialect's name as the -dialect flag spells it.
 func (d Dialect) String() string {
@@ -108,6 +109,19 @@ func (s *scanner) dialectToken() (token, bool) {
 			case "NOT":
 				return tok(tNot, 3)
 			}
+		}
+	case RockIt:
+		// The numerical extension's brackets and connectives, read so
+		// that the parser can refuse its constructs at their position.
+		switch {
+		case c == '[':
+			return tok(tLbrack, 1)
+		case c == ']':
+			return tok(tRbrack, 1)
+		case at("&&"):
+			return tok(tAnd, 2)
+		case c == '&':
+			return tok(tAnd, 1)
 		}
 	case LoMRF:
 		switch {
