@@ -1,6 +1,8 @@
 package mln
 
 import (
+	"strconv"
+
 	"github.com/marple-mln/marple/syntax"
 )
 
@@ -23,6 +25,16 @@ func (m *Model) rockitConfsOf(p *Predicate) []*syntax.RockItConf {
 // adds nothing (it is one grounding in RockIt).
 func (db *Database) addRockItConfs(p *Predicate, args []ConstID, a *syntax.RawAtom) error {
 	m := db.Model
+	if m.Dialect != syntax.RockIt || len(args) == 0 {
+		return nil
+	}
+	if last := len(args) - 1; m.Types[p.Args[last]].Name == "float_" {
+		if _, err := strconv.ParseFloat(m.ConstName(args[last]), 64); err != nil {
+			var errs syntax.ErrorList
+			errs.Add(a.ArgPos(last), "the last argument of %s is its float_ value: expected a number, found %s", p.Name, m.ConstName(args[last]))
+			return errs
+		}
+	}
 	if len(m.rockitConfs) == 0 || a.Value != syntax.ValTrue {
 		return nil
 	}

@@ -139,3 +139,15 @@ func TestRockItCardinality(t *testing.T) {
 		}
 	}
 }
+
+// The value of a float_ argument in RockIt's .db files must be a number.
+func TestRockItBadValue(t *testing.T) {
+	m, err := mln.LoadModelConfig(&mln.LoadConfig{Dialect: syntax.RockIt}, "testdata/dialects/rockit_card.mln")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = mln.ParseDatabase(m, "e.db", "left(L1)\ncand(L1, R1, High)\n")
+	if err == nil || !strings.Contains(err.Error(), "e.db:2:14: the last argument of cand is its float_ value") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -31,6 +31,8 @@ import (
 // supports is false (LoMRF's predicate completion, decomposed form).
 // "t++" and "t--" are the integer successor and predecessor, t+1 and t-1.
 // Predicates without evidence are open world.
+//
+// RockIt's dialect has its own grammar and parser (dialect_rockit.go).
 type Dialect uint8
 
 // The dialects.
