@@ -6,7 +6,7 @@ import (
 	"github.com/marple-mln/marple/syntax"
 )
 
-// rockitConfs returns the formulas of RockIt's dialect weighted by the
+// rockitConfsOf returns the formulas of RockIt's dialect weighted by the
 // evidence whose weight literal is on predicate p.
 func (m *Model) rockitConfsOf(p *Predicate) []*syntax.RockItConf {
 	var out []*syntax.RockItConf
