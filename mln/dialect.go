@@ -9,16 +9,16 @@ import (
 // OpenByDefault reports whether predicate p is open world (its atoms not
 // listed in the evidence are unknown) without being named a query or
 // open-world predicate, by the rule of the model's dialect: in Tuffy's
-// every predicate declared without a leading "*"; in LoMRF's every
-// predicate of which db lists no atom (db may be nil: none); in Alchemy's
-// none. Naming a predicate closed world (-cw) overrides this default.
+// and RockIt's every predicate declared without a leading "*"; in LoMRF's
+// every predicate of which db lists no atom (db may be nil: none); in
+// Alchemy's none. Naming a predicate closed world (-cw) overrides this default.
 func (m *Model) OpenByDefault(p PredID, db *Database) bool {
 	if int(p) >= len(m.Preds) {
 		return false
 	}
 	pr := m.Preds[p] // a function's auxiliary predicate is Closed
 	switch m.Dialect {
-	case syntax.Tuffy:
+	case syntax.Tuffy, syntax.RockIt:
 		return !pr.Closed
 	case syntax.LoMRF:
 		return !pr.Closed && (db == nil || db.Count(p) == 0)

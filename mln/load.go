@@ -103,6 +103,7 @@ func (l *loader) build(files []*syntax.File) (*Model, error) {
 	m, err := Build(files...)
 	if m != nil {
 		m.Dialect = l.dialect
+		m.rockitConfs = syntax.RockItConfs(files)
 	}
 	if err != nil {
 		l.errs = appendErr(l.errs, err)
@@ -312,6 +313,9 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 		}
 		if db.readReal(p, args, a, &errs) {
 			return
+		}
+		if err := db.addRockItConfs(p, args, a); err != nil && len(errs) < maxLoadErrors {
+			errs = appendErr(errs, err)
 		}
 		v := truthOf(a.Value)
 		if a.HasPrior {

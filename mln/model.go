@@ -269,6 +269,8 @@ type Model struct {
 
 	hybrid *hybridInfo // formulas with numeric terms (hybrid.go)
 
+	rockitConfs []*syntax.RockItConf // RockIt's formulas weighted by the evidence (dialect_rockit.go)
+
 	// abandoned holds, during Build, the predicate names that start a
 	// statement with a syntax error (syntax.File.Abandoned).
 	abandoned map[string]bool

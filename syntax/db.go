@@ -216,6 +216,9 @@ func (d *dbScanner) run(fn func(a *RawAtom)) {
 		if d.atom.HasPrior && !d.settlePrior() {
 			continue
 		}
+		if d.dialect == RockIt {
+			d.rockitAtom()
+		}
 		fn(&d.atom)
 	}
 }
@@ -344,7 +347,7 @@ func (d *dbScanner) parseAtom() bool {
 			}
 			return false
 		}
-		if len(arg) > 0 && arg[0] >= 'a' && arg[0] <= 'z' {
+		if len(arg) > 0 && arg[0] >= 'a' && arg[0] <= 'z' && d.dialect != RockIt {
 			d.errorf(col-1+d.lineStart, "%s is a variable (lower case): evidence atoms must be ground", arg)
 			return false
 		}

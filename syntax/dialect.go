@@ -31,6 +31,8 @@ import (
 // supports is false (LoMRF's predicate completion, decomposed form).
 // "t++" and "t--" are the integer successor and predecessor, t+1 and t-1.
 // Predicates without evidence are open world.
+//
+// RockIt's dialect has its own grammar and parser (dialect_rockit.go).
 type Dialect uint8
 
 // The dialects.
@@ -38,9 +40,10 @@ const (
 	Alchemy Dialect = iota
 	Tuffy
 	LoMRF
+	RockIt // dialect_rockit.go
 )
 
-var dialectNames = [...]string{"alchemy", "tuffy", "lomrf"}
+var dialectNames = [...]string{"alchemy", "tuffy", "lomrf", "rockit"}
 
 // String returns the dialect's name as the -dialect flag spells it.
 func (d Dialect) String() string {
@@ -108,6 +111,19 @@ func (s *scanner) dialectToken() (token, bool) {
 			case "NOT":
 				return tok(tNot, 3)
 			}
+		}
+	case RockIt:
+		// The numerical extension's brackets and connectives, read so
+		// that the parser can refuse its constructs at their position.
+		switch {
+		case c == '[':
+			return tok(tLbrack, 1)
+		case c == ']':
+			return tok(tRbrack, 1)
+		case at("&&"):
+			return tok(tAnd, 2)
+		case c == '&':
+			return tok(tAnd, 1)
 		}
 	case LoMRF:
 		switch {

@@ -70,18 +70,24 @@ func FuzzParseDB(f *testing.F) {
 }
 
 // FuzzParseDialects checks that the .mln and .db parsers never panic in
-// Tuffy's and LoMRF's dialects, and that the completion of the definite
-// clauses of a LoMRF file they accept prints as Alchemy text that parses
-// back to the same formulas.
+// Tuffy's, LoMRF's and RockIt's dialects, that the completion of the
+// definite clauses of a LoMRF file they accept prints as Alchemy text that
+// parses back to the same formulas, and that so do the declarations and
+// formulas of a RockIt file (checkRockIt).
 func FuzzParseDialects(f *testing.F) {
 	addSeeds(f, "testdata/*.mln")
 	f.Add([]byte("*F(p, p)\nS(p)\n0.7 F(a1, a2), S(a1), [a1 != a2 AND NOT (a1 <> A || a2 = B)] => S(a2)\n@1.2 S(a)\nS(a) v [a = A].\n"))
 	f.Add([]byte("H(t)\nE(t)\n1.5 H(t) :- E(t) ^ !E(t++)\nH(x) :- E(x--).\nS(h1)\n"))
 	f.Add([]byte("H(f, t)\nE(t)\nH(A, t) :- E(t).\n2 H(x, t) :- E(t) ^ E(x)\nH(m(p, q), t) :- E(p)\nH(B, t) :- E(t--)\n"))
 	f.Add([]byte("0.8 Smokes(Carl)\n0 !F(A, B)\n1 S(C)\n!S(D)\n"))
+	f.Add([]byte("*c(l, r, float_)\n*o(l)\nm(l, r)\nw: !c(x, Y, w) v m(x, Y)\n|Y| !o(x) v m(x, Y) <= 2\n-1.5 m(x, \"A b\") v !m(\"C\", x)\n!m(x, x).\n"))
+	f.Add([]byte("c(\"A\", b, 0.5)\n!o(\"owl:Thing\")\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		for _, d := range []Dialect{Tuffy, LoMRF} {
+		for _, d := range []Dialect{Tuffy, LoMRF, RockIt} {
 			file, err := ParseMLNConfig("fuzz.mln", src, &Config{Dialect: d})
+			if err == nil && d == RockIt {
+				checkRockIt(t, file)
+			}
 			_ = ScanDBDialect(d, "fuzz.db", src, func(a *RawAtom) {
 				if a.HasPrior && !(a.Prior > 0 && a.Prior < 1) {
 					t.Fatalf("prior %v outside (0,1)", a.Prior)
@@ -125,4 +131,28 @@ func FuzzParseDialects(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkRockIt checks that the declarations and formulas a RockIt file
+// parses to print as Alchemy text that parses back to the same tree (a
+// formula weighted by the evidence as its formula).
+func checkRockIt(t *testing.T, file *File) {
+	out := &File{Name: "rockit"}
+	for _, d := range file.Decls {
+		if c, ok := d.(*RockItConf); ok {
+			d = c.Decl
+		}
+		out.Decls = append(out.Decls, d)
+	}
+	var buf bytes.Buffer
+	if err := Fprint(&buf, out); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ParseMLN("printed.mln", buf.Bytes())
+	if err != nil {
+		t.Fatalf("printed RockIt model does not parse: %v\n%s", err, buf.String())
+	}
+	if !sameAST(out.Decls, again.Decls) {
+		t.Fatalf("round trip changed the RockIt model:\n%s\n---\n%s", dump(out), dump(again))
+	}
 }

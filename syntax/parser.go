@@ -77,7 +77,11 @@ func ParseMLNConfig(filename string, src []byte, cfg *Config) (*File, error) {
 		p.known = make(Known)
 	}
 	f := &File{Name: filename}
-	p.parseFile(f)
+	if p.dialect == RockIt {
+		p.rockitFile(f)
+	} else {
+		p.parseFile(f)
+	}
 	errs.Sort()
 	return f, errs.Err()
 }

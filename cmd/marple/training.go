@@ -107,7 +107,7 @@ func (f *trainFlags) load(ctx context.Context, e *env, p *progress, multi bool) 
 		return nil, nil, ground.Options{}, err
 	}
 	if fx := m.FixedFormula(); fx != nil {
-		return nil, nil, ground.Options{}, fmt.Errorf("%s: the weight of this formula is fixed (Tuffy's '@' or the prior of soft evidence); learning with fixed weights is not supported", fx.Pos)
+		return nil, nil, ground.Options{}, fmt.Errorf("%s: the weight of this formula is fixed (Tuffy's '@', the prior of soft evidence, or RockIt's weight taken from the evidence); learning with fixed weights is not supported", fx.Pos)
 	}
 	printWarnings(e.stderr, dbs...)
 	if err := m.CompileContext(ctx); err != nil {
