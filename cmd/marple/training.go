@@ -27,6 +27,7 @@ type trainFlags struct {
 	wf                                              worldFlags
 	ef                                              engineFlags
 	addUnits                                        bool // learn -addUnitClauses: learn_alchemy.go
+	addedUnits                                      int  // the unit clauses it added (the model's last formulas)
 }
 
 // newTrainFlags returns the flag set of a training command with the
@@ -114,7 +115,7 @@ func (f *trainFlags) load(ctx context.Context, e *env, p *progress, multi bool) 
 		return nil, nil, ground.Options{}, err
 	}
 	if f.addUnits {
-		if _, err := addUnitClauses(m); err != nil {
+		if f.addedUnits, err = addUnitClauses(m); err != nil {
 			return nil, nil, ground.Options{}, err
 		}
 	}
