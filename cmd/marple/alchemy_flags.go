@@ -298,7 +298,7 @@ var alchemyFlags = []alchemyFlag{
 	refused("periodic", alLearnwts, valNone, "Marple writes the model once, at the end ('marple learn -checkpoint' also writes it when interrupted)"),
 	custom("infer", alLearnwts, valString, nil, "inference settings of discriminative learning, translated flag by flag as learnwts flags (-ms, -maxSteps, -seed, ...)", later), // set in alchemy.go's init
 	custom("d", alLearnwts, valNone, []string{"d"}, "discriminative learning (also the default, as in Alchemy): -method dcll", later),
-	custom("g", alLearnwts, valNone, []string{"g", "gAlchemy"}, "generative learning: -method pll with Alchemy's objective and L-BFGS-B (-gAlchemy: the .mln weights as the prior's means, formulas that are the same clause learn one weight, Alchemy's line search and stop)", later),
+	custom("g", alLearnwts, valNone, []string{"g", "gAlchemy"}, "generative learning: -method pll with Alchemy's objective and L-BFGS-B (-gAlchemy: the .mln weights as the prior's means, hard formulas learned under the mean 10 and written hard, formulas that are the same clause learn one weight, Alchemy's line search and stop)", later),
 	mapped("o", alLearn, valString, "o", "output .mln file"),
 	mapped("t", alLearn, valString, "t", "training .db files"),
 	custom("l", alLearnwts, valString, []string{"t"}, "file listing the training .db files, one per line", func(c *alchemyCall, v string) error {

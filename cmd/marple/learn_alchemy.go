@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,7 +60,7 @@ func (x *learnExtras) register(fs *flag.FlagSet, tf *trainFlags) {
 	fs.BoolVar(&x.dTuneJointPrior, "dTuneJointPrior", false, "dcll, with -multipleDatabases and no -priorStdDev: choose how far the connections narrow a joint weight's prior, σ / (cmax^(1-t)·cmin^t) for t = 0, 1/2, 1 (cmax, cmin: connections through its most and least connected predicate), by the CLL of the largest training database held out (default: t = 0)")
 	fs.IntVar(&x.dMaxSamples, "dMaxSamples", 0, "dcll: largest number of MC-SAT steps per example and iteration the schedule reaches (0: 8 × -numSamples, doubled up to 64 × whenever the gradient stalls there beyond the noise)")
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "pll, dcll, vp: only the -ne atoms a training database lists (true or false) are query atoms; its unlisted -ne atoms are false evidence (Alchemy's learnwts -queryEvidence; without -multipleDatabases, dcll and vp make the merged -t files one example)")
-	fs.BoolVar(&x.gAlchemy, "gAlchemy", false, "pll: learn as Alchemy's learnwts -g: the prior's mean of each weight is the weight written in the .mln (-priorMean for formulas without one and for the unit clauses -addUnitClauses adds), formulas that are the same clause learn one weight, split evenly among them, and L-BFGS runs as Alchemy's L-BFGS-B (5 corrections, its line search and its stop on -gConvThresh and -maxIter); default: every prior's mean 0, one weight per formula, gonum's L-BFGS")
+	fs.BoolVar(&x.gAlchemy, "gAlchemy", false, "pll: learn as Alchemy's learnwts -g: the prior's mean of each weight is the weight written in the .mln (-priorMean for formulas without one and for the unit clauses -addUnitClauses adds), hard formulas learned too (each clause's mean 10) and written hard, formulas that are the same clause learn one weight, split evenly among them, and L-BFGS runs as Alchemy's L-BFGS-B (5 corrections, its line search and its stop on -gConvThresh and -maxIter); default: every prior's mean 0, one weight per formula, gonum's L-BFGS")
 	fs.Float64Var(&x.priorMean, "priorMean", 0, "pll with -gAlchemy: the prior's mean of the formulas written without a weight and of the added unit clauses (Alchemy's learnwts -priorMean)")
 	fs.BoolVar(&tf.addUnits, "addUnitClauses", false, "add a unit clause P(a1,...,an) of weight 0 for every predicate without one (Alchemy's learnwts does unless -noAddUnitClauses); they are learned and written")
 }
@@ -182,16 +183,46 @@ func addUnitClauses(m *mln.Model) (int, error) {
 	return n, nil
 }
 
+// alchemyHardWeight is the weight Alchemy's parser gives each clause of a
+// hard formula (its HARD_WEIGHT); learnwts -g takes it as the prior's mean
+// of the clause's weight, which it learns like the others.
+const alchemyHardWeight = 10
+
+// softenHard makes the model's hard formulas soft, before compiling, so
+// that -gAlchemy learns their weights as Alchemy's learnwts -g does, and
+// returns their indices (restoreHard makes them hard again).
+func softenHard(m *mln.Model) []int {
+	var idx []int
+	for i, f := range m.Formulas {
+		if f.Hard && !f.Synthetic {
+			f.Hard = false
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// restoreHard makes the softened formulas hard again (their learned
+// weights are not written, as Alchemy writes hard formulas without one).
+func restoreHard(m *mln.Model, idx []int) {
+	for _, i := range idx {
+		m.Formulas[i].Hard = true
+	}
+}
+
 // priorMeans returns, for -gAlchemy, each parameter's prior mean as
-// Alchemy's learnwts takes it: the weight written for its formula, or
+// Alchemy's learnwts takes it: the weight written for its formula,
 // -priorMean for a formula written without one and for the last added
-// unit clauses (the model's last formulas).
-func (x *learnExtras) priorMeans(m *mln.Model, added int) []float64 {
+// unit clauses (the model's last formulas), and for a softened hard
+// formula alchemyHardWeight per clause.
+func (x *learnExtras) priorMeans(m *mln.Model, added int, softened []int) []float64 {
 	means := make([]float64, len(m.Weights))
 	for p := range means {
 		f := m.ParamFormula[p]
 		fm := m.Formulas[f]
-		if fm.HasWeight && f < len(m.Formulas)-added {
+		if slices.Contains(softened, f) {
+			means[p] = alchemyHardWeight * float64(len(fm.Clauses))
+		} else if fm.HasWeight && f < len(m.Formulas)-added {
 			means[p] = fm.Weight
 		} else {
 			means[p] = x.priorMean

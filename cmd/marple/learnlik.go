@@ -46,7 +46,7 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		// ground.
 		var means []float64
 		if f.extras.gAlchemy {
-			means = f.extras.priorMeans(m, tf.addedUnits)
+			means = f.extras.priorMeans(m, tf.addedUnits, tf.softened)
 		}
 		done := p.stage("learn PLL")
 		start, last := time.Now(), time.Now()
@@ -65,6 +65,7 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			ListedOnly: f.extras.queryEvidence, ConvThresh: f.extras.gConvThresh,
 			TieShared: f.extras.gAlchemy, AlchemySchedule: f.extras.gAlchemy, PriorMeans: means,
 		})
+		restoreHard(m, tf.softened)
 		if lerr = err; st != nil {
 			learned = st.Iterations
 			for _, g := range st.Shared {
