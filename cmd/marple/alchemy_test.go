@@ -532,3 +532,27 @@ func TestAlchemyLiftedAlone(t *testing.T) {
 		t.Errorf("-lifted -bp: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestLearnwtsGBlocks checks that learnwts -g says that its weights differ
+// from Alchemy's on a model with mutually exclusive arguments, and that
+// marple learn -g (Marple's meaning) does not.
+func TestLearnwtsGBlocks(t *testing.T) {
+	dir := t.TempDir()
+	model, db := filepath.Join(dir, "b.mln"), filepath.Join(dir, "b.db")
+	src := "prof(person)\nhasPos(person, pos!)\n1 prof(x) => hasPos(x, P1)\n0.5 hasPos(x, P2) => !prof(x)\n"
+	if err := os.WriteFile(model, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(db, []byte("prof(A)\nhasPos(A, P1)\nhasPos(B, P2)\nhasPos(C, P3)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.mln")
+	code, _, stderr := marple(t, "alchemy", "learnwts", "-g", "-i", model, "-o", out, "-t", db)
+	if code != 0 || !strings.Contains(stderr, "mutually exclusive arguments") {
+		t.Fatalf("learnwts -g: exit %d, stderr %s", code, stderr)
+	}
+	code, _, stderr = marple(t, "learn", "-g", "-i", model, "-o", out, "-t", db)
+	if code != 0 || strings.Contains(stderr, "mutually exclusive arguments") {
+		t.Fatalf("learn -g: exit %d, stderr %s", code, stderr)
+	}
+}

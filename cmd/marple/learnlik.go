@@ -47,6 +47,12 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 		var means []float64
 		if f.extras.gAlchemy {
 			means = f.extras.priorMeans(m, tf.addedUnits, tf.softened)
+			for _, fm := range m.Formulas {
+				if fm.Synthetic {
+					fmt.Fprintln(e.stderr, "marple: learn PLL: the model declares mutually exclusive arguments (\"!\"): Alchemy's pseudo-likelihood conditions each of their atoms on moving its block's true value, Marple's keeps exactly one value true as a hard constraint, so the weights differ from Alchemy's")
+					break
+				}
+			}
 		}
 		done := p.stage("learn PLL")
 		start, last := time.Now(), time.Now()
