@@ -551,6 +551,11 @@ func TestLearnwtsGBlocks(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "mutually exclusive arguments") {
 		t.Fatalf("learnwts -g: exit %d, stderr %s", code, stderr)
 	}
+	// As Alchemy, a unit clause is added for the predicate with the "!"
+	// argument.
+	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), " hasPos(a1,a2)\n") {
+		t.Fatalf("no unit clause of hasPos: %s %v", b, err)
+	}
 	code, _, stderr = marple(t, "learn", "-g", "-i", model, "-o", out, "-t", db)
 	if code != 0 || strings.Contains(stderr, "mutually exclusive arguments") {
 		t.Fatalf("learn -g: exit %d, stderr %s", code, stderr)

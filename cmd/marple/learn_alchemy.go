@@ -143,7 +143,9 @@ func (x *learnExtras) timedOut(ctx context.Context, err error, iterations int, w
 func addUnitClauses(m *mln.Model) (int, error) {
 	has := make([]bool, len(m.Preds))
 	for _, c := range m.Clauses {
-		if len(c.Lits) != 1 || c.Lits[0].Pred < 0 {
+		// The "exactly one value" constraint of a "!" argument is no unit
+		// clause of the predicate's (Alchemy adds one).
+		if len(c.Lits) != 1 || c.Lits[0].Pred < 0 || len(c.Exist) > 0 || m.Formulas[c.Formula].Synthetic {
 			continue
 		}
 		seen := map[mln.Term]bool{}
