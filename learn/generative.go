@@ -14,11 +14,22 @@ import (
 // GenerativeSettings configure Generative and GenerativeCounts.
 type GenerativeSettings struct {
 	score.PLLOptions
-	// PriorStdDev is σ of the Gaussian prior N(0, σ²) on every weight (0
-	// means score.DefaultPLLPriorStdDev). The prior mean is 0 (Alchemy's
-	// default mean is the weight written in the .mln file; Marple starts
-	// from and shrinks towards 0).
+	// PriorStdDev is σ of the Gaussian prior N(μ, σ²) on every weight (0
+	// means score.DefaultPLLPriorStdDev).
 	PriorStdDev float64
+	// PriorMeans holds each parameter's prior mean μ (nil or missing
+	// entries: 0). Alchemy's learnwts takes the weights written in the
+	// .mln file (its -priorMean for formulas without one); Marple's
+	// default shrinks every weight towards 0. The learner starts from 0
+	// either way, as Alchemy's.
+	PriorMeans []float64
+	// TieShared learns the formulas that are the same clause
+	// (SharedClauseGroups) as one weight, split evenly among them, as
+	// Alchemy keeps one clause with one weight.
+	TieShared bool
+	// AlchemySchedule runs L-BFGS as Alchemy's learnwts -g runs its
+	// L-BFGS-B (score.FitOptions.AlchemySchedule).
+	AlchemySchedule bool
 	// NoPrior drops the prior (Alchemy's -noPrior): plain WPLL, whose
 	// optimum may be at infinity.
 	NoPrior bool
@@ -65,6 +76,9 @@ type GenerativeStats struct {
 	Atoms, Rows, Params int
 	// Prepare is the time spent computing the rows, Elapsed the total.
 	Prepare, Elapsed time.Duration
+	// Shared lists the groups of parameters learned as one weight
+	// (GenerativeSettings.TieShared).
+	Shared [][]int
 }
 
 // Generative learns the weights of model by maximising the weighted
@@ -163,6 +177,11 @@ func checkGenerative(s GenerativeSettings) error {
 	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) || maxIter < 0 || conv < 0 || conv >= 1 || math.IsNaN(conv) {
 		return fmt.Errorf("learn: Generative: bad settings (prior σ %v, max iterations %d, threshold %v)", sigma, maxIter, conv)
 	}
+	for _, x := range s.PriorMeans {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("learn: Generative: prior mean %v", x)
+		}
+	}
 	return nil
 }
 
@@ -172,7 +191,12 @@ func checkGenerative(s GenerativeSettings) error {
 // fills the result fields of st.
 func maximize(ctx context.Context, model *mln.Model, ps []*score.WPLL, s GenerativeSettings, st *GenerativeStats) error {
 	opt := score.FitOptions{PriorStdDev: s.PriorStdDev, NoPrior: s.NoPrior, MaxIter: s.MaxIter,
-		ConvThresh: s.ConvThresh, GradTol: s.GradTol, Progress: s.Progress}
+		ConvThresh: s.ConvThresh, GradTol: s.GradTol, Progress: s.Progress,
+		PriorMeans: s.PriorMeans, AlchemySchedule: s.AlchemySchedule}
+	if s.TieShared {
+		opt.Shared = SharedClauseGroups(model, s.OwnDomains)
+		st.Shared = opt.Shared
+	}
 	if s.KeepInitial {
 		opt.Warm = model.Weights
 	}

@@ -317,6 +317,22 @@ type FitOptions struct {
 	// the iteration's number and the maximised objective (WPLL minus the
 	// prior) at its point. It must return quickly.
 	Progress func(iter int, objective float64)
+	// PriorMeans holds the mean of each parameter's Gaussian prior (nil or
+	// missing entries: 0). Alchemy's learnwts takes the weights written in
+	// the .mln file as the means.
+	PriorMeans []float64
+	// Shared lists groups of parameters fitted as one weight: each group's
+	// parameters weigh the same clause (Alchemy keeps one clause, with one
+	// weight, when several formulas give it). The group's weight v has one
+	// prior N(Σ of its parameters' means, σ²), and each of its parameters
+	// gets v divided by the group's size. A parameter is in at most one
+	// group.
+	Shared [][]int
+	// AlchemySchedule runs L-BFGS as Alchemy's learnwts -g runs its
+	// L-BFGS-B (lbfgs.MinimizeAlchemy: 5 corrections, its line search,
+	// its stop on ConvThresh and MaxIter; GradTol is not used) instead of
+	// gonum's L-BFGS.
+	AlchemySchedule bool
 }
 
 // Defaults of structure search's weight fits (Alchemy's learnstruct).

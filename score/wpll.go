@@ -641,9 +641,10 @@ func checkFit(opt *FitOptions) error {
 	return nil
 }
 
-// Maximize maximises Σ_p p.Eval(w) − Σ w²/(2σ²) over np parameters (every
-// p.NumParams() ≤ np) with L-BFGS from opt.Warm (missing entries start at
-// 0), with opt's prior and stopping rules; opt.Workers is not used (each
+// Maximize maximises Σ_p p.Eval(w) − Σ (w−μ)²/(2σ²) over np parameters
+// (every p.NumParams() ≤ np; μ from opt.PriorMeans, the groups of
+// opt.Shared fitted as one weight each) with L-BFGS from opt.Warm (missing
+// entries start at 0), with opt's prior and stopping rules; opt.Workers is not used (each
 // WPLL evaluates with its own PLLOptions.Workers). The fit's Elapsed is the
 // time Maximize took. When ctx is cancelled, it returns the fit reached so
 // far with ctx's error; on other failures a nil fit.
@@ -671,12 +672,50 @@ func maximize(ctx context.Context, ps []*WPLL, np int, opt FitOptions) (*Fit, er
 	if !opt.NoPrior {
 		prec = 1 / (sigma * sigma)
 	}
-	// objective returns −(WPLL − prior) and its gradient.
-	scratch := make([]float64, np)
-	objective := func(w, grad []float64) (f, wpll float64) {
-		if grad != nil {
-			clear(grad)
+	// The fitted variables: one per parameter, or per group of
+	// opt.Shared. Parameter p is v[varOf[p]]·scale[p].
+	varOf, scale := make([]int, np), make([]float64, np)
+	for p := range varOf {
+		varOf[p], scale[p] = -1, 1
+	}
+	nv := 0
+	for _, g := range opt.Shared {
+		for _, p := range g {
+			if p < 0 || p >= np || varOf[p] >= 0 {
+				return nil, fmt.Errorf("score: shared parameter %d out of range or in two groups", p)
+			}
+			varOf[p], scale[p] = nv, 1/float64(len(g))
 		}
+		if len(g) > 0 {
+			nv++
+		}
+	}
+	for p := range varOf {
+		if varOf[p] < 0 {
+			varOf[p] = nv
+			nv++
+		}
+	}
+	mean := make([]float64, nv)
+	for p, x := range opt.PriorMeans {
+		if p < np {
+			mean[varOf[p]] += x
+		}
+	}
+	theta := func(v []float64) []float64 {
+		w := make([]float64, np)
+		for p := range w {
+			w[p] = v[varOf[p]] * scale[p]
+		}
+		return w
+	}
+	// objective returns −(WPLL − prior) at the variables v and its
+	// gradient with respect to them.
+	scratch := make([]float64, np)
+	wgrad := make([]float64, np)
+	objective := func(v, grad []float64) (f, wpll float64) {
+		w := theta(v)
+		clear(wgrad)
 		for _, p := range ps {
 			var g []float64
 			if grad != nil {
@@ -685,26 +724,37 @@ func maximize(ctx context.Context, ps []*WPLL, np int, opt FitOptions) (*Fit, er
 			wpll += p.Eval(w, g)
 			if grad != nil {
 				for i := 0; i < p.NumParams(); i++ {
-					grad[i] -= scratch[i]
+					wgrad[i] -= scratch[i]
 				}
 			}
 		}
+		if grad != nil {
+			clear(grad)
+			for p, x := range wgrad {
+				grad[varOf[p]] += x * scale[p]
+			}
+		}
 		f = -wpll
-		for i, x := range w {
-			f += prec * x * x / 2
+		for i, x := range v {
+			d := x - mean[i]
+			f += prec * d * d / 2
 			if grad != nil {
-				grad[i] += prec * x
+				grad[i] += prec * d
 			}
 		}
 		return f, wpll
 	}
-	w0 := make([]float64, np)
-	copy(w0, opt.Warm)
+	v0 := make([]float64, nv)
+	for p, x := range opt.Warm {
+		if p < np {
+			v0[varOf[p]] += x
+		}
+	}
 	fit := &Fit{}
-	finish := func(w []float64) *Fit {
-		g := make([]float64, np)
-		f, wpll := objective(w, g)
-		fit.Weights, fit.WPLL, fit.Objective = w, wpll, -f
+	finish := func(v []float64) *Fit {
+		g := make([]float64, nv)
+		f, wpll := objective(v, g)
+		fit.Weights, fit.WPLL, fit.Objective = theta(v), wpll, -f
 		fit.GradNorm = 0
 		for _, x := range g {
 			fit.GradNorm = max(fit.GradNorm, math.Abs(x))
@@ -713,15 +763,34 @@ func maximize(ctx context.Context, ps []*WPLL, np int, opt FitOptions) (*Fit, er
 	}
 	if np == 0 {
 		fit.Status = "no parameters"
-		return finish(w0), nil
+		return finish(v0), nil
 	}
 
 	evals := 0
-	prob := lbfgs.Problem(ctx, np, func(x, g []float64) float64 {
+	fg := func(x, g []float64) float64 {
 		evals++
 		f, _ := objective(x, g)
 		return f
-	})
+	}
+	if opt.AlchemySchedule {
+		set := lbfgs.AlchemySettings{MaxIter: maxIter, RelTol: conv}
+		if opt.Progress != nil {
+			set.Progress = func(iter int, f float64) { opt.Progress(iter, -f) }
+		}
+		res, err := lbfgs.MinimizeAlchemy(ctx, fg, v0, set)
+		if res == nil {
+			return nil, fmt.Errorf("score: L-BFGS: %w", err)
+		}
+		fit.Evaluations, fit.Iterations, fit.Status = evals, res.Iterations, res.Status
+		for _, x := range res.X {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, errors.New("score: L-BFGS diverged")
+			}
+		}
+		finish(res.X)
+		return fit, err
+	}
+	prob := lbfgs.Problem(ctx, nv, fg)
 	settings := &optimize.Settings{
 		MajorIterations:   maxIter,
 		GradientThreshold: max(opt.GradTol, 1e-12),
@@ -734,23 +803,23 @@ func maximize(ctx context.Context, ps []*WPLL, np int, opt FitOptions) (*Fit, er
 	if opt.GradTol > 0 {
 		method.GradStopThreshold = opt.GradTol
 	}
-	res, err := optimize.Minimize(prob, w0, settings, method)
+	res, err := optimize.Minimize(prob, v0, settings, method)
 	fit.Evaluations = evals
 	if res == nil {
 		if ctx.Err() != nil {
-			return finish(w0), ctx.Err()
+			return finish(v0), ctx.Err()
 		}
 		return nil, fmt.Errorf("score: L-BFGS: %w", err)
 	}
 	fit.Iterations = res.MajorIterations
 	fit.Status = res.Status.String()
-	w := res.X
-	for _, x := range w {
+	v := res.X
+	for _, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, fmt.Errorf("score: L-BFGS diverged (%v)", err)
 		}
 	}
-	finish(w)
+	finish(v)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fit, ctx.Err()

@@ -368,3 +368,79 @@ func TestMaximize(t *testing.T) {
 		t.Fatalf("cancelled: %+v, %v", f, err)
 	}
 }
+
+// TestMaximizeMeansShared checks prior means, shared parameters and
+// Alchemy's L-BFGS-B schedule: both optimisers reach the same point, where
+// each group's parameters are equal and the gradient of the objective in
+// the groups' weights, computed from the rows' own gradient, vanishes.
+func TestMaximizeMeansShared(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 8))
+	const n, np = 300, 6
+	net := randomNetwork(r, n, 900, np, true)
+	p, err := NewWPLL(net, randomBools(r, n), nil, PLLOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []*WPLL{p}
+	means := []float64{0.5, -1, 2, 0, 1, -0.5}
+	shared := [][]int{{1, 4}, {0, 2, 5}}
+	const sigma = 0.7
+	var fits []*Fit
+	for _, alch := range []bool{false, true} {
+		fit, err := Maximize(ctx, ps, np, FitOptions{PriorStdDev: sigma, PriorMeans: means, Shared: shared,
+			ConvThresh: 1e-15, GradTol: 1e-10, AlchemySchedule: alch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fit.GradNorm > 1e-6 {
+			t.Fatalf("alchemy %v: gradient %g (%s)", alch, fit.GradNorm, fit.Status)
+		}
+		w := fit.Weights
+		if w[1] != w[4] || w[0] != w[2] || w[0] != w[5] {
+			t.Fatalf("alchemy %v: shared parameters differ: %v", alch, w)
+		}
+		// The gradient in the groups' weights: v1 = w1+w4, v0 = w0+w2+w5,
+		// v3 = w3.
+		g := make([]float64, np)
+		wpll := p.Eval(w, g)
+		prior := 0.0
+		for _, grp := range [][]int{{1, 4}, {0, 2, 5}, {3}} {
+			v, mu, d := 0.0, 0.0, 0.0
+			for _, q := range grp {
+				v += w[q]
+				mu += means[q]
+				d += g[q] / float64(len(grp))
+			}
+			d -= (v - mu) / (sigma * sigma)
+			prior += (v - mu) * (v - mu) / (2 * sigma * sigma)
+			if math.Abs(d) > 1e-6 {
+				t.Fatalf("alchemy %v: group %v: gradient %g", alch, grp, d)
+			}
+		}
+		if obj := wpll - prior; math.Abs(obj-fit.Objective) > 1e-10 {
+			t.Fatalf("alchemy %v: objective %v, weights give %v", alch, fit.Objective, obj)
+		}
+		fits = append(fits, fit)
+	}
+	for i := range fits[0].Weights {
+		if math.Abs(fits[0].Weights[i]-fits[1].Weights[i]) > 1e-5 {
+			t.Fatalf("gonum %v, Alchemy's schedule %v", fits[0].Weights, fits[1].Weights)
+		}
+	}
+	// A tight prior holds each group's weight at its mean.
+	fit, err := Maximize(ctx, ps, np, FitOptions{PriorStdDev: 1e-4, PriorMeans: means, Shared: shared, AlchemySchedule: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range []float64{2.0 / 3, 0, 2.0 / 3, 0, 0, 2.0 / 3} {
+		if math.Abs(fit.Weights[q]-want) > 1e-3 {
+			t.Fatalf("tight prior: weights %v", fit.Weights)
+		}
+	}
+	for _, bad := range [][][]int{{{0, 0}}, {{1}, {1, 2}}, {{np}}} {
+		if _, err := Maximize(ctx, ps, np, FitOptions{Shared: bad}); err == nil {
+			t.Fatalf("groups %v: no error", bad)
+		}
+	}
+}

@@ -414,16 +414,33 @@ func (c *alchemyCall) finish() error {
 		case disc && gen:
 			return usagef("-d and -g exclude each other")
 		case gen:
-			for _, x := range []string{"marpleDefaults", "dScaleJointPrior", "dIndependentStart", "dAdaptiveSamples", "dTunePrior", "dFlatPrior", "dZeroStart", "dFixedSamples"} {
+			for _, x := range []string{"dScaleJointPrior", "dIndependentStart", "dAdaptiveSamples", "dTunePrior", "dFlatPrior", "dZeroStart", "dFixedSamples"} {
 				if given(x) {
 					return usagef("-%s applies to discriminative learning (-d), not -g", x)
 				}
 			}
 			c.set("g", "true")
+			// Alchemy's objective and L-BFGS-B, unless Marple's are
+			// asked for (-marpleDefaults: prior means 0, one weight per
+			// formula, gonum's L-BFGS).
+			mean := c.seen["priorMean"]
+			if given("marpleDefaults") {
+				if x, err := strconv.ParseFloat(mean, 64); err == nil && x != 0 {
+					return usagef("-priorMean goes with Alchemy's -g, not -marpleDefaults (whose prior has mean 0)")
+				}
+			} else {
+				c.set("gAlchemy", "true")
+				if mean != "" {
+					c.set("priorMean", mean)
+				}
+			}
 			if v, ok := c.seen["gMaxIter"]; ok {
 				c.set("maxIter", v)
 			}
 		default:
+			if x, err := strconv.ParseFloat(c.seen["priorMean"], 64); err == nil && x != 0 {
+				return usagef("-priorMean is not supported with -d: Marple's discriminative learner's prior has mean 0 for every weight (Alchemy: the .mln weight, else -priorMean); -priorMean 0 is accepted, and -g takes any")
+			}
 			c.set("d", "true") // Alchemy's default: discriminative
 			switch {
 			case given("dVP"):

@@ -120,7 +120,7 @@ const (
 	whyDclSS     = "Marple's discriminative learner (-d) runs MC-SAT with its default SampleSAT settings"
 	whyExact     = "Marple counts every clause's true groundings exactly (as -noSampleClauses): there is no sample to size"
 	whyLBGLearn  = "Marple's discriminative learner samples with MC-SAT; lifted blocked Gibbs sampling is for inference (liftedinfer -lvg, marple infer -lbg)"
-	whyPrior     = "Marple's Gaussian prior has mean 0 for every weight (Alchemy: the .mln weight, else -priorMean); -priorMean 0 is accepted"
+	whyPrior     = "Marple's structure search fits every weight under a Gaussian prior of mean 0 (Alchemy: the .mln weight, else -priorMean); -priorMean 0 is accepted"
 )
 
 // alchemyFlags is the table: every flag of the ARGS tables of Alchemy
@@ -297,7 +297,7 @@ var alchemyFlags = []alchemyFlag{
 	refused("periodic", alLearnwts, valNone, "Marple writes the model once, at the end ('marple learn -checkpoint' also writes it when interrupted)"),
 	custom("infer", alLearnwts, valString, nil, "inference settings of discriminative learning, translated flag by flag as learnwts flags (-ms, -maxSteps, -seed, ...)", later), // set in alchemy.go's init
 	custom("d", alLearnwts, valNone, []string{"d"}, "discriminative learning (also the default, as in Alchemy): -method dcll", later),
-	custom("g", alLearnwts, valNone, []string{"g"}, "generative learning: -method pll", later),
+	custom("g", alLearnwts, valNone, []string{"g", "gAlchemy"}, "generative learning: -method pll with Alchemy's objective and L-BFGS-B (-gAlchemy: the .mln weights as the prior's means, hard formulas learned under the mean 10 and written hard, formulas that are the same clause learn one weight, Alchemy's line search and stop)", later),
 	mapped("o", alLearn, valString, "o", "output .mln file"),
 	mapped("t", alLearn, valString, "t", "training .db files"),
 	custom("l", alLearnwts, valString, []string{"t"}, "file listing the training .db files, one per line", func(c *alchemyCall, v string) error {
@@ -337,7 +337,8 @@ var alchemyFlags = []alchemyFlag{
 		return nil
 	}),
 	mapped("noPrior", alLearn, valNone, "noPrior", "no Gaussian prior on the weights"),
-	refusedBut("priorMean", alLearn, valFloat, "0", whyPrior),
+	custom("priorMean", alLearnwts, valFloat, []string{"priorMean"}, "with -g: the prior's mean of the formulas written without a weight and of the added unit clauses, every other formula's being the weight written, as in Alchemy (-gAlchemy); with -d only 0 is accepted: Marple's discriminative learner's prior has mean 0 for every weight", later),
+	refusedBut("priorMean", alLearnstruct, valFloat, "0", whyPrior),
 	mapped("priorStdDev", alLearn, valFloat, "priorStdDev", "standard deviation of the Gaussian prior (Alchemy's defaults: learnwts 2 with -d, 100 with -g; learnstruct 100)"),
 	refused("lvg", alLearnwts, valNone, whyLBGLearn),
 	refused("ic", alLearnwts, valString, whyLBGLearn),
@@ -358,7 +359,7 @@ var alchemyFlags = []alchemyFlag{
 	extraFlag("dAdaptiveSamples", alLearnwts, valNone, nil, "-d: double the MC-SAT steps whenever the gradient is within the noise of the samples, and stop converged at -dMaxSamples (marple learn -d's default; learnwts takes -maxSteps steps every iteration as Alchemy, -dFixedSamples)", later),
 	extraFlag("dMaxSamples", alLearnwts, valInt, []string{"dMaxSamples"}, "with -dAdaptiveSamples: the most MC-SAT steps per example and iteration (0: 8 × -maxSteps)", nil),
 	extraFlag("dTunePrior", alLearnwts, valNone, nil, "-d with -multipleDatabases and no -priorStdDev: choose σ among 0.25, 0.5, 1, 2, 4 by the held-out CLL of the independent start, each database left out in turn (marple learn -d's default; learnwts uses Alchemy's σ = 2)", later),
-	extraFlag("marpleDefaults", alLearnwts, valNone, nil, "all of marple learn -d's defaults: -dScaleJointPrior -dIndependentStart -dAdaptiveSamples -dTunePrior", later),
+	extraFlag("marpleDefaults", alLearnwts, valNone, nil, "all of marple learn -d's defaults: -dScaleJointPrior -dIndependentStart -dAdaptiveSamples -dTunePrior; with -g marple learn -g's: the prior's mean 0 for every weight, one weight per formula, gonum's L-BFGS", later),
 	extraFlag("dFlatPrior", alLearnwts, valNone, nil, "one prior σ for every weight, as Alchemy: learnwts's default", later),
 	extraFlag("dZeroStart", alLearnwts, valNone, nil, "start from zero weights and random worlds, as Alchemy: learnwts's default", later),
 	extraFlag("dFixedSamples", alLearnwts, valNone, nil, "-maxSteps MC-SAT steps every iteration, stopping only on -cgMinLLChange or -dNumIter, as Alchemy: learnwts's default", later),

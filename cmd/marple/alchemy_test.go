@@ -168,12 +168,15 @@ func TestAlchemyTranslate(t *testing.T) {
 		{alInfer, "-i a.mln -r c -q P -decision -p", "error: -decision goes with -bp or -efbp (the default) only"},
 		{alInfer, "-i a.mln -r c -q P -marpleDecision", "error: -marpleDecision goes with -decision"},
 		{alInfer, "-i a.mln -r c -q P -decision -marpleDecision", "-i=a.mln -r=c -q=P -decision=true"},
-		{alLearnwts, "-g -i a.mln -o b.mln -t c.db -gMaxIter 5 -dNumIter 7 -noAddUnitClauses", "-i=a.mln -o=b.mln -t=c.db -g=true -maxIter=5"},
+		{alLearnwts, "-g -i a.mln -o b.mln -t c.db -gMaxIter 5 -dNumIter 7 -noAddUnitClauses", "-i=a.mln -o=b.mln -t=c.db -g=true -gAlchemy=true -maxIter=5"},
+		{alLearnwts, "-g -i a.mln -o b.mln -t c.db -noAddUnitClauses -priorMean 1.5", "-i=a.mln -o=b.mln -t=c.db -g=true -gAlchemy=true -priorMean=1.5"},
+		{alLearnwts, "-g -i a.mln -o b.mln -t c.db -noAddUnitClauses -marpleDefaults", "-i=a.mln -o=b.mln -t=c.db -g=true"},
+		{alLearnwts, "-g -i a.mln -o b.mln -t c.db -marpleDefaults -priorMean 2", "error: -priorMean goes with Alchemy's -g"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dMaxMin 1 -dMaxSec 30 -infer \"-ms -maxSteps 20\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -numSamples=20 -d=true -dFlatPrior=true -dZeroStart=true -dFixedSamples=true -priorStdDev=2 -learnTimeLimit=1m30s -addUnitClauses=true"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dVP -infer \"-m\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -method=vp -dMAPCounts=true -dZeroStart=true -priorStdDev=2 -addUnitClauses=true"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -infer \"-a\"", "error: learnwts -m and -a apply to -dVP only"},
 		{alLearnwts, "-i a.mln,b.mln -o b.mln -t c.db,d.db -multipleDatabases", "error: -i: with -multipleDatabases"},
-		{alLearnwts, "-i a.mln -o b.mln -t c.db -priorMean 1", "error: -priorMean is not supported"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -priorMean 1", "error: -priorMean is not supported with -d"},
 		{alLearnstruct, "-i a.mln -o b.mln -t c.db -beamSize 3 -noSampleClauses -delta 0.05 -priorMean 0", "-i=a.mln -o=b.mln -t=c.db -beamSize=3 -dsa=false -freeVars=true -constants=false -joins=false -repeatedPredicates=true -singlePredicate=true -maxGroundings=0 -refits=-1"},
 		{alLearnstruct, "-i a.mln -o b.mln -t c.db -marpleDefaults", "-i=a.mln -o=b.mln -t=c.db"},
 		{alLearnstruct, "-i a.mln -o b.mln -t c.db -dsa -repeatedPredicates auto -refits 0", "-i=a.mln -o=b.mln -t=c.db -dsa=true -constants=false -joins=false -repeatedPredicates=auto -singlePredicate=true -maxGroundings=0 -refits=0"},
@@ -530,5 +533,34 @@ func TestAlchemyLiftedAlone(t *testing.T) {
 	code, stdout, stderr = marple(t, append(args, "-bp")...)
 	if code != 0 || !strings.Contains(stdout, "lifted") || strings.Contains(stderr, "-lifted applies") {
 		t.Errorf("-lifted -bp: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestLearnwtsGBlocks checks that learnwts -g says that its weights differ
+// from Alchemy's on a model with mutually exclusive arguments, and that
+// marple learn -g (Marple's meaning) does not.
+func TestLearnwtsGBlocks(t *testing.T) {
+	dir := t.TempDir()
+	model, db := filepath.Join(dir, "b.mln"), filepath.Join(dir, "b.db")
+	src := "prof(person)\nhasPos(person, pos!)\n1 prof(x) => hasPos(x, P1)\n0.5 hasPos(x, P2) => !prof(x)\n"
+	if err := os.WriteFile(model, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(db, []byte("prof(A)\nhasPos(A, P1)\nhasPos(B, P2)\nhasPos(C, P3)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.mln")
+	code, _, stderr := marple(t, "alchemy", "learnwts", "-g", "-i", model, "-o", out, "-t", db)
+	if code != 0 || !strings.Contains(stderr, "mutually exclusive arguments") {
+		t.Fatalf("learnwts -g: exit %d, stderr %s", code, stderr)
+	}
+	// As Alchemy, a unit clause is added for the predicate with the "!"
+	// argument.
+	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), " hasPos(a1,a2)\n") {
+		t.Fatalf("no unit clause of hasPos: %s %v", b, err)
+	}
+	code, _, stderr = marple(t, "learn", "-g", "-i", model, "-o", out, "-t", db)
+	if code != 0 || strings.Contains(stderr, "mutually exclusive arguments") {
+		t.Fatalf("learn -g: exit %d, stderr %s", code, stderr)
 	}
 }

@@ -210,6 +210,7 @@ func runLearn(ctx context.Context, e *env, args []string) error {
 	}
 
 	p := newProgress(e.stderr, *tf.verbose)
+	tf.softenHard = lx.gAlchemy // Alchemy's -g learns the hard formulas' weights too
 	m, dbs, gopt, err := tf.load(ctx, e, p, *multi)
 	if err == nil && m.IsHybrid() {
 		return usagef("the model has numeric terms (a hybrid MLN): give -hybrid")

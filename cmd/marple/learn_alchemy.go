@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +36,8 @@ type learnExtras struct {
 	dZeroStart            bool    // dcll: start from w = 0, chains from random worlds
 	dFlatPrior            bool    // dcll: one σ for every weight, not divided by connections
 	dTuneJointPrior       bool    // dcll: choose the joint prior's narrowing by held-out CLL
+	gAlchemy              bool    // pll: Alchemy's objective and L-BFGS-B (learnwts -g)
+	priorMean             float64 // pll with -gAlchemy: prior mean of formulas without a weight
 }
 
 // register declares the flags; -addUnitClauses sets tf's.
@@ -57,12 +60,14 @@ func (x *learnExtras) register(fs *flag.FlagSet, tf *trainFlags) {
 	fs.BoolVar(&x.dTuneJointPrior, "dTuneJointPrior", false, "dcll, with -multipleDatabases and no -priorStdDev: choose how far the connections narrow a joint weight's prior, σ / (cmax^(1-t)·cmin^t) for t = 0, 1/2, 1 (cmax, cmin: connections through its most and least connected predicate), by the CLL of the largest training database held out (default: t = 0)")
 	fs.IntVar(&x.dMaxSamples, "dMaxSamples", 0, "dcll: largest number of MC-SAT steps per example and iteration the schedule reaches (0: 8 × -numSamples, doubled up to 64 × whenever the gradient stalls there beyond the noise)")
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "pll, dcll, vp: only the -ne atoms a training database lists (true or false) are query atoms; its unlisted -ne atoms are false evidence (Alchemy's learnwts -queryEvidence; without -multipleDatabases, dcll and vp make the merged -t files one example)")
+	fs.BoolVar(&x.gAlchemy, "gAlchemy", false, "pll: learn as Alchemy's learnwts -g: the prior's mean of each weight is the weight written in the .mln (-priorMean for formulas without one and for the unit clauses -addUnitClauses adds), hard formulas learned too (each clause's mean 10) and written hard, formulas that are the same clause learn one weight, split evenly among them, and L-BFGS runs as Alchemy's L-BFGS-B (5 corrections, its line search and its stop on -gConvThresh and -maxIter); default: every prior's mean 0, one weight per formula, gonum's L-BFGS")
+	fs.Float64Var(&x.priorMean, "priorMean", 0, "pll with -gAlchemy: the prior's mean of the formulas written without a weight and of the added unit clauses (Alchemy's learnwts -priorMean)")
 	fs.BoolVar(&tf.addUnits, "addUnitClauses", false, "add a unit clause P(a1,...,an) of weight 0 for every predicate without one (Alchemy's learnwts does unless -noAddUnitClauses); they are learned and written")
 }
 
 // check validates the flags for method.
 func (x *learnExtras) check(method string) error {
-	if err := checkFinite(map[string]float64{"dLearningRate": x.vpRate, "dMomentum": x.vpMomentum, "gConvThresh": x.gConvThresh, "cgLambda": x.cgLambda, "cgMaxLambda": x.cgMaxLambda, "cgMinLLChange": x.cgMinLLChange}); err != nil {
+	if err := checkFinite(map[string]float64{"priorMean": x.priorMean, "dLearningRate": x.vpRate, "dMomentum": x.vpMomentum, "gConvThresh": x.gConvThresh, "cgLambda": x.cgLambda, "cgMaxLambda": x.cgMaxLambda, "cgMinLLChange": x.cgMinLLChange}); err != nil {
 		return err
 	}
 	switch {
@@ -88,6 +93,10 @@ func (x *learnExtras) check(method string) error {
 		return usagef("-dFlatPrior applies to -method dcll (-d) only")
 	case x.dTuneJointPrior && (method != "dcll" || x.dFlatPrior):
 		return usagef("-dTuneJointPrior applies to -method dcll (-d) without -dFlatPrior")
+	case x.gAlchemy && method != "pll":
+		return usagef("-gAlchemy applies to -method pll (-g) only")
+	case x.priorMean != 0 && !x.gAlchemy:
+		return usagef("-priorMean applies with -gAlchemy only")
 	case x.emIter < 0:
 		return usagef("-emIter must not be negative")
 	case x.timeLimit < 0:
@@ -134,7 +143,9 @@ func (x *learnExtras) timedOut(ctx context.Context, err error, iterations int, w
 func addUnitClauses(m *mln.Model) (int, error) {
 	has := make([]bool, len(m.Preds))
 	for _, c := range m.Clauses {
-		if len(c.Lits) != 1 || c.Lits[0].Pred < 0 {
+		// The "exactly one value" constraint of a "!" argument is no unit
+		// clause of the predicate's (Alchemy adds one).
+		if len(c.Lits) != 1 || c.Lits[0].Pred < 0 || len(c.Exist) > 0 || m.Formulas[c.Formula].Synthetic {
 			continue
 		}
 		seen := map[mln.Term]bool{}
@@ -172,4 +183,52 @@ func addUnitClauses(m *mln.Model) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// alchemyHardWeight is the weight Alchemy's parser gives each clause of a
+// hard formula (its HARD_WEIGHT); learnwts -g takes it as the prior's mean
+// of the clause's weight, which it learns like the others.
+const alchemyHardWeight = 10
+
+// softenHard makes the model's hard formulas soft, before compiling, so
+// that -gAlchemy learns their weights as Alchemy's learnwts -g does, and
+// returns their indices (restoreHard makes them hard again).
+func softenHard(m *mln.Model) []int {
+	var idx []int
+	for i, f := range m.Formulas {
+		if f.Hard && !f.Synthetic {
+			f.Hard = false
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// restoreHard makes the softened formulas hard again (their learned
+// weights are not written, as Alchemy writes hard formulas without one).
+func restoreHard(m *mln.Model, idx []int) {
+	for _, i := range idx {
+		m.Formulas[i].Hard = true
+	}
+}
+
+// priorMeans returns, for -gAlchemy, each parameter's prior mean as
+// Alchemy's learnwts takes it: the weight written for its formula,
+// -priorMean for a formula written without one and for the last added
+// unit clauses (the model's last formulas), and for a softened hard
+// formula alchemyHardWeight per clause.
+func (x *learnExtras) priorMeans(m *mln.Model, added int, softened []int) []float64 {
+	means := make([]float64, len(m.Weights))
+	for p := range means {
+		f := m.ParamFormula[p]
+		fm := m.Formulas[f]
+		if slices.Contains(softened, f) {
+			means[p] = alchemyHardWeight * float64(len(fm.Clauses))
+		} else if fm.HasWeight && f < len(m.Formulas)-added {
+			means[p] = fm.Weight
+		} else {
+			means[p] = x.priorMean
+		}
+	}
+	return means
 }

@@ -44,6 +44,16 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 	if f.generative {
 		// pll counts each database's clause groundings by joins: nothing is
 		// ground.
+		var means []float64
+		if f.extras.gAlchemy {
+			means = f.extras.priorMeans(m, tf.addedUnits, tf.softened)
+			for _, fm := range m.Formulas {
+				if fm.Synthetic {
+					fmt.Fprintln(e.stderr, "marple: learn PLL: the model declares mutually exclusive arguments (\"!\"): Alchemy's pseudo-likelihood conditions each of their atoms on moving its block's true value, Marple's keeps exactly one value true as a hard constraint, so the weights differ from Alchemy's")
+					break
+				}
+			}
+		}
 		done := p.stage("learn PLL")
 		start, last := time.Now(), time.Now()
 		st, err := learn.GenerativeCounts(ctx, m, dbs, gopt.Query, learn.GenerativeSettings{
@@ -59,9 +69,18 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			PLLOptions:  score.PLLOptions{Unweighted: f.noEqualWt, Workers: tf.wf.workers},
 			PriorStdDev: f.priorSD, NoPrior: f.noPrior, MaxIter: f.maxIter, OwnDomains: f.multi,
 			ListedOnly: f.extras.queryEvidence, ConvThresh: f.extras.gConvThresh,
+			TieShared: f.extras.gAlchemy, AlchemySchedule: f.extras.gAlchemy, PriorMeans: means,
 		})
+		restoreHard(m, tf.softened)
 		if lerr = err; st != nil {
 			learned = st.Iterations
+			for _, g := range st.Shared {
+				var names []string
+				for _, q := range g {
+					names = append(names, learn.ParamName(m, q))
+				}
+				fmt.Fprintf(e.stderr, "marple: learn PLL: one clause, learned as one weight split evenly (as Alchemy): %s\n", strings.Join(names, "; "))
+			}
 		}
 		if err == nil {
 			done("WPLL %.6g (objective %.6g, gradient %.2g), %d L-BFGS iterations, %d evaluations, %s; %d atoms in %d distinct rows, %d parameters (counted in %.2fs)",

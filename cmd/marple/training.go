@@ -27,6 +27,9 @@ type trainFlags struct {
 	wf                                              worldFlags
 	ef                                              engineFlags
 	addUnits                                        bool // learn -addUnitClauses: learn_alchemy.go
+	addedUnits                                      int  // the unit clauses it added (the model's last formulas)
+	softenHard                                      bool // learn -gAlchemy: hard formulas learned as soft (learn_alchemy.go)
+	softened                                        []int
 }
 
 // newTrainFlags returns the flag set of a training command with the
@@ -110,11 +113,14 @@ func (f *trainFlags) load(ctx context.Context, e *env, p *progress, multi bool) 
 		return nil, nil, ground.Options{}, fmt.Errorf("%s: the weight of this formula is fixed (Tuffy's '@', the prior of soft evidence, or RockIt's weight taken from the evidence); learning with fixed weights is not supported", fx.Pos)
 	}
 	printWarnings(e.stderr, dbs...)
+	if f.softenHard {
+		f.softened = softenHard(m)
+	}
 	if err := m.CompileContext(ctx); err != nil {
 		return nil, nil, ground.Options{}, err
 	}
 	if f.addUnits {
-		if _, err := addUnitClauses(m); err != nil {
+		if f.addedUnits, err = addUnitClauses(m); err != nil {
 			return nil, nil, ground.Options{}, err
 		}
 	}
