@@ -203,12 +203,33 @@ func sortWithinPred(rows []resultRow) []resultRow {
 
 // formulaWeights returns the weight of each formula of a learned .mln file
 // by its text without blanks: Alchemy's from its "// w formula" comments,
-// Marple's from its "w formula" lines.
+// Marple's from its "w formula" lines, or, for a formula whose clauses
+// carry their own weights, from its "// w formula" comment (its clauses'
+// lines, up to the next blank line, are skipped).
 func formulaWeights(t *testing.T, s string, alchemy bool) map[string]float64 {
 	t.Helper()
 	out := map[string]float64{}
+	inGroup := false
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSpace(l)
+		if !alchemy {
+			if l == "" {
+				inGroup = false
+				continue
+			}
+			if inGroup {
+				continue
+			}
+			if c, ok := strings.CutPrefix(l, "// "); ok {
+				if f := strings.Fields(c); len(f) > 1 {
+					if w, err := strconv.ParseFloat(f[0], 64); err == nil {
+						out[strings.Join(f[1:], "")] = w
+						inGroup = true
+					}
+				}
+				continue
+			}
+		}
 		if alchemy {
 			if !strings.HasPrefix(l, "// ") {
 				continue

@@ -26,7 +26,8 @@ type trainFlags struct {
 	lambda, eta, delta                              *float64
 	wf                                              worldFlags
 	ef                                              engineFlags
-	addUnits                                        bool // learn -addUnitClauses: learn_alchemy.go
+	addUnits                                        bool          // learn -addUnitClauses: learn_alchemy.go
+	clauseGroups                                    []clauseGroup // learn -dClauseWeights: learn_alchemy.go
 }
 
 // newTrainFlags returns the flag set of a training command with the
@@ -218,7 +219,11 @@ func (f *trainFlags) finish(e *env, cmd string, m *mln.Model, err error, learned
 		if err := checkWeights(m); err != nil {
 			return err
 		}
-		if err := writeModel(*f.outFile, m); err != nil {
+		write := func(w io.Writer) error { return mln.WriteModel(w, m) }
+		if f.clauseGroups != nil {
+			write = func(w io.Writer) error { return writeClauseWeights(w, m, f.clauseGroups) }
+		}
+		if err := atomicfile.Write(*f.outFile, write); err != nil {
 			return err
 		}
 		if *f.checkpoint {
