@@ -444,6 +444,8 @@ func (c *alchemyCall) finish() error {
 			}
 			if !marple && !given("dPriorHessian") && !vp {
 				c.set("dDataHessian", "true")
+			}
+			if !marple && !vp {
 				c.set("dMinSamples", "100") // Alchemy's floor of 10,000 / the fewest groundings
 			}
 			tune := marple || given("dTunePrior")

@@ -170,7 +170,7 @@ func TestAlchemyTranslate(t *testing.T) {
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dVP -infer \"-m\"", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -method=vp -dMAPCounts=true -dZeroStart=true -dClauseWeights=true -priorStdDev=2 -addUnitClauses=true"},
 		// -dVP's counts: MC-SAT's expected counts unless -infer asks for MAP, as Alchemy.
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dVP", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -method=vp -dZeroStart=true -dClauseWeights=true -priorStdDev=2 -addUnitClauses=true"},
-		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dFormulaWeights -dPriorHessian", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -dFlatPrior=true -dZeroStart=true -dFixedSamples=true -priorStdDev=2 -addUnitClauses=true"},
+		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dFormulaWeights -dPriorHessian", "-i=a.mln -o=b.mln -t=c.db -ne=P -d=true -dFlatPrior=true -dZeroStart=true -dFixedSamples=true -dMinSamples=100 -priorStdDev=2 -addUnitClauses=true"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dFormulaWeights -dClauseWeights", "error: -dFormulaWeights and -dClauseWeights exclude each other"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -dVP -dPriorHessian", "error: -dScaleJointPrior, -dAdaptiveSamples, -dFlatPrior, -dFixedSamples, -dPriorHessian and -dDataHessian apply to -d's conjugate gradient, not -dVP"},
 		{alLearnwts, "-i a.mln -o b.mln -t c.db -ne P -infer \"-a\"", "error: learnwts -m and -a apply to -dVP only"},
