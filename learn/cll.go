@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -111,6 +112,11 @@ func (s *chainSampler) Sample(ctx context.Context, fn func(y []bool, p float64))
 // the last rounds of a model with large domains (800 steps of millions of
 // ground clauses) resolve a gradient the held-out scores do not follow.
 func CLLSamples(model *mln.Model) int {
+	return cllSamples(model, CLLMinSamples)
+}
+
+// cllSamples is CLLSamples with floor least.
+func cllSamples(model *mln.Model, least int) int {
 	fewest := math.MaxFloat64
 	for _, c := range model.Clauses {
 		exist := make(map[int]bool, len(c.Exist))
@@ -128,9 +134,9 @@ func CLLSamples(model *mln.Model) int {
 		}
 	}
 	if fewest == math.MaxFloat64 {
-		return CLLMinSamples
+		return least
 	}
-	return max(CLLMinSamples, int(CLLSampleBudget/fewest))
+	return max(least, int(CLLSampleBudget/fewest))
 }
 
 // DiscriminativeSettings configure Discriminative.
@@ -159,6 +165,17 @@ type DiscriminativeSettings struct {
 	// NoPrecondition uses the identity instead of the inverse diagonal
 	// Hessian as PSCG's preconditioner (Alchemy's -cgNoPrecond).
 	NoPrecondition bool
+	// DataHessian leaves the prior's precision out of the Hessian-vector
+	// products of the step length and of the trust region's predicted
+	// change, as Alchemy's learnwts -d does (its products are the
+	// covariance of the sampled counts; its preconditioner keeps the
+	// prior). The objective and its optimum are the same; the steps are
+	// longer for weights the prior holds more than the data.
+	DataHessian bool
+	// MinSamples is the least number of MC-SAT steps per iteration of the
+	// default rule (0 means CLLMinSamples; Alchemy's learnwts floors its
+	// rule at 100). Ignored when Samples is set.
+	MinSamples int
 	// Seed seeds the MC-SAT chains (example i's chain uses Seed+i).
 	Seed int64
 	// Workers is the number of examples sampled concurrently (0 means
@@ -921,11 +938,15 @@ func (pb *cllProblem) setSteps(n int) {
 	}
 }
 
-// hessVec stores in out the Hessian of −CLL + prior times d.
-func (pb *cllProblem) hessVec(d, out []float64) {
+// hessVec stores in out the Hessian of −CLL + prior times d (without
+// prior, of −CLL alone: DiscriminativeSettings.DataHessian).
+func (pb *cllProblem) hessVec(d, out []float64, prior bool) {
 	pb.each(func(_ int, e *cllExample) error { e.hess(d); return nil })
 	for p := range out {
-		out[p] = pb.precOf(p) * d[p]
+		out[p] = 0
+		if prior {
+			out[p] = pb.precOf(p) * d[p]
+		}
 	}
 	for _, e := range pb.exs {
 		for k, p := range e.params {
@@ -1028,7 +1049,7 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		return nil, errors.New("learn: Discriminative needs a model and examples")
 	}
 	sigma, maxIter, lambda, maxLambda, minLL := s.PriorStdDev, s.MaxIter, s.Lambda, s.MaxLambda, s.MinLLChange
-	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) || maxIter < 0 || s.Samples < 0 || s.MaxSamples < 0 ||
+	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) || maxIter < 0 || s.Samples < 0 || s.MaxSamples < 0 || s.MinSamples < 0 ||
 		s.Significance < 0 || math.IsNaN(s.Significance) ||
 		lambda < 0 || math.IsNaN(lambda) || maxLambda < 0 || math.IsNaN(maxLambda) || math.IsNaN(minLL) || s.Workers < 0 {
 		return nil, fmt.Errorf("learn: Discriminative: bad settings %+v", s)
@@ -1060,7 +1081,7 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 	if factory == nil {
 		st.Samples = s.Samples
 		if st.Samples == 0 {
-			st.Samples = CLLSamples(model)
+			st.Samples = cllSamples(model, cmp.Or(s.MinSamples, CLLMinSamples))
 		}
 		o := mcsat.Options{}
 		o.Seed = s.Seed
@@ -1343,7 +1364,7 @@ func (r *cllRun) optimize(ctx context.Context, pb *cllProblem, w []float64, st *
 			return nil
 		}
 		alpha := func() float64 {
-			pb.hessVec(d, hd)
+			pb.hessVec(d, hd, !s.DataHessian)
 			return -dot(d, g) / (dot(d, hd) + lambda*dot(d, d))
 		}
 		a := alpha()
@@ -1399,7 +1420,7 @@ func (r *cllRun) optimize(ctx context.Context, pb *cllProblem, w []float64, st *
 		copy(wPrev, w)
 		copy(gPrev, g)
 		copy(dPrev, d)
-		pb.hessVec(step, deltaPred)
+		pb.hessVec(step, deltaPred, !s.DataHessian)
 		for p := range w {
 			w[p] += step[p]
 		}

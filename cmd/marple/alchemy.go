@@ -414,7 +414,7 @@ func (c *alchemyCall) finish() error {
 		case disc && gen:
 			return usagef("-d and -g exclude each other")
 		case gen:
-			for _, x := range []string{"dScaleJointPrior", "dIndependentStart", "dAdaptiveSamples", "dTunePrior", "dFlatPrior", "dZeroStart", "dFixedSamples"} {
+			for _, x := range []string{"dScaleJointPrior", "dIndependentStart", "dAdaptiveSamples", "dTunePrior", "dFlatPrior", "dZeroStart", "dFixedSamples", "dFormulaWeights", "dPriorHessian", "dClauseWeights", "dDataHessian"} {
 				if given(x) {
 					return usagef("-%s applies to discriminative learning (-d), not -g", x)
 				}
@@ -466,17 +466,26 @@ func (c *alchemyCall) finish() error {
 			if !marple && !given("dAdaptiveSamples") && !vp {
 				c.set("dFixedSamples", "true")
 			}
+			if !marple && !given("dFormulaWeights") {
+				c.set("dClauseWeights", "true")
+			}
+			if !marple && !given("dPriorHessian") && !vp {
+				c.set("dDataHessian", "true")
+			}
+			if !marple && !vp {
+				c.set("dMinSamples", "100") // Alchemy's floor of 10,000 / the fewest groundings
+			}
 			tune := marple || given("dTunePrior")
 			if !tune && c.flags["priorStdDev"] == "" && !given("noPrior") {
 				c.set("priorStdDev", ftoa(learn.DefaultCLLPriorStdDev))
 			}
-			for _, x := range [][2]string{{"dScaleJointPrior", "dFlatPrior"}, {"dIndependentStart", "dZeroStart"}, {"dAdaptiveSamples", "dFixedSamples"}} {
+			for _, x := range [][2]string{{"dScaleJointPrior", "dFlatPrior"}, {"dIndependentStart", "dZeroStart"}, {"dAdaptiveSamples", "dFixedSamples"}, {"dFormulaWeights", "dClauseWeights"}, {"dPriorHessian", "dDataHessian"}} {
 				if given(x[0]) && given(x[1]) {
 					return usagef("-%s and -%s exclude each other", x[0], x[1])
 				}
 			}
-			if vp && (given("dScaleJointPrior") || given("dAdaptiveSamples") || given("dFlatPrior") || given("dFixedSamples")) {
-				return usagef("-dScaleJointPrior, -dAdaptiveSamples, -dFlatPrior and -dFixedSamples apply to -d's conjugate gradient, not -dVP")
+			if vp && (given("dScaleJointPrior") || given("dAdaptiveSamples") || given("dFlatPrior") || given("dFixedSamples") || given("dPriorHessian") || given("dDataHessian")) {
+				return usagef("-dScaleJointPrior, -dAdaptiveSamples, -dFlatPrior, -dFixedSamples, -dPriorHessian and -dDataHessian apply to -d's conjugate gradient, not -dVP")
 			}
 			if c.flags["dMaxSamples"] != "" && !marple && !given("dAdaptiveSamples") {
 				return usagef("-dMaxSamples goes with -dAdaptiveSamples (or -marpleDefaults)")

@@ -142,6 +142,22 @@ func compareAlchemyOutput(t *testing.T, kind string, tol float64, got, want stri
 		if g, w := vars(got), vars(want); !slices.Equal(g, w) {
 			t.Errorf("variables: Marple %q, Alchemy %q", g, w)
 		}
+	case "clauses":
+		g, w := clauseWeights(t, got), clauseWeights(t, want)
+		if len(w) == 0 {
+			t.Fatalf("Alchemy's output has no formula of two or more clauses:\n%s", want)
+		}
+		for c, wv := range w {
+			gv, ok := g[c]
+			if !ok {
+				t.Errorf("Alchemy's clause %s has no weight of its own in Marple's output:\n%s", c, got)
+				continue
+			}
+			if math.Abs(gv-wv) > tol {
+				t.Errorf("%s: Marple %.4g, Alchemy %.4g (tolerance %g)", c, gv, wv, tol)
+			}
+		}
+		fallthrough // and the formulas' weights
 	case "weights":
 		g, w := formulaWeights(t, got, false), formulaWeights(t, want, true)
 		if len(g) != len(w) {
@@ -178,6 +194,99 @@ func decisionRows(t *testing.T, s string) (float64, []string) {
 		}
 	}
 	return u, lines[1:]
+}
+
+// clauseWeights returns the weight of each clause of the formulas of two
+// or more clauses of a learned .mln file (the lines after a "// w formula"
+// comment, up to a blank line, that are not the comment's formula
+// itself), by canonicalClause.
+func clauseWeights(t *testing.T, s string) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	var group []string
+	flush := func() {
+		if len(group) > 1 {
+			for _, l := range group {
+				f := strings.Fields(l)
+				w, err := strconv.ParseFloat(f[0], 64)
+				if err != nil {
+					t.Fatalf("bad clause line %q", l)
+				}
+				out[canonicalClause(strings.Join(f[1:], " "))] = w
+			}
+		}
+		group = nil
+	}
+	in := false
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "":
+			flush()
+			in = false
+		case strings.HasPrefix(l, "//"):
+			flush()
+			f := strings.Fields(strings.TrimPrefix(l, "//"))
+			in = len(f) > 1
+			if in {
+				_, err := strconv.ParseFloat(f[0], 64)
+				in = err == nil
+			}
+		case in:
+			group = append(group, l)
+		}
+	}
+	flush()
+	return out
+}
+
+// canonicalClause writes a clause "L1 v L2 v ..." so that clauses equal up
+// to the order of their literals and the names of their variables (lower
+// case) are written alike: the smallest, over the renamings of the
+// variables to v0, v1, ..., of the sorted literals.
+func canonicalClause(c string) string {
+	lits := strings.Split(c, " v ")
+	var vars []string
+	seen := map[string]bool{}
+	argRE := regexp.MustCompile(`[(,]([a-z][A-Za-z0-9_]*)`)
+	for _, l := range lits {
+		for _, m := range argRE.FindAllStringSubmatch(l, -1) {
+			if !seen[m[1]] {
+				seen[m[1]] = true
+				vars = append(vars, m[1])
+			}
+		}
+	}
+	best := ""
+	perm := make([]int, len(vars))
+	for i := range perm {
+		perm[i] = i
+	}
+	var try func(k int)
+	try = func(k int) {
+		if k == len(perm) {
+			names := map[string]string{}
+			for i, v := range vars {
+				names[v] = "v" + strconv.Itoa(perm[i])
+			}
+			out := make([]string, len(lits))
+			for i, l := range lits {
+				out[i] = argRE.ReplaceAllStringFunc(strings.TrimSpace(l), func(m string) string { return m[:1] + names[m[1:]] })
+			}
+			slices.Sort(out)
+			if x := strings.Join(out, " v "); best == "" || x < best {
+				best = x
+			}
+			return
+		}
+		for i := k; i < len(perm); i++ {
+			perm[k], perm[i] = perm[i], perm[k]
+			try(k + 1)
+			perm[k], perm[i] = perm[i], perm[k]
+		}
+	}
+	try(0)
+	return best
 }
 
 type resultRow struct {
@@ -230,12 +339,33 @@ func sortWithinPred(rows []resultRow) []resultRow {
 
 // formulaWeights returns the weight of each formula of a learned .mln file
 // by its text without blanks: Alchemy's from its "// w formula" comments,
-// Marple's from its "w formula" lines.
+// Marple's from its "w formula" lines, or, for a formula whose clauses
+// carry their own weights, from its "// w formula" comment (its clauses'
+// lines, up to the next blank line, are skipped).
 func formulaWeights(t *testing.T, s string, alchemy bool) map[string]float64 {
 	t.Helper()
 	out := map[string]float64{}
+	inGroup := false
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSpace(l)
+		if !alchemy {
+			if l == "" {
+				inGroup = false
+				continue
+			}
+			if inGroup {
+				continue
+			}
+			if c, ok := strings.CutPrefix(l, "// "); ok {
+				if f := strings.Fields(c); len(f) > 1 {
+					if w, err := strconv.ParseFloat(f[0], 64); err == nil {
+						out[strings.Join(f[1:], "")] = w
+						inGroup = true
+					}
+				}
+				continue
+			}
+		}
 		if alchemy {
 			if !strings.HasPrefix(l, "// ") {
 				continue

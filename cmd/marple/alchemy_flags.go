@@ -359,10 +359,14 @@ var alchemyFlags = []alchemyFlag{
 	extraFlag("dAdaptiveSamples", alLearnwts, valNone, nil, "-d: double the MC-SAT steps whenever the gradient is within the noise of the samples, and stop converged at -dMaxSamples (marple learn -d's default; learnwts takes -maxSteps steps every iteration as Alchemy, -dFixedSamples)", later),
 	extraFlag("dMaxSamples", alLearnwts, valInt, []string{"dMaxSamples"}, "with -dAdaptiveSamples: the most MC-SAT steps per example and iteration (0: 8 × -maxSteps)", nil),
 	extraFlag("dTunePrior", alLearnwts, valNone, nil, "-d with -multipleDatabases and no -priorStdDev: choose σ among 0.25, 0.5, 1, 2, 4 by the held-out CLL of the independent start, each database left out in turn (marple learn -d's default; learnwts uses Alchemy's σ = 2)", later),
-	extraFlag("marpleDefaults", alLearnwts, valNone, nil, "all of marple learn -d's defaults: -dScaleJointPrior -dIndependentStart -dAdaptiveSamples -dTunePrior; with -g marple learn -g's: the prior's mean 0 for every weight, one weight per formula, gonum's L-BFGS", later),
+	extraFlag("dFormulaWeights", alLearnwts, valNone, nil, "-d, -dVP: one weight per formula, shared by the clauses of its CNF (marple learn -d's default; learnwts learns one weight per clause as Alchemy, -dClauseWeights)", later),
+	extraFlag("dPriorHessian", alLearnwts, valNone, nil, "-d: PSCG's step length and trust region use the Hessian of the objective, the prior's precision included (marple learn -d's default; learnwts uses the Hessian of the data term alone as Alchemy, -dDataHessian)", later),
+	extraFlag("marpleDefaults", alLearnwts, valNone, nil, "all of marple learn -d's defaults: -dScaleJointPrior -dIndependentStart -dAdaptiveSamples -dTunePrior -dFormulaWeights -dPriorHessian, and at least 25 MC-SAT steps per iteration by default (Alchemy: 100); with -g marple learn -g's: the prior's mean 0 for every weight, one weight per formula, gonum's L-BFGS", later),
 	extraFlag("dFlatPrior", alLearnwts, valNone, nil, "one prior σ for every weight, as Alchemy: learnwts's default", later),
 	extraFlag("dZeroStart", alLearnwts, valNone, nil, "start from zero weights and random worlds, as Alchemy: learnwts's default", later),
 	extraFlag("dFixedSamples", alLearnwts, valNone, nil, "-maxSteps MC-SAT steps every iteration, stopping only on -cgMinLLChange or -dNumIter, as Alchemy: learnwts's default", later),
+	extraFlag("dClauseWeights", alLearnwts, valNone, nil, "one weight per clause of a formula's CNF (a formula without quantifiers or \"+\" variables), each clause written as its own formula after the comment \"// w formula\" with the sum, as Alchemy: learnwts's default", later),
+	extraFlag("dDataHessian", alLearnwts, valNone, nil, "PSCG's Hessian products without the prior's precision, as Alchemy: learnwts -d's default", later),
 
 	// Marple's improvements on Alchemy's beam search, which learnstruct
 	// leaves off by default (Alchemy's behaviour); marple learnstruct has

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -13,6 +14,7 @@ import (
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/score"
+	"github.com/marple-mln/marple/syntax"
 )
 
 // learnExtras are marple learn's flags for the settings of Alchemy's
@@ -38,6 +40,9 @@ type learnExtras struct {
 	dTuneJointPrior       bool    // dcll: choose the joint prior's narrowing by held-out CLL
 	gAlchemy              bool    // pll: Alchemy's objective and L-BFGS-B (learnwts -g)
 	priorMean             float64 // pll with -gAlchemy: prior mean of formulas without a weight
+	dClauseWeights        bool    // dcll, vp: one weight per clause of a formula's CNF
+	dDataHessian          bool    // dcll: the Hessian products leave the prior out
+	dMinSamples           int     // dcll: floor of the default MC-SAT steps per iteration
 }
 
 // register declares the flags; -addUnitClauses sets tf's.
@@ -62,6 +67,9 @@ func (x *learnExtras) register(fs *flag.FlagSet, tf *trainFlags) {
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "pll, dcll, vp: only the -ne atoms a training database lists (true or false) are query atoms; its unlisted -ne atoms are false evidence (Alchemy's learnwts -queryEvidence; without -multipleDatabases, dcll and vp make the merged -t files one example)")
 	fs.BoolVar(&x.gAlchemy, "gAlchemy", false, "pll: learn as Alchemy's learnwts -g: the prior's mean of each weight is the weight written in the .mln (-priorMean for formulas without one and for the unit clauses -addUnitClauses adds), hard formulas learned too (each clause's mean 10) and written hard, formulas that are the same clause learn one weight, split evenly among them, and L-BFGS runs as Alchemy's L-BFGS-B (5 corrections, its line search and its stop on -gConvThresh and -maxIter); default: every prior's mean 0, one weight per formula, gonum's L-BFGS")
 	fs.Float64Var(&x.priorMean, "priorMean", 0, "pll with -gAlchemy: the prior's mean of the formulas written without a weight and of the added unit clauses (Alchemy's learnwts -priorMean)")
+	fs.BoolVar(&x.dClauseWeights, "dClauseWeights", false, "dcll, vp: learn one weight for each clause of a formula's CNF, as Alchemy's learnwts (formulas without quantifiers or \"+\" variables); each clause is written as its own formula, after a comment with the formula and the sum of its clauses' weights, as Alchemy writes them (default: one weight per formula)")
+	fs.BoolVar(&x.dDataHessian, "dDataHessian", false, "dcll: PSCG's step length and trust region use the Hessian of the conditional log-likelihood alone, without the prior's precision, as Alchemy's learnwts -d (the optimum is the same; default: the Hessian of the objective)")
+	fs.IntVar(&x.dMinSamples, "dMinSamples", 0, fmt.Sprintf("dcll: the fewest MC-SAT steps per iteration of the default -numSamples rule (0: %d; Alchemy's learnwts: 100)", learn.CLLMinSamples))
 	fs.BoolVar(&tf.addUnits, "addUnitClauses", false, "add a unit clause P(a1,...,an) of weight 0 for every predicate without one (Alchemy's learnwts does unless -noAddUnitClauses); they are learned and written")
 }
 
@@ -83,8 +91,12 @@ func (x *learnExtras) check(method string) error {
 		return usagef("-withEM applies to -method dcll (-d) only")
 	case x.queryEvidence && method != "pll" && method != "dcll" && method != "vp":
 		return usagef("-queryEvidence applies to -g, -d and -method vp only")
-	case x.dMaxSamples < 0:
-		return usagef("-dMaxSamples must not be negative")
+	case x.dMaxSamples < 0 || x.dMinSamples < 0:
+		return usagef("-dMaxSamples and -dMinSamples must not be negative")
+	case (x.dDataHessian || x.dMinSamples > 0) && method != "dcll":
+		return usagef("-dDataHessian and -dMinSamples apply to -method dcll (-d) only")
+	case x.dClauseWeights && method != "dcll" && method != "vp":
+		return usagef("-dClauseWeights applies to -method dcll (-d) and vp only")
 	case (x.dFixed || x.dMaxSamples > 0) && method != "dcll":
 		return usagef("-dFixedSamples and -dMaxSamples apply to -method dcll (-d) only")
 	case x.dZeroStart && method != "dcll" && method != "vp":
@@ -113,6 +125,7 @@ func (x *learnExtras) apply(s *learn.DiscriminativeSettings) {
 	s.Adaptive, s.MaxSamples = !x.dFixed, x.dMaxSamples
 	s.ZeroStart = x.dZeroStart
 	s.ScaleJointPrior = !x.dFlatPrior
+	s.DataHessian, s.MinSamples = x.dDataHessian, x.dMinSamples
 	if x.cgMinLLChange != 0 {
 		s.MinLLChange = x.cgMinLLChange
 	}
@@ -231,4 +244,156 @@ func (x *learnExtras) priorMeans(m *mln.Model, added int, softened []int) []floa
 		}
 	}
 	return means
+}
+
+// clauseGroup is a formula that splitClauses replaced by one formula per
+// clause of its CNF: its text, and the indices of the clause formulas.
+type clauseGroup struct {
+	text     string
+	formulas []int
+}
+
+// splitClauses gives each clause of a formula's CNF its own weight, as
+// Alchemy's learnwts learns them: every soft formula of two or more
+// clauses without "+" variables, quantifiers, a utility or a
+// domain-size-aware weight is replaced, in place, by one formula per
+// clause (weighted by its share of the formula's weight), and the model
+// is compiled again. It returns the formulas replaced (for
+// writeClauseWeights). Alchemy ties the clauses of an existential formula,
+// and so does Marple (of any quantified one); Alchemy also unties those
+// of a "+" formula's per-constant formulas, which Marple keeps tied.
+func splitClauses(m *mln.Model) ([]clauseGroup, error) {
+	var (
+		groups   []clauseGroup
+		formulas []*mln.Formula
+		old      = make([]int, 0, len(m.Formulas)) // per new formula: the one it keeps (-1: a clause)
+	)
+	for fi, f := range m.Formulas {
+		split := !f.Hard && !f.Synthetic && f.AST != nil && len(f.PlusVars) == 0 && !f.DomainScaled && !f.HasUtility && len(f.Clauses) > 1 && !quantified(f.AST)
+		for _, ci := range f.Clauses {
+			if c := m.Clauses[ci]; len(c.Exist) > 0 || len(c.Plus) > 0 || c.Coef <= 0 {
+				split = false
+			}
+		}
+		if !split {
+			formulas = append(formulas, f)
+			old = append(old, fi)
+			continue
+		}
+		g := clauseGroup{text: syntax.FormulaString(f.AST)}
+		for _, ci := range f.Clauses {
+			c := m.Clauses[ci]
+			g.formulas = append(g.formulas, len(formulas))
+			formulas = append(formulas, &mln.Formula{Pos: f.Pos, AST: m.ClauseFormula(c), Weight: f.Weight * c.Coef, HasWeight: f.HasWeight})
+			old = append(old, -1)
+		}
+		groups = append(groups, g)
+	}
+	if len(groups) == 0 {
+		return nil, nil
+	}
+	// The parameters again, in the order of the new formulas: those kept
+	// keep their weights and bindings.
+	weights, pf, pb := m.Weights, m.ParamFormula, m.ParamBinding
+	m.Weights, m.ParamFormula, m.ParamBinding = nil, nil, nil
+	for nf, f := range formulas {
+		if old[nf] < 0 || len(f.Params) == 0 {
+			f.Params = nil
+			continue
+		}
+		params := make([]int, 0, len(f.Params))
+		for _, p := range f.Params {
+			params = append(params, p)
+		}
+		slices.Sort(params)
+		f.Params = map[string]int{}
+		for _, p := range params {
+			if pf[p] != old[nf] {
+				return nil, fmt.Errorf("internal error: parameter %d of formula %d belongs to formula %d", p, old[nf], pf[p])
+			}
+			f.Params[mln.BindingKey(pb[p])] = len(m.Weights)
+			m.Weights = append(m.Weights, weights[p])
+			m.ParamFormula = append(m.ParamFormula, nf)
+			m.ParamBinding = append(m.ParamBinding, pb[p])
+		}
+	}
+	m.Formulas = formulas
+	if err := m.Compile(); err != nil {
+		return nil, err
+	}
+	return groups, nil
+}
+
+// quantified reports whether f has a quantifier: an existential one (or a
+// universal one under a negation) expands into one clause per grounding of
+// its variables, whose weights Alchemy ties.
+func quantified(f syntax.Formula) bool {
+	switch f := f.(type) {
+	case *syntax.Quant:
+		return true
+	case *syntax.Not:
+		return quantified(f.X)
+	case *syntax.Binary:
+		return quantified(f.X) || quantified(f.Y)
+	}
+	return false
+}
+
+// writeClauseWeights writes m as mln.WriteModel does, each group of clause
+// formulas preceded, as in Alchemy's output, by the comment
+// "// w formula" (the formula it came from with the sum of its clauses'
+// weights) and followed by a blank line.
+func writeClauseWeights(w io.Writer, m *mln.Model, groups []clauseGroup) error {
+	var buf bytes.Buffer
+	if err := mln.WriteModel(&buf, m); err != nil {
+		return err
+	}
+	// Each formula without "+" variables is one line of the "// formulas"
+	// section, in the order of m.Formulas (synthetic ones are skipped).
+	at := map[int]clauseGroup{} // line number in the section -> group
+	line := 0
+	gi := 0
+	for fi, f := range m.Formulas {
+		if f.Synthetic || f.AST == nil {
+			continue
+		}
+		if gi < len(groups) && groups[gi].formulas[0] == fi {
+			at[line] = groups[gi]
+			gi++
+		}
+		if len(f.PlusVars) > 0 && len(f.Params) > 0 {
+			line += len(f.Params)
+		} else {
+			line++
+		}
+	}
+	if gi != len(groups) {
+		return fmt.Errorf("internal error: %d of %d clause groups placed", gi, len(groups))
+	}
+	text, section, found := strings.Cut(buf.String(), "// formulas\n")
+	if !found {
+		return fmt.Errorf("internal error: no formulas written")
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	b.WriteString("// formulas\n")
+	end := -1 // the last line of the current group
+	for i, l := range strings.SplitAfter(section, "\n") {
+		if g, ok := at[i]; ok {
+			end = i + len(g.formulas) - 1
+			sum := 0.0
+			for _, fi := range g.formulas {
+				if p, ok := m.Formulas[fi].Params[""]; ok {
+					sum += m.Weights[p]
+				}
+			}
+			fmt.Fprintf(&b, "// %s %s\n", syntax.FormatWeight(sum), g.text)
+		}
+		b.WriteString(l)
+		if i == end {
+			b.WriteString("\n") // a blank line closes the group, as in Alchemy's output
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -87,6 +87,14 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 				st.WPLL, st.Objective, st.GradNorm, st.Iterations, st.Evaluations, st.Status, st.Atoms, st.Rows, st.Params, st.Prepare.Seconds())
 		}
 	} else {
+		if f.extras.dClauseWeights {
+			// Alchemy's learnwts: one weight per clause of a formula's CNF.
+			groups, err := splitClauses(m)
+			if err != nil {
+				return err
+			}
+			tf.clauseGroups = groups
+		}
 		eopt, err := tf.exampleOptions(e, p, m, gopt)
 		if err != nil {
 			return err

@@ -30,6 +30,7 @@ type trainFlags struct {
 	addedUnits                                      int  // the unit clauses it added (the model's last formulas)
 	softenHard                                      bool // learn -gAlchemy: hard formulas learned as soft (learn_alchemy.go)
 	softened                                        []int
+	clauseGroups                                    []clauseGroup // learn -dClauseWeights: learn_alchemy.go
 }
 
 // newTrainFlags returns the flag set of a training command with the
@@ -224,7 +225,11 @@ func (f *trainFlags) finish(e *env, cmd string, m *mln.Model, err error, learned
 		if err := checkWeights(m); err != nil {
 			return err
 		}
-		if err := writeModel(*f.outFile, m); err != nil {
+		write := func(w io.Writer) error { return mln.WriteModel(w, m) }
+		if f.clauseGroups != nil {
+			write = func(w io.Writer) error { return writeClauseWeights(w, m, f.clauseGroups) }
+		}
+		if err := atomicfile.Write(*f.outFile, write); err != nil {
 			return err
 		}
 		if *f.checkpoint {
