@@ -3,6 +3,7 @@ package score
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -44,6 +45,10 @@ type planLit struct {
 	neg     bool
 	args    []mln.Term // plan variables
 	exist   bool       // has an existential variable
+	// tidx[j] and stride[j] place argument j in the atom space (prepare):
+	// the atom's id is Σ tidx[j][c_j]·stride[j].
+	tidx   [][]int32
+	stride []int64
 }
 
 // stepKind says what a plan step binds.
@@ -66,6 +71,10 @@ type planStep struct {
 	// true atoms (domain size minus the values some check's atom is true
 	// for) instead of enumerated.
 	countOnly bool
+	// closed marks an enumeration step whose checks are all positive
+	// literals: the values passing them (and its neq) are counted from
+	// the true atoms (counter.falseCount) instead of tried one by one.
+	closed bool
 }
 
 // countPlan enumerates the critical groundings of one (pivot, S) choice.
@@ -80,6 +89,29 @@ type countPlan struct {
 	tallyStep int        // the pivot is bound after this step (-1: before any)
 	univ      int        // universal variables (the first univ plan variables)
 	plus      []mln.Term // the clause's "+" variables (bound at the tally)
+	// indepFrom is the first step of the independent suffix: steps after
+	// the tally, each enumerating one variable whose checks mention no
+	// other variable of the suffix (len(steps)+1: none). The completions
+	// below it are the product of each step's passing values, and the
+	// groundings the enumeration would examine follow from them
+	// (counter.suffix), without enumerating.
+	indepFrom int
+}
+
+// prepare places the plan's literals in the atom space sp.
+func (p *countPlan) prepare(sp *atomSpace) {
+	for i := range p.lits {
+		l := &p.lits[i]
+		if l.pred < 0 {
+			continue
+		}
+		args := sp.m.Preds[l.pred].Args
+		l.tidx = make([][]int32, len(args))
+		for j, t := range args {
+			l.tidx[j] = sp.typeIdx[t]
+		}
+		l.stride = sp.stride[l.pred]
+	}
 }
 
 // compileClause returns the counting plans of c, or an error for what the
@@ -388,6 +420,7 @@ func (p *countPlan) schedule() {
 			p.tallyStep = len(p.steps) - 1
 		}
 	}
+	p.indepFrom = len(p.steps) + 1
 	if p.pivot < 0 {
 		p.tallyStep = len(p.steps) // the leaves
 		return
@@ -400,6 +433,79 @@ func (p *countPlan) schedule() {
 				st.countOnly = false
 			}
 		}
+	}
+	p.findSuffix()
+}
+
+// findSuffix marks the closed enumeration steps and the independent
+// suffix (countPlan.indepFrom).
+func (p *countPlan) findSuffix() {
+	// boundBy[v]: the step that binds variable v (-1: bound before any).
+	boundBy := make([]int, len(p.varType))
+	for v := range boundBy {
+		boundBy[v] = -1
+	}
+	for k := len(p.steps) - 1; k >= 0; k-- {
+		st := &p.steps[k]
+		if st.kind == stepEnum {
+			boundBy[st.v] = k
+			continue
+		}
+		for _, t := range p.lits[st.lit].args {
+			if t.IsVar() {
+				boundBy[t.Var()] = k
+			}
+		}
+	}
+	eligible := make([]bool, len(p.steps))
+	for k := range p.steps {
+		st := &p.steps[k]
+		if st.kind != stepEnum {
+			continue
+		}
+		eligible[k], st.closed = true, true
+		for _, j := range st.checks {
+			switch l := &p.lits[j]; {
+			case l.exist:
+				eligible[k], st.closed = false, false
+			case l.pred < 0 || l.neg:
+				st.closed = false
+			}
+		}
+	}
+	// mentions reports whether step k's checks and neq mention a variable
+	// bound at or after step from other than its own.
+	mentions := func(k, from int) bool {
+		st := &p.steps[k]
+		late := func(l *planLit) bool {
+			for _, t := range l.args {
+				if t.IsVar() && t.Var() != st.v && boundBy[t.Var()] >= from {
+					return true
+				}
+			}
+			return false
+		}
+		for _, j := range st.checks {
+			if late(&p.lits[j]) {
+				return true
+			}
+		}
+		for _, j := range st.neq {
+			if late(&p.lits[j]) || late(&p.lits[p.pivot]) {
+				return true
+			}
+		}
+		return false
+	}
+	for from := len(p.steps) - 1; from > p.tallyStep; from-- {
+		ok := eligible[from]
+		for k := from; ok && k < len(p.steps); k++ {
+			ok = !mentions(k, from)
+		}
+		if !ok {
+			break
+		}
+		p.indepFrom = from
 	}
 }
 
@@ -420,9 +526,11 @@ type counter struct {
 	plusBuf []mln.ConstID
 	// scratch for existential expansion
 	exAtoms map[[2]int64]uint8
-	// scratch for countFalse: mark[i] == stamp for values already hit
+	// scratch for falseCount: mark[i] == stamp for values already hit
 	mark  []uint32
 	stamp uint32
+	// suf is scratch for suffix.
+	suf []int64
 }
 
 // run enumerates plan p.
@@ -483,9 +591,27 @@ func (cn *counter) evalBuiltin(l *planLit) bool {
 	return cn.m.EvalLiteral(l.builtin, args)
 }
 
+// atomID returns the id of l's ground atom under the current binding
+// (-1 when an argument is outside its type).
+func (cn *counter) atomID(l *planLit) int64 {
+	id := int64(0)
+	for j, t := range l.args {
+		c := mln.ConstID(t)
+		if t.IsVar() {
+			c = cn.bind[t.Var()]
+		}
+		i := l.tidx[j][c]
+		if i < 0 {
+			return -1
+		}
+		id += int64(i) * l.stride[j]
+	}
+	return id
+}
+
 // atomTrue reports whether the ground atom of l is true.
 func (cn *counter) atomTrue(l *planLit) bool {
-	id := cn.sp.id(l.pred, cn.litArgs(l))
+	id := cn.atomID(l)
 	return id >= 0 && cn.w.preds[l.pred].has(id)
 }
 
@@ -580,10 +706,15 @@ func (cn *counter) rec(k int) int64 {
 		}
 		return 1
 	}
+	if k >= p.indepFrom && countSuffix {
+		return cn.suffix(k)
+	}
 	st := &p.steps[k]
 	var n int64
 	if st.countOnly {
-		return cn.countFalse(st)
+		c, scanned := cn.falseCount(st)
+		cn.seen += scanned
+		return c
 	}
 	if st.kind == stepEnum {
 		for _, c := range cn.dom(p.varType[st.v]) {
@@ -647,11 +778,14 @@ func (cn *counter) rec(k int) int64 {
 	return n
 }
 
-// countFalse returns the number of values of the last step's variable
-// for which every check (a positive literal) is false: the domain size
-// minus the values for which some check's atom is true, found from the
-// true atoms matching the bound arguments.
-func (cn *counter) countFalse(st *planStep) int64 {
+// falseCount returns the number of values of a closed step's variable
+// for which every check (a positive literal) is false and every neq
+// literal's atom differs from the pivot's: the domain size minus the
+// values for which some check's atom is true, found from the true atoms
+// matching the bound arguments, and minus the values that make a neq
+// literal's atom the pivot's. scanned is the number of true atoms looked
+// at (the groundings a countOnly step examines).
+func (cn *counter) falseCount(st *planStep) (count, scanned int64) {
 	p := cn.p
 	v := st.v
 	t := p.varType[v]
@@ -676,7 +810,7 @@ func (cn *counter) countFalse(st *planStep) int64 {
 			if a.IsVar() && a.Var() == v {
 				continue
 			}
-			ix := cn.sp.typeIdx[cn.m.Preds[l.pred].Args[k]][cn.term(a)]
+			ix := l.tidx[k][cn.term(a)]
 			if ix < 0 {
 				cands, all = nil, false
 				break
@@ -688,7 +822,7 @@ func (cn *counter) countFalse(st *planStep) int64 {
 		if all {
 			n = wp.numTrue()
 		}
-		cn.seen += int64(n)
+		scanned += int64(n)
 		for i := 0; i < n; i++ {
 			a := i
 			if !all {
@@ -718,7 +852,139 @@ func (cn *counter) countFalse(st *planStep) int64 {
 			}
 		}
 	}
-	return int64(len(dom) - hit)
+	// A neq literal's atom is the pivot's for at most one value: the
+	// pivot's argument where the literal has v, if that value is
+	// consistent, the other arguments equal and the value in the domain.
+	piv := &p.lits[p.pivot]
+	for _, j := range st.neq {
+		l := &p.lits[j]
+		x := mln.ConstID(-1)
+		ok := true
+		for k, at := range l.args {
+			pv := cn.term(piv.args[k])
+			if at.IsVar() && at.Var() == v {
+				if x >= 0 && x != pv {
+					ok = false
+					break
+				}
+				x = pv
+			} else if cn.term(at) != pv {
+				ok = false
+				break
+			}
+		}
+		if !ok || x < 0 {
+			continue
+		}
+		if d := ti[x]; d >= 0 && cn.mark[d] != cn.stamp && cn.inDom(dom, ti, x) {
+			cn.mark[d] = cn.stamp
+			hit++
+		}
+	}
+	return int64(len(dom) - hit), scanned
+}
+
+// inDom reports whether constant x (of the type whose positions are ti)
+// is in dom, a domain in the model's order.
+func (cn *counter) inDom(dom []mln.ConstID, ti []int32, x mln.ConstID) bool {
+	if cn.w.dom == nil {
+		return true
+	}
+	_, ok := slices.BinarySearchFunc(dom, ti[x], func(c mln.ConstID, d int32) int { return int(ti[c] - d) })
+	return ok
+}
+
+// countSuffix turns on counting the independent suffix of a plan in
+// closed form (tests turn it off to compare with the enumeration).
+var countSuffix = true
+
+// suffix returns the completions of steps k.. of the independent suffix
+// (k ≥ indepFrom), rec(k) having counted itself: the product of each
+// step's passing values. It adds the groundings the enumeration of those
+// steps would examine, and stops the count when the enumeration would
+// have passed the bound on groundings at a call of rec.
+func (cn *counter) suffix(k int) int64 {
+	p := cn.p
+	e := len(p.steps) - 1
+	cs := cn.suf[:0]
+	var scanned int64 // the last step's, when it is countOnly
+	for i := k; i <= e; i++ {
+		st := &p.steps[i]
+		var c int64
+		switch {
+		case st.countOnly:
+			c, scanned = cn.falseCount(st)
+		case st.closed:
+			c, _ = cn.falseCount(st)
+		default:
+			for _, x := range cn.dom(p.varType[st.v]) {
+				cn.bind[st.v] = x
+				if cn.checks(st.checks, st.neq) {
+					c++
+				}
+			}
+			cn.bind[st.v] = -1
+		}
+		cs = append(cs, c)
+		if c == 0 {
+			break // the later steps are not reached
+		}
+	}
+	cn.suf = cs
+	// nodes: the calls of rec below rec(k) and the groundings they
+	// examine, as the enumeration counts them; calls: the calls of rec
+	// below rec(k); trailing: what the enumeration adds after its last
+	// call of rec (a countOnly last step's scan).
+	last := k + len(cs) - 1 // the last step reached
+	countOnly := last == e && p.steps[e].countOnly
+	var nodes, calls, trailing, inv int64 = 0, 0, 0, 1
+	for i := k; i <= last; i++ {
+		if i > k {
+			calls = satAdd(calls, inv)
+			nodes = satAdd(nodes, inv)
+		}
+		if i == e && countOnly {
+			nodes = satAdd(nodes, satMul(inv, scanned))
+			if i > k {
+				trailing = scanned
+			}
+			break
+		}
+		inv = satMul(inv, cs[i-k])
+		if i == e { // the leaves
+			calls = satAdd(calls, inv)
+			nodes = satAdd(nodes, inv)
+		}
+	}
+	before := cn.seen
+	cn.seen = satAdd(cn.seen, nodes)
+	if cn.limit > 0 && calls > 0 && satAdd(before, nodes-trailing) > cn.limit {
+		cn.over = true
+		return 0
+	}
+	if len(cs) < e-k+1 {
+		return 0
+	}
+	n := int64(1)
+	for _, c := range cs {
+		n *= c
+	}
+	return n
+}
+
+// satAdd and satMul add and multiply non-negative counts, saturating.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
 }
 
 // after continues after step k, tallying when the pivot has just become
@@ -737,8 +1003,7 @@ func (cn *counter) doTally(n int64) {
 		return
 	}
 	l := &cn.p.lits[cn.p.pivot]
-	args := cn.litArgs(l)
-	id := cn.sp.id(l.pred, args)
+	id := cn.atomID(l)
 	if id < 0 {
 		return
 	}
@@ -781,8 +1046,7 @@ func (cn *counter) expand() {
 				continue
 			}
 			cn.seen++
-			args := cn.litArgs(l)
-			id := cn.sp.id(l.pred, args)
+			id := cn.atomID(l)
 			if id < 0 {
 				continue
 			}
