@@ -75,6 +75,12 @@ type planStep struct {
 	// literals: the values passing them (and its neq) are counted from
 	// the true atoms (counter.falseCount) instead of tried one by one.
 	closed bool
+	// dangling marks a step before or after the tally (not at it) whose
+	// new variables no later step, check or tally mentions: the
+	// enumeration below it is the same for each of its passing values,
+	// so it runs once, its tallies or completions times their number
+	// (counter.copies).
+	dangling bool
 }
 
 // countPlan enumerates the critical groundings of one (pivot, S) choice.
@@ -96,6 +102,9 @@ type countPlan struct {
 	// groundings the enumeration would examine follow from them
 	// (counter.suffix), without enumerating.
 	indepFrom int
+	// sufVars are the variables bound before the independent suffix that
+	// it mentions: its result is the same while they keep their values.
+	sufVars []int
 }
 
 // prepare places the plan's literals in the atom space sp.
@@ -507,6 +516,59 @@ func (p *countPlan) findSuffix() {
 		}
 		p.indepFrom = from
 	}
+	// later[v]: some step after the current one (or the tally after it)
+	// mentions variable v; steps are visited from the last.
+	later := make([]bool, len(p.varType))
+	mark := func(l *planLit) {
+		for _, t := range l.args {
+			if t.IsVar() {
+				later[t.Var()] = true
+			}
+		}
+	}
+	for k := len(p.steps) - 1; k >= 0; k-- {
+		st := &p.steps[k]
+		if k+1 == p.indepFrom {
+			for v, b := range boundBy {
+				if b <= k && later[v] {
+					p.sufVars = append(p.sufVars, v)
+				}
+			}
+		}
+		if k != p.tallyStep {
+			st.dangling = true
+			any := false
+			for v, b := range boundBy {
+				if b == k {
+					any = true
+					if later[v] {
+						st.dangling = false
+					}
+				}
+			}
+			st.dangling = st.dangling && any
+		}
+		if k == p.tallyStep {
+			mark(&p.lits[p.pivot])
+			for _, t := range p.plus {
+				if t.IsVar() {
+					later[t.Var()] = true
+				}
+			}
+		}
+		if st.kind == stepJoin {
+			mark(&p.lits[st.lit])
+		} else {
+			later[st.v] = true
+		}
+		for _, j := range st.checks {
+			mark(&p.lits[j])
+		}
+		for _, j := range st.neq {
+			mark(&p.lits[j])
+			mark(&p.lits[p.pivot])
+		}
+	}
 }
 
 // counter enumerates plans in one world; its scratch space is reused.
@@ -531,6 +593,18 @@ type counter struct {
 	stamp uint32
 	// suf is scratch for suffix.
 	suf []int64
+	// lastEntry is seen at the last call of rec.
+	lastEntry int64
+	// mult multiplies the tallies: the copies of the enumeration below
+	// the dangling steps above the tally (copies).
+	mult int64
+	// sufMemo is the last result of suffix, valid while the plan's
+	// sufVars keep the values sufKey.
+	sufMemo struct {
+		valid                        bool
+		key                          []mln.ConstID
+		nodes, calls, trailing, n, k int64
+	}
 }
 
 // run enumerates plan p.
@@ -543,6 +617,8 @@ func (cn *counter) run(p *countPlan) {
 	for i := range cn.bind {
 		cn.bind[i] = -1
 	}
+	cn.mult = 1
+	cn.sufMemo.valid = false
 	if !cn.checks(p.pre, p.preNeq) {
 		return
 	}
@@ -695,6 +771,7 @@ func (cn *counter) rec(k int) int64 {
 		return 0
 	}
 	cn.seen++
+	cn.lastEntry = cn.seen
 	if cn.limit > 0 && cn.seen > cn.limit {
 		cn.over = true
 		return 0
@@ -717,6 +794,25 @@ func (cn *counter) rec(k int) int64 {
 		return c
 	}
 	if st.kind == stepEnum {
+		if st.dangling && countSuffix {
+			var m int64
+			first := mln.ConstID(-1)
+			for _, c := range cn.dom(p.varType[st.v]) {
+				cn.bind[st.v] = c
+				if cn.checks(st.checks, st.neq) {
+					if m == 0 {
+						first = c
+					}
+					m++
+				}
+			}
+			if m > 0 {
+				cn.bind[st.v] = first
+				n = cn.copies(k, m)
+			}
+			cn.bind[st.v] = -1
+			return n
+		}
 		for _, c := range cn.dom(p.varType[st.v]) {
 			cn.bind[st.v] = c
 			if cn.checks(st.checks, st.neq) {
@@ -756,6 +852,42 @@ func (cn *counter) rec(k int) int64 {
 	}
 	ar := wp.arity
 	var setv [16]int
+	if st.dangling && countSuffix {
+		var m int64
+		pick := int32(-1)
+		count := func(a int32) {
+			args := wp.args[int(a)*ar : int(a)*ar+ar]
+			ns, ok := mln.BindArgs(l.args, args, cn.bind, setv[:])
+			if ok && cn.checks(st.checks, st.neq) {
+				if m == 0 {
+					pick = a
+				}
+				m++
+			}
+			for i := 0; i < ns; i++ {
+				cn.bind[setv[i]] = -1
+			}
+		}
+		if first {
+			for a := 0; a < wp.numTrue(); a++ {
+				count(int32(a))
+			}
+		} else {
+			for _, a := range cands {
+				count(a)
+			}
+		}
+		if m == 0 {
+			return 0
+		}
+		args := wp.args[int(pick)*ar : int(pick)*ar+ar]
+		ns, _ := mln.BindArgs(l.args, args, cn.bind, setv[:])
+		n = cn.copies(k, m)
+		for i := 0; i < ns; i++ {
+			cn.bind[setv[i]] = -1
+		}
+		return n
+	}
 	visit := func(a int32) {
 		args := wp.args[int(a)*ar : int(a)*ar+ar]
 		ns, ok := mln.BindArgs(l.args, args, cn.bind, setv[:])
@@ -906,6 +1038,21 @@ var countSuffix = true
 func (cn *counter) suffix(k int) int64 {
 	p := cn.p
 	e := len(p.steps) - 1
+	memo := &cn.sufMemo
+	if k == p.indepFrom {
+		if memo.valid {
+			same := true
+			for i, v := range p.sufVars {
+				if cn.bind[v] != memo.key[i] {
+					same = false
+					break
+				}
+			}
+			if same {
+				return cn.suffixResult(memo.nodes, memo.calls, memo.trailing, memo.n)
+			}
+		}
+	}
 	cs := cn.suf[:0]
 	var scanned int64 // the last step's, when it is countOnly
 	for i := k; i <= e; i++ {
@@ -956,18 +1103,37 @@ func (cn *counter) suffix(k int) int64 {
 			nodes = satAdd(nodes, inv)
 		}
 	}
+	n := int64(0)
+	if len(cs) == e-k+1 {
+		n = 1
+		for _, c := range cs {
+			n *= c
+		}
+	}
+	if k == p.indepFrom {
+		memo.valid = true
+		memo.key = memo.key[:0]
+		for _, v := range p.sufVars {
+			memo.key = append(memo.key, cn.bind[v])
+		}
+		memo.nodes, memo.calls, memo.trailing, memo.n = nodes, calls, trailing, n
+	}
+	return cn.suffixResult(nodes, calls, trailing, n)
+}
+
+// suffixResult adds the groundings an independent suffix examines
+// (nodes, of which calls are calls of rec and trailing follow the last
+// call) and returns its completions n, or stops the count when the
+// enumeration would have passed the bound at a call of rec.
+func (cn *counter) suffixResult(nodes, calls, trailing, n int64) int64 {
 	before := cn.seen
 	cn.seen = satAdd(cn.seen, nodes)
-	if cn.limit > 0 && calls > 0 && satAdd(before, nodes-trailing) > cn.limit {
-		cn.over = true
-		return 0
-	}
-	if len(cs) < e-k+1 {
-		return 0
-	}
-	n := int64(1)
-	for _, c := range cs {
-		n *= c
+	if calls > 0 {
+		cn.lastEntry = satAdd(before, nodes-trailing)
+		if cn.limit > 0 && cn.lastEntry > cn.limit {
+			cn.over = true
+			return 0
+		}
 	}
 	return n
 }
@@ -985,6 +1151,36 @@ func satMul(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a * b
+}
+
+// copies runs the enumeration after dangling step k once for its m
+// passing values (bound to one of them), which would each enumerate the
+// same: it multiplies the tallies below (a step before the tally) or the
+// completions (after it) by m, and adds the groundings the m−1 other
+// copies would examine, stopping the count when the last call of rec of
+// the last copy would have passed the bound.
+func (cn *counter) copies(k int, m int64) int64 {
+	if m == 1 {
+		return cn.rec(k + 1)
+	}
+	s0 := cn.seen
+	mult := cn.mult
+	if k < cn.p.tallyStep {
+		cn.mult *= m
+	}
+	r := cn.rec(k + 1)
+	cn.mult = mult
+	if cn.over {
+		return 0
+	}
+	size, last := cn.seen-s0, cn.lastEntry-s0
+	cn.seen = satAdd(s0, satMul(m, size))
+	cn.lastEntry = satAdd(s0, satAdd(satMul(m-1, size), last))
+	if cn.limit > 0 && cn.lastEntry > cn.limit {
+		cn.over = true
+		return 0
+	}
+	return r * m
 }
 
 // after continues after step k, tallying when the pivot has just become
@@ -1007,6 +1203,7 @@ func (cn *counter) doTally(n int64) {
 	if id < 0 {
 		return
 	}
+	n *= cn.mult
 	if cn.w.preds[l.pred].has(id) == l.neg {
 		n = -n // the pivot literal is false: the grounding is false
 	}

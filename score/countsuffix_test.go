@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/marple-mln/marple/internal/testenv"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -75,8 +76,8 @@ func randomLongClauses(r *rand.Rand, nc int) (model string, dbs []string) {
 		b.WriteString(strings.Join(lits, " v ") + "\n")
 	}
 	for k := range 2 {
-		people := 3 + r.IntN(5)
-		films := 1 + r.IntN(3)
+		people := 3 + r.IntN(3)
+		films := 1 + r.IntN(2)
 		off := k * 2
 		var d strings.Builder
 		density := 0.1 + 0.5*r.Float64()
@@ -113,8 +114,12 @@ func randomLongClauses(r *rand.Rand, nc int) (model string, dbs []string) {
 func TestCountSuffixExact(t *testing.T) {
 	defer func() { countSuffix = true }()
 	r := rand.New(rand.NewPCG(5, 6))
-	suffixPlans, clauses, limits := 0, 0, 0
-	for trial := range 15 {
+	suffixPlans, danglingSteps, clauses, limits := 0, 0, 0, 0
+	trials := 40
+	if testenv.Short() {
+		trials = 6
+	}
+	for trial := range trials {
 		src, dbSrc := randomLongClauses(r, 12)
 		m, err := mln.ParseModel("long.mln", src)
 		if err != nil {
@@ -145,6 +150,11 @@ func TestCountSuffixExact(t *testing.T) {
 					p.prepare(d.sp)
 					if p.indepFrom <= len(p.steps) {
 						suffixPlans++
+					}
+					for _, st := range p.steps {
+						if st.dangling {
+							danglingSteps++
+						}
 					}
 				}
 				clauses++
@@ -180,8 +190,8 @@ func TestCountSuffixExact(t *testing.T) {
 			}
 		}
 	}
-	if suffixPlans < clauses {
-		t.Fatalf("only %d plans with an independent suffix in %d clauses", suffixPlans, clauses)
+	if suffixPlans < clauses || danglingSteps < clauses/4 {
+		t.Fatalf("only %d plans with an independent suffix and %d dangling steps in %d clauses", suffixPlans, danglingSteps, clauses)
 	}
-	t.Logf("%d clauses, %d plans with an independent suffix, %d bounds", clauses, suffixPlans, limits)
+	t.Logf("%d clauses, %d plans with an independent suffix, %d dangling steps, %d bounds", clauses, suffixPlans, danglingSteps, limits)
 }
