@@ -456,6 +456,16 @@ func (sc *countScratch) drain(col *column) (overflow bool) {
 	}
 	slices.Sort(sc.touched)
 	sc.touched = slices.Compact(sc.touched)
+	if sc.acc != nil {
+		nz := 0
+		for _, r := range sc.touched {
+			if sc.acc[r] != 0 {
+				nz++
+			}
+		}
+		col.idx = slices.Grow(col.idx, nz)
+		col.val = slices.Grow(col.val, nz)
+	}
 	for _, r := range sc.touched {
 		var v int64
 		if sc.acc != nil {
@@ -769,7 +779,13 @@ func (d *PLLData) countShared(c *mln.Clause, plans []*countPlan) (*ClauseCounts,
 		}
 		col := e.col
 		if bits := d.sampled[wi]; bits != nil {
-			var kept column
+			nk := 0
+			for _, r := range col.idx {
+				if bits[r>>6]&(1<<(r&63)) != 0 {
+					nk++
+				}
+			}
+			kept := column{idx: make([]int32, 0, nk), val: make([]int32, 0, nk)}
 			for i, r := range col.idx {
 				if bits[r>>6]&(1<<(r&63)) != 0 {
 					kept.idx = append(kept.idx, r)
