@@ -591,6 +591,8 @@ type counter struct {
 	// scratch for falseCount: mark[i] == stamp for values already hit
 	mark  []uint32
 	stamp uint32
+	// stepMarks[k] marks the values failing the checks of closed step k.
+	stepMarks []stepMark
 	// suf is scratch for suffix.
 	suf []int64
 	// lastEntry is seen at the last call of rec.
@@ -605,6 +607,12 @@ type counter struct {
 		key                          []mln.ConstID
 		nodes, calls, trailing, n, k int64
 	}
+}
+
+// stepMark is a mark array with its current stamp (counter.markHits).
+type stepMark struct {
+	mark  []uint32
+	stamp uint32
 }
 
 // run enumerates plan p.
@@ -794,10 +802,45 @@ func (cn *counter) rec(k int) int64 {
 		return c
 	}
 	if st.kind == stepEnum {
+		dom := cn.dom(p.varType[st.v])
+		if st.closed && (len(st.neq) == 0 || k > p.tallyStep) && countSuffix {
+			// The values failing a check or a neq (the pivot bound),
+			// marked from the true atoms.
+			for len(cn.stepMarks) <= k {
+				cn.stepMarks = append(cn.stepMarks, stepMark{})
+			}
+			sm := &cn.stepMarks[k]
+			hit, _ := cn.markHits(st, &sm.mark, &sm.stamp)
+			if hit == len(dom) {
+				return 0
+			}
+			ti := cn.sp.typeIdx[p.varType[st.v]]
+			mark, stamp := sm.mark, sm.stamp
+			if st.dangling {
+				for _, c := range dom {
+					if mark[ti[c]] != stamp {
+						cn.bind[st.v] = c
+						break
+					}
+				}
+				n = cn.copies(k, int64(len(dom)-hit))
+				cn.bind[st.v] = -1
+				return n
+			}
+			for _, c := range dom {
+				if mark[ti[c]] == stamp {
+					continue
+				}
+				cn.bind[st.v] = c
+				n += cn.after(k)
+			}
+			cn.bind[st.v] = -1
+			return n
+		}
 		if st.dangling && countSuffix {
 			var m int64
 			first := mln.ConstID(-1)
-			for _, c := range cn.dom(p.varType[st.v]) {
+			for _, c := range dom {
 				cn.bind[st.v] = c
 				if cn.checks(st.checks, st.neq) {
 					if m == 0 {
@@ -918,19 +961,28 @@ func (cn *counter) rec(k int) int64 {
 // literal's atom the pivot's. scanned is the number of true atoms looked
 // at (the groundings a countOnly step examines).
 func (cn *counter) falseCount(st *planStep) (count, scanned int64) {
+	hit, scanned := cn.markHits(st, &cn.mark, &cn.stamp)
+	return int64(len(cn.dom(cn.p.varType[st.v])) - hit), scanned
+}
+
+// markHits marks in *mark, with a new *stamp, the positions of the
+// values of a closed step's variable that fail a check or a neq, and
+// returns their number and the true atoms scanned (see falseCount).
+func (cn *counter) markHits(st *planStep, markp *[]uint32, stampp *uint32) (hit int, scanned int64) {
 	p := cn.p
 	v := st.v
 	t := p.varType[v]
 	dom := cn.dom(t)
-	if n := cn.m.Types[t].Size(); len(cn.mark) < n {
-		cn.mark = make([]uint32, n) // indexed by the position in the model's domain
+	if n := cn.m.Types[t].Size(); len(*markp) < n {
+		*markp = make([]uint32, n) // indexed by the position in the model's domain
 	}
-	cn.stamp++
-	if cn.stamp == 0 {
-		clear(cn.mark)
-		cn.stamp = 1
+	mark := *markp
+	*stampp++
+	if *stampp == 0 {
+		clear(mark)
+		*stampp = 1
 	}
-	hit := 0
+	stamp := *stampp
 	ti := cn.sp.typeIdx[t]
 	for _, j := range st.checks {
 		l := &p.lits[j]
@@ -978,8 +1030,8 @@ func (cn *counter) falseCount(st *planStep) (count, scanned int64) {
 			if !ok || x < 0 {
 				continue
 			}
-			if d := ti[x]; d >= 0 && cn.mark[d] != cn.stamp {
-				cn.mark[d] = cn.stamp
+			if d := ti[x]; d >= 0 && mark[d] != stamp {
+				mark[d] = stamp
 				hit++
 			}
 		}
@@ -1008,12 +1060,12 @@ func (cn *counter) falseCount(st *planStep) (count, scanned int64) {
 		if !ok || x < 0 {
 			continue
 		}
-		if d := ti[x]; d >= 0 && cn.mark[d] != cn.stamp && cn.inDom(dom, ti, x) {
-			cn.mark[d] = cn.stamp
+		if d := ti[x]; d >= 0 && mark[d] != stamp && cn.inDom(dom, ti, x) {
+			mark[d] = stamp
 			hit++
 		}
 	}
-	return int64(len(dom) - hit), scanned
+	return hit, scanned
 }
 
 // inDom reports whether constant x (of the type whose positions are ti)
