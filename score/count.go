@@ -81,6 +81,11 @@ type planStep struct {
 	// so it runs once, its tallies or completions times their number
 	// (counter.copies).
 	dangling bool
+	// uniform marks a closed tally step below which the enumeration is
+	// the same for each of its values (the leaves, or an independent
+	// suffix that does not mention its variable): it runs once, and each
+	// value's pivot atom is tallied with its completions.
+	uniform bool
 }
 
 // countPlan enumerates the critical groundings of one (pivot, S) choice.
@@ -569,6 +574,10 @@ func (p *countPlan) findSuffix() {
 			mark(&p.lits[p.pivot])
 		}
 	}
+	if k := p.tallyStep; k >= 0 && k < len(p.steps) {
+		st := &p.steps[k]
+		st.uniform = st.kind == stepEnum && st.closed && (k+1 == len(p.steps) || k+1 == p.indepFrom && !slices.Contains(p.sufVars, st.v))
+	}
 }
 
 // counter enumerates plans in one world; its scratch space is reused.
@@ -803,9 +812,9 @@ func (cn *counter) rec(k int) int64 {
 	}
 	if st.kind == stepEnum {
 		dom := cn.dom(p.varType[st.v])
-		if st.closed && (len(st.neq) == 0 || k > p.tallyStep) && countSuffix {
-			// The values failing a check or a neq (the pivot bound),
-			// marked from the true atoms.
+		if st.closed && countSuffix {
+			// The values failing a check or a neq, marked from the true
+			// atoms.
 			for len(cn.stepMarks) <= k {
 				cn.stepMarks = append(cn.stepMarks, stepMark{})
 			}
@@ -816,6 +825,9 @@ func (cn *counter) rec(k int) int64 {
 			}
 			ti := cn.sp.typeIdx[p.varType[st.v]]
 			mark, stamp := sm.mark, sm.stamp
+			if st.uniform {
+				return cn.tallyUniform(k, dom, int64(len(dom)-hit), mark, stamp, ti)
+			}
 			if st.dangling {
 				for _, c := range dom {
 					if mark[ti[c]] != stamp {
@@ -1036,29 +1048,48 @@ func (cn *counter) markHits(st *planStep, markp *[]uint32, stampp *uint32) (hit 
 			}
 		}
 	}
-	// A neq literal's atom is the pivot's for at most one value: the
-	// pivot's argument where the literal has v, if that value is
-	// consistent, the other arguments equal and the value in the domain.
+	// A neq literal's atom is the pivot's for at most one value of v (the
+	// pivot's argument where the literal has v, or the literal's where
+	// the pivot has v, if consistent, the other arguments equal and the
+	// value in the domain), or for all of them (where each has v the
+	// other has v too, the other arguments equal).
 	piv := &p.lits[p.pivot]
 	for _, j := range st.neq {
 		l := &p.lits[j]
 		x := mln.ConstID(-1)
 		ok := true
 		for k, at := range l.args {
-			pv := cn.term(piv.args[k])
-			if at.IsVar() && at.Var() == v {
-				if x >= 0 && x != pv {
+			pt := piv.args[k]
+			av, pv := at.IsVar() && at.Var() == v, pt.IsVar() && pt.Var() == v
+			var want mln.ConstID
+			switch {
+			case av && pv:
+				continue
+			case av:
+				want = cn.term(pt)
+			case pv:
+				want = cn.term(at)
+			default:
+				if cn.term(at) != cn.term(pt) {
+					ok = false
+				}
+			}
+			if !ok {
+				break
+			}
+			if av || pv {
+				if x >= 0 && x != want {
 					ok = false
 					break
 				}
-				x = pv
-			} else if cn.term(at) != pv {
-				ok = false
-				break
+				x = want
 			}
 		}
-		if !ok || x < 0 {
+		if !ok {
 			continue
+		}
+		if x < 0 {
+			return len(dom), scanned // every value makes the two atoms equal
 		}
 		if d := ti[x]; d >= 0 && mark[d] != stamp && cn.inDom(dom, ti, x) {
 			mark[d] = stamp
@@ -1233,6 +1264,41 @@ func (cn *counter) copies(k int, m int64) int64 {
 		return 0
 	}
 	return r * m
+}
+
+// tallyUniform runs a uniform tally step k: the enumeration below it
+// once, for the first of its m values not marked, and each value's
+// pivot atom tallied with its completions; it adds the groundings the
+// other m−1 enumerations would examine and stops the count when the last
+// call of rec of the last one would have passed the bound.
+func (cn *counter) tallyUniform(k int, dom []mln.ConstID, m int64, mark []uint32, stamp uint32, ti []int32) int64 {
+	v := cn.p.steps[k].v
+	defer func() { cn.bind[v] = -1 }()
+	var r int64
+	first := true
+	for _, c := range dom {
+		if mark[ti[c]] == stamp {
+			continue
+		}
+		cn.bind[v] = c
+		if first {
+			first = false
+			s0 := cn.seen
+			r = cn.rec(k + 1)
+			if cn.over {
+				return 0
+			}
+			size, last := cn.seen-s0, cn.lastEntry-s0
+			cn.seen = satAdd(s0, satMul(m, size))
+			cn.lastEntry = satAdd(s0, satAdd(satMul(m-1, size), last))
+			if cn.limit > 0 && cn.lastEntry > cn.limit {
+				cn.over = true
+				return 0
+			}
+		}
+		cn.doTally(r)
+	}
+	return 0
 }
 
 // after continues after step k, tallying when the pivot has just become

@@ -114,7 +114,7 @@ func randomLongClauses(r *rand.Rand, nc int) (model string, dbs []string) {
 func TestCountSuffixExact(t *testing.T) {
 	defer func() { countSuffix = true }()
 	r := rand.New(rand.NewPCG(5, 6))
-	suffixPlans, danglingSteps, clauses, limits := 0, 0, 0, 0
+	suffixPlans, danglingSteps, uniformSteps, clauses, limits := 0, 0, 0, 0, 0
 	trials := 40
 	if testenv.Short() {
 		trials = 6
@@ -155,6 +155,9 @@ func TestCountSuffixExact(t *testing.T) {
 						if st.dangling {
 							danglingSteps++
 						}
+						if st.uniform {
+							uniformSteps++
+						}
 					}
 				}
 				clauses++
@@ -190,8 +193,8 @@ func TestCountSuffixExact(t *testing.T) {
 			}
 		}
 	}
-	if suffixPlans < clauses || danglingSteps < clauses/4 {
-		t.Fatalf("only %d plans with an independent suffix and %d dangling steps in %d clauses", suffixPlans, danglingSteps, clauses)
+	if suffixPlans < clauses || danglingSteps < clauses/4 || uniformSteps < clauses/4 {
+		t.Fatalf("only %d plans with an independent suffix, %d dangling and %d uniform steps in %d clauses", suffixPlans, danglingSteps, uniformSteps, clauses)
 	}
-	t.Logf("%d clauses, %d plans with an independent suffix, %d dangling steps, %d bounds", clauses, suffixPlans, danglingSteps, limits)
+	t.Logf("%d clauses, %d plans with an independent suffix, %d dangling and %d uniform steps, %d bounds", clauses, suffixPlans, danglingSteps, uniformSteps, limits)
 }
