@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -442,7 +443,18 @@ type countScratch struct {
 	acc     []int64
 	accMap  map[int32]int64
 	touched []int32
-	cn      counter
+	// tbits marks the touched rows of acc.
+	tbits []uint64
+	cn    counter
+}
+
+// add adds n to row r of the dense accumulator.
+func (sc *countScratch) add(r int64, n int64) {
+	if sc.acc[r] == 0 && sc.tbits[r>>6]&(1<<(r&63)) == 0 {
+		sc.touched = append(sc.touched, int32(r))
+		sc.tbits[r>>6] |= 1 << (r & 63)
+	}
+	sc.acc[r] += n
 }
 
 // drain appends the non-zero accumulated counts to col, in row order,
@@ -454,7 +466,23 @@ func (sc *countScratch) drain(col *column) (overflow bool) {
 			sc.touched = append(sc.touched, r)
 		}
 	}
-	slices.Sort(sc.touched)
+	if sc.acc != nil && len(sc.touched) > len(sc.tbits)/8 {
+		// Many rows: in order from their marks rather than sorted.
+		sc.touched = sc.touched[:0]
+		for wi, w := range sc.tbits {
+			for w != 0 {
+				sc.touched = append(sc.touched, int32(wi*64+bits.TrailingZeros64(w)))
+				w &= w - 1
+			}
+		}
+	} else {
+		slices.Sort(sc.touched)
+	}
+	if sc.acc != nil {
+		for _, r := range sc.touched {
+			sc.tbits[r>>6] = 0
+		}
+	}
 	sc.touched = slices.Compact(sc.touched)
 	if sc.acc != nil {
 		nz := 0
@@ -618,6 +646,7 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 		sc = &countScratch{}
 		if d.nrows <= countDenseMax {
 			sc.acc = make([]int64, d.nrows)
+			sc.tbits = make([]uint64, (d.nrows+63)/64)
 		} else {
 			sc.accMap = map[int32]int64{}
 		}
@@ -658,10 +687,7 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 				sc.accMap[int32(r)] += n
 				return
 			}
-			if sc.acc[r] == 0 {
-				sc.touched = append(sc.touched, int32(r))
-			}
-			sc.acc[r] += n
+			sc.add(r, n)
 		}
 		for _, p := range plans {
 			if p.pivot >= 0 && !d.scored[p.lits[p.pivot].pred] {
@@ -809,6 +835,7 @@ func (d *PLLData) countWorld(c *mln.Clause, plans []*countPlan, wi int) (column,
 		sc = &countScratch{}
 		if d.nrows <= countDenseMax {
 			sc.acc = make([]int64, d.nrows)
+			sc.tbits = make([]uint64, (d.nrows+63)/64)
 		} else {
 			sc.accMap = map[int32]int64{}
 		}
@@ -826,10 +853,7 @@ func (d *PLLData) countWorld(c *mln.Clause, plans []*countPlan, wi int) (column,
 			sc.accMap[int32(r)] += n
 			return
 		}
-		if sc.acc[r] == 0 {
-			sc.touched = append(sc.touched, int32(r))
-		}
-		sc.acc[r] += n
+		sc.add(r, n)
 	}
 	for _, p := range plans {
 		if p.pivot >= 0 && !d.scored[p.lits[p.pivot].pred] {
