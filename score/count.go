@@ -1272,8 +1272,29 @@ func (cn *counter) copies(k int, m int64) int64 {
 // other m−1 enumerations would examine and stops the count when the last
 // call of rec of the last one would have passed the bound.
 func (cn *counter) tallyUniform(k int, dom []mln.ConstID, m int64, mark []uint32, stamp uint32, ti []int32) int64 {
-	v := cn.p.steps[k].v
+	p := cn.p
+	v := p.steps[k].v
 	defer func() { cn.bind[v] = -1 }()
+	// The pivot atom's id is base + coef·(v's position in its type) (or
+	// base when v is not in the pivot).
+	piv := &p.lits[p.pivot]
+	var base, coef int64
+	var tv []int32
+	valid := true
+	for j, t := range piv.args {
+		if t.IsVar() && t.Var() == v {
+			coef += piv.stride[j]
+			tv = piv.tidx[j]
+			continue
+		}
+		i := piv.tidx[j][cn.term(t)]
+		if i < 0 {
+			valid = false
+			break
+		}
+		base += int64(i) * piv.stride[j]
+	}
+	wp := &cn.w.preds[piv.pred]
 	var r int64
 	first := true
 	for _, c := range dom {
@@ -1295,8 +1316,24 @@ func (cn *counter) tallyUniform(k int, dom []mln.ConstID, m int64, mark []uint32
 				cn.over = true
 				return 0
 			}
+			if r == 0 || !valid {
+				return 0
+			}
+			r *= cn.mult
 		}
-		cn.doTally(r)
+		id := base // v not in the pivot: a "+" variable
+		if tv != nil {
+			i := tv[c]
+			if i < 0 {
+				continue
+			}
+			id += int64(i) * coef
+		}
+		n := r
+		if wp.has(id) == piv.neg {
+			n = -n // the pivot literal is false: the grounding is false
+		}
+		cn.tally(piv.pred, id, n, cn.plusBinding())
 	}
 	return 0
 }
