@@ -86,6 +86,9 @@ type planStep struct {
 	// suffix that does not mention its variable): it runs once, and each
 	// value's pivot atom is tallied with its completions.
 	uniform bool
+	// markVars are the variables other than v that a closed step's checks
+	// and neq mention: its marks stay while they keep their values.
+	markVars []int
 }
 
 // countPlan enumerates the critical groundings of one (pivot, S) choice.
@@ -578,6 +581,26 @@ func (p *countPlan) findSuffix() {
 		st := &p.steps[k]
 		st.uniform = st.kind == stepEnum && st.closed && (k+1 == len(p.steps) || k+1 == p.indepFrom && !slices.Contains(p.sufVars, st.v))
 	}
+	for k := range p.steps {
+		st := &p.steps[k]
+		if st.kind != stepEnum || !st.closed {
+			continue
+		}
+		add := func(l *planLit) {
+			for _, t := range l.args {
+				if t.IsVar() && t.Var() != st.v && !slices.Contains(st.markVars, t.Var()) {
+					st.markVars = append(st.markVars, t.Var())
+				}
+			}
+		}
+		for _, j := range st.checks {
+			add(&p.lits[j])
+		}
+		for _, j := range st.neq {
+			add(&p.lits[j])
+			add(&p.lits[p.pivot])
+		}
+	}
 }
 
 // counter enumerates plans in one world; its scratch space is reused.
@@ -622,6 +645,11 @@ type counter struct {
 type stepMark struct {
 	mark  []uint32
 	stamp uint32
+	// The marks are those of the values key of the step's markVars
+	// (valid), hit of them.
+	valid bool
+	key   []mln.ConstID
+	hit   int
 }
 
 // run enumerates plan p.
@@ -636,6 +664,9 @@ func (cn *counter) run(p *countPlan) {
 	}
 	cn.mult = 1
 	cn.sufMemo.valid = false
+	for i := range cn.stepMarks {
+		cn.stepMarks[i].valid = false
+	}
 	if !cn.checks(p.pre, p.preNeq) {
 		return
 	}
@@ -819,7 +850,22 @@ func (cn *counter) rec(k int) int64 {
 				cn.stepMarks = append(cn.stepMarks, stepMark{})
 			}
 			sm := &cn.stepMarks[k]
-			hit, _ := cn.markHits(st, &sm.mark, &sm.stamp)
+			same := sm.valid
+			for i, v := range st.markVars {
+				if !same {
+					break
+				}
+				same = cn.bind[v] == sm.key[i]
+			}
+			if !same {
+				sm.hit, _ = cn.markHits(st, &sm.mark, &sm.stamp)
+				sm.valid = true
+				sm.key = sm.key[:0]
+				for _, v := range st.markVars {
+					sm.key = append(sm.key, cn.bind[v])
+				}
+			}
+			hit := sm.hit
 			if hit == len(dom) {
 				return 0
 			}
@@ -1091,7 +1137,7 @@ func (cn *counter) markHits(st *planStep, markp *[]uint32, stampp *uint32) (hit 
 		if x < 0 {
 			return len(dom), scanned // every value makes the two atoms equal
 		}
-		if d := ti[x]; d >= 0 && mark[d] != stamp && cn.inDom(dom, ti, x) {
+		if d := ti[x]; d >= 0 && mark[d] != stamp && cn.inDom(t, d) {
 			mark[d] = stamp
 			hit++
 		}
@@ -1099,14 +1145,10 @@ func (cn *counter) markHits(st *planStep, markp *[]uint32, stampp *uint32) (hit 
 	return hit, scanned
 }
 
-// inDom reports whether constant x (of the type whose positions are ti)
-// is in dom, a domain in the model's order.
-func (cn *counter) inDom(dom []mln.ConstID, ti []int32, x mln.ConstID) bool {
-	if cn.w.dom == nil {
-		return true
-	}
-	_, ok := slices.BinarySearchFunc(dom, ti[x], func(c mln.ConstID, d int32) int { return int(ti[c] - d) })
-	return ok
+// inDom reports whether the d-th constant of type t is in the world's
+// domain.
+func (cn *counter) inDom(t mln.TypeID, d int32) bool {
+	return cn.w.dom == nil || cn.w.in[t][d]
 }
 
 // countSuffix turns on counting the independent suffix of a plan in

@@ -296,7 +296,7 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 	for _, db := range dbs {
 		w := newCWorld(sp, db)
 		if opt.OwnDomains {
-			w.dom = OwnDomains(m, db)
+			w.setDomains(sp, OwnDomains(m, db))
 		}
 		d.worlds = append(d.worlds, w)
 		nt := 0
