@@ -610,7 +610,6 @@ type counter struct {
 	m     *mln.Model
 	p     *countPlan
 	bind  []mln.ConstID
-	buf   []mln.ConstID
 	limit int64 // groundings examined allowed (<= 0: none)
 	seen  int64
 	over  bool
@@ -690,15 +689,6 @@ func (cn *counter) term(t mln.Term) mln.ConstID {
 		return cn.bind[t.Var()]
 	}
 	return t.Const()
-}
-
-// litArgs grounds a literal's arguments into cn.buf.
-func (cn *counter) litArgs(l *planLit) []mln.ConstID {
-	cn.buf = cn.buf[:0]
-	for _, t := range l.args {
-		cn.buf = append(cn.buf, cn.term(t))
-	}
-	return cn.buf
 }
 
 // evalBuiltin evaluates a comparison or internal function literal on the

@@ -657,7 +657,7 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 	for wi, w := range d.worlds {
 		bits := d.sampled[wi]
 		cn := &sc.cn
-		*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, buf: cn.buf, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp, suf: cn.suf, stepMarks: cn.stepMarks}
+		*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp, suf: cn.suf, stepMarks: cn.stepMarks}
 		type rb struct{ r, b int32 }
 		var plusAcc map[rb]int64
 		if len(c.Plus) > 0 {
@@ -842,7 +842,7 @@ func (d *PLLData) countWorld(c *mln.Clause, plans []*countPlan, wi int) (column,
 	}
 	defer d.pool.Put(sc)
 	cn := &sc.cn
-	*cn = counter{sp: d.sp, w: d.worlds[wi], m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, buf: cn.buf, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp, suf: cn.suf, stepMarks: cn.stepMarks}
+	*cn = counter{sp: d.sp, w: d.worlds[wi], m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp, suf: cn.suf, stepMarks: cn.stepMarks}
 	cn.tally = func(p mln.PredID, id int64, n int64, _ []mln.ConstID) {
 		off := d.rowOff[p]
 		if off < 0 {
