@@ -3,6 +3,7 @@ package score
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -44,6 +45,10 @@ type planLit struct {
 	neg     bool
 	args    []mln.Term // plan variables
 	exist   bool       // has an existential variable
+	// tidx[j] and stride[j] place argument j in the atom space (prepare):
+	// the atom's id is Σ tidx[j][c_j]·stride[j].
+	tidx   [][]int32
+	stride []int64
 }
 
 // stepKind says what a plan step binds.
@@ -66,6 +71,24 @@ type planStep struct {
 	// true atoms (domain size minus the values some check's atom is true
 	// for) instead of enumerated.
 	countOnly bool
+	// closed marks an enumeration step whose checks are all positive
+	// literals: the values passing them (and its neq) are counted from
+	// the true atoms (counter.falseCount) instead of tried one by one.
+	closed bool
+	// dangling marks a step before or after the tally (not at it) whose
+	// new variables no later step, check or tally mentions: the
+	// enumeration below it is the same for each of its passing values,
+	// so it runs once, its tallies or completions times their number
+	// (counter.copies).
+	dangling bool
+	// uniform marks a closed tally step below which the enumeration is
+	// the same for each of its values (the leaves, or an independent
+	// suffix that does not mention its variable): it runs once, and each
+	// value's pivot atom is tallied with its completions.
+	uniform bool
+	// markVars are the variables other than v that a closed step's checks
+	// and neq mention: its marks stay while they keep their values.
+	markVars []int
 }
 
 // countPlan enumerates the critical groundings of one (pivot, S) choice.
@@ -80,6 +103,32 @@ type countPlan struct {
 	tallyStep int        // the pivot is bound after this step (-1: before any)
 	univ      int        // universal variables (the first univ plan variables)
 	plus      []mln.Term // the clause's "+" variables (bound at the tally)
+	// indepFrom is the first step of the independent suffix: steps after
+	// the tally, each enumerating one variable whose checks mention no
+	// other variable of the suffix (len(steps)+1: none). The completions
+	// below it are the product of each step's passing values, and the
+	// groundings the enumeration would examine follow from them
+	// (counter.suffix), without enumerating.
+	indepFrom int
+	// sufVars are the variables bound before the independent suffix that
+	// it mentions: its result is the same while they keep their values.
+	sufVars []int
+}
+
+// prepare places the plan's literals in the atom space sp.
+func (p *countPlan) prepare(sp *atomSpace) {
+	for i := range p.lits {
+		l := &p.lits[i]
+		if l.pred < 0 {
+			continue
+		}
+		args := sp.m.Preds[l.pred].Args
+		l.tidx = make([][]int32, len(args))
+		for j, t := range args {
+			l.tidx[j] = sp.typeIdx[t]
+		}
+		l.stride = sp.stride[l.pred]
+	}
 }
 
 // compileClause returns the counting plans of c, or an error for what the
@@ -388,6 +437,7 @@ func (p *countPlan) schedule() {
 			p.tallyStep = len(p.steps) - 1
 		}
 	}
+	p.indepFrom = len(p.steps) + 1
 	if p.pivot < 0 {
 		p.tallyStep = len(p.steps) // the leaves
 		return
@@ -401,6 +451,156 @@ func (p *countPlan) schedule() {
 			}
 		}
 	}
+	p.findSuffix()
+}
+
+// findSuffix marks the closed enumeration steps and the independent
+// suffix (countPlan.indepFrom).
+func (p *countPlan) findSuffix() {
+	// boundBy[v]: the step that binds variable v (-1: bound before any).
+	boundBy := make([]int, len(p.varType))
+	for v := range boundBy {
+		boundBy[v] = -1
+	}
+	for k := len(p.steps) - 1; k >= 0; k-- {
+		st := &p.steps[k]
+		if st.kind == stepEnum {
+			boundBy[st.v] = k
+			continue
+		}
+		for _, t := range p.lits[st.lit].args {
+			if t.IsVar() {
+				boundBy[t.Var()] = k
+			}
+		}
+	}
+	eligible := make([]bool, len(p.steps))
+	for k := range p.steps {
+		st := &p.steps[k]
+		if st.kind != stepEnum {
+			continue
+		}
+		eligible[k], st.closed = true, true
+		for _, j := range st.checks {
+			switch l := &p.lits[j]; {
+			case l.exist:
+				eligible[k], st.closed = false, false
+			case l.pred < 0 || l.neg:
+				st.closed = false
+			}
+		}
+	}
+	// mentions reports whether step k's checks and neq mention a variable
+	// bound at or after step from other than its own.
+	mentions := func(k, from int) bool {
+		st := &p.steps[k]
+		late := func(l *planLit) bool {
+			for _, t := range l.args {
+				if t.IsVar() && t.Var() != st.v && boundBy[t.Var()] >= from {
+					return true
+				}
+			}
+			return false
+		}
+		for _, j := range st.checks {
+			if late(&p.lits[j]) {
+				return true
+			}
+		}
+		for _, j := range st.neq {
+			if late(&p.lits[j]) || late(&p.lits[p.pivot]) {
+				return true
+			}
+		}
+		return false
+	}
+	for from := len(p.steps) - 1; from > p.tallyStep; from-- {
+		ok := eligible[from]
+		for k := from; ok && k < len(p.steps); k++ {
+			ok = !mentions(k, from)
+		}
+		if !ok {
+			break
+		}
+		p.indepFrom = from
+	}
+	// later[v]: some step after the current one (or the tally after it)
+	// mentions variable v; steps are visited from the last.
+	later := make([]bool, len(p.varType))
+	mark := func(l *planLit) {
+		for _, t := range l.args {
+			if t.IsVar() {
+				later[t.Var()] = true
+			}
+		}
+	}
+	for k := len(p.steps) - 1; k >= 0; k-- {
+		st := &p.steps[k]
+		if k+1 == p.indepFrom {
+			for v, b := range boundBy {
+				if b <= k && later[v] {
+					p.sufVars = append(p.sufVars, v)
+				}
+			}
+		}
+		if k != p.tallyStep {
+			st.dangling = true
+			any := false
+			for v, b := range boundBy {
+				if b == k {
+					any = true
+					if later[v] {
+						st.dangling = false
+					}
+				}
+			}
+			st.dangling = st.dangling && any
+		}
+		if k == p.tallyStep {
+			mark(&p.lits[p.pivot])
+			for _, t := range p.plus {
+				if t.IsVar() {
+					later[t.Var()] = true
+				}
+			}
+		}
+		if st.kind == stepJoin {
+			mark(&p.lits[st.lit])
+		} else {
+			later[st.v] = true
+		}
+		for _, j := range st.checks {
+			mark(&p.lits[j])
+		}
+		for _, j := range st.neq {
+			mark(&p.lits[j])
+			mark(&p.lits[p.pivot])
+		}
+	}
+	if k := p.tallyStep; k >= 0 && k < len(p.steps) {
+		st := &p.steps[k]
+		st.uniform = st.kind == stepEnum && st.closed && (k+1 == len(p.steps) || k+1 == p.indepFrom && !slices.Contains(p.sufVars, st.v))
+	}
+	for k := range p.steps {
+		st := &p.steps[k]
+		if st.kind != stepEnum || !st.closed {
+			continue
+		}
+		add := func(l *planLit) {
+			for _, t := range l.args {
+				if t.IsVar() && t.Var() != st.v && !slices.Contains(st.markVars, t.Var()) {
+					st.markVars = append(st.markVars, t.Var())
+				}
+			}
+		}
+		for _, j := range st.checks {
+			add(&p.lits[j])
+		}
+		for _, j := range st.neq {
+			add(&p.lits[j])
+			add(&p.lits[p.pivot])
+		}
+	}
 }
 
 // counter enumerates plans in one world; its scratch space is reused.
@@ -410,7 +610,6 @@ type counter struct {
 	m     *mln.Model
 	p     *countPlan
 	bind  []mln.ConstID
-	buf   []mln.ConstID
 	limit int64 // groundings examined allowed (<= 0: none)
 	seen  int64
 	over  bool
@@ -420,9 +619,36 @@ type counter struct {
 	plusBuf []mln.ConstID
 	// scratch for existential expansion
 	exAtoms map[[2]int64]uint8
-	// scratch for countFalse: mark[i] == stamp for values already hit
+	// scratch for falseCount: mark[i] == stamp for values already hit
 	mark  []uint32
 	stamp uint32
+	// stepMarks[k] marks the values failing the checks of closed step k.
+	stepMarks []stepMark
+	// suf is scratch for suffix.
+	suf []int64
+	// lastEntry is seen at the last call of rec.
+	lastEntry int64
+	// mult multiplies the tallies: the copies of the enumeration below
+	// the dangling steps above the tally (copies).
+	mult int64
+	// sufMemo is the last result of suffix, valid while the plan's
+	// sufVars keep the values sufKey.
+	sufMemo struct {
+		valid                        bool
+		key                          []mln.ConstID
+		nodes, calls, trailing, n, k int64
+	}
+}
+
+// stepMark is a mark array with its current stamp (counter.markHits).
+type stepMark struct {
+	mark  []uint32
+	stamp uint32
+	// The marks are those of the values key of the step's markVars
+	// (valid), hit of them.
+	valid bool
+	key   []mln.ConstID
+	hit   int
 }
 
 // run enumerates plan p.
@@ -434,6 +660,11 @@ func (cn *counter) run(p *countPlan) {
 	cn.bind = cn.bind[:len(p.varType)]
 	for i := range cn.bind {
 		cn.bind[i] = -1
+	}
+	cn.mult = 1
+	cn.sufMemo.valid = false
+	for i := range cn.stepMarks {
+		cn.stepMarks[i].valid = false
 	}
 	if !cn.checks(p.pre, p.preNeq) {
 		return
@@ -460,15 +691,6 @@ func (cn *counter) term(t mln.Term) mln.ConstID {
 	return t.Const()
 }
 
-// litArgs grounds a literal's arguments into cn.buf.
-func (cn *counter) litArgs(l *planLit) []mln.ConstID {
-	cn.buf = cn.buf[:0]
-	for _, t := range l.args {
-		cn.buf = append(cn.buf, cn.term(t))
-	}
-	return cn.buf
-}
-
 // evalBuiltin evaluates a comparison or internal function literal on the
 // current binding, ignoring negation.
 func (cn *counter) evalBuiltin(l *planLit) bool {
@@ -483,9 +705,27 @@ func (cn *counter) evalBuiltin(l *planLit) bool {
 	return cn.m.EvalLiteral(l.builtin, args)
 }
 
+// atomID returns the id of l's ground atom under the current binding
+// (-1 when an argument is outside its type).
+func (cn *counter) atomID(l *planLit) int64 {
+	id := int64(0)
+	for j, t := range l.args {
+		c := mln.ConstID(t)
+		if t.IsVar() {
+			c = cn.bind[t.Var()]
+		}
+		i := l.tidx[j][c]
+		if i < 0 {
+			return -1
+		}
+		id += int64(i) * l.stride[j]
+	}
+	return id
+}
+
 // atomTrue reports whether the ground atom of l is true.
 func (cn *counter) atomTrue(l *planLit) bool {
-	id := cn.sp.id(l.pred, cn.litArgs(l))
+	id := cn.atomID(l)
 	return id >= 0 && cn.w.preds[l.pred].has(id)
 }
 
@@ -569,6 +809,7 @@ func (cn *counter) rec(k int) int64 {
 		return 0
 	}
 	cn.seen++
+	cn.lastEntry = cn.seen
 	if cn.limit > 0 && cn.seen > cn.limit {
 		cn.over = true
 		return 0
@@ -580,12 +821,89 @@ func (cn *counter) rec(k int) int64 {
 		}
 		return 1
 	}
+	if k >= p.indepFrom && countSuffix {
+		return cn.suffix(k)
+	}
 	st := &p.steps[k]
 	var n int64
 	if st.countOnly {
-		return cn.countFalse(st)
+		c, scanned := cn.falseCount(st)
+		cn.seen += scanned
+		return c
 	}
 	if st.kind == stepEnum {
+		dom := cn.dom(p.varType[st.v])
+		if st.closed && countSuffix {
+			// The values failing a check or a neq, marked from the true
+			// atoms.
+			for len(cn.stepMarks) <= k {
+				cn.stepMarks = append(cn.stepMarks, stepMark{})
+			}
+			sm := &cn.stepMarks[k]
+			same := sm.valid
+			for i, v := range st.markVars {
+				if !same {
+					break
+				}
+				same = cn.bind[v] == sm.key[i]
+			}
+			if !same {
+				sm.hit, _ = cn.markHits(st, &sm.mark, &sm.stamp)
+				sm.valid = true
+				sm.key = sm.key[:0]
+				for _, v := range st.markVars {
+					sm.key = append(sm.key, cn.bind[v])
+				}
+			}
+			hit := sm.hit
+			if hit == len(dom) {
+				return 0
+			}
+			ti := cn.sp.typeIdx[p.varType[st.v]]
+			mark, stamp := sm.mark, sm.stamp
+			if st.uniform {
+				return cn.tallyUniform(k, dom, int64(len(dom)-hit), mark, stamp, ti)
+			}
+			if st.dangling {
+				for _, c := range dom {
+					if mark[ti[c]] != stamp {
+						cn.bind[st.v] = c
+						break
+					}
+				}
+				n = cn.copies(k, int64(len(dom)-hit))
+				cn.bind[st.v] = -1
+				return n
+			}
+			for _, c := range dom {
+				if mark[ti[c]] == stamp {
+					continue
+				}
+				cn.bind[st.v] = c
+				n += cn.after(k)
+			}
+			cn.bind[st.v] = -1
+			return n
+		}
+		if st.dangling && countSuffix {
+			var m int64
+			first := mln.ConstID(-1)
+			for _, c := range dom {
+				cn.bind[st.v] = c
+				if cn.checks(st.checks, st.neq) {
+					if m == 0 {
+						first = c
+					}
+					m++
+				}
+			}
+			if m > 0 {
+				cn.bind[st.v] = first
+				n = cn.copies(k, m)
+			}
+			cn.bind[st.v] = -1
+			return n
+		}
 		for _, c := range cn.dom(p.varType[st.v]) {
 			cn.bind[st.v] = c
 			if cn.checks(st.checks, st.neq) {
@@ -625,6 +943,42 @@ func (cn *counter) rec(k int) int64 {
 	}
 	ar := wp.arity
 	var setv [16]int
+	if st.dangling && countSuffix {
+		var m int64
+		pick := int32(-1)
+		count := func(a int32) {
+			args := wp.args[int(a)*ar : int(a)*ar+ar]
+			ns, ok := mln.BindArgs(l.args, args, cn.bind, setv[:])
+			if ok && cn.checks(st.checks, st.neq) {
+				if m == 0 {
+					pick = a
+				}
+				m++
+			}
+			for i := 0; i < ns; i++ {
+				cn.bind[setv[i]] = -1
+			}
+		}
+		if first {
+			for a := 0; a < wp.numTrue(); a++ {
+				count(int32(a))
+			}
+		} else {
+			for _, a := range cands {
+				count(a)
+			}
+		}
+		if m == 0 {
+			return 0
+		}
+		args := wp.args[int(pick)*ar : int(pick)*ar+ar]
+		ns, _ := mln.BindArgs(l.args, args, cn.bind, setv[:])
+		n = cn.copies(k, m)
+		for i := 0; i < ns; i++ {
+			cn.bind[setv[i]] = -1
+		}
+		return n
+	}
 	visit := func(a int32) {
 		args := wp.args[int(a)*ar : int(a)*ar+ar]
 		ns, ok := mln.BindArgs(l.args, args, cn.bind, setv[:])
@@ -647,24 +1001,36 @@ func (cn *counter) rec(k int) int64 {
 	return n
 }
 
-// countFalse returns the number of values of the last step's variable
-// for which every check (a positive literal) is false: the domain size
-// minus the values for which some check's atom is true, found from the
-// true atoms matching the bound arguments.
-func (cn *counter) countFalse(st *planStep) int64 {
+// falseCount returns the number of values of a closed step's variable
+// for which every check (a positive literal) is false and every neq
+// literal's atom differs from the pivot's: the domain size minus the
+// values for which some check's atom is true, found from the true atoms
+// matching the bound arguments, and minus the values that make a neq
+// literal's atom the pivot's. scanned is the number of true atoms looked
+// at (the groundings a countOnly step examines).
+func (cn *counter) falseCount(st *planStep) (count, scanned int64) {
+	hit, scanned := cn.markHits(st, &cn.mark, &cn.stamp)
+	return int64(len(cn.dom(cn.p.varType[st.v])) - hit), scanned
+}
+
+// markHits marks in *mark, with a new *stamp, the positions of the
+// values of a closed step's variable that fail a check or a neq, and
+// returns their number and the true atoms scanned (see falseCount).
+func (cn *counter) markHits(st *planStep, markp *[]uint32, stampp *uint32) (hit int, scanned int64) {
 	p := cn.p
 	v := st.v
 	t := p.varType[v]
 	dom := cn.dom(t)
-	if n := cn.m.Types[t].Size(); len(cn.mark) < n {
-		cn.mark = make([]uint32, n) // indexed by the position in the model's domain
+	if n := cn.m.Types[t].Size(); len(*markp) < n {
+		*markp = make([]uint32, n) // indexed by the position in the model's domain
 	}
-	cn.stamp++
-	if cn.stamp == 0 {
-		clear(cn.mark)
-		cn.stamp = 1
+	mark := *markp
+	*stampp++
+	if *stampp == 0 {
+		clear(mark)
+		*stampp = 1
 	}
-	hit := 0
+	stamp := *stampp
 	ti := cn.sp.typeIdx[t]
 	for _, j := range st.checks {
 		l := &p.lits[j]
@@ -676,7 +1042,7 @@ func (cn *counter) countFalse(st *planStep) int64 {
 			if a.IsVar() && a.Var() == v {
 				continue
 			}
-			ix := cn.sp.typeIdx[cn.m.Preds[l.pred].Args[k]][cn.term(a)]
+			ix := l.tidx[k][cn.term(a)]
 			if ix < 0 {
 				cands, all = nil, false
 				break
@@ -688,7 +1054,7 @@ func (cn *counter) countFalse(st *planStep) int64 {
 		if all {
 			n = wp.numTrue()
 		}
-		cn.seen += int64(n)
+		scanned += int64(n)
 		for i := 0; i < n; i++ {
 			a := i
 			if !all {
@@ -712,13 +1078,296 @@ func (cn *counter) countFalse(st *planStep) int64 {
 			if !ok || x < 0 {
 				continue
 			}
-			if d := ti[x]; d >= 0 && cn.mark[d] != cn.stamp {
-				cn.mark[d] = cn.stamp
+			if d := ti[x]; d >= 0 && mark[d] != stamp {
+				mark[d] = stamp
 				hit++
 			}
 		}
 	}
-	return int64(len(dom) - hit)
+	// A neq literal's atom is the pivot's for at most one value of v (the
+	// pivot's argument where the literal has v, or the literal's where
+	// the pivot has v, if consistent, the other arguments equal and the
+	// value in the domain), or for all of them (where each has v the
+	// other has v too, the other arguments equal).
+	piv := &p.lits[p.pivot]
+	for _, j := range st.neq {
+		l := &p.lits[j]
+		x := mln.ConstID(-1)
+		ok := true
+		for k, at := range l.args {
+			pt := piv.args[k]
+			av, pv := at.IsVar() && at.Var() == v, pt.IsVar() && pt.Var() == v
+			var want mln.ConstID
+			switch {
+			case av && pv:
+				continue
+			case av:
+				want = cn.term(pt)
+			case pv:
+				want = cn.term(at)
+			default:
+				if cn.term(at) != cn.term(pt) {
+					ok = false
+				}
+			}
+			if !ok {
+				break
+			}
+			if av || pv {
+				if x >= 0 && x != want {
+					ok = false
+					break
+				}
+				x = want
+			}
+		}
+		if !ok {
+			continue
+		}
+		if x < 0 {
+			return len(dom), scanned // every value makes the two atoms equal
+		}
+		if d := ti[x]; d >= 0 && mark[d] != stamp && cn.inDom(t, d) {
+			mark[d] = stamp
+			hit++
+		}
+	}
+	return hit, scanned
+}
+
+// inDom reports whether the d-th constant of type t is in the world's
+// domain.
+func (cn *counter) inDom(t mln.TypeID, d int32) bool {
+	return cn.w.dom == nil || cn.w.in[t][d]
+}
+
+// countSuffix turns on counting the independent suffix of a plan in
+// closed form (tests turn it off to compare with the enumeration).
+var countSuffix = true
+
+// suffix returns the completions of steps k.. of the independent suffix
+// (k ≥ indepFrom), rec(k) having counted itself: the product of each
+// step's passing values. It adds the groundings the enumeration of those
+// steps would examine, and stops the count when the enumeration would
+// have passed the bound on groundings at a call of rec.
+func (cn *counter) suffix(k int) int64 {
+	p := cn.p
+	e := len(p.steps) - 1
+	memo := &cn.sufMemo
+	if k == p.indepFrom {
+		if memo.valid {
+			same := true
+			for i, v := range p.sufVars {
+				if cn.bind[v] != memo.key[i] {
+					same = false
+					break
+				}
+			}
+			if same {
+				return cn.suffixResult(memo.nodes, memo.calls, memo.trailing, memo.n)
+			}
+		}
+	}
+	cs := cn.suf[:0]
+	var scanned int64 // the last step's, when it is countOnly
+	for i := k; i <= e; i++ {
+		st := &p.steps[i]
+		var c int64
+		switch {
+		case st.countOnly:
+			c, scanned = cn.falseCount(st)
+		case st.closed:
+			c, _ = cn.falseCount(st)
+		default:
+			for _, x := range cn.dom(p.varType[st.v]) {
+				cn.bind[st.v] = x
+				if cn.checks(st.checks, st.neq) {
+					c++
+				}
+			}
+			cn.bind[st.v] = -1
+		}
+		cs = append(cs, c)
+		if c == 0 {
+			break // the later steps are not reached
+		}
+	}
+	cn.suf = cs
+	// nodes: the calls of rec below rec(k) and the groundings they
+	// examine, as the enumeration counts them; calls: the calls of rec
+	// below rec(k); trailing: what the enumeration adds after its last
+	// call of rec (a countOnly last step's scan).
+	last := k + len(cs) - 1 // the last step reached
+	countOnly := last == e && p.steps[e].countOnly
+	var nodes, calls, trailing, inv int64 = 0, 0, 0, 1
+	for i := k; i <= last; i++ {
+		if i > k {
+			calls = satAdd(calls, inv)
+			nodes = satAdd(nodes, inv)
+		}
+		if i == e && countOnly {
+			nodes = satAdd(nodes, satMul(inv, scanned))
+			if i > k {
+				trailing = scanned
+			}
+			break
+		}
+		inv = satMul(inv, cs[i-k])
+		if i == e { // the leaves
+			calls = satAdd(calls, inv)
+			nodes = satAdd(nodes, inv)
+		}
+	}
+	n := int64(0)
+	if len(cs) == e-k+1 {
+		n = 1
+		for _, c := range cs {
+			n *= c
+		}
+	}
+	if k == p.indepFrom {
+		memo.valid = true
+		memo.key = memo.key[:0]
+		for _, v := range p.sufVars {
+			memo.key = append(memo.key, cn.bind[v])
+		}
+		memo.nodes, memo.calls, memo.trailing, memo.n = nodes, calls, trailing, n
+	}
+	return cn.suffixResult(nodes, calls, trailing, n)
+}
+
+// suffixResult adds the groundings an independent suffix examines
+// (nodes, of which calls are calls of rec and trailing follow the last
+// call) and returns its completions n, or stops the count when the
+// enumeration would have passed the bound at a call of rec.
+func (cn *counter) suffixResult(nodes, calls, trailing, n int64) int64 {
+	before := cn.seen
+	cn.seen = satAdd(cn.seen, nodes)
+	if calls > 0 {
+		cn.lastEntry = satAdd(before, nodes-trailing)
+		if cn.limit > 0 && cn.lastEntry > cn.limit {
+			cn.over = true
+			return 0
+		}
+	}
+	return n
+}
+
+// satAdd and satMul add and multiply non-negative counts, saturating.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// copies runs the enumeration after dangling step k once for its m
+// passing values (bound to one of them), which would each enumerate the
+// same: it multiplies the tallies below (a step before the tally) or the
+// completions (after it) by m, and adds the groundings the m−1 other
+// copies would examine, stopping the count when the last call of rec of
+// the last copy would have passed the bound.
+func (cn *counter) copies(k int, m int64) int64 {
+	if m == 1 {
+		return cn.rec(k + 1)
+	}
+	s0 := cn.seen
+	mult := cn.mult
+	if k < cn.p.tallyStep {
+		cn.mult *= m
+	}
+	r := cn.rec(k + 1)
+	cn.mult = mult
+	if cn.over {
+		return 0
+	}
+	size, last := cn.seen-s0, cn.lastEntry-s0
+	cn.seen = satAdd(s0, satMul(m, size))
+	cn.lastEntry = satAdd(s0, satAdd(satMul(m-1, size), last))
+	if cn.limit > 0 && cn.lastEntry > cn.limit {
+		cn.over = true
+		return 0
+	}
+	return r * m
+}
+
+// tallyUniform runs a uniform tally step k: the enumeration below it
+// once, for the first of its m values not marked, and each value's
+// pivot atom tallied with its completions; it adds the groundings the
+// other m−1 enumerations would examine and stops the count when the last
+// call of rec of the last one would have passed the bound.
+func (cn *counter) tallyUniform(k int, dom []mln.ConstID, m int64, mark []uint32, stamp uint32, ti []int32) int64 {
+	p := cn.p
+	v := p.steps[k].v
+	defer func() { cn.bind[v] = -1 }()
+	// The pivot atom's id is base + coef·(v's position in its type) (or
+	// base when v is not in the pivot).
+	piv := &p.lits[p.pivot]
+	var base, coef int64
+	var tv []int32
+	valid := true
+	for j, t := range piv.args {
+		if t.IsVar() && t.Var() == v {
+			coef += piv.stride[j]
+			tv = piv.tidx[j]
+			continue
+		}
+		i := piv.tidx[j][cn.term(t)]
+		if i < 0 {
+			valid = false
+			break
+		}
+		base += int64(i) * piv.stride[j]
+	}
+	wp := &cn.w.preds[piv.pred]
+	var r int64
+	first := true
+	for _, c := range dom {
+		if mark[ti[c]] == stamp {
+			continue
+		}
+		cn.bind[v] = c
+		if first {
+			first = false
+			s0 := cn.seen
+			r = cn.rec(k + 1)
+			if cn.over {
+				return 0
+			}
+			size, last := cn.seen-s0, cn.lastEntry-s0
+			cn.seen = satAdd(s0, satMul(m, size))
+			cn.lastEntry = satAdd(s0, satAdd(satMul(m-1, size), last))
+			if cn.limit > 0 && cn.lastEntry > cn.limit {
+				cn.over = true
+				return 0
+			}
+			if r == 0 || !valid {
+				return 0
+			}
+			r *= cn.mult
+		}
+		id := base // v not in the pivot: a "+" variable
+		if tv != nil {
+			i := tv[c]
+			if i < 0 {
+				continue
+			}
+			id += int64(i) * coef
+		}
+		n := r
+		if wp.has(id) == piv.neg {
+			n = -n // the pivot literal is false: the grounding is false
+		}
+		cn.tally(piv.pred, id, n, cn.plusBinding())
+	}
+	return 0
 }
 
 // after continues after step k, tallying when the pivot has just become
@@ -737,11 +1386,11 @@ func (cn *counter) doTally(n int64) {
 		return
 	}
 	l := &cn.p.lits[cn.p.pivot]
-	args := cn.litArgs(l)
-	id := cn.sp.id(l.pred, args)
+	id := cn.atomID(l)
 	if id < 0 {
 		return
 	}
+	n *= cn.mult
 	if cn.w.preds[l.pred].has(id) == l.neg {
 		n = -n // the pivot literal is false: the grounding is false
 	}
@@ -781,8 +1430,7 @@ func (cn *counter) expand() {
 				continue
 			}
 			cn.seen++
-			args := cn.litArgs(l)
-			id := cn.sp.id(l.pred, args)
+			id := cn.atomID(l)
 			if id < 0 {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -295,7 +296,7 @@ func NewPLLData(m *mln.Model, dbs []*mln.Database, scored []mln.PredID, opt Coun
 	for _, db := range dbs {
 		w := newCWorld(sp, db)
 		if opt.OwnDomains {
-			w.dom = OwnDomains(m, db)
+			w.setDomains(sp, OwnDomains(m, db))
 		}
 		d.worlds = append(d.worlds, w)
 		nt := 0
@@ -442,7 +443,18 @@ type countScratch struct {
 	acc     []int64
 	accMap  map[int32]int64
 	touched []int32
-	cn      counter
+	// tbits marks the touched rows of acc.
+	tbits []uint64
+	cn    counter
+}
+
+// add adds n to row r of the dense accumulator.
+func (sc *countScratch) add(r int64, n int64) {
+	if sc.acc[r] == 0 && sc.tbits[r>>6]&(1<<(r&63)) == 0 {
+		sc.touched = append(sc.touched, int32(r))
+		sc.tbits[r>>6] |= 1 << (r & 63)
+	}
+	sc.acc[r] += n
 }
 
 // drain appends the non-zero accumulated counts to col, in row order,
@@ -454,8 +466,34 @@ func (sc *countScratch) drain(col *column) (overflow bool) {
 			sc.touched = append(sc.touched, r)
 		}
 	}
-	slices.Sort(sc.touched)
+	if sc.acc != nil && len(sc.touched) > len(sc.tbits)/8 {
+		// Many rows: in order from their marks rather than sorted.
+		sc.touched = sc.touched[:0]
+		for wi, w := range sc.tbits {
+			for w != 0 {
+				sc.touched = append(sc.touched, int32(wi*64+bits.TrailingZeros64(w)))
+				w &= w - 1
+			}
+		}
+	} else {
+		slices.Sort(sc.touched)
+	}
+	if sc.acc != nil {
+		for _, r := range sc.touched {
+			sc.tbits[r>>6] = 0
+		}
+	}
 	sc.touched = slices.Compact(sc.touched)
+	if sc.acc != nil {
+		nz := 0
+		for _, r := range sc.touched {
+			if sc.acc[r] != 0 {
+				nz++
+			}
+		}
+		col.idx = slices.Grow(col.idx, nz)
+		col.val = slices.Grow(col.val, nz)
+	}
 	for _, r := range sc.touched {
 		var v int64
 		if sc.acc != nil {
@@ -597,6 +635,9 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 	if err != nil {
 		return nil, clauseError(d.m, c, err)
 	}
+	for _, p := range plans {
+		p.prepare(d.sp)
+	}
 	if d.opt.Shared != nil && len(c.Plus) == 0 {
 		return d.countShared(c, plans)
 	}
@@ -605,6 +646,7 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 		sc = &countScratch{}
 		if d.nrows <= countDenseMax {
 			sc.acc = make([]int64, d.nrows)
+			sc.tbits = make([]uint64, (d.nrows+63)/64)
 		} else {
 			sc.accMap = map[int32]int64{}
 		}
@@ -615,7 +657,7 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 	for wi, w := range d.worlds {
 		bits := d.sampled[wi]
 		cn := &sc.cn
-		*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, buf: cn.buf, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp}
+		*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp, suf: cn.suf, stepMarks: cn.stepMarks}
 		type rb struct{ r, b int32 }
 		var plusAcc map[rb]int64
 		if len(c.Plus) > 0 {
@@ -645,10 +687,7 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 				sc.accMap[int32(r)] += n
 				return
 			}
-			if sc.acc[r] == 0 {
-				sc.touched = append(sc.touched, int32(r))
-			}
-			sc.acc[r] += n
+			sc.add(r, n)
 		}
 		for _, p := range plans {
 			if p.pivot >= 0 && !d.scored[p.lits[p.pivot].pred] {
@@ -766,7 +805,13 @@ func (d *PLLData) countShared(c *mln.Clause, plans []*countPlan) (*ClauseCounts,
 		}
 		col := e.col
 		if bits := d.sampled[wi]; bits != nil {
-			var kept column
+			nk := 0
+			for _, r := range col.idx {
+				if bits[r>>6]&(1<<(r&63)) != 0 {
+					nk++
+				}
+			}
+			kept := column{idx: make([]int32, 0, nk), val: make([]int32, 0, nk)}
 			for i, r := range col.idx {
 				if bits[r>>6]&(1<<(r&63)) != 0 {
 					kept.idx = append(kept.idx, r)
@@ -790,13 +835,14 @@ func (d *PLLData) countWorld(c *mln.Clause, plans []*countPlan, wi int) (column,
 		sc = &countScratch{}
 		if d.nrows <= countDenseMax {
 			sc.acc = make([]int64, d.nrows)
+			sc.tbits = make([]uint64, (d.nrows+63)/64)
 		} else {
 			sc.accMap = map[int32]int64{}
 		}
 	}
 	defer d.pool.Put(sc)
 	cn := &sc.cn
-	*cn = counter{sp: d.sp, w: d.worlds[wi], m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, buf: cn.buf, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp}
+	*cn = counter{sp: d.sp, w: d.worlds[wi], m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp, suf: cn.suf, stepMarks: cn.stepMarks}
 	cn.tally = func(p mln.PredID, id int64, n int64, _ []mln.ConstID) {
 		off := d.rowOff[p]
 		if off < 0 {
@@ -807,10 +853,7 @@ func (d *PLLData) countWorld(c *mln.Clause, plans []*countPlan, wi int) (column,
 			sc.accMap[int32(r)] += n
 			return
 		}
-		if sc.acc[r] == 0 {
-			sc.touched = append(sc.touched, int32(r))
-		}
-		sc.acc[r] += n
+		sc.add(r, n)
 	}
 	for _, p := range plans {
 		if p.pivot >= 0 && !d.scored[p.lits[p.pivot].pred] {

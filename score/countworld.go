@@ -77,6 +77,20 @@ type cworld struct {
 	// dom, when not nil, gives each type's domain in this world (a subset
 	// of the model's, in its order); nil: the model's domains.
 	dom [][]mln.ConstID
+	// in[t][i], with dom: the i-th constant of type t is in dom[t].
+	in [][]bool
+}
+
+// setDomains gives w the domains dom (OwnDomains).
+func (w *cworld) setDomains(s *atomSpace, dom [][]mln.ConstID) {
+	w.dom = dom
+	w.in = make([][]bool, len(dom))
+	for t, cs := range dom {
+		w.in[t] = make([]bool, s.m.Types[t].Size())
+		for _, c := range cs {
+			w.in[t][s.typeIdx[t][c]] = true
+		}
+	}
 }
 
 type cwPred struct {

@@ -100,7 +100,16 @@
 // roughly the true atoms of its negative literals joined on shared
 // variables times the domains of the variables only positive literals
 // mention; a clause whose positive-only variables range over large
-// domains costs the most (MaxGroundings bounds it). Its column has one
+// domains costs the most (MaxGroundings bounds it). The groundings a count
+// examines (what MaxGroundings bounds; ClauseCounts.Examined) are those of
+// that enumeration, but the counter visits far fewer: variables bound
+// after the pivot atom that no later literal joins on are counted in
+// closed form from the true atoms (the domain minus the values a true
+// atom or the pivot's atom excludes), a step whose new variables nothing
+// later mentions, or a step binding the pivot whose continuation does not
+// depend on it, enumerates its continuation once and multiplies, and the
+// counts, the number of groundings examined and the bound's decision are
+// the enumeration's (TestCountSuffixExact). Its column has one
 // entry per atom with Δ ≠ 0. Building a base's rows is linear in its
 // columns' entries; an evaluation is linear in the distinct rows' entries;
 // scoring a candidate rebuilds only the rows of the atoms its column

@@ -111,8 +111,16 @@ func (sc *Screen) Gain(ctx context.Context, remove []int, cand *mln.Clause) (gai
 	// w·Δ_a) − log σ(r_a)) over the atoms the candidate touches, r_a the
 	// log-odds without the removed clauses: atoms with equal (r_a, Δ_a)
 	// are merged.
-	type key struct{ r, d uint64 }
-	group := map[key]int{}
+	nnz := 0
+	for db := range s.base {
+		nnz += len(cc.cols[db].idx)
+	}
+	gt, _ := groupTables.Get().(*groupTable)
+	if gt == nil {
+		gt = &groupTable{}
+	}
+	defer groupTables.Put(gt)
+	gt.reset(nnz)
 	var mul, r, delta []float64
 	for db := range s.base {
 		col := cc.cols[db]
@@ -133,11 +141,8 @@ func (sc *Screen) Gain(ctx context.Context, remove []int, cand *mln.Clause) (gai
 				continue
 			}
 			dv := float64(col.val[i]) * cc.Scale(db)
-			kk := key{math.Float64bits(y), math.Float64bits(dv)}
-			g, ok := group[kk]
+			g, ok := gt.find(math.Float64bits(y), math.Float64bits(dv), int32(len(mul)))
 			if !ok {
-				g = len(mul)
-				group[kk] = g
 				mul, r, delta = append(mul, 0), append(r, y), append(delta, dv)
 			}
 			mul[g] += c
@@ -395,4 +400,50 @@ func sigmoid(x float64) float64 {
 	}
 	e := math.Exp(x)
 	return e / (1 + e)
+}
+
+// groupTable numbers distinct (log-odds, Δ) pairs in order of first
+// appearance (Screen.Gain): an open-addressing hash table reused across
+// calls, its slots emptied by advancing a generation.
+type groupTable struct {
+	keys [][2]uint64
+	vals []int32
+	gen  []uint32
+	cur  uint32
+	mask uint64
+}
+
+var groupTables sync.Pool // *groupTable
+
+// reset empties the table for up to n keys.
+func (t *groupTable) reset(n int) {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	if len(t.keys) < size {
+		t.keys, t.vals, t.gen, t.cur = make([][2]uint64, size), make([]int32, size), make([]uint32, size), 0
+	}
+	t.mask = uint64(size - 1)
+	t.cur++
+	if t.cur == 0 {
+		clear(t.gen)
+		t.cur = 1
+	}
+}
+
+// find returns the number of key (a, b), giving it next when it is new
+// (ok false).
+func (t *groupTable) find(a, b uint64, next int32) (int32, bool) {
+	h := a*0x9e3779b97f4a7c15 ^ b*0xc2b2ae3d27d4eb4f
+	h ^= h >> 29
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		if t.gen[i] != t.cur {
+			t.gen[i], t.keys[i], t.vals[i] = t.cur, [2]uint64{a, b}, next
+			return next, false
+		}
+		if t.keys[i] == [2]uint64{a, b} {
+			return t.vals[i], true
+		}
+	}
 }
