@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/marple-mln/marple/internal/unionfind"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -193,19 +194,12 @@ func compileClause(m *mln.Model, c *mln.Clause) ([]*countPlan, error) {
 // it (nil when they cannot be).
 func unifyPlan(m *mln.Model, c *mln.Clause, isExist, litExist []bool, pivot int, S []int) *countPlan {
 	nv := len(c.Vars)
-	parent := make([]int, nv)
+	parent := unionfind.New[int](nv)
 	val := make([]mln.ConstID, nv)
-	for v := range parent {
-		parent[v], val[v] = v, -1
+	for v := range val {
+		val[v] = -1
 	}
-	var find func(v int) int
-	find = func(v int) int {
-		for parent[v] != v {
-			parent[v] = parent[parent[v]]
-			v = parent[v]
-		}
-		return v
-	}
+	find := parent.Find
 	ok := true
 	unify := func(a, b mln.Term) {
 		switch {
