@@ -260,6 +260,10 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 	warned := 0
 	var grown listedGrowth
 	err := syntax.ScanDBDialect(m.Dialect, name, src, func(a *syntax.RawAtom) {
+		if a.Domain {
+			db.addDBDomain(a, &errs)
+			return
+		}
 		if a.Func {
 			// "Value = f(A1, ..., An)": an atom of f's auxiliary predicate.
 			fn := m.funcByName(string(a.Pred))

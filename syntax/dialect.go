@@ -31,6 +31,8 @@ import (
 // supports is false (LoMRF's predicate completion, decomposed form).
 // "t++" and "t--" are the integer successor and predecessor, t+1 and t-1.
 // Predicates without evidence are open world.
+//
+// pracmln's and ProbCog's dialect: see dialect_pracmln.go.
 type Dialect uint8
 
 // The dialects.
@@ -38,9 +40,10 @@ const (
 	Alchemy Dialect = iota
 	Tuffy
 	LoMRF
+	Pracmln
 )
 
-var dialectNames = [...]string{"alchemy", "tuffy", "lomrf"}
+var dialectNames = [...]string{"alchemy", "tuffy", "lomrf", "pracmln"}
 
 // String returns the dialect's name as the -dialect flag spells it.
 func (d Dialect) String() string {
@@ -81,6 +84,8 @@ func (s *scanner) dialectToken() (token, bool) {
 		return tok(tDefine, 2) // not "w:-1.5", a utility
 	}
 	switch s.dialect {
+	case Pracmln:
+		return s.pracToken()
 	case Tuffy:
 		switch {
 		case c == '[':

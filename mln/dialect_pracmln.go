@@ -1,0 +1,228 @@
+package mln
+
+import (
+	"github.com/marple-mln/marple/syntax"
+)
+
+// ProbConstraint is pracmln's and ProbCog's "P(F) = p" (syntax.
+// ProbConstraint): the weight of formula Formula is to be fitted so that
+// one grounding of it has prior probability P.
+type ProbConstraint struct {
+	Pos     syntax.Pos
+	AST     syntax.Formula
+	P       float64
+	Formula int // index in Model.Formulas, -1 until resolved
+}
+
+// addProbConstraint records a probability constraint of the model.
+func (m *Model) addProbConstraint(d *syntax.ProbConstraint) {
+	m.ProbConstraints = append(m.ProbConstraints, &ProbConstraint{Pos: d.PPos, AST: d.F, P: d.P, Formula: -1})
+}
+
+// ResolveProbConstraints finds, for each probability constraint, the
+// formula of the model it constrains: the first soft formula written the
+// same way (as printed; pracmln matches the text). A constraint on a
+// formula the model lacks, on a hard formula or on a formula with "+"
+// variables is an error at its position.
+func (m *Model) ResolveProbConstraints() error {
+	var errs syntax.ErrorList
+	for _, pc := range m.ProbConstraints {
+		want := syntax.FormulaString(pc.AST)
+		pc.Formula = -1
+		for i, f := range m.Formulas {
+			if f.AST != nil && syntax.FormulaString(f.AST) == want {
+				pc.Formula = i
+				break
+			}
+		}
+		switch {
+		case pc.Formula < 0:
+			errs.Add(pc.Pos, "probability constraint on %s, which is not a formula of the model (pracmln requires the formula in the model, with some weight)", want)
+		case m.Formulas[pc.Formula].Hard:
+			errs.Add(pc.Pos, "probability constraint on the hard formula %s", want)
+		case len(m.Formulas[pc.Formula].PlusVars) > 0:
+			errs.Add(pc.Pos, "probability constraint on %s, which has '+' variables (one weight per constant): not supported", want)
+		}
+	}
+	errs.Sort()
+	return errs.Err()
+}
+
+// addDBDomain adds the constants of a domain declaration in a .db file
+// (pracmln's dialect) to their type; a type the model does not know is an
+// error, as the constants would belong to no predicate.
+func (db *Database) addDBDomain(a *syntax.RawAtom, errs *syntax.ErrorList) {
+	m := db.Model
+	t, ok := m.Type(string(a.Pred))
+	if !ok {
+		errs.Add(a.Pos, "unknown type %s in a domain declaration", a.Pred)
+		return
+	}
+	for _, b := range a.Args {
+		c, ok := m.constIndex[string(b)]
+		if !ok {
+			c = m.AddConst(string(b))
+		}
+		t.add(c)
+	}
+}
+
+// wholeFormula compiles the soft formula f of a model of pracmln's dialect
+// into clauses whose weights add up to f's weight times f's truth value,
+// up to a constant: pracmln weighs a formula as a whole (it does not split
+// its weight over its CNF's clauses as Alchemy does). raw is f's CNF.
+//
+//   - A single clause keeps the weight.
+//   - When ¬f is one clause D, w·[f] = w - w·[D]: D with weight -w.
+//   - Otherwise f's Boolean function is split (Shannon expansion on its
+//     literals) into disjoint conjunctions S_j, w·[f] = Σ_j w·[S_j] and
+//     each S_j becomes the clause ¬S_j with weight -w; or ¬f into
+//     disjoint T_j, w·[f] = w - Σ_j w·[T_j], each ¬T_j with weight w,
+//     whichever has fewer terms. Literals that denote one atom in some
+//     grounding (P(x), P(y)) keep this exact: the expansion is an
+//     identity of Boolean functions, and terms are disjoint by a literal
+//     and its complement.
+func (c *compiler) wholeFormula(f *Formula, root *node, raw []cl) []*Clause {
+	pos, constF := c.keep(raw)
+	if constF {
+		return nil // f is true or false in every world: a constant
+	}
+	if len(pos) == 1 {
+		return []*Clause{c.makeClause(f, pos[0], 1)}
+	}
+	neg, constN := c.keep(c.cnf(c.nnf(c.copyNode(root, nil), true)))
+	if constN {
+		return nil
+	}
+	if len(neg) == 1 {
+		return []*Clause{c.makeClause(f, neg[0], -1)}
+	}
+	for _, set := range [][]cl{pos, neg} {
+		for _, x := range set {
+			if len(x.exist) > 0 {
+				c.fail("pracmln weighs a formula as a whole; this one (neither it nor its negation one clause) has an existential quantifier in a clause of several, which Marple cannot weigh as one")
+			}
+			for _, l := range x.lits {
+				for _, t := range l.Args {
+					if t.IsVar() && c.vars[t.Var()].bound {
+						c.fail("pracmln weighs a formula as a whole; this one (neither it nor its negation one clause) quantifies variable %s inside, which Marple cannot weigh as one", c.vars[t.Var()].name)
+					}
+				}
+			}
+		}
+	}
+	sPos := shannon(pos, maxWholeTerms)
+	sNeg := shannon(neg, maxWholeTerms)
+	if sPos == nil && sNeg == nil {
+		c.fail("pracmln weighs a formula as a whole; this one needs more than %d clauses to be weighed exactly", maxWholeTerms)
+	}
+	coef, terms := -1.0, sPos
+	if sPos == nil || sNeg != nil && len(sNeg) < len(sPos) {
+		coef, terms = 1, sNeg
+	}
+	out := make([]*Clause, 0, len(terms))
+	for _, t := range terms {
+		var x cl
+		for _, l := range t {
+			x.lits = append(x.lits, negLit(l))
+		}
+		if c.simplify(&x) {
+			continue // a term false in every world
+		}
+		out = append(out, c.makeClause(f, x, coef))
+	}
+	return out
+}
+
+// maxWholeTerms bounds the clauses of one formula weighed as a whole.
+const maxWholeTerms = 256
+
+// keep drops the tautologies of raw clauses; it reports constant when the
+// conjunction is constant (no clause left: true; an empty clause: false).
+func (c *compiler) keep(raw []cl) (kept []cl, constant bool) {
+	for _, x := range raw {
+		if c.simplify(&x) {
+			continue
+		}
+		if len(x.lits) == 0 {
+			return nil, true
+		}
+		kept = append(kept, x)
+	}
+	return kept, len(kept) == 0
+}
+
+// atomKey identifies the atom of a literal and its sign (a comparison
+// and its complement share their atom).
+func atomKey(l Literal) (string, bool) {
+	if l.Pred < 0 && !l.Builtin.IsArith() {
+		b, nb := l.Builtin, negBuiltin(l.Builtin)
+		canon := min(b, nb)
+		l.Builtin = canon
+		return litKey(&l), b == canon
+	}
+	return litKey(&l), !l.Neg
+}
+
+// shannon returns disjoint conjunctions of literals whose disjunction is
+// the CNF cls, or nil past limit terms.
+func shannon(cls []cl, limit int) [][]Literal {
+	var out [][]Literal
+	assign := map[string]bool{}
+	var term []Literal
+	var rec func() bool
+	rec = func() bool {
+		// The first clause not yet satisfied, and its first free literal.
+		var pick *Literal
+		for _, x := range cls {
+			sat := false
+			var free *Literal
+			for i := range x.lits {
+				k, s := atomKey(x.lits[i])
+				if v, ok := assign[k]; ok {
+					if v == s {
+						sat = true
+						break
+					}
+				} else if free == nil {
+					free = &x.lits[i]
+				}
+			}
+			if sat {
+				continue
+			}
+			if free == nil {
+				return true // falsified: no term
+			}
+			pick = free
+			break
+		}
+		if pick == nil {
+			if len(out) >= limit {
+				return false
+			}
+			out = append(out, append([]Literal(nil), term...))
+			return true
+		}
+		k, s := atomKey(*pick)
+		for _, val := range []bool{s, !s} {
+			assign[k] = val
+			l := *pick
+			if val != s {
+				l = negLit(l)
+			}
+			term = append(term, l)
+			ok := rec()
+			term = term[:len(term)-1]
+			if !ok {
+				return false
+			}
+		}
+		delete(assign, k)
+		return true
+	}
+	if !rec() {
+		return nil
+	}
+	return out
+}
