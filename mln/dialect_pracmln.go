@@ -1,51 +1,18 @@
 package mln
 
 import (
+	"slices"
+	"strconv"
+
 	"github.com/marple-mln/marple/syntax"
 )
 
-// ProbConstraint is pracmln's and ProbCog's "P(F) = p" (syntax.
-// ProbConstraint): the weight of formula Formula is to be fitted so that
-// one grounding of it has prior probability P.
-type ProbConstraint struct {
-	Pos     syntax.Pos
-	AST     syntax.Formula
-	P       float64
-	Formula int // index in Model.Formulas, -1 until resolved
-}
-
-// addProbConstraint records a probability constraint of the model.
-func (m *Model) addProbConstraint(d *syntax.ProbConstraint) {
-	m.ProbConstraints = append(m.ProbConstraints, &ProbConstraint{Pos: d.PPos, AST: d.F, P: d.P, Formula: -1})
-}
-
-// ResolveProbConstraints finds, for each probability constraint, the
-// formula of the model it constrains: the first soft formula written the
-// same way (as printed; pracmln matches the text). A constraint on a
-// formula the model lacks, on a hard formula or on a formula with "+"
-// variables is an error at its position.
-func (m *Model) ResolveProbConstraints() error {
-	var errs syntax.ErrorList
-	for _, pc := range m.ProbConstraints {
-		want := syntax.FormulaString(pc.AST)
-		pc.Formula = -1
-		for i, f := range m.Formulas {
-			if f.AST != nil && syntax.FormulaString(f.AST) == want {
-				pc.Formula = i
-				break
-			}
-		}
-		switch {
-		case pc.Formula < 0:
-			errs.Add(pc.Pos, "probability constraint on %s, which is not a formula of the model (pracmln requires the formula in the model, with some weight)", want)
-		case m.Formulas[pc.Formula].Hard:
-			errs.Add(pc.Pos, "probability constraint on the hard formula %s", want)
-		case len(m.Formulas[pc.Formula].PlusVars) > 0:
-			errs.Add(pc.Pos, "probability constraint on %s, which has '+' variables (one weight per constant): not supported", want)
-		}
-	}
-	errs.Sort()
-	return errs.Err()
+// addProbConstraint refuses pracmln's and ProbCog's probability
+// constraint "P(F) = p": its meaning, the weight of F fitted so that a
+// grounding of F has prior probability p, needs inference inside model
+// loading, which Marple does not do.
+func (m *Model) addProbConstraint(d *syntax.ProbConstraint, errs *syntax.ErrorList) {
+	errs.Add(d.PPos, "probability constraint P(%s) = %g: fitting the weight of the formula to a prior probability (pracmln's and ProbCog's meaning) is not supported; fit it outside and write the weight", syntax.FormulaString(d.F), d.P)
 }
 
 // addDBDomain adds the constants of a domain declaration in a .db file
@@ -87,15 +54,15 @@ func (c *compiler) wholeFormula(f *Formula, root *node, raw []cl) []*Clause {
 	if constF {
 		return nil // f is true or false in every world: a constant
 	}
-	if len(pos) == 1 {
-		return []*Clause{c.makeClause(f, pos[0], 1)}
+	if len(pos) == 1 && c.oneClause(pos[0]) {
+		return []*Clause{c.wholeClause(f, pos[0], 1)}
 	}
 	neg, constN := c.keep(c.cnf(c.nnf(c.copyNode(root, nil), true)))
 	if constN {
 		return nil
 	}
-	if len(neg) == 1 {
-		return []*Clause{c.makeClause(f, neg[0], -1)}
+	if len(neg) == 1 && c.oneClause(neg[0]) {
+		return []*Clause{c.wholeClause(f, neg[0], -1)}
 	}
 	for _, set := range [][]cl{pos, neg} {
 		for _, x := range set {
@@ -129,9 +96,46 @@ func (c *compiler) wholeFormula(f *Formula, root *node, raw []cl) []*Clause {
 		if c.simplify(&x) {
 			continue // a term false in every world
 		}
-		out = append(out, c.makeClause(f, x, coef))
+		out = append(out, c.wholeClause(f, x, coef))
 	}
 	return out
+}
+
+// wholeClause makes a clause of formula f that ranges over all of f's
+// free variables, those its literals lost included: pracmln counts a
+// formula's groundings over all its variables.
+func (c *compiler) wholeClause(f *Formula, x cl, coef float64) *Clause {
+	cls := c.makeClause(f, x, coef)
+	names := map[string]bool{}
+	for _, v := range cls.Vars {
+		names[v.Name] = true
+	}
+	for v, fv := range c.vars {
+		if fv.bound || fv.plus || !fv.used || fv.typ < 0 || clauseUses(x, v) {
+			continue
+		}
+		name := fv.name
+		for k := 1; names[name]; k++ {
+			name = fv.name + "_" + strconv.Itoa(k)
+		}
+		names[name] = true
+		cls.Vars = append(cls.Vars, Var{Name: name, Type: fv.typ})
+	}
+	return cls
+}
+
+// oneClause reports whether raw clause x is one ground clause per
+// grounding of the formula's free variables: every quantified variable
+// in it is existential (a universal one makes it a conjunction).
+func (c *compiler) oneClause(x cl) bool {
+	for _, l := range x.lits {
+		for _, t := range l.Args {
+			if t.IsVar() && c.vars[t.Var()].bound && !slices.Contains(x.exist, t.Var()) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // maxWholeTerms bounds the clauses of one formula weighed as a whole.
