@@ -209,7 +209,7 @@ func (p *parser) pracStatement() (Decl, bool) {
 		}
 		return nil, true
 	}
-	if (t.text == "P" || t.text == "R" || t.text == "SE") && p.peek(1).kind == tLparen && p.known[t.text] == nil && p.probLine() {
+	if (t.text == "P" || t.text == "R" || t.text == "SE") && p.peek(1).kind == tLparen && p.probLine() {
 		if t.text != "P" {
 			p.errorAt(t, "pracmln's posterior probability constraints (%s(F) = p, soft evidence on a formula) are not supported: pracmln itself applies them only in its MC-SAT-PC and IPFP-M engines", t.text)
 		}

@@ -79,8 +79,10 @@ func FuzzParseDialects(f *testing.F) {
 	f.Add([]byte("H(t)\nE(t)\n1.5 H(t) :- E(t) ^ !E(t++)\nH(x) :- E(x--).\nS(h1)\n"))
 	f.Add([]byte("H(f, t)\nE(t)\nH(A, t) :- E(t).\n2 H(x, t) :- E(t) ^ E(x)\nH(m(p, q), t) :- E(p)\nH(B, t) :- E(t--)\n"))
 	f.Add([]byte("0.8 Smokes(Carl)\n0 !F(A, B)\n1 S(C)\n!S(D)\n"))
+	f.Add([]byte("S(t, u!)\n#fixweight\nlog(0.9/0.1) S(?x, a) ^ !(EXIST ?y (S(?y, b.c)))\nlogx(0) S(?x,?y) ^ ?x =/= ?y\n-float('inf') S(?x, Y).\nP(S(x, y)) = 0.5\nt = {a, B}\n"))
+	f.Add([]byte("S(t)\n2**-1 S(x) ^ S(y) v S(z)\nfloat('inf') EXIST y (S(y)) ^ S(x)\n#fuzzy\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		for _, d := range []Dialect{Tuffy, LoMRF} {
+		for _, d := range []Dialect{Tuffy, LoMRF, Pracmln} {
 			file, err := ParseMLNConfig("fuzz.mln", src, &Config{Dialect: d})
 			_ = ScanDBDialect(d, "fuzz.db", src, func(a *RawAtom) {
 				if a.HasPrior && !(a.Prior > 0 && a.Prior < 1) {
