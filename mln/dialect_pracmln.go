@@ -7,12 +7,145 @@ import (
 	"github.com/marple-mln/marple/syntax"
 )
 
-// addProbConstraint refuses pracmln's and ProbCog's probability
-// constraint "P(F) = p": its meaning, the weight of F fitted so that a
-// grounding of F has prior probability p, needs inference inside model
-// loading, which Marple does not do.
-func (m *Model) addProbConstraint(d *syntax.ProbConstraint, errs *syntax.ErrorList) {
-	errs.Add(d.PPos, "probability constraint P(%s) = %g: fitting the weight of the formula to a prior probability (pracmln's and ProbCog's meaning) is not supported; fit it outside and write the weight", syntax.FormulaString(d.F), d.P)
+// ProbConstraint is pracmln's and ProbCog's "P(F) = p" (syntax.
+// ProbConstraint): the weight of formula Formula is fitted so that one
+// grounding of it, its free variables bound to the first constants of
+// their types, has prior probability P (package infer/probfit).
+type ProbConstraint struct {
+	Pos     syntax.Pos
+	AST     syntax.Formula
+	P       float64
+	Formula int // index in Model.Formulas, -1 until resolved
+}
+
+// addProbConstraint records a probability constraint of the model.
+func (m *Model) addProbConstraint(d *syntax.ProbConstraint) {
+	m.ProbConstraints = append(m.ProbConstraints, &ProbConstraint{Pos: d.PPos, AST: d.F, P: d.P, Formula: -1})
+}
+
+// ResolveProbConstraints finds, for each probability constraint, the
+// formula of the model it constrains: the first formula written the same
+// way (as printed; pracmln matches the text). A constraint on a formula
+// the model lacks, on a hard formula or on a formula with "+" variables
+// is an error at its position.
+func (m *Model) ResolveProbConstraints() error {
+	var errs syntax.ErrorList
+	for _, pc := range m.ProbConstraints {
+		want := syntax.FormulaString(pc.AST)
+		pc.Formula = -1
+		for i, f := range m.Formulas {
+			if f.AST != nil && !f.Synthetic && syntax.FormulaString(f.AST) == want {
+				pc.Formula = i
+				break
+			}
+		}
+		switch {
+		case pc.Formula < 0:
+			errs.Add(pc.Pos, "probability constraint on %s, which is not a formula of the model (pracmln requires the formula in the model, with some weight)", want)
+		case m.Formulas[pc.Formula].Hard:
+			errs.Add(pc.Pos, "probability constraint on the hard formula %s", want)
+		case len(m.Formulas[pc.Formula].PlusVars) > 0:
+			errs.Add(pc.Pos, "probability constraint on %s, which has '+' variables (one weight per constant): not supported", want)
+		}
+	}
+	errs.Sort()
+	return errs.Err()
+}
+
+// AddProbInstance adds to the compiled model, as a hard formula, the
+// grounding of constraint pc's formula that pracmln constrains: its free
+// variables bound to the first constants of their types. The returned
+// undo removes it again (call it before changing the model otherwise).
+func (m *Model) AddProbInstance(pc *ProbConstraint) (undo func(), err error) {
+	f := m.Formulas[pc.Formula]
+	if len(f.Clauses) == 0 {
+		return nil, syntax.Errorf(pc.Pos, "probability constraint on %s, a formula with no clause (true or false in every world)", syntax.FormulaString(f.AST))
+	}
+	types := map[string]TypeID{}
+	for _, v := range m.Clauses[f.Clauses[0]].Vars {
+		types[v.Name] = v.Type
+	}
+	sub := map[string]syntax.Term{}
+	for _, name := range syntax.FreeVars(f.AST) {
+		t, ok := types[name]
+		if !ok {
+			return nil, syntax.Errorf(pc.Pos, "probability constraint on %s: cannot find the type of variable %s", syntax.FormulaString(f.AST), name)
+		}
+		if len(m.Types[t].Consts) == 0 {
+			return nil, syntax.Errorf(pc.Pos, "probability constraint on %s: type %s has no constants", syntax.FormulaString(f.AST), m.Types[t].Name)
+		}
+		sub[name] = syntax.Term{Kind: syntax.ConstTerm, Name: m.ConstName(m.Types[t].Consts[0])}
+	}
+	fs, errs := m.newFormulas(&syntax.FormulaDecl{StartPos: pc.Pos, Hard: true, Dot: pc.Pos, F: substFormula(f.AST, sub)})
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	nf, nc := len(m.Formulas), len(m.Clauses)
+	if _, err := m.AddFormula(fs[0]); err != nil {
+		return nil, err
+	}
+	return func() {
+		m.Formulas = m.Formulas[:nf]
+		m.Clauses = m.Clauses[:nc]
+	}, nil
+}
+
+// substFormula copies f with its free variables replaced by sub.
+func substFormula(f syntax.Formula, sub map[string]syntax.Term) syntax.Formula {
+	term := func(t syntax.Term) syntax.Term {
+		if t.Kind == syntax.VarTerm {
+			if c, ok := sub[t.Name]; ok {
+				c.TermPos = t.TermPos
+				return c
+			}
+		}
+		return t
+	}
+	var rec func(f syntax.Formula, sub map[string]syntax.Term) syntax.Formula
+	rec = func(f syntax.Formula, sub map[string]syntax.Term) syntax.Formula {
+		switch f := f.(type) {
+		case *syntax.Atom:
+			a := *f
+			a.Args = make([]syntax.Term, len(f.Args))
+			for i, t := range f.Args {
+				a.Args[i] = substTerm(t, term)
+			}
+			return &a
+		case *syntax.Compare:
+			c := *f
+			c.X, c.Y = substTerm(f.X, term), substTerm(f.Y, term)
+			return &c
+		case *syntax.Not:
+			return &syntax.Not{NotPos: f.NotPos, X: rec(f.X, sub)}
+		case *syntax.Binary:
+			return &syntax.Binary{Op: f.Op, OpPos: f.OpPos, X: rec(f.X, sub), Y: rec(f.Y, sub)}
+		case *syntax.Quant:
+			inner := map[string]syntax.Term{}
+			for k, v := range sub {
+				inner[k] = v
+			}
+			for _, v := range f.Vars {
+				delete(inner, v.Name)
+			}
+			q := *f
+			q.Body = substFormula(f.Body, inner)
+			return &q
+		}
+		return f
+	}
+	return rec(f, sub)
+}
+
+func substTerm(t syntax.Term, fn func(syntax.Term) syntax.Term) syntax.Term {
+	if t.Kind == syntax.FuncTerm {
+		args := make([]syntax.Term, len(t.Args))
+		for i, a := range t.Args {
+			args[i] = substTerm(a, fn)
+		}
+		t.Args = args
+		return t
+	}
+	return fn(t)
 }
 
 // addDBDomain adds the constants of a domain declaration in a .db file

@@ -1,0 +1,221 @@
+// Package probfit gives pracmln's and ProbCog's probability constraints
+// "P(F) = p" their meaning: the weight of formula F is fitted so that the
+// prior probability (without evidence) of one grounding of F, its free
+// variables bound to the first constants of their types, is p. As
+// ProbCog does, the constraints are fitted in turn by iterative
+// proportional fitting, w += log(p(1-q) / (q(1-p))) with q the current
+// probability (clamped to [1e-3, 1-1e-3]), until every probability is
+// within Options.Threshold of its target; the probabilities are exact
+// (weighted model counting over every ground atom of the model's
+// domains, the evidence's constants included).
+package probfit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/marple-mln/marple/ground"
+	"github.com/marple-mln/marple/infer"
+	"github.com/marple-mln/marple/infer/wmc"
+	"github.com/marple-mln/marple/mln"
+)
+
+// Options controls Fit.
+type Options struct {
+	// Threshold is the largest deviation of a constrained probability
+	// from its target at convergence (0: ProbCog's 1e-3).
+	Threshold float64
+	// MaxRounds bounds the rounds, each fitting every constraint once
+	// (0: ProbCog's 20).
+	MaxRounds int
+	// WMC configures the exact counts.
+	WMC wmc.Options
+}
+
+// Result reports a fit.
+type Result struct {
+	Rounds  int       // rounds done
+	Steps   int       // weight updates
+	MaxDiff float64   // largest |probability - target| at the end
+	Probs   []float64 // each constraint's probability at the end
+	Weights []float64 // each constrained formula's fitted weight
+}
+
+// Fit fits the weights of m's probability constraints (m compiled, its
+// types holding the constants of the evidence). It changes the weights of
+// the constrained formulas (Formula.Weight and Model.Weights). It fails
+// when the constraints are not met within Options.MaxRounds rounds,
+// naming the deviation, and when exact counting is out of reach.
+func Fit(ctx context.Context, m *mln.Model, opt Options) (*Result, error) {
+	if err := m.ResolveProbConstraints(); err != nil {
+		return nil, err
+	}
+	if opt.Threshold <= 0 {
+		opt.Threshold = 1e-3
+	}
+	if opt.MaxRounds <= 0 {
+		opt.MaxRounds = 20
+	}
+	pcs := m.ProbConstraints
+	res := &Result{Probs: make([]float64, len(pcs)), Weights: make([]float64, len(pcs))}
+	if len(pcs) == 0 {
+		return res, nil
+	}
+	var all []mln.PredID
+	for i := range m.Preds {
+		all = append(all, mln.PredID(i))
+	}
+	logZ := func() (float64, error) {
+		db := mln.NewDatabase(m)
+		net, err := ground.Ground(ctx, m, db, ground.Options{Query: all})
+		if err != nil {
+			return 0, err
+		}
+		r, err := wmc.Solve(ctx, net, withNoMarginals(opt.WMC))
+		if err != nil {
+			return 0, err
+		}
+		return r.ModelLogZ(), nil
+	}
+	probs := func() ([]float64, error) {
+		z0, err := logZ()
+		if err != nil {
+			return nil, err
+		}
+		out := make([]float64, len(pcs))
+		for i, pc := range pcs {
+			undo, err := m.AddProbInstance(pc)
+			if err != nil {
+				return nil, err
+			}
+			z1, err := logZ()
+			undo()
+			switch {
+			case errors.Is(err, infer.ErrInfeasible):
+				out[i] = 0 // no world satisfies the grounding
+			case err != nil:
+				return nil, err
+			default:
+				out[i] = math.Exp(z1 - z0)
+			}
+		}
+		return out, nil
+	}
+	param := func(pc *mln.ProbConstraint) int { return m.Param(pc.Formula, nil) }
+	step := 0
+	for {
+		ps, err := probs()
+		if err != nil {
+			return nil, fmt.Errorf("probability constraints: %w", err)
+		}
+		copy(res.Probs, ps)
+		res.MaxDiff = 0
+		for i, pc := range pcs {
+			res.MaxDiff = math.Max(res.MaxDiff, math.Abs(ps[i]-pc.P))
+			res.Weights[i] = m.Weights[param(pc)]
+		}
+		res.Steps, res.Rounds = step, step/len(pcs)
+		if res.MaxDiff <= opt.Threshold {
+			return res, nil
+		}
+		if step >= opt.MaxRounds*len(pcs) {
+			return res, fmt.Errorf("%s: probability constraints not met after %d rounds of fitting: a probability is %.4g off its target (threshold %g)", pcs[0].Pos, res.Rounds, res.MaxDiff, opt.Threshold)
+		}
+		i := step % len(pcs)
+		pc := pcs[i]
+		if math.Abs(ps[i]-pc.P) > opt.Threshold/4 {
+			w, err := solve1(m.Weights[param(pc)], ps[i], pc.P, opt.Threshold/4, func(w float64) (float64, error) {
+				m.Weights[param(pc)] = w
+				q, err := probs()
+				if err != nil {
+					return 0, err
+				}
+				return q[i], nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("probability constraints: %w", err)
+			}
+			m.Weights[param(pc)] = w
+			m.Formulas[pc.Formula].Weight = w
+		}
+		step++
+	}
+}
+
+// solve1 finds the weight w at which prob(w) = target within tol, from
+// w0 where prob is q0: a step of iterative proportional fitting (in the
+// log-odds), then, as the probability of a formula grows with its
+// weight, a bracket and the Illinois variant of regula falsi on the
+// log-odds (a plain fitting step can overshoot where formulas couple).
+func solve1(w0, q0, target, tol float64, prob func(float64) (float64, error)) (float64, error) {
+	logit := func(q float64) float64 {
+		q = math.Min(math.Max(q, 1e-12), 1-1e-12)
+		return math.Log(q / (1 - q))
+	}
+	g := func(q float64) float64 { return logit(q) - logit(target) }
+	a, ga := w0, g(q0)
+	b := w0 - ga
+	qb, err := prob(b)
+	if err != nil {
+		return 0, err
+	}
+	if math.Abs(qb-target) <= tol {
+		return b, nil
+	}
+	gb := g(qb)
+	// Bracket the root.
+	for step := math.Max(math.Abs(b-a), 1); ga*gb > 0; step *= 2 {
+		if step > 1e4 {
+			return 0, fmt.Errorf("no weight gives probability %g (reached %.6g)", target, qb)
+		}
+		a, ga = b, gb
+		if gb > 0 {
+			b -= step
+		} else {
+			b += step
+		}
+		if qb, err = prob(b); err != nil {
+			return 0, err
+		}
+		if math.Abs(qb-target) <= tol {
+			return b, nil
+		}
+		gb = g(qb)
+	}
+	side := 0
+	for it := 0; it < 100; it++ {
+		c := (a*gb - b*ga) / (gb - ga)
+		if !(c > math.Min(a, b) && c < math.Max(a, b)) {
+			c = (a + b) / 2
+		}
+		qc, err := prob(c)
+		if err != nil {
+			return 0, err
+		}
+		if math.Abs(qc-target) <= tol || math.Abs(b-a) < 1e-12 {
+			return c, nil
+		}
+		gc := g(qc)
+		if gc*gb > 0 {
+			b, gb = c, gc
+			if side == -1 {
+				ga /= 2
+			}
+			side = -1
+		} else {
+			a, ga = c, gc
+			if side == 1 {
+				gb /= 2
+			}
+			side = 1
+		}
+	}
+	return 0, fmt.Errorf("the weight giving probability %g was not found in 100 steps", target)
+}
+
+func withNoMarginals(o wmc.Options) wmc.Options {
+	o.NoMarginals = true
+	return o
+}
