@@ -363,3 +363,13 @@ func shannon(cls []cl, limit int) [][]Literal {
 	}
 	return out
 }
+
+// formulaText prints a formula of the model as its dialect reads it back:
+// in pracmln's, with every connective operand parenthesized
+// (syntax.FormulaStringPracmln).
+func (m *Model) formulaText(f syntax.Formula) string {
+	if m.Dialect == syntax.Pracmln {
+		return syntax.FormulaStringPracmln(f)
+	}
+	return syntax.FormulaString(f)
+}

@@ -64,13 +64,17 @@ func (s *scanner) pracToken() (token, bool) {
 		}
 		run := string(src[start:end])
 		if isWeightExprStart(run) && !strings.HasPrefix(run, "//") && !strings.HasPrefix(run, "/*") && s.moreOnLine(end) {
-			s.off = end
 			v, err := EvalWeightExpr(run)
-			if err != nil {
+			switch {
+			case err == nil:
+				s.off = end
+				return s.tok(tFloat, start, strconv.FormatFloat(v, 'g', -1, 64)), true
+			case c != '(':
+				// "(" may start a formula instead.
+				s.off = end
 				s.errorf(start, "weight %s: %v", run, err)
 				return token{}, false
 			}
-			return s.tok(tFloat, start, strconv.FormatFloat(v, 'g', -1, 64)), true
 		}
 	}
 	switch {
@@ -388,4 +392,77 @@ func (d *dbScanner) pracDBLine() (ok, done bool) {
 	}
 	a.Domain = true
 	return true, true
+}
+
+// FormulaStringPracmln prints f so that pracmln's dialect reads it back
+// the same in both of its grammars: every operand that is a connective
+// in parentheses (StandardGrammar and PRACGrammar disagree on "^" and
+// "v"), quantifier scopes in parentheses, "=/=" for "!=".
+func FormulaStringPracmln(f Formula) string {
+	var b strings.Builder
+	writePrac(&b, f, false)
+	return b.String()
+}
+
+func writePrac(b *strings.Builder, f Formula, operand bool) {
+	switch f := f.(type) {
+	case *Binary:
+		if operand {
+			b.WriteByte('(')
+		}
+		writePrac(b, f.X, true)
+		b.WriteByte(' ')
+		b.WriteString(f.Op.String())
+		b.WriteByte(' ')
+		writePrac(b, f.Y, true)
+		if operand {
+			b.WriteByte(')')
+		}
+	case *Not:
+		b.WriteByte('!')
+		if _, ok := f.X.(*Atom); ok {
+			writePrac(b, f.X, true)
+			return
+		}
+		b.WriteByte('(')
+		writePrac(b, f.X, false)
+		b.WriteByte(')')
+	case *Quant:
+		if operand {
+			b.WriteByte('(')
+		}
+		if f.Exist {
+			b.WriteString("EXIST ")
+		} else {
+			b.WriteString("FORALL ")
+		}
+		for i, v := range f.Vars {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(v.Name)
+		}
+		b.WriteString(" (")
+		writePrac(b, f.Body, false)
+		b.WriteByte(')')
+		if operand {
+			b.WriteByte(')')
+		}
+	case *Compare:
+		if operand {
+			b.WriteByte('(')
+		}
+		writeTerm(b, f.X)
+		if f.Op == CmpNe {
+			b.WriteString(" =/= ")
+		} else {
+			b.WriteString(" " + f.Op.String() + " ")
+		}
+		writeTerm(b, f.Y)
+		if operand {
+			b.WriteByte(')')
+		}
+	default:
+		writeFormula(b, f)
+	}
 }

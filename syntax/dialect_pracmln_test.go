@@ -104,3 +104,22 @@ func TestPracmlnDB(t *testing.T) {
 		}
 	}
 }
+
+// Formulas printed for pracmln's dialect read back the same in both of
+// its grammars.
+func TestPracmlnPrintRoundTrip(t *testing.T) {
+	for _, src := range []string{
+		"P(t)\nQ(t)\n1 P(x) ^ Q(x) v P(A) => !(Q(y) <=> EXIST z (P(z) ^ z =/= x))",
+		"P(t)\nQ(t)\n1 (P(?x) ^ Q(?x)) v P(a) ^ !(EXIST ?z (Q(?z) v P(?z)))",
+		"P(t)\nQ(t)\n-1.5 !(P(x) => Q(x)) ^ x = y",
+	} {
+		f := parsePrac(t, src)
+		d := lastFormula(f)
+		text := FormulaStringPracmln(d.F)
+		head := src[:strings.LastIndex(src, "\n")+1]
+		again := lastFormula(parsePrac(t, head+"1 "+text))
+		if got, want := FormulaString(again.F), FormulaString(d.F); got != want {
+			t.Errorf("%q printed as %q reads back as %s, want %s", src, text, got, want)
+		}
+	}
+}
