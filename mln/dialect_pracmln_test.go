@@ -260,7 +260,6 @@ func TestPracmlnDialectBrute(t *testing.T) {
 func TestPracmlnRefusals(t *testing.T) {
 	for _, c := range []struct{ src, msg string }{
 		{"P(t)\n#unique{+?x}\n0 P(+?x)\n", "#unique"},
-		{"S(t)\n1 S(x)\nP(S(x)) = 0.3\n", "probability constraint"},
 		{"S(t)\n1 S(x)\nR(S(x)) = 0.3\n", "posterior probability constraints"},
 		{"P(t)\nlog(0) P(x)\n", "math domain error"},
 		{"P(t)\n1/0 P(x)\n", "division by zero"},
