@@ -77,7 +77,20 @@ func (s *scanner) pracToken() (token, bool) {
 			}
 		}
 	}
+	prevIdent := start > 0 && isIdentChar(src[start-1])
 	switch {
+	case c == '$':
+		s.off++
+		s.errorf(start, "pracmln's variables ($name) are not supported: write the value")
+		return token{}, false
+	case c == '?' && prevIdent && start+1 < len(src) && (src[start+1] == ',' || src[start+1] == ')'):
+		s.off++
+		s.errorf(start, "pracmln's soft functional argument (type?: at most one value true) is not supported")
+		return token{}, false
+	case c == '|' && prevIdent && start+1 < len(src) && isIdentStart(src[start+1]):
+		s.off++
+		s.errorf(start, "pracmln's literal groups (foo|bar(x), one formula per predicate) are not supported: write the formulas out")
+		return token{}, false
 	case c == '=' && start+2 < len(src) && src[start+1] == '/' && src[start+2] == '=':
 		s.off += 3
 		return s.tok(tNeq, start, ""), true

@@ -123,3 +123,20 @@ func TestPracmlnPrintRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestPracmlnRefusedSyntax(t *testing.T) {
+	for _, c := range []struct{ src, msg string }{
+		{"c(o, k?)\n", "soft functional"},
+		{"P(t)\nQ(t)\n1 P|Q(x)\n", "literal groups"},
+		{"P(t)\n$w P(x)\n", "variables ($name)"},
+		{"P(t)\n#unique{+?x}\n", "#unique"},
+		{"P(t)\nR(P(x)) = 0.5\n", "posterior"},
+		{"P(t)\nlog(-1) P(x)\n", "math domain error"},
+		{"P(t)\n1 EXIST y P(y)\n", "in parentheses"},
+	} {
+		_, err := ParseMLNConfig("m.mln", []byte(c.src), &Config{Dialect: Pracmln})
+		if err == nil || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "m.mln:") {
+			t.Errorf("%q: %v, want a positioned error with %q", c.src, err, c.msg)
+		}
+	}
+}
