@@ -183,7 +183,7 @@ func (m *Model) addFormulas(f *syntax.File, errs *syntax.ErrorList) {
 		case *syntax.HybridDecl:
 			m.addHybrid(d, errs)
 		case *syntax.ProbConstraint:
-			m.addProbConstraint(d)
+			m.addProbConstraint(d, errs)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package mln
 
 import (
+	"math"
 	"slices"
 	"strconv"
 
@@ -10,17 +11,50 @@ import (
 // ProbConstraint is pracmln's and ProbCog's "P(F) = p" (syntax.
 // ProbConstraint): the weight of formula Formula is fitted so that one
 // grounding of it, its free variables bound to the first constants of
-// their types, has prior probability P (package infer/probfit).
+// their types, has prior probability P (package infer/probfit). With
+// Posterior set it is soft evidence, "R(F) = p" or "0.6 A" in a .db file:
+// Formula is the ground formula F (or atom A), added to the model with a
+// fixed weight that is fitted so that F's probability given the evidence
+// is P.
 type ProbConstraint struct {
-	Pos     syntax.Pos
-	AST     syntax.Formula
-	P       float64
-	Formula int // index in Model.Formulas, -1 until resolved
+	Pos       syntax.Pos
+	AST       syntax.Formula
+	P         float64
+	Formula   int // index in Model.Formulas, -1 until resolved
+	Posterior bool
 }
 
-// addProbConstraint records a probability constraint of the model.
-func (m *Model) addProbConstraint(d *syntax.ProbConstraint) {
-	m.ProbConstraints = append(m.ProbConstraints, &ProbConstraint{Pos: d.PPos, AST: d.F, P: d.P, Formula: -1})
+// addProbConstraint records a probability constraint of the model; a
+// posterior one adds its ground formula to the model.
+func (m *Model) addProbConstraint(d *syntax.ProbConstraint, errs *syntax.ErrorList) {
+	pc := &ProbConstraint{Pos: d.PPos, AST: d.F, P: d.P, Formula: -1, Posterior: d.Posterior}
+	if d.Posterior {
+		if vs := syntax.FreeVars(d.F); len(vs) > 0 {
+			errs.Add(d.PPos, "soft evidence R(F) = p is on a ground formula: %s has variable %s", syntax.FormulaString(d.F), vs[0])
+			return
+		}
+		fs, ferrs := m.newFormulas(&syntax.FormulaDecl{StartPos: d.PPos, Weight: math.Log(d.P / (1 - d.P)), HasWeight: true, Fixed: true, F: d.F})
+		if len(ferrs) > 0 {
+			*errs = append(*errs, ferrs...)
+			return
+		}
+		pc.Formula = len(m.Formulas)
+		m.Formulas = append(m.Formulas, fs...)
+	}
+	m.ProbConstraints = append(m.ProbConstraints, pc)
+}
+
+// addSoftEvidence gives soft evidence "p A" of a .db file (a) on atom
+// p(args) pracmln's meaning: A stays unknown, and the unit formula A, with
+// a fixed weight (log(P/(1-P)) to start with), is fitted by infer so that
+// A's probability given the evidence is P.
+func (m *Model) addSoftEvidence(p *Predicate, args []ConstID, a *syntax.RawAtom) error {
+	n := len(m.Formulas)
+	if err := m.addPrior(p, args, a); err != nil {
+		return err
+	}
+	m.ProbConstraints = append(m.ProbConstraints, &ProbConstraint{Pos: a.Pos, AST: m.Formulas[n].AST, P: a.Prior, Formula: n, Posterior: true})
+	return nil
 }
 
 // ResolveProbConstraints finds, for each probability constraint, the
@@ -30,11 +64,20 @@ func (m *Model) addProbConstraint(d *syntax.ProbConstraint) {
 // is an error at its position.
 func (m *Model) ResolveProbConstraints() error {
 	var errs syntax.ErrorList
+	soft := map[int]bool{}
 	for _, pc := range m.ProbConstraints {
+		if pc.Posterior {
+			soft[pc.Formula] = true
+		}
+	}
+	for _, pc := range m.ProbConstraints {
+		if pc.Posterior {
+			continue // its own formula
+		}
 		want := syntax.FormulaString(pc.AST)
 		pc.Formula = -1
 		for i, f := range m.Formulas {
-			if f.AST != nil && !f.Synthetic && syntax.FormulaString(f.AST) == want {
+			if f.AST != nil && !f.Synthetic && !soft[i] && syntax.FormulaString(f.AST) == want {
 				pc.Formula = i
 				break
 			}

@@ -260,7 +260,7 @@ func TestPracmlnDialectBrute(t *testing.T) {
 func TestPracmlnRefusals(t *testing.T) {
 	for _, c := range []struct{ src, msg string }{
 		{"P(t)\n#unique{+?x}\n0 P(+?x)\n", "#unique"},
-		{"S(t)\n1 S(x)\nR(S(x)) = 0.3\n", "posterior probability constraints"},
+		{"S(t)\n1 S(x)\nR(S(x)) = 0.3\n", "on a ground formula"},
 		{"P(t)\nlog(0) P(x)\n", "math domain error"},
 		{"P(t)\n1/0 P(x)\n", "division by zero"},
 		{"P(t)\nfloat('nan') P(x)\n", "not a number"},
@@ -277,7 +277,7 @@ func TestPracmlnRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, db := range []string{"0.6 P(A)\n", "P(A)\n---\nP(B)\n", "q = {A}\n", "t = {A\n"} {
+	for _, db := range []string{"1.5 P(A)\n", "P(A)\n---\nP(B)\n", "q = {A}\n", "t = {A\n"} {
 		if _, err := mln.ParseDatabase(m, "e.db", db); err == nil || !strings.Contains(err.Error(), "e.db:") {
 			t.Errorf("%q: error %v, want a positioned refusal", db, err)
 		}

@@ -320,7 +320,11 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 		v := truthOf(a.Value)
 		if a.HasPrior {
 			v = Unknown
-			if err := m.addPrior(p, args, a); err != nil && len(errs) < maxLoadErrors {
+			add := m.addPrior
+			if m.Dialect == syntax.Pracmln {
+				add = m.addSoftEvidence
+			}
+			if err := add(p, args, a); err != nil && len(errs) < maxLoadErrors {
 				errs = appendErr(errs, err)
 			}
 		}

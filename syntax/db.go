@@ -301,7 +301,7 @@ func (d *dbScanner) parseAtom() bool {
 		return false
 	}
 	if d.dialect == Pracmln {
-		if ok, done := d.pracDBLine(); done {
+		if ok, done := d.pracDBLine(); done || !ok {
 			return ok
 		}
 	}

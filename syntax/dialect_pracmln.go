@@ -25,15 +25,16 @@ import (
 //     FirstOrderLogic reads it, a Boolean predicate.
 //   - "P(F) = p" is a probability constraint on formula F, which must be
 //     a formula of the model: its weight is fitted so that the prior
-//     probability of a grounding of F is p (ProbConstraint).
+//     probability of a grounding of F is p (ProbConstraint); "R(F) = p"
+//     is soft evidence on the ground formula F (its probability given
+//     the evidence is p).
 //   - In .db files, domain declarations "type = {A, B}" add constants to
-//     a type (RawAtom.Domain), and constants may start with a lower-case
-//     letter.
+//     a type (RawAtom.Domain), constants may start with a lower-case
+//     letter, and "0.6 P(A)" is soft evidence (RawAtom.Prior).
 //
-// Refused, with the reason: soft and fuzzy truth degrees in .db files
-// ("0.6 P(A)"), posterior constraints "R(F) = p", several databases in
-// one file ("---"), "#unique", "#group", literal groups (foo|bar(x)),
-// variables in weights ($w) and domSize(...), count constraints.
+// Refused, with the reason: several databases in one file ("---"),
+// "#unique", "#group", literal groups (foo|bar(x)), variables in weights
+// ($w) and domSize(...), soft functional arguments (t?).
 
 // ProbConstraint is pracmln's and ProbCog's probability constraint
 // "P(F) = p" on formula F of the model (one line): the weight of F is
@@ -45,6 +46,9 @@ type ProbConstraint struct {
 	F    Formula
 	Text string // F as written, spaces removed (how pracmln matches it to a formula)
 	P    float64
+	// Posterior marks "R(F) = p" (or "SE(F) = p"): soft evidence on the
+	// ground formula F, whose probability given the evidence is to be p.
+	Posterior bool
 }
 
 func (*ProbConstraint) decl() {}
@@ -227,9 +231,6 @@ func (p *parser) pracStatement() (Decl, bool) {
 		return nil, true
 	}
 	if (t.text == "P" || t.text == "R" || t.text == "SE") && p.peek(1).kind == tLparen && p.probLine() {
-		if t.text != "P" {
-			p.errorAt(t, "pracmln's posterior probability constraints (%s(F) = p, soft evidence on a formula) are not supported: pracmln itself applies them only in its MC-SAT-PC and IPFP-M engines", t.text)
-		}
 		p.advance()
 		p.expect(tLparen, "'('")
 		p.depth++
@@ -251,7 +252,7 @@ func (p *parser) pracStatement() (Decl, bool) {
 			p.errorAt(n, "probability constraint %s: a probability of 0 or 1 has no finite weight (write the formula hard)", n.text)
 		}
 		p.advance()
-		return &ProbConstraint{PPos: p.posOf(t), F: f, Text: text, P: v}, true
+		return &ProbConstraint{PPos: p.posOf(t), F: f, Text: text, P: v, Posterior: t.text != "P"}, true
 	}
 	return nil, false
 }
@@ -342,8 +343,9 @@ func (d *dbScanner) pracDBLine() (ok, done bool) {
 		return false, true
 	}
 	if isDigit(c) || c == '.' || (c == '-' || c == '+') && start+1 < len(src) && (isDigit(src[start+1]) || src[start+1] == '.') {
-		d.errorf(start, "a truth degree before an atom (pracmln's soft or fuzzy evidence) is not supported: pracmln gives it a meaning only in its fuzzy logic and in its MC-SAT-PC and IPFP-M engines")
-		return false, true
+		// Soft evidence "0.6 P(A)": the probability is read as Tuffy's is
+		// (RawAtom.Prior); the model gives it pracmln's meaning.
+		return d.prior(), false
 	}
 	if !isIdentStart(c) {
 		return true, false

@@ -98,7 +98,7 @@ func TestPracmlnDB(t *testing.T) {
 	if err != nil || strings.Join(got, "|") != "domain person P1 p2|seq t0 t1" {
 		t.Errorf("read %q, %v", got, err)
 	}
-	for _, src := range []string{"0.5 P(A)\n", "---\n", "t = {A\n", "t = A\n"} {
+	for _, src := range []string{"1.5 P(A)\n", "---\n", "t = {A\n", "t = A\n"} {
 		if err := ScanDBDialect(Pracmln, "e.db", []byte(src), func(*RawAtom) {}); err == nil || !strings.Contains(err.Error(), "e.db:") {
 			t.Errorf("%q: %v, want a positioned error", src, err)
 		}
@@ -130,7 +130,6 @@ func TestPracmlnRefusedSyntax(t *testing.T) {
 		{"P(t)\nQ(t)\n1 P|Q(x)\n", "literal groups"},
 		{"P(t)\n$w P(x)\n", "variables ($name)"},
 		{"P(t)\n#unique{+?x}\n", "#unique"},
-		{"P(t)\nR(P(x)) = 0.5\n", "posterior"},
 		{"P(t)\nlog(-1) P(x)\n", "math domain error"},
 		{"P(t)\n1 EXIST y P(y)\n", "in parentheses"},
 	} {

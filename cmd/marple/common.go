@@ -237,7 +237,7 @@ func loadProblem(ctx context.Context, p *progress, wf *worldFlags, modelFiles, e
 	if err := m.CompileContext(ctx); err != nil {
 		return nil, nil, err
 	}
-	if err := fitProbConstraints(ctx, p, m); err != nil {
+	if err := fitProbConstraints(ctx, p, m, db); err != nil {
 		return nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {

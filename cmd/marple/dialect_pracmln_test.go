@@ -19,7 +19,7 @@ func TestInferPracmlnProbConstraints(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "2 probability constraint(s) met") {
+	if !strings.Contains(stderr, "2 probability constraint(s) and soft evidence met") {
 		t.Errorf("stderr does not report the fit: %s", stderr)
 	}
 	b, err := os.ReadFile(out)

@@ -1,13 +1,16 @@
 // Package probfit gives pracmln's and ProbCog's probability constraints
-// "P(F) = p" their meaning: the weight of formula F is fitted so that the
+// their meaning. "P(F) = p": the weight of formula F is fitted so that the
 // prior probability (without evidence) of one grounding of F, its free
-// variables bound to the first constants of their types, is p. As
-// ProbCog does, the constraints are fitted in turn by iterative
-// proportional fitting, w += log(p(1-q) / (q(1-p))) with q the current
-// probability (clamped to [1e-3, 1-1e-3]), until every probability is
-// within Options.Threshold of its target; the probabilities are exact
+// variables bound to the first constants of their types, is p. Soft
+// evidence ("R(F) = p" in a model, "p A" in a .db file): the weight of
+// the ground formula F (or atom A) is fitted so that its probability
+// given the evidence is p, the meaning of pracmln's IPFP-M (which its
+// MC-SAT-PC approximates). As ProbCog does, the constraints are fitted
+// in turn (each by a root search on its weight) until every probability
+// is within Options.Threshold of its target; the probabilities are exact
 // (weighted model counting over every ground atom of the model's
-// domains, the evidence's constants included).
+// domains, the evidence's constants included, every predicate open
+// world as in pracmln).
 package probfit
 
 import (
@@ -28,7 +31,7 @@ type Options struct {
 	// from its target at convergence (0: ProbCog's 1e-3).
 	Threshold float64
 	// MaxRounds bounds the rounds, each fitting every constraint once
-	// (0: ProbCog's 20).
+	// (0: 100; ProbCog's 20 steps of plain fitting converge less).
 	MaxRounds int
 	// WMC configures the exact counts.
 	WMC wmc.Options
@@ -44,11 +47,12 @@ type Result struct {
 }
 
 // Fit fits the weights of m's probability constraints (m compiled, its
-// types holding the constants of the evidence). It changes the weights of
+// types holding the constants of the evidence; evidence, which may be
+// nil, conditions the soft evidence). It changes the weights of
 // the constrained formulas (Formula.Weight and Model.Weights). It fails
 // when the constraints are not met within Options.MaxRounds rounds,
 // naming the deviation, and when exact counting is out of reach.
-func Fit(ctx context.Context, m *mln.Model, opt Options) (*Result, error) {
+func Fit(ctx context.Context, m *mln.Model, evidence *mln.Database, opt Options) (*Result, error) {
 	if err := m.ResolveProbConstraints(); err != nil {
 		return nil, err
 	}
@@ -56,7 +60,7 @@ func Fit(ctx context.Context, m *mln.Model, opt Options) (*Result, error) {
 		opt.Threshold = 1e-3
 	}
 	if opt.MaxRounds <= 0 {
-		opt.MaxRounds = 20
+		opt.MaxRounds = 100
 	}
 	pcs := m.ProbConstraints
 	res := &Result{Probs: make([]float64, len(pcs)), Weights: make([]float64, len(pcs))}
@@ -67,8 +71,11 @@ func Fit(ctx context.Context, m *mln.Model, opt Options) (*Result, error) {
 	for i := range m.Preds {
 		all = append(all, mln.PredID(i))
 	}
-	logZ := func() (float64, error) {
-		db := mln.NewDatabase(m)
+	empty := mln.NewDatabase(m)
+	if evidence == nil {
+		evidence = empty
+	}
+	logZ := func(db *mln.Database) (float64, error) {
 		net, err := ground.Ground(ctx, m, db, ground.Options{Query: all})
 		if err != nil {
 			return 0, err
@@ -79,10 +86,24 @@ func Fit(ctx context.Context, m *mln.Model, opt Options) (*Result, error) {
 		}
 		return r.ModelLogZ(), nil
 	}
+	dbOf := func(pc *mln.ProbConstraint) *mln.Database {
+		if pc.Posterior {
+			return evidence
+		}
+		return empty
+	}
 	probs := func() ([]float64, error) {
-		z0, err := logZ()
-		if err != nil {
-			return nil, err
+		z0 := map[*mln.Database]float64{}
+		for _, pc := range pcs {
+			db := dbOf(pc)
+			if _, ok := z0[db]; ok {
+				continue
+			}
+			z, err := logZ(db)
+			if err != nil {
+				return nil, err
+			}
+			z0[db] = z
 		}
 		out := make([]float64, len(pcs))
 		for i, pc := range pcs {
@@ -90,7 +111,7 @@ func Fit(ctx context.Context, m *mln.Model, opt Options) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			z1, err := logZ()
+			z1, err := logZ(dbOf(pc))
 			undo()
 			switch {
 			case errors.Is(err, infer.ErrInfeasible):
@@ -98,7 +119,7 @@ func Fit(ctx context.Context, m *mln.Model, opt Options) (*Result, error) {
 			case err != nil:
 				return nil, err
 			default:
-				out[i] = math.Exp(z1 - z0)
+				out[i] = math.Exp(z1 - z0[dbOf(pc)])
 			}
 		}
 		return out, nil

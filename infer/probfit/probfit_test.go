@@ -22,7 +22,7 @@ func TestFitBrute(t *testing.T) {
 	if err := m.Compile(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Fit(context.Background(), m, Options{Threshold: 1e-6})
+	res, err := Fit(context.Background(), m, nil, Options{Threshold: 1e-6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestFitRefusals(t *testing.T) {
 			err = m.Compile()
 		}
 		if err == nil {
-			_, err = Fit(context.Background(), m, Options{})
+			_, err = Fit(context.Background(), m, nil, Options{})
 		}
 		if err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%q: error %v, want %q", c.src, err, c.msg)
@@ -96,3 +96,61 @@ func TestFitRefusals(t *testing.T) {
 }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
+
+// Soft evidence (a .db file's "0.8 Smokes(Ann)", a model's
+// "R(F) = p"): the probabilities given the evidence are the targets,
+// checked by enumerating the worlds consistent with the evidence.
+func TestFitSoftEvidenceBrute(t *testing.T) {
+	m, err := mln.LoadModelConfig(&mln.LoadConfig{Dialect: syntax.Pracmln}, "testdata/soft.mln")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := mln.LoadDatabase(m, "testdata/soft.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Fit(context.Background(), m, db, Options{Threshold: 1e-7}); err != nil {
+		t.Fatal(err)
+	}
+	var open []mln.PredID
+	for i := range m.Preds {
+		open = append(open, mln.PredID(i))
+	}
+	p := brute.NewProblem(m, db, open)
+	idx := func(pred, a string) int {
+		pr, _ := m.Pred(pred)
+		c, _ := m.Const(a)
+		k, ok := p.Index(pr.ID, []mln.ConstID{c})
+		if !ok {
+			t.Fatalf("%s(%s) is not unknown", pred, a)
+		}
+		return k
+	}
+	sa, cb := idx("Smokes", "Ann"), idx("Cancer", "Bob")
+	n := len(p.Atoms)
+	var z, ps, pf float64
+	world := make([]bool, n)
+	for wi := 0; wi < 1<<n; wi++ {
+		for i := range world {
+			world[i] = wi>>i&1 == 1
+		}
+		r := p.Eval(world)
+		if r.HardViolated > 0 {
+			continue
+		}
+		e := math.Exp(r.Score)
+		z += e
+		if world[sa] {
+			ps += e
+		}
+		if world[cb] || world[sa] {
+			pf += e
+		}
+	}
+	if math.Abs(ps/z-0.8) > 1e-6 || math.Abs(pf/z-0.9) > 1e-6 {
+		t.Errorf("P(Smokes(Ann) | e) = %v, want 0.8; P(Cancer(Bob) v Smokes(Ann) | e) = %v, want 0.9", ps/z, pf/z)
+	}
+}
