@@ -92,41 +92,54 @@ func Fit(ctx context.Context, m *mln.Model, evidence *mln.Database, opt Options)
 		}
 		return empty
 	}
+	// prob is the probability of constraint i: Z with its grounding
+	// hard over Z (z0, if known, is log Z for its database).
+	prob := func(i int, z0 *float64) (float64, error) {
+		pc := pcs[i]
+		if z0 == nil {
+			z, err := logZ(dbOf(pc))
+			if err != nil {
+				return 0, err
+			}
+			z0 = &z
+		}
+		undo, err := m.AddProbInstance(pc)
+		if err != nil {
+			return 0, err
+		}
+		z1, err := logZ(dbOf(pc))
+		undo()
+		switch {
+		case errors.Is(err, infer.ErrInfeasible):
+			return 0, nil // no world satisfies the grounding
+		case err != nil:
+			return 0, err
+		}
+		return math.Exp(z1 - *z0), nil
+	}
 	probs := func() ([]float64, error) {
 		z0 := map[*mln.Database]float64{}
-		for _, pc := range pcs {
-			db := dbOf(pc)
-			if _, ok := z0[db]; ok {
-				continue
-			}
-			z, err := logZ(db)
-			if err != nil {
-				return nil, err
-			}
-			z0[db] = z
-		}
 		out := make([]float64, len(pcs))
 		for i, pc := range pcs {
-			undo, err := m.AddProbInstance(pc)
+			db := dbOf(pc)
+			if _, ok := z0[db]; !ok {
+				z, err := logZ(db)
+				if err != nil {
+					return nil, err
+				}
+				z0[db] = z
+			}
+			z := z0[db]
+			q, err := prob(i, &z)
 			if err != nil {
 				return nil, err
 			}
-			z1, err := logZ(dbOf(pc))
-			undo()
-			switch {
-			case errors.Is(err, infer.ErrInfeasible):
-				out[i] = 0 // no world satisfies the grounding
-			case err != nil:
-				return nil, err
-			default:
-				out[i] = math.Exp(z1 - z0[dbOf(pc)])
-			}
+			out[i] = q
 		}
 		return out, nil
 	}
 	param := func(pc *mln.ProbConstraint) int { return m.Param(pc.Formula, nil) }
-	step := 0
-	for {
+	for round := 0; ; round++ {
 		ps, err := probs()
 		if err != nil {
 			return nil, fmt.Errorf("probability constraints: %w", err)
@@ -137,31 +150,37 @@ func Fit(ctx context.Context, m *mln.Model, evidence *mln.Database, opt Options)
 			res.MaxDiff = math.Max(res.MaxDiff, math.Abs(ps[i]-pc.P))
 			res.Weights[i] = m.Weights[param(pc)]
 		}
-		res.Steps, res.Rounds = step, step/len(pcs)
+		res.Rounds = round
 		if res.MaxDiff <= opt.Threshold {
 			return res, nil
 		}
-		if step >= opt.MaxRounds*len(pcs) {
-			return res, fmt.Errorf("%s: probability constraints not met after %d rounds of fitting: a probability is %.4g off its target (threshold %g)", pcs[0].Pos, res.Rounds, res.MaxDiff, opt.Threshold)
+		if round >= opt.MaxRounds {
+			return res, fmt.Errorf("%s: probability constraints not met after %d rounds of fitting: a probability is %.4g off its target (threshold %g; are they contradictory?)", pcs[0].Pos, res.Rounds, res.MaxDiff, opt.Threshold)
 		}
-		i := step % len(pcs)
-		pc := pcs[i]
-		if math.Abs(ps[i]-pc.P) > opt.Threshold/4 {
-			w, err := solve1(m.Weights[param(pc)], ps[i], pc.P, opt.Threshold/4, func(w float64) (float64, error) {
-				m.Weights[param(pc)] = w
-				q, err := probs()
-				if err != nil {
-					return 0, err
+		// One round: each constraint in turn, its weight set so that its
+		// probability is its target given the others' weights.
+		for i, pc := range pcs {
+			q := ps[i]
+			if i > 0 {
+				if q, err = prob(i, nil); err != nil {
+					return nil, fmt.Errorf("probability constraints: %w", err)
 				}
-				return q[i], nil
+			}
+			if math.Abs(q-pc.P) <= opt.Threshold/4 {
+				continue
+			}
+			k := param(pc)
+			w, err := solve1(m.Weights[k], q, pc.P, opt.Threshold/4, func(w float64) (float64, error) {
+				m.Weights[k] = w
+				return prob(i, nil)
 			})
 			if err != nil {
-				return nil, fmt.Errorf("probability constraints: %w", err)
+				return nil, fmt.Errorf("%s: probability constraints: %w", pc.Pos, err)
 			}
-			m.Weights[param(pc)] = w
+			m.Weights[k] = w
 			m.Formulas[pc.Formula].Weight = w
+			res.Steps++
 		}
-		step++
 	}
 }
 
