@@ -182,6 +182,8 @@ func (m *Model) addFormulas(f *syntax.File, errs *syntax.ErrorList) {
 			m.Formulas = append(m.Formulas, fs...)
 		case *syntax.HybridDecl:
 			m.addHybrid(d, errs)
+		case *syntax.ProbConstraint:
+			m.addProbConstraint(d, errs)
 		}
 	}
 }

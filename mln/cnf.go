@@ -242,6 +242,9 @@ func (m *Model) compileFormula(ctx context.Context, fi int) (cls []*Clause, err 
 		}
 	}()
 	raw := c.cnf(c.nnf(an.root, false))
+	if m.Dialect == syntax.Pracmln && !f.Hard {
+		return c.wholeFormula(f, an.root, raw), nil
+	}
 	return c.finish(f, raw), nil
 }
 

@@ -11,7 +11,8 @@ import (
 // open-world predicate, by the rule of the model's dialect: in Tuffy's
 // and RockIt's every predicate declared without a leading "*"; in LoMRF's
 // every predicate of which db lists no atom (db may be nil: none); in
-// Alchemy's none. Naming a predicate closed world (-cw) overrides this default.
+// pracmln's every predicate (its atoms not in the evidence are unknown);
+// in Alchemy's none. Naming a predicate closed world (-cw) overrides this default.
 func (m *Model) OpenByDefault(p PredID, db *Database) bool {
 	if int(p) >= len(m.Preds) {
 		return false
@@ -22,6 +23,8 @@ func (m *Model) OpenByDefault(p PredID, db *Database) bool {
 		return !pr.Closed
 	case syntax.LoMRF:
 		return !pr.Closed && (db == nil || db.Count(p) == 0)
+	case syntax.Pracmln:
+		return !pr.Closed
 	}
 	return false
 }

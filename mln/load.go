@@ -261,6 +261,10 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 	warned := 0
 	var grown listedGrowth
 	err := syntax.ScanDBDialect(m.Dialect, name, src, func(a *syntax.RawAtom) {
+		if a.Domain {
+			db.addDBDomain(a, &errs)
+			return
+		}
 		if a.Func {
 			// "Value = f(A1, ..., An)": an atom of f's auxiliary predicate.
 			fn := m.funcByName(string(a.Pred))
@@ -320,7 +324,11 @@ func (db *Database) read(name string, src []byte, errs syntax.ErrorList) syntax.
 		v := truthOf(a.Value)
 		if a.HasPrior {
 			v = Unknown
-			if err := m.addPrior(p, args, a); err != nil && len(errs) < maxLoadErrors {
+			add := m.addPrior
+			if m.Dialect == syntax.Pracmln {
+				add = m.addSoftEvidence
+			}
+			if err := add(p, args, a); err != nil && len(errs) < maxLoadErrors {
 				errs = appendErr(errs, err)
 			}
 		}

@@ -261,6 +261,9 @@ type Model struct {
 	// it decides how its .db files are read and which predicates are open
 	// world by default (OpenByDefault).
 	Dialect syntax.Dialect
+	// ProbConstraints are the probability constraints "P(F) = p" of a
+	// model of pracmln's dialect (dialect_pracmln.go).
+	ProbConstraints []*ProbConstraint
 
 	constNames []string
 	constIndex map[string]ConstID

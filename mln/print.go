@@ -107,7 +107,7 @@ func WriteModel(w io.Writer, m *Model) error {
 				b.WriteByte(' ')
 			}
 			writeUtility(&b, f)
-			text := syntax.FormulaString(f.AST)
+			text := m.formulaText(f.AST)
 			if _, atom := f.AST.(*syntax.Atom); atom && b.Len() == 0 && !f.Hard {
 				// An unweighted unit formula: parenthesized so that it
 				// cannot read back as a declaration.
@@ -142,7 +142,7 @@ func WriteModel(w io.Writer, m *Model) error {
 				b.WriteByte(' ')
 			}
 			writeUtility(&b, f)
-			b.WriteString(syntax.FormulaString(substPlus(f.AST, sub)))
+			b.WriteString(m.formulaText(substPlus(f.AST, sub)))
 			if f.Hard {
 				b.WriteByte('.')
 			}

@@ -32,6 +32,9 @@ type RawAtom struct {
 	// or 1 is read as evidence (Value false or true), as Tuffy reads it.
 	Prior    float64
 	HasPrior bool
+	// Domain marks a domain declaration in pracmln's dialect
+	// ("person = {Anna, Bob}"): Pred is the type and Args its constants.
+	Domain bool
 }
 
 // ArgPos returns the position of argument i.
@@ -280,7 +283,7 @@ func (d *dbScanner) funcValue() bool {
 	}
 	d.i++
 	d.skipSpace(false)
-	if val[0] >= 'a' && val[0] <= 'z' {
+	if val[0] >= 'a' && val[0] <= 'z' && d.dialect != Pracmln {
 		d.errorf(start, "%s is a variable (lower case): evidence atoms must be ground", val)
 		return false
 	}
@@ -299,6 +302,11 @@ func (d *dbScanner) parseAtom() bool {
 	a.HasPrior = false
 	if d.dialect == Tuffy && !d.prior() {
 		return false
+	}
+	if d.dialect == Pracmln {
+		if ok, done := d.pracDBLine(); done || !ok {
+			return ok
+		}
 	}
 	switch src[d.i] {
 	case '!':
@@ -347,7 +355,7 @@ func (d *dbScanner) parseAtom() bool {
 			}
 			return false
 		}
-		if len(arg) > 0 && arg[0] >= 'a' && arg[0] <= 'z' && d.dialect != RockIt {
+		if len(arg) > 0 && arg[0] >= 'a' && arg[0] <= 'z' && d.dialect != RockIt && d.dialect != Pracmln {
 			d.errorf(col-1+d.lineStart, "%s is a variable (lower case): evidence atoms must be ground", arg)
 			return false
 		}

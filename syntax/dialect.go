@@ -33,6 +33,7 @@ import (
 // Predicates without evidence are open world.
 //
 // RockIt's dialect has its own grammar and parser (dialect_rockit.go).
+// pracmln's and ProbCog's dialect: see dialect_pracmln.go.
 type Dialect uint8
 
 // The dialects.
@@ -40,10 +41,11 @@ const (
 	Alchemy Dialect = iota
 	Tuffy
 	LoMRF
-	RockIt // dialect_rockit.go
+	RockIt  // dialect_rockit.go
+	Pracmln // dialect_pracmln.go
 )
 
-var dialectNames = [...]string{"alchemy", "tuffy", "lomrf", "rockit"}
+var dialectNames = [...]string{"alchemy", "tuffy", "lomrf", "rockit", "pracmln"}
 
 // String returns the dialect's name as the -dialect flag spells it.
 func (d Dialect) String() string {
@@ -84,6 +86,8 @@ func (s *scanner) dialectToken() (token, bool) {
 		return tok(tDefine, 2) // not "w:-1.5", a utility
 	}
 	switch s.dialect {
+	case Pracmln:
+		return s.pracToken()
 	case Tuffy:
 		switch {
 		case c == '[':

@@ -82,8 +82,10 @@ func FuzzParseDialects(f *testing.F) {
 	f.Add([]byte("0.8 Smokes(Carl)\n0 !F(A, B)\n1 S(C)\n!S(D)\n"))
 	f.Add([]byte("*c(l, r, float_)\n*o(l)\nm(l, r)\nw: !c(x, Y, w) v m(x, Y)\n|Y| !o(x) v m(x, Y) <= 2\n-1.5 m(x, \"A b\") v !m(\"C\", x)\n!m(x, x).\n"))
 	f.Add([]byte("c(\"A\", b, 0.5)\n!o(\"owl:Thing\")\n"))
+	f.Add([]byte("S(t, u!)\n#fixweight\nlog(0.9/0.1) S(?x, a) ^ !(EXIST ?y (S(?y, b.c)))\nlogx(0) S(?x,?y) ^ ?x =/= ?y\n-float('inf') S(?x, Y).\nP(S(x, y)) = 0.5\nt = {a, B}\n"))
+	f.Add([]byte("S(t)\n2**-1 S(x) ^ S(y) v S(z)\nfloat('inf') EXIST y (S(y)) ^ S(x)\n#fuzzy\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		for _, d := range []Dialect{Tuffy, LoMRF, RockIt} {
+		for _, d := range []Dialect{Tuffy, LoMRF, RockIt, Pracmln} {
 			file, err := ParseMLNConfig("fuzz.mln", src, &Config{Dialect: d})
 			if err == nil && d == RockIt {
 				checkRockIt(t, file)

@@ -67,7 +67,8 @@ func ParseMLNConfig(filename string, src []byte, cfg *Config) (*File, error) {
 	if cfg != nil {
 		s.dialect = cfg.Dialect
 	}
-	p := &parser{file: filename, toks: s.scanAll(), errs: &errs, dialect: s.dialect}
+	s.pracSetup()
+	p := &parser{file: filename, toks: s.scanAll(), errs: &errs, dialect: s.dialect, prac: s.prac}
 	if cfg != nil {
 		p.onInclude = cfg.Include
 	}
@@ -130,6 +131,8 @@ type parser struct {
 	onInclude func(inc *Include)
 
 	dialect Dialect
+	prac    bool // pracmln's PRACGrammar (dialect_pracmln.go)
+	fixNext bool // pracmln's #fixweight applies to the next formula
 }
 
 // maxNesting bounds the nesting of formulas.
@@ -276,6 +279,13 @@ func (p *parser) statement() (d Decl) {
 		}
 	}()
 	t := p.cur()
+	if p.dialect == Pracmln {
+		if pd, ok := p.pracStatement(); ok {
+			d = pd
+			p.endStatement()
+			return d
+		}
+	}
 	switch {
 	case t.kind == tInclude:
 		d = p.include()
@@ -517,6 +527,9 @@ func (p *parser) formulaDecl() *FormulaDecl {
 	t := p.cur()
 	d := &FormulaDecl{StartPos: p.posOf(t)}
 	p.conns = 0
+	if p.dialect == Pracmln && p.pracWeight(d) {
+		return d
+	}
 	if t.kind == tAt && p.dialect == Tuffy {
 		t = p.fixedWeight(d)
 	}
@@ -619,14 +632,14 @@ func (p *parser) formula() Formula {
 // implies parses a chain "a => b => c", which associates to the right,
 // iteratively (a long chain must not deepen the stack).
 func (p *parser) implies() Formula {
-	xs := []Formula{p.or()}
+	xs := []Formula{p.looser()}
 	var ops []token
 	for p.continues(tImplies) {
 		op := p.advance()
 		p.connective(op)
 		p.skipNewlines()
 		ops = append(ops, op)
-		xs = append(xs, p.or())
+		xs = append(xs, p.looser())
 	}
 	p.checkWeightedChain(OpImplies, xs)
 	x := xs[len(xs)-1]
@@ -636,14 +649,23 @@ func (p *parser) implies() Formula {
 	return x
 }
 
+// looser parses a chain of the looser of "^" and "v": "v" (Alchemy's
+// precedence) or, in pracmln's StandardGrammar, "^".
+func (p *parser) looser() Formula {
+	if p.standardGrammar() {
+		return p.and()
+	}
+	return p.or()
+}
+
 func (p *parser) or() Formula {
-	x := p.and()
+	x := p.orOperand()
 	xs := []Formula{x}
 	for p.continues(tOr) {
 		op := p.advance()
 		p.connective(op)
 		p.skipNewlines()
-		y := p.and()
+		y := p.orOperand()
 		xs = append(xs, y)
 		x = &Binary{Op: OpOr, OpPos: p.posOf(op), X: x, Y: y}
 	}
@@ -651,14 +673,28 @@ func (p *parser) or() Formula {
 	return x
 }
 
+func (p *parser) orOperand() Formula {
+	if p.standardGrammar() {
+		return p.unary()
+	}
+	return p.and()
+}
+
+func (p *parser) andOperand() Formula {
+	if p.standardGrammar() {
+		return p.or()
+	}
+	return p.unary()
+}
+
 func (p *parser) and() Formula {
-	x := p.unary()
+	x := p.andOperand()
 	xs := []Formula{x}
 	for p.continues(tAnd) || p.dialectAnd() {
 		op := p.advance()
 		p.connective(op)
 		p.skipNewlines()
-		y := p.unary()
+		y := p.andOperand()
 		xs = append(xs, y)
 		x = &Binary{Op: OpAnd, OpPos: p.posOf(op), X: x, Y: y}
 	}
@@ -720,7 +756,7 @@ func (p *parser) unary() Formula {
 		q := &Quant{QuantPos: p.posOf(t), Exist: strings.ToLower(t.text) != "forall"}
 		for {
 			v := p.ident()
-			if !isVarName(v.Name) {
+			if !p.isVar(v.Name) {
 				p.errs.Add(v.NamePos, "quantified variable %s must start with a lower-case letter", v.Name)
 				panic(bailout{})
 			}
@@ -732,6 +768,10 @@ func (p *parser) unary() Formula {
 			p.skipNewlines()
 		}
 		p.skipNewlines()
+		if p.dialect == Pracmln {
+			q.Body = p.quantBody()
+			return q
+		}
 		q.Body = p.formula()
 		return q
 	}
@@ -858,7 +898,7 @@ func (p *parser) termList() []Term {
 // isVarName reports whether an identifier names a variable (it starts with
 // a lower-case ASCII letter).
 func isVarName(s string) bool {
-	return s != "" && s[0] >= 'a' && s[0] <= 'z'
+	return s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] == '?' && len(s) > 1)
 }
 
 // Infix integer operators in terms, as Alchemy writes them ("t+1"), are
@@ -917,7 +957,7 @@ func (p *parser) operand() Term {
 	case tPlus:
 		p.advance()
 		v := p.cur()
-		if v.kind != tIdent || !isVarName(v.text) {
+		if v.kind != tIdent || !p.isVar(v.text) {
 			p.errorAt(v, "'+' must precede a variable, found %s", v.describe())
 		}
 		if p.peek(1).kind == tLparen {
@@ -932,7 +972,7 @@ func (p *parser) operand() Term {
 			return Term{TermPos: p.posOf(t), Kind: FuncTerm, Name: t.text, Args: args}
 		}
 		k := ConstTerm
-		if isVarName(t.text) {
+		if p.isVar(t.text) {
 			k = VarTerm
 		}
 		return Term{TermPos: p.posOf(t), Kind: k, Name: t.text}

@@ -180,6 +180,11 @@ func writeDecl(b *strings.Builder, d Decl) {
 		}
 	case *HybridDecl:
 		writeHybrid(b, d)
+	case *ProbConstraint:
+		b.WriteString("P(")
+		writeFormula(b, d.F)
+		b.WriteString(") = ")
+		b.WriteString(strconv.FormatFloat(d.P, 'g', -1, 64))
 	case *Include:
 		b.WriteString("#include ")
 		b.WriteString(strconv.Quote(d.Path))

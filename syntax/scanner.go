@@ -11,7 +11,8 @@ type scanner struct {
 	lineStart int
 	errs      *ErrorList
 	dialect   Dialect
-	brack     int // Tuffy: depth of [ ] conditions
+	brack     int  // Tuffy: depth of [ ] conditions
+	prac      bool // pracmln's PRACGrammar (dialect_pracmln.go)
 }
 
 func newScanner(file string, src []byte, errs *ErrorList) *scanner {

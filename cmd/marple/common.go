@@ -237,6 +237,9 @@ func loadProblem(ctx context.Context, p *progress, wf *worldFlags, modelFiles, e
 	if err := m.CompileContext(ctx); err != nil {
 		return nil, nil, err
 	}
+	if err := fitProbConstraints(ctx, p, m, db); err != nil {
+		return nil, nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}

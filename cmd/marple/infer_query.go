@@ -160,6 +160,9 @@ func (x *inferExtras) load(ctx context.Context, p *progress, wf *worldFlags, mod
 		if err = m.CompileContext(ctx); err != nil {
 			return nil, nil, err
 		}
+		if err = fitProbConstraints(ctx, p, m, db); err != nil {
+			return nil, nil, err
+		}
 		done("%d predicates, %d formulas, %d clauses", len(m.Preds), len(m.Formulas), len(m.Clauses))
 	}
 	if err != nil {

@@ -110,6 +110,9 @@ func (f *trainFlags) load(ctx context.Context, e *env, p *progress, multi bool) 
 	if err := checkTraining(m, dbs, splitList(*f.train)); err != nil {
 		return nil, nil, ground.Options{}, err
 	}
+	if len(m.ProbConstraints) > 0 {
+		return nil, nil, ground.Options{}, fmt.Errorf("%s: probability constraints and soft evidence (pracmln's P(F) = p, R(F) = p, \"0.6 A\") are fitted by infer, not learned: learn without them, then add them to the learned model", m.ProbConstraints[0].Pos)
+	}
 	if fx := m.FixedFormula(); fx != nil {
 		return nil, nil, ground.Options{}, fmt.Errorf("%s: the weight of this formula is fixed (Tuffy's '@', the prior of soft evidence, or RockIt's weight taken from the evidence); learning with fixed weights is not supported", fx.Pos)
 	}
