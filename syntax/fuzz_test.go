@@ -30,6 +30,9 @@ func FuzzParseMLN(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if m := FindMarkers("fuzz.mln", src, false); len(m) > 0 {
+			t.Fatalf("a file that parses in Alchemy's dialect has a marker of another: %v", m)
+		}
 		var buf bytes.Buffer
 		if err := Fprint(&buf, file); err != nil {
 			t.Fatal(err)
@@ -54,6 +57,9 @@ func FuzzParseDB(f *testing.F) {
 		file, err := ParseDB("fuzz.db", src)
 		if err != nil {
 			return
+		}
+		if m := FindMarkers("fuzz.db", src, true); len(m) > 0 {
+			t.Fatalf("a file that parses in Alchemy's dialect has a marker of another: %v", m)
 		}
 		var buf bytes.Buffer
 		if err := Fprint(&buf, file); err != nil {
