@@ -75,10 +75,10 @@ func FuzzParseDB(f *testing.F) {
 	})
 }
 
-// FuzzParseDialects checks that the .mln and .db parsers never panic in
-// Tuffy's and LoMRF's dialects, and that the completion of the definite
-// clauses of a LoMRF file they accept prints as Alchemy text that parses
-// back to the same formulas.
+// FuzzParseDialects checks that the marker search, and the .mln and .db
+// parsers in Tuffy's and LoMRF's dialects, never panic, and that the
+// completion of the definite clauses of a LoMRF file they accept prints
+// as Alchemy text that parses back to the same formulas.
 func FuzzParseDialects(f *testing.F) {
 	addSeeds(f, "testdata/*.mln")
 	f.Add([]byte("*F(p, p)\nS(p)\n0.7 F(a1, a2), S(a1), [a1 != a2 AND NOT (a1 <> A || a2 = B)] => S(a2)\n@1.2 S(a)\nS(a) v [a = A].\n"))
@@ -86,6 +86,13 @@ func FuzzParseDialects(f *testing.F) {
 	f.Add([]byte("H(f, t)\nE(t)\nH(A, t) :- E(t).\n2 H(x, t) :- E(t) ^ E(x)\nH(m(p, q), t) :- E(p)\nH(B, t) :- E(t--)\n"))
 	f.Add([]byte("0.8 Smokes(Carl)\n0 !F(A, B)\n1 S(C)\n!S(D)\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
+		for _, db := range []bool{false, true} {
+			for _, m := range FindMarkers("fuzz", src, db) {
+				if !m.Pos.IsValid() || m.Marker.DB != db {
+					t.Fatalf("marker %v", m)
+				}
+			}
+		}
 		for _, d := range []Dialect{Tuffy, LoMRF} {
 			file, err := ParseMLNConfig("fuzz.mln", src, &Config{Dialect: d})
 			_ = ScanDBDialect(d, "fuzz.db", src, func(a *RawAtom) {
