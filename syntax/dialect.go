@@ -8,7 +8,8 @@ import (
 
 // Dialect is the system whose model and evidence languages a file is
 // written in. The same text can mean different things in two systems, so
-// the dialect is always chosen explicitly; the zero value is Alchemy's.
+// the dialect is chosen explicitly, or from constructs only it has
+// (DetectDialect); the zero value is Alchemy's.
 //
 // Tuffy's dialect (Tuffy 0.3): in .mln files a leading "@" before a weight
 // fixes the weight (it is not learned; in Alchemy's dialect "@" is

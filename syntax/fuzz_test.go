@@ -30,6 +30,9 @@ func FuzzParseMLN(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if m := FindMarkers("fuzz.mln", src, false); len(m) > 0 {
+			t.Fatalf("a file that parses in Alchemy's dialect has a marker of another: %v", m)
+		}
 		var buf bytes.Buffer
 		if err := Fprint(&buf, file); err != nil {
 			t.Fatal(err)
@@ -55,6 +58,9 @@ func FuzzParseDB(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if m := FindMarkers("fuzz.db", src, true); len(m) > 0 {
+			t.Fatalf("a file that parses in Alchemy's dialect has a marker of another: %v", m)
+		}
 		var buf bytes.Buffer
 		if err := Fprint(&buf, file); err != nil {
 			t.Fatal(err)
@@ -69,11 +75,11 @@ func FuzzParseDB(f *testing.F) {
 	})
 }
 
-// FuzzParseDialects checks that the .mln and .db parsers never panic in
-// Tuffy's, LoMRF's and RockIt's dialects, that the completion of the
-// definite clauses of a LoMRF file they accept prints as Alchemy text that
-// parses back to the same formulas, and that so do the declarations and
-// formulas of a RockIt file (checkRockIt).
+// FuzzParseDialects checks that the marker search, and the .mln and .db
+// parsers in Tuffy's, LoMRF's, RockIt's and pracmln's dialects, never
+// panic, that the completion of the definite clauses of a LoMRF file they
+// accept prints as Alchemy text that parses back to the same formulas, and
+// that so do the declarations and formulas of a RockIt file (checkRockIt).
 func FuzzParseDialects(f *testing.F) {
 	addSeeds(f, "testdata/*.mln")
 	f.Add([]byte("*F(p, p)\nS(p)\n0.7 F(a1, a2), S(a1), [a1 != a2 AND NOT (a1 <> A || a2 = B)] => S(a2)\n@1.2 S(a)\nS(a) v [a = A].\n"))
@@ -85,6 +91,13 @@ func FuzzParseDialects(f *testing.F) {
 	f.Add([]byte("S(t, u!)\n#fixweight\nlog(0.9/0.1) S(?x, a) ^ !(EXIST ?y (S(?y, b.c)))\nlogx(0) S(?x,?y) ^ ?x =/= ?y\n-float('inf') S(?x, Y).\nP(S(x, y)) = 0.5\nt = {a, B}\n"))
 	f.Add([]byte("S(t)\n2**-1 S(x) ^ S(y) v S(z)\nfloat('inf') EXIST y (S(y)) ^ S(x)\n#fuzzy\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
+		for _, db := range []bool{false, true} {
+			for _, m := range FindMarkers("fuzz", src, db) {
+				if !m.Pos.IsValid() || m.Marker.DB != db {
+					t.Fatalf("marker %v", m)
+				}
+			}
+		}
 		for _, d := range []Dialect{Tuffy, LoMRF, RockIt, Pracmln} {
 			file, err := ParseMLNConfig("fuzz.mln", src, &Config{Dialect: d})
 			if err == nil && d == RockIt {

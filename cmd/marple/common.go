@@ -140,7 +140,7 @@ func (w *worldFlags) register(fsQuery bool, fs interface {
 	fs.StringVar(&w.closedWorld, "cw", "", "predicates to treat as closed world, comma-separated")
 	fs.Int64Var(&w.maxMem, "maxMem", 8<<10, "refuse groundings estimated above this many MiB")
 	fs.IntVar(&w.workers, "workers", 0, "worker goroutines for grounding and inference (0: every core)")
-	fs.StringVar(&w.dialect, "dialect", "alchemy", "the language of the model and evidence files: "+strings.Join(syntax.DialectNames(), ", "))
+	fs.StringVar(&w.dialect, "dialect", "", "the language of the model and evidence files: "+strings.Join(syntax.DialectNames(), ", ")+" (default: alchemy, or the one dialect whose own constructs the files use)")
 }
 
 // alchemyOnly returns a usage error unless -dialect is Alchemy's, for
@@ -152,11 +152,23 @@ func (w *worldFlags) alchemyOnly(what string) error {
 	return nil
 }
 
-// loadModel reads the model files in the dialect of the -dialect flag.
-func (w *worldFlags) loadModel(files ...string) (*mln.Model, error) {
+// loadModel reads the model files in the dialect of the -dialect flag or,
+// without it, in the dialect the files' own markers name
+// (mln.DetectDialect), which it reports on stderr.
+func (w *worldFlags) loadModel(stderr io.Writer, files, evidenceFiles []string) (*mln.Model, error) {
 	d, err := syntax.ParseDialect(w.dialect)
 	if err != nil {
 		return nil, usagef("-dialect: %v", err)
+	}
+	if w.dialect == "" {
+		dd, why, err := mln.DetectDialect(files, evidenceFiles)
+		if err != nil {
+			return nil, err
+		}
+		if dd != syntax.Alchemy {
+			fmt.Fprintf(stderr, "marple: reading the files as -dialect %s: %s: has %s, a construct of that dialect only (give -dialect %s to pin the choice)\n", dd, why.Pos, why.Marker.Name, dd)
+		}
+		d = dd
 	}
 	return mln.LoadModelConfig(&mln.LoadConfig{Dialect: d}, files...)
 }
@@ -225,7 +237,7 @@ func loadProblem(ctx context.Context, p *progress, wf *worldFlags, modelFiles, e
 		return nil, nil, usagef("no model: give -i model.mln")
 	}
 	done := p.stage("parse")
-	m, err := wf.loadModel(modelFiles...)
+	m, err := wf.loadModel(p.w, modelFiles, evidenceFiles)
 	if err != nil {
 		return nil, nil, swapHint(err, modelFiles, evidenceFiles)
 	}

@@ -42,12 +42,40 @@ func TestInferDialect(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("missing from the output: %v\n%s", want, b)
 	}
-	// Alchemy's dialect refuses soft evidence at its position; an unknown
+	// Without -dialect, the soft evidence chooses Tuffy's dialect, said
+	// on stderr with its position, and the output is the same.
+	code, _, stderr = marple(t, args...)
+	if code != 0 || !strings.Contains(stderr, "-dialect tuffy: "+dir+"tuffy_soft.db:2:1: has soft evidence") {
+		t.Errorf("no -dialect: exit %d, stderr %s", code, stderr)
+	}
+	if b2, err := os.ReadFile(out); err != nil || string(b2) != string(b) {
+		t.Errorf("no -dialect: output\n%s\nwant\n%s", b2, b)
+	}
+	// -dialect alchemy refuses soft evidence at its position; an unknown
 	// dialect is a usage error.
-	if code, _, stderr := marple(t, args...); code == 0 || !strings.Contains(stderr, "tuffy_soft.db:2:1") {
+	if code, _, stderr := marple(t, append(args[:1:1], append([]string{"-dialect", "alchemy"}, args[1:]...)...)...); code == 0 || !strings.Contains(stderr, "tuffy_soft.db:2:1") {
 		t.Errorf("alchemy dialect: exit %d, stderr %s", code, stderr)
 	}
 	if code, _, stderr := marple(t, append(args[:1:1], append([]string{"-dialect", "nope"}, args[1:]...)...)...); code != 2 || !strings.Contains(stderr, "unknown dialect") {
 		t.Errorf("-dialect nope: exit %d, stderr %s", code, stderr)
+	}
+}
+
+// Without -dialect, markers that two dialects share are refused with the
+// candidates, and a file without markers is read in Alchemy's dialect
+// with nothing said.
+func TestDetectDialectCommand(t *testing.T) {
+	dir := "../../mln/testdata/dialects/"
+	code, _, stderr := marple(t, "check", "-i", dir+"lomrf_general.mln", "-e", dir+"lomrf_general.db")
+	if code == 0 || !strings.Contains(stderr, dir+"lomrf_general.mln:10:14") || !strings.Contains(stderr, "-dialect tuffy or -dialect lomrf") {
+		t.Errorf("ambiguous markers: exit %d, stderr %s", code, stderr)
+	}
+	code, _, stderr = marple(t, "check", "-i", dir+"lomrf_ec.mln", "-e", dir+"lomrf_ec.db", "-q", "HoldsAt")
+	if code != 0 || !strings.Contains(stderr, "-dialect lomrf: "+dir+"lomrf_ec.mln:17:33: has the successor") {
+		t.Errorf("t++: exit %d, stderr %s", code, stderr)
+	}
+	code, _, stderr = marple(t, "check", "-i", dir+"tuffy_scope_alchemy.mln", "-e", dir+"tuffy_scope.db", "-q", "Smokes")
+	if code != 0 || strings.Contains(stderr, "dialect") {
+		t.Errorf("Alchemy's dialect: exit %d, stderr %s", code, stderr)
 	}
 }

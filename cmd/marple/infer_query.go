@@ -147,7 +147,7 @@ func (x *inferExtras) load(ctx context.Context, p *progress, wf *worldFlags, mod
 		m, db, err = loadProblem(ctx, p, wf, modelFiles, evidenceFiles)
 	} else {
 		done := p.stage("parse")
-		if m, err = wf.loadModel(modelFiles...); err != nil {
+		if m, err = wf.loadModel(p.w, modelFiles, append(evidenceFiles[:len(evidenceFiles):len(evidenceFiles)], x.queryFile)); err != nil {
 			return nil, nil, swapHint(err, modelFiles, evidenceFiles)
 		}
 		if db, err = mln.LoadDatabase(m, evidenceFiles...); err != nil {

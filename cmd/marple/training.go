@@ -88,7 +88,7 @@ func (f *trainFlags) check() error {
 // options with -ne as the query predicates.
 func (f *trainFlags) load(ctx context.Context, e *env, p *progress, multi bool) (*mln.Model, []*mln.Database, ground.Options, error) {
 	done := p.stage("parse")
-	m, err := f.wf.loadModel(splitList(*f.modelFiles)...)
+	m, err := f.wf.loadModel(p.w, splitList(*f.modelFiles), splitList(*f.train))
 	if err != nil {
 		return nil, nil, ground.Options{}, err
 	}
