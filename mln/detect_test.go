@@ -28,9 +28,15 @@ func TestDetectDialectFiles(t *testing.T) {
 	if err != nil || d != syntax.LoMRF || why == nil || why.Pos.File != filepath.Join(dir, "rules.mln") || why.Pos.Line != 2 {
 		t.Errorf("included t++: %v %v %v", d, why, err)
 	}
-	d, why, err = DetectDialect([]string{plain}, []string{soft})
-	if err != nil || d != syntax.Tuffy || why.Pos.File != soft {
-		t.Errorf("soft evidence: %v %v %v", d, why, err)
+	// Soft evidence means a prior in Tuffy's dialect and a fitted
+	// probability in pracmln's: alone it chooses neither.
+	if _, _, err = DetectDialect([]string{plain}, []string{soft}); err == nil || !strings.Contains(err.Error(), "-dialect tuffy or -dialect pracmln") {
+		t.Errorf("soft evidence: %v", err)
+	}
+	cond := write("cond.mln", "H(t)\nE(t)\n1 E(a) v H(b) [a != b]\n")
+	d, why, err = DetectDialect([]string{cond}, []string{soft})
+	if err != nil || d != syntax.Tuffy || why.Pos.File != cond {
+		t.Errorf("soft evidence and a condition: %v %v %v", d, why, err)
 	}
 	if _, _, err := DetectDialect([]string{top}, []string{soft}); err == nil || !strings.Contains(err.Error(), "different dialects") {
 		t.Errorf("t++ and soft evidence: %v", err)

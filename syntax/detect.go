@@ -32,7 +32,11 @@ var Markers = []*Marker{
 	{Name: "\",\" joining literals, \"Friends(a,b), Smokes(a)\"", Dialects: []Dialect{Tuffy}, find: findLiteralComma},
 	{Name: "\":-\" (a Datalog rule in Tuffy's dialect, a definite clause in LoMRF's)", Dialects: []Dialect{Tuffy, LoMRF}, find: findDefine},
 	{Name: "the successor \"t++\"", Dialects: []Dialect{LoMRF}, find: findIncrement},
-	{Name: "soft evidence, a probability before a ground atom, \"0.8 Smokes(Carl)\"", DB: true, Dialects: []Dialect{Tuffy}, find: findSoftEvidence},
+	{Name: "a \"?x\" variable", Dialects: []Dialect{Pracmln}, find: findQueryVar},
+	{Name: "a \"#fixweight\" or \"#fuzzy\" annotation", Dialects: []Dialect{Pracmln}, find: findPracmlnDirective},
+	{Name: "the inequality \"=/=\"", Dialects: []Dialect{Pracmln}, find: findSlashedNotEqual},
+	{Name: "a cardinality constraint, \"|y| F <= k\"", Dialects: []Dialect{RockIt}, find: findCardinality},
+	{Name: "soft evidence, a probability before a ground atom, \"0.8 Smokes(Carl)\" (a prior in Tuffy's dialect, a fitted conditional probability in pracmln's)", DB: true, Dialects: []Dialect{Tuffy, Pracmln}, find: findSoftEvidence},
 }
 
 // A Found is a marker met in a file.
@@ -303,4 +307,69 @@ func hasDigit(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// findQueryVar finds "?" before a name, where a name could not end:
+// pracmln's variables ("?x").
+func findQueryVar(code []byte) int {
+	for i := 0; i+1 < len(code); i++ {
+		if code[i] == '?' && isIdentStart(code[i+1]) && (i == 0 || !isIdentChar(code[i-1])) {
+			return i
+		}
+	}
+	return -1
+}
+
+// findPracmlnDirective finds a line that starts with "#fixweight" or
+// "#fuzzy".
+func findPracmlnDirective(code []byte) int {
+	for i := 0; i < len(code); {
+		j := i
+		for j < len(code) && (code[j] == ' ' || code[j] == '\t') {
+			j++
+		}
+		for _, d := range []string{"#fixweight", "#fuzzy"} {
+			if rest := code[j:]; len(rest) >= len(d) && string(rest[:len(d)]) == d && (len(rest) == len(d) || !isIdentChar(rest[len(d)])) {
+				return j
+			}
+		}
+		for i = j; i < len(code) && code[i] != '\n'; i++ {
+		}
+		i++
+	}
+	return -1
+}
+
+// findSlashedNotEqual finds "=/=".
+func findSlashedNotEqual(code []byte) int {
+	for i := 0; i+2 < len(code); i++ {
+		if code[i] == '=' && code[i+1] == '/' && code[i+2] == '=' {
+			return i
+		}
+	}
+	return -1
+}
+
+// findCardinality finds a line that starts with "|name|": RockIt's
+// cardinality constraint.
+func findCardinality(code []byte) int {
+	for i := 0; i < len(code); {
+		j := i
+		for j < len(code) && (code[j] == ' ' || code[j] == '\t') {
+			j++
+		}
+		if j < len(code) && code[j] == '|' {
+			k := j + 1
+			for k < len(code) && (isIdentChar(code[k]) || code[k] == ',' || code[k] == ' ') {
+				k++
+			}
+			if k > j+1 && k < len(code) && code[k] == '|' {
+				return j
+			}
+		}
+		for i = j; i < len(code) && code[i] != '\n'; i++ {
+		}
+		i++
+	}
+	return -1
 }

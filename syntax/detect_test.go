@@ -24,6 +24,11 @@ func TestFindMarkers(t *testing.T) {
 		{"S(p)\n0.8 S(Carl)\n", true, "soft evidence", "x:2:1"},
 		{"S(p)\n  .5 !S(Carl)\n", true, "soft evidence", "x:2:3"},
 		{"S(p)\n1e-3 S(Carl)\n", true, "soft evidence", "x:2:1"},
+		{"S(p,p)\n1 S(?x, A)\n", false, "variable", "x:2:5"},
+		{"S(p)\n#fixweight\n1 S(x)\n", false, "annotation", "x:2:1"},
+		{"S(p)\n  #fuzzy\n", false, "annotation", "x:2:3"},
+		{"S(p,p)\n1 S(x, y) ^ x =/= y\n", false, "inequality", "x:2:15"},
+		{"*o(l)\nm(l, r)\n|r| !o(x) v m(x, r) <= 1\n", false, "cardinality", "x:3:1"},
 		// No marker: comments, strings, Alchemy's own constructs.
 		{"S(p)\n// 0.7 F(a1,a2), S(a1) v [a1 != a2] :- t++\n/* H(t) :- E(t)\n[x] */ S(x)\n", false, "", ""},
 		{"S(p)\nS(\"a, [b] :- c++\")\n", false, "", ""},
@@ -62,6 +67,8 @@ func TestDetectDialect(t *testing.T) {
 	define := find("H(t) :- E(t).\n", false)
 	inc := find("E(t) => H(t++)\n", false)
 	soft := find("0.8 S(A)\n", true)
+	qvar := find("1 S(?x)\n", false)
+	card := find("|y| S(x, y) <= 1\n", false)
 	cases := []struct {
 		found []Found
 		want  Dialect
@@ -69,7 +76,11 @@ func TestDetectDialect(t *testing.T) {
 	}{
 		{nil, Alchemy, ""},
 		{cond, Tuffy, ""},
-		{soft, Tuffy, ""},
+		{soft, Alchemy, "-dialect tuffy or -dialect pracmln"},
+		{append(soft, cond...), Tuffy, ""},
+		{append(soft, qvar...), Pracmln, ""},
+		{card, RockIt, ""},
+		{append(card, qvar...), Alchemy, "different dialects"},
 		{inc, LoMRF, ""},
 		{append(define, cond...), Tuffy, ""},
 		{append(define, inc...), LoMRF, ""},

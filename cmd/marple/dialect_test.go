@@ -42,14 +42,11 @@ func TestInferDialect(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("missing from the output: %v\n%s", want, b)
 	}
-	// Without -dialect, the soft evidence chooses Tuffy's dialect, said
-	// on stderr with its position, and the output is the same.
+	// Without -dialect, the soft evidence alone does not choose: it means
+	// a prior in Tuffy's dialect and a fitted probability in pracmln's.
 	code, _, stderr = marple(t, args...)
-	if code != 0 || !strings.Contains(stderr, "-dialect tuffy: "+dir+"tuffy_soft.db:2:1: has soft evidence") {
+	if code == 0 || !strings.Contains(stderr, dir+"tuffy_soft.db:2:1") || !strings.Contains(stderr, "-dialect tuffy or -dialect pracmln") {
 		t.Errorf("no -dialect: exit %d, stderr %s", code, stderr)
-	}
-	if b2, err := os.ReadFile(out); err != nil || string(b2) != string(b) {
-		t.Errorf("no -dialect: output\n%s\nwant\n%s", b2, b)
 	}
 	// -dialect alchemy refuses soft evidence at its position; an unknown
 	// dialect is a usage error.
