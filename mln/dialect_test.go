@@ -113,6 +113,26 @@ func TestTuffySoftEvidence(t *testing.T) {
 	}
 }
 
+// Tuffy drops the quotes of a string constant: Smokes("Anna") in the
+// evidence and in the model is the atom Smokes(Anna), and the clause on
+// Anna is the unit clause on Cancer(Anna); a name that is no Marple
+// constant name keeps its quotes.
+func TestTuffyQuotedConstants(t *testing.T) {
+	m, net := loadDialect(t, syntax.Tuffy, "tuffy_quoted.mln", "tuffy_quoted.db")
+	ps := brute.Marginals(net)
+	if got := marginal(t, m, net, ps, "Smokes(Anna)"); got != -1 {
+		t.Errorf("Smokes(Anna) is in the network (P = %v), want it evidence", got)
+	}
+	for atom, w := range map[string]float64{"Cancer(Anna)": 1, `Cancer("owl:Thing")`: 2} {
+		if got, want := marginal(t, m, net, ps, atom), 1/(1+math.Exp(-w)); math.Abs(got-want) > 1e-9 {
+			t.Errorf("P(%s) = %v, want %v", atom, got, want)
+		}
+	}
+	if _, ok := m.Const(`"Anna"`); ok {
+		t.Error(`the constant "Anna" exists beside Anna`)
+	}
+}
+
 // Tuffy's "," conjunction, [conditions] and "@w" fixed weights mean the
 // Alchemy formulas written by hand in tuffy_scope_alchemy.mln.
 func TestTuffyScopingConditions(t *testing.T) {

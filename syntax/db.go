@@ -359,6 +359,9 @@ func (d *dbScanner) parseAtom() bool {
 			d.errorf(col-1+d.lineStart, "%s is a variable (lower case): evidence atoms must be ground", arg)
 			return false
 		}
+		if d.dialect == Tuffy {
+			arg = []byte(TuffyConst(string(arg)))
+		}
 		a.Args = append(a.Args, arg)
 		a.argPos = append(a.argPos, Pos{File: d.file, Line: d.line, Col: col})
 		d.skipSpace(false)

@@ -91,6 +91,18 @@ func RockItConst(s string) string {
 	return strconv.Quote(s)
 }
 
+// TuffyConst returns the Marple name of Tuffy constant s as written in a
+// model or .db file: Tuffy drops the quotes of a string constant, so
+// "Anna" and Anna are one constant; a quoted string whose content is a
+// Marple constant name (upper-case identifier or integer) loses its
+// quotes, any other keeps them.
+func TuffyConst(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' && isBareConst(s[1:len(s)-1]) {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
 // isBareConst reports whether s is a constant name Marple reads without
 // quotes and RockIt could write: an identifier starting with an upper-case
 // letter, or an integer.

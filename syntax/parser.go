@@ -978,7 +978,11 @@ func (p *parser) operand() Term {
 		return Term{TermPos: p.posOf(t), Kind: k, Name: t.text}
 	case tInt, tFloat, tString:
 		p.advance()
-		return Term{TermPos: p.posOf(t), Kind: ConstTerm, Name: t.text}
+		name := t.text
+		if p.dialect == Tuffy {
+			name = TuffyConst(name)
+		}
+		return Term{TermPos: p.posOf(t), Kind: ConstTerm, Name: name}
 	}
 	p.errorAt(t, "expected a term, found %s", t.describe())
 	return Term{}

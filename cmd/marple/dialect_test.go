@@ -76,3 +76,25 @@ func TestDetectDialectCommand(t *testing.T) {
 		t.Errorf("Alchemy's dialect: exit %d, stderr %s", code, stderr)
 	}
 }
+
+// marple score -dialect tuffy reads a world written by Tuffy, whose string
+// constants are quoted, as the same atoms as the unquoted names.
+func TestScoreTuffyQuotedWorld(t *testing.T) {
+	dir := "../../mln/testdata/dialects/"
+	var costs []string
+	for _, world := range []string{"Cancer(\"Anna\")\n", "Cancer(Anna)\n"} {
+		w := filepath.Join(t.TempDir(), "world.db")
+		if err := os.WriteFile(w, []byte(world), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := marple(t, "score", "-dialect", "tuffy", "-i", dir+"tuffy_quoted.mln", "-e", dir+"tuffy_quoted.db", "-q", "Cancer", "-w", w)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", world, code, stderr)
+		}
+		first, _, _ := strings.Cut(stdout, "\n")
+		costs = append(costs, first)
+	}
+	if costs[0] != costs[1] || costs[0] != "cost\t2" {
+		t.Errorf("costs %q, want both \"cost\\t2\"", costs)
+	}
+}

@@ -57,6 +57,9 @@ func runScore(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if m.Dialect == syntax.Tuffy {
+		atoms = tuffyAtoms(atoms)
+	}
 	// The world: the -w atoms true at 0.5 or more, the other unknown atoms
 	// false. An atom of the file that is not an unknown atom of the
 	// network is evidence or not a query atom: it must agree with the
@@ -107,4 +110,20 @@ func countTrue(y []bool) int {
 		}
 	}
 	return n
+}
+
+// tuffyAtoms returns the atoms of a world file written by Tuffy, whose
+// string constants are quoted (Cancer("Anna")), named as the Tuffy
+// dialect names them (syntax.TuffyConst: Cancer(Anna)).
+func tuffyAtoms(in *eval.AtomSet) *eval.AtomSet {
+	out := &eval.AtomSet{}
+	for i := 0; i < in.Len(); i++ {
+		a := in.Atom(i)
+		args := make([]string, len(a.Args))
+		for j, c := range a.Args {
+			args[j] = syntax.TuffyConst(c)
+		}
+		out.SetArgs(a.Pred, args, in.Value(i)) // the names come from a parsed file: no error
+	}
+	return out
 }
