@@ -119,7 +119,7 @@ func (m *Model) AddProbInstance(pc *ProbConstraint) (undo func(), err error) {
 		}
 		sub[name] = syntax.Term{Kind: syntax.ConstTerm, Name: m.ConstName(m.Types[t].Consts[0])}
 	}
-	fs, errs := m.newFormulas(&syntax.FormulaDecl{StartPos: pc.Pos, Hard: true, Dot: pc.Pos, F: substFormula(f.AST, sub)})
+	fs, errs := m.newFormulas(&syntax.FormulaDecl{StartPos: pc.Pos, Hard: true, Dot: pc.Pos, F: syntax.Substitute(f.AST, sub)})
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -131,64 +131,6 @@ func (m *Model) AddProbInstance(pc *ProbConstraint) (undo func(), err error) {
 		m.Formulas = m.Formulas[:nf]
 		m.Clauses = m.Clauses[:nc]
 	}, nil
-}
-
-// substFormula copies f with its free variables replaced by sub.
-func substFormula(f syntax.Formula, sub map[string]syntax.Term) syntax.Formula {
-	term := func(t syntax.Term) syntax.Term {
-		if t.Kind == syntax.VarTerm {
-			if c, ok := sub[t.Name]; ok {
-				c.TermPos = t.TermPos
-				return c
-			}
-		}
-		return t
-	}
-	var rec func(f syntax.Formula, sub map[string]syntax.Term) syntax.Formula
-	rec = func(f syntax.Formula, sub map[string]syntax.Term) syntax.Formula {
-		switch f := f.(type) {
-		case *syntax.Atom:
-			a := *f
-			a.Args = make([]syntax.Term, len(f.Args))
-			for i, t := range f.Args {
-				a.Args[i] = substTerm(t, term)
-			}
-			return &a
-		case *syntax.Compare:
-			c := *f
-			c.X, c.Y = substTerm(f.X, term), substTerm(f.Y, term)
-			return &c
-		case *syntax.Not:
-			return &syntax.Not{NotPos: f.NotPos, X: rec(f.X, sub)}
-		case *syntax.Binary:
-			return &syntax.Binary{Op: f.Op, OpPos: f.OpPos, X: rec(f.X, sub), Y: rec(f.Y, sub)}
-		case *syntax.Quant:
-			inner := map[string]syntax.Term{}
-			for k, v := range sub {
-				inner[k] = v
-			}
-			for _, v := range f.Vars {
-				delete(inner, v.Name)
-			}
-			q := *f
-			q.Body = substFormula(f.Body, inner)
-			return &q
-		}
-		return f
-	}
-	return rec(f, sub)
-}
-
-func substTerm(t syntax.Term, fn func(syntax.Term) syntax.Term) syntax.Term {
-	if t.Kind == syntax.FuncTerm {
-		args := make([]syntax.Term, len(t.Args))
-		for i, a := range t.Args {
-			args[i] = substTerm(a, fn)
-		}
-		t.Args = args
-		return t
-	}
-	return fn(t)
 }
 
 // addDBDomain adds the constants of a domain declaration in a .db file

@@ -157,47 +157,11 @@ func WriteModel(w io.Writer, m *Model) error {
 // replaced by constants. Quantified variables of the same name are left
 // alone.
 func substPlus(f syntax.Formula, sub map[string]string) syntax.Formula {
-	var rec func(f syntax.Formula, bound map[string]bool) syntax.Formula
-	term := func(t syntax.Term, bound map[string]bool) syntax.Term {
-		if t.Kind == syntax.VarTerm && !bound[t.Name] {
-			if c, ok := sub[t.Name]; ok {
-				return syntax.Term{TermPos: t.TermPos, Kind: syntax.ConstTerm, Name: c}
-			}
-		}
-		return t
+	consts := make(map[string]syntax.Term, len(sub))
+	for v, c := range sub {
+		consts[v] = syntax.Term{Kind: syntax.ConstTerm, Name: c}
 	}
-	rec = func(f syntax.Formula, bound map[string]bool) syntax.Formula {
-		switch f := f.(type) {
-		case *syntax.Atom:
-			a := *f
-			a.Args = make([]syntax.Term, len(f.Args))
-			for i, t := range f.Args {
-				a.Args[i] = term(t, bound)
-			}
-			return &a
-		case *syntax.Compare:
-			c := *f
-			c.X, c.Y = term(f.X, bound), term(f.Y, bound)
-			return &c
-		case *syntax.Not:
-			return &syntax.Not{NotPos: f.NotPos, X: rec(f.X, bound)}
-		case *syntax.Binary:
-			return &syntax.Binary{Op: f.Op, OpPos: f.OpPos, X: rec(f.X, bound), Y: rec(f.Y, bound)}
-		case *syntax.Quant:
-			b2 := make(map[string]bool, len(bound)+len(f.Vars))
-			for k := range bound {
-				b2[k] = true
-			}
-			for _, v := range f.Vars {
-				b2[v.Name] = true
-			}
-			q := *f
-			q.Body = rec(f.Body, b2)
-			return &q
-		}
-		return f
-	}
-	return rec(f, nil)
+	return syntax.Substitute(f, consts)
 }
 
 // ClauseString returns clause c in Alchemy syntax (see ClauseFormula),

@@ -628,14 +628,14 @@ func (c *RockItConf) Bind(args []string) (*FormulaDecl, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("the value %s of a float_ argument is not a number", val)
 	}
-	sub := map[string]string{}
+	sub := map[string]Term{}
 	for i, t := range c.Atom.Args {
 		switch t.Kind {
 		case VarTerm:
-			if old, ok := sub[t.Name]; ok && old != args[i] {
+			if old, ok := sub[t.Name]; ok && old.Name != args[i] {
 				return nil, false, nil
 			}
-			sub[t.Name] = args[i]
+			sub[t.Name] = Term{Kind: ConstTerm, Name: args[i]}
 		case ConstTerm:
 			if t.Name != args[i] {
 				return nil, false, nil
@@ -643,31 +643,9 @@ func (c *RockItConf) Bind(args []string) (*FormulaDecl, bool, error) {
 		}
 	}
 	d := *c.Decl
-	d.F = bindFormula(c.Decl.F, sub)
+	d.F = Substitute(c.Decl.F, sub)
 	d.Weight, d.HasWeight, d.Fixed = w, true, true
 	return &d, true, nil
-}
-
-// bindFormula copies a quantifier-free formula with the variables of sub
-// replaced by constants.
-func bindFormula(f Formula, sub map[string]string) Formula {
-	switch f := f.(type) {
-	case *Atom:
-		a := *f
-		a.Args = make([]Term, len(f.Args))
-		for i, t := range f.Args {
-			if c, ok := sub[t.Name]; ok && t.Kind == VarTerm {
-				t = Term{TermPos: t.TermPos, Kind: ConstTerm, Name: c}
-			}
-			a.Args[i] = t
-		}
-		return &a
-	case *Not:
-		return &Not{NotPos: f.NotPos, X: bindFormula(f.X, sub)}
-	case *Binary:
-		return &Binary{Op: f.Op, OpPos: f.OpPos, X: bindFormula(f.X, sub), Y: bindFormula(f.Y, sub)}
-	}
-	return f
 }
 
 // rockitAtom finishes an atom of a RockIt .db file: its constants get
