@@ -450,11 +450,53 @@ type countScratch struct {
 
 // add adds n to row r of the dense accumulator.
 func (sc *countScratch) add(r int64, n int64) {
+	if sc.acc == nil {
+		sc.accMap[int32(r)] += n
+		return
+	}
 	if sc.acc[r] == 0 && sc.tbits[r>>6]&(1<<(r&63)) == 0 {
 		sc.touched = append(sc.touched, int32(r))
 		sc.tbits[r>>6] |= 1 << (r & 63)
 	}
 	sc.acc[r] += n
+}
+
+// scratch returns a count scratch from d's pool, or a new one sized for
+// d's rows (a dense accumulator up to countDenseMax rows, else a map).
+func (d *PLLData) scratch() *countScratch {
+	if sc, _ := d.pool.Get().(*countScratch); sc != nil {
+		return sc
+	}
+	sc := &countScratch{}
+	if d.nrows <= countDenseMax {
+		sc.acc = make([]int64, d.nrows)
+		sc.tbits = make([]uint64, (d.nrows+63)/64)
+	} else {
+		sc.accMap = map[int32]int64{}
+	}
+	return sc
+}
+
+// counter returns the scratch's counter set to count in world w under
+// d's groundings bound, keeping its buffers (tally is left to set).
+func (sc *countScratch) counter(d *PLLData, w *cworld) *counter {
+	cn := &sc.cn
+	*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp, suf: cn.suf, stepMarks: cn.stepMarks}
+	return cn
+}
+
+// runPlans runs the plans whose pivot predicate is scored (or that have
+// no pivot) until the groundings bound is passed.
+func (d *PLLData) runPlans(cn *counter, plans []*countPlan) {
+	for _, p := range plans {
+		if p.pivot >= 0 && !d.scored[p.lits[p.pivot].pred] {
+			continue
+		}
+		cn.run(p)
+		if cn.over {
+			break
+		}
+	}
 }
 
 // drain appends the non-zero accumulated counts to col, in row order,
@@ -641,23 +683,13 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 	if d.opt.Shared != nil && len(c.Plus) == 0 {
 		return d.countShared(c, plans)
 	}
-	sc, _ := d.pool.Get().(*countScratch)
-	if sc == nil {
-		sc = &countScratch{}
-		if d.nrows <= countDenseMax {
-			sc.acc = make([]int64, d.nrows)
-			sc.tbits = make([]uint64, (d.nrows+63)/64)
-		} else {
-			sc.accMap = map[int32]int64{}
-		}
-	}
+	sc := d.scratch()
 	defer d.pool.Put(sc)
 	cc := &ClauseCounts{}
 	bindIdx := map[string]int32{} // "+" binding -> index into cc.bindings
 	for wi, w := range d.worlds {
 		bits := d.sampled[wi]
-		cn := &sc.cn
-		*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp, suf: cn.suf, stepMarks: cn.stepMarks}
+		cn := sc.counter(d, w)
 		type rb struct{ r, b int32 }
 		var plusAcc map[rb]int64
 		if len(c.Plus) > 0 {
@@ -683,21 +715,9 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 				plusAcc[rb{int32(r), b}] += n
 				return
 			}
-			if sc.acc == nil {
-				sc.accMap[int32(r)] += n
-				return
-			}
 			sc.add(r, n)
 		}
-		for _, p := range plans {
-			if p.pivot >= 0 && !d.scored[p.lits[p.pivot].pred] {
-				continue
-			}
-			cn.run(p)
-			if cn.over {
-				break
-			}
-		}
+		d.runPlans(cn, plans)
 		cc.examined += cn.seen
 		var col column
 		if plusAcc != nil {
@@ -830,40 +850,18 @@ func (d *PLLData) countShared(c *mln.Clause, plans []*countPlan) (*ClauseCounts,
 // row, sampled or not: its column, the groundings examined and whether
 // they passed the bound.
 func (d *PLLData) countWorld(c *mln.Clause, plans []*countPlan, wi int) (column, int64, bool, error) {
-	sc, _ := d.pool.Get().(*countScratch)
-	if sc == nil {
-		sc = &countScratch{}
-		if d.nrows <= countDenseMax {
-			sc.acc = make([]int64, d.nrows)
-			sc.tbits = make([]uint64, (d.nrows+63)/64)
-		} else {
-			sc.accMap = map[int32]int64{}
-		}
-	}
+	sc := d.scratch()
 	defer d.pool.Put(sc)
-	cn := &sc.cn
-	*cn = counter{sp: d.sp, w: d.worlds[wi], m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp, suf: cn.suf, stepMarks: cn.stepMarks}
+	cn := sc.counter(d, d.worlds[wi])
 	cn.tally = func(p mln.PredID, id int64, n int64, _ []mln.ConstID) {
 		off := d.rowOff[p]
 		if off < 0 {
 			return
 		}
 		r := off + id
-		if sc.acc == nil {
-			sc.accMap[int32(r)] += n
-			return
-		}
 		sc.add(r, n)
 	}
-	for _, p := range plans {
-		if p.pivot >= 0 && !d.scored[p.lits[p.pivot].pred] {
-			continue
-		}
-		cn.run(p)
-		if cn.over {
-			break
-		}
-	}
+	d.runPlans(cn, plans)
 	var col column
 	if sc.drain(&col) {
 		return column{}, cn.seen, cn.over, clauseError(d.m, c, errors.New("score: counting: a count overflows 32 bits"))
