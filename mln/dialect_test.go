@@ -172,25 +172,7 @@ func TestTuffyScopingConditions(t *testing.T) {
 func TestLoMRFDefiniteClauses(t *testing.T) {
 	m, net := loadDialect(t, syntax.LoMRF, "lomrf_ec.mln", "lomrf_ec.db", "HoldsAt")
 	ps := brute.Marginals(net)
-	m2, err := mln.LoadModel("testdata/dialects/lomrf_ec_alchemy.mln")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev2, err := mln.LoadDatabase(m2, "testdata/dialects/lomrf_ec.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m2.Compile(); err != nil {
-		t.Fatal(err)
-	}
-	q, err := m2.PredIDs("HoldsAt,InitiatedAt,TerminatedAt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	net2, err := ground.Ground(context.Background(), m2, ev2, ground.Options{Query: q})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m2, net2 := loadDialect(t, syntax.Alchemy, "lomrf_ec_alchemy.mln", "lomrf_ec.db", "HoldsAt", "InitiatedAt", "TerminatedAt")
 	ps2 := brute.Marginals(net2)
 	for _, f := range []string{"On", "Loud"} {
 		for _, tm := range []string{"1", "2"} {
@@ -222,25 +204,7 @@ func TestLoMRFDefiniteClauses(t *testing.T) {
 func TestLoMRFCompletionGroups(t *testing.T) {
 	m, net := loadDialect(t, syntax.LoMRF, "lomrf_general.mln", "lomrf_general.db", "Head", "G")
 	ps := brute.Marginals(net)
-	m2, err := mln.LoadModel("testdata/dialects/lomrf_general_alchemy.mln")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev2, err := mln.LoadDatabase(m2, "testdata/dialects/lomrf_general.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m2.Compile(); err != nil {
-		t.Fatal(err)
-	}
-	q, err := m2.PredIDs("Head,G,Q")
-	if err != nil {
-		t.Fatal(err)
-	}
-	net2, err := ground.Ground(context.Background(), m2, ev2, ground.Options{Query: q})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m2, net2 := loadDialect(t, syntax.Alchemy, "lomrf_general_alchemy.mln", "lomrf_general.db", "Head", "G", "Q")
 	ps2 := brute.Marginals(net2)
 	for _, v := range []string{"Foo", "Bar", "Baz"} {
 		atoms := []string{"G(" + v + ")", "Q(" + v + ")", "Head(" + v + ",1)", "Head(" + v + ",2)"}
