@@ -6,39 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/infer/mws"
-	"github.com/marple-mln/marple/internal/testkit/datadir"
-	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/internal/testkit/uwcse"
 )
-
-// uwcse grounds the UW-CSE model (Tuffy's weights) against one area's
-// evidence with advisedBy as the query: one dense component of thousands
-// of atoms, far too wide for variable elimination.
-func uwcse(tb testing.TB, area string) *ground.Network {
-	tb.Helper()
-	dir := datadir.Require(tb, "uw-cse")
-	m, err := mln.LoadModel(dir + "/tuffy-weighted-prog.mln")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	db, err := mln.LoadDatabase(m, dir+"/"+area+".db")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := m.Compile(); err != nil {
-		tb.Fatal(err)
-	}
-	p, ok := m.Pred("advisedBy")
-	if !ok {
-		tb.Fatal("no advisedBy")
-	}
-	net, err := ground.Ground(context.Background(), m, db, ground.Options{Query: []mln.PredID{p.ID}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return net
-}
 
 // uwLimit is the time limit of BenchmarkUWCSE.
 var uwLimit = flag.Duration("uwcse.limit", 10*time.Second, "time limit of BenchmarkUWCSE")
@@ -49,7 +19,7 @@ var uwLimit = flag.Duration("uwcse.limit", 10*time.Second, "time limit of Benchm
 func BenchmarkUWCSE(b *testing.B) {
 	for _, area := range []string{"ai", "graphics", "language", "systems", "theory"} {
 		b.Run(area, func(b *testing.B) {
-			net := uwcse(b, area)
+			net := uwcse.Network(b, area)
 			lastCost, lastBound := 0.0, 0.0
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

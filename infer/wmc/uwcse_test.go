@@ -6,38 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/internal/testenv"
-	"github.com/marple-mln/marple/internal/testkit/datadir"
-	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/internal/testkit/uwcse"
 )
-
-// uwcse grounds the UW-CSE model (Tuffy's weights) against one area's
-// evidence with advisedBy as the query.
-func uwcse(tb testing.TB, area string) *ground.Network {
-	tb.Helper()
-	dir := datadir.Require(tb, "uw-cse")
-	m, err := mln.LoadModel(dir + "/tuffy-weighted-prog.mln")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	db, err := mln.LoadDatabase(m, dir+"/"+area+".db")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := m.Compile(); err != nil {
-		tb.Fatal(err)
-	}
-	p, ok := m.Pred("advisedBy")
-	if !ok {
-		tb.Fatal("no advisedBy")
-	}
-	net, err := ground.Ground(context.Background(), m, db, ground.Options{Query: []mln.PredID{p.ID}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return net
-}
 
 // TestUWCSE: on UW-CSE's advisedBy network (one dense component of
 // hundreds of atoms and tens of thousands of clauses) exact counting is
@@ -45,7 +16,7 @@ func uwcse(tb testing.TB, area string) *ground.Network {
 // (a small bound; the default with MARPLE_LONG_TESTS=1). Skips without
 // the shared data.
 func TestUWCSE(t *testing.T) {
-	net := uwcse(t, "language")
+	net := uwcse.Network(t, "language")
 	start := time.Now()
 	opt := Options{MaxWork: 20_000_000}
 	if testenv.Long() {
