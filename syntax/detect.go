@@ -162,12 +162,16 @@ func blankComments(src []byte) []byte {
 				i++
 			}
 		case code[i] == '"':
+			// As the scanner reads it: a backslash escapes the next
+			// character, a newline included.
 			for i++; i < len(code) && code[i] != '"' && code[i] != '\n'; i++ {
-				if code[i] == '\\' && i+1 < len(code) && code[i+1] != '\n' {
+				if code[i] == '\\' && i+1 < len(code) {
 					code[i] = ' '
 					i++
 				}
-				code[i] = ' '
+				if code[i] != '\n' {
+					code[i] = ' '
+				}
 			}
 		}
 	}
@@ -196,7 +200,8 @@ func findCondition(code []byte) int {
 }
 
 // findLiteralComma finds a "," right after an atom's ")" outside
-// parentheses and braces: Tuffy's conjunction.
+// parentheses and braces: Tuffy's conjunction. The depth carries across
+// lines, as an Alchemy atom's arguments may.
 func findLiteralComma(code []byte) int {
 	depth := 0
 	for i, c := range code {
@@ -205,8 +210,6 @@ func findLiteralComma(code []byte) int {
 			depth++
 		case ')', '}':
 			depth = max(0, depth-1)
-		case '\n':
-			depth = 0
 		case ',':
 			if depth > 0 {
 				continue
@@ -234,10 +237,19 @@ func findDefine(code []byte) int {
 	return -1
 }
 
-// findIncrement finds "++" right after a name: LoMRF's successor.
+// findIncrement finds "++" right after a name and not before one: LoMRF's
+// successor ("t++"). Followed by a name, "a++y" is Alchemy's sum of a and
+// the per-constant variable +y.
 func findIncrement(code []byte) int {
 	for i := 1; i+1 < len(code); i++ {
 		if code[i] == '+' && code[i+1] == '+' && isIdentChar(code[i-1]) {
+			k := i + 2
+			for k < len(code) && (code[k] == ' ' || code[k] == '\t' || code[k] == '\r' || code[k] == '\n') {
+				k++
+			}
+			if k < len(code) && isIdentChar(code[k]) {
+				continue
+			}
 			return i - 1 - identBack(code, i-1)
 		}
 	}
