@@ -50,6 +50,8 @@ type planLit struct {
 	// the atom's id is Σ tidx[j][c_j]·stride[j].
 	tidx   [][]int32
 	stride []int64
+	// argType[j] is the type of the predicate's argument j (prepare).
+	argType []mln.TypeID
 }
 
 // stepKind says what a plan step binds.
@@ -90,6 +92,9 @@ type planStep struct {
 	// markVars are the variables other than v that a closed step's checks
 	// and neq mention: its marks stay while they keep their values.
 	markVars []int
+	// vpos[i], for a closed step, is the position of v in check i when
+	// the check is simple (countPlan.simplePos), else -1 (prepare).
+	vpos []int
 }
 
 // countPlan enumerates the critical groundings of one (pivot, S) choice.
@@ -129,7 +134,42 @@ func (p *countPlan) prepare(sp *atomSpace) {
 			l.tidx[j] = sp.typeIdx[t]
 		}
 		l.stride = sp.stride[l.pred]
+		l.argType = args
 	}
+	for k := range p.steps {
+		st := &p.steps[k]
+		if st.kind != stepEnum || !st.closed {
+			continue
+		}
+		st.vpos = make([]int, len(st.checks))
+		for i, j := range st.checks {
+			st.vpos[i] = p.simplePos(&p.lits[j], st.v)
+		}
+	}
+}
+
+// simplePos returns the position of variable v in positive literal l
+// when v occurs there once, of its own type, beside at most one other
+// argument: the true atoms of l's predicate with that other argument
+// (or all of them, unary) then each give a distinct value of v. It
+// returns -1 otherwise.
+func (p *countPlan) simplePos(l *planLit, v int) int {
+	if len(l.args) > 2 {
+		return -1
+	}
+	pos := -1
+	for j, t := range l.args {
+		if t.IsVar() && t.Var() == v {
+			if pos >= 0 {
+				return -1
+			}
+			pos = j
+		}
+	}
+	if pos < 0 || l.argType[pos] != p.varType[v] {
+		return -1
+	}
+	return pos
 }
 
 // compileClause returns the counting plans of c, or an error for what the
@@ -609,7 +649,12 @@ type counter struct {
 	over  bool
 	// tally receives (predicate, atom id, Δ).
 	// and the binding of the clause's "+" variables (nil without them).
-	tally   func(p mln.PredID, id int64, d int64, plus []mln.ConstID)
+	tally func(p mln.PredID, id int64, d int64, plus []mln.ConstID)
+	// direct, when set (a clause without "+" variables, every row kept),
+	// receives the tallies instead: Δ at row rowOff[p]+id (none when
+	// rowOff[p] < 0).
+	direct  *countScratch
+	rowOff  []int64
 	plusBuf []mln.ConstID
 	// scratch for existential expansion
 	exAtoms map[[2]int64]uint8
@@ -618,6 +663,8 @@ type counter struct {
 	stamp uint32
 	// stepMarks[k] marks the values failing the checks of closed step k.
 	stepMarks []stepMark
+	// stepCounts[k] remembers the count of closed suffix step k.
+	stepCounts []stepCount
 	// suf is scratch for suffix.
 	suf []int64
 	// lastEntry is seen at the last call of rec.
@@ -632,6 +679,14 @@ type counter struct {
 		key                          []mln.ConstID
 		nodes, calls, trailing, n, k int64
 	}
+}
+
+// stepCount is the last falseCount of a step of the independent suffix
+// (counter.suffixCount), for the values key of its markVars.
+type stepCount struct {
+	valid          bool
+	key            []mln.ConstID
+	count, scanned int64
 }
 
 // stepMark is a mark array with its current stamp (counter.markHits).
@@ -659,6 +714,9 @@ func (cn *counter) run(p *countPlan) {
 	cn.sufMemo.valid = false
 	for i := range cn.stepMarks {
 		cn.stepMarks[i].valid = false
+	}
+	for i := range cn.stepCounts {
+		cn.stepCounts[i].valid = false
 	}
 	if !cn.checks(p.pre, p.preNeq) {
 		return
@@ -1003,8 +1061,43 @@ func (cn *counter) rec(k int) int64 {
 // literal's atom the pivot's. scanned is the number of true atoms looked
 // at (the groundings a countOnly step examines).
 func (cn *counter) falseCount(st *planStep) (count, scanned int64) {
-	hit, scanned := cn.markHits(st, &cn.mark, &cn.stamp)
+	hit, scanned := cn.countHits(st)
 	return int64(len(cn.dom(cn.p.varType[st.v])) - hit), scanned
+}
+
+// checkCands returns the true atoms of positive check l that can match
+// the current binding for some value of v: those with l's first argument
+// other than v (all of them when every argument is v).
+func (cn *counter) checkCands(l *planLit, v int) (cands []int32, all bool) {
+	wp := &cn.w.preds[l.pred]
+	for k, a := range l.args {
+		if a.IsVar() && a.Var() == v {
+			continue
+		}
+		ix := l.tidx[k][cn.term(a)]
+		if ix < 0 {
+			return nil, false
+		}
+		return wp.post[k][ix], false
+	}
+	return nil, true
+}
+
+// countHits returns the hits and the true atoms scanned of markHits on a
+// closed step without marking them when the step has one simple check
+// (planStep.vpos) and no neq: the check's candidate atoms each give a
+// distinct value of v.
+func (cn *counter) countHits(st *planStep) (hit int, scanned int64) {
+	if countSuffix && len(st.checks) == 1 && len(st.neq) == 0 && st.vpos[0] >= 0 {
+		l := &cn.p.lits[st.checks[0]]
+		cands, all := cn.checkCands(l, st.v)
+		n := len(cands)
+		if all {
+			n = cn.w.preds[l.pred].numTrue()
+		}
+		return n, int64(n)
+	}
+	return cn.markHits(st, &cn.mark, &cn.stamp)
 }
 
 // markHits marks in *mark, with a new *stamp, the positions of the
@@ -1026,29 +1119,30 @@ func (cn *counter) markHits(st *planStep, markp *[]uint32, stampp *uint32) (hit 
 	}
 	stamp := *stampp
 	ti := cn.sp.typeIdx[t]
-	for _, j := range st.checks {
+	for ci, j := range st.checks {
 		l := &p.lits[j]
 		wp := &cn.w.preds[l.pred]
 		ar := wp.arity
-		var cands []int32
-		all := true
-		for k, a := range l.args {
-			if a.IsVar() && a.Var() == v {
-				continue
-			}
-			ix := l.tidx[k][cn.term(a)]
-			if ix < 0 {
-				cands, all = nil, false
-				break
-			}
-			cands, all = wp.post[k][ix], false
-			break
-		}
+		cands, all := cn.checkCands(l, v)
 		n := len(cands)
 		if all {
 			n = wp.numTrue()
 		}
 		scanned += int64(n)
+		if vp := st.vpos[ci]; vp >= 0 && countSuffix {
+			// Every candidate matches; its value of v is its argument vp.
+			for i := 0; i < n; i++ {
+				a := i
+				if !all {
+					a = int(cands[i])
+				}
+				if d := ti[wp.args[a*ar+vp]]; mark[d] != stamp {
+					mark[d] = stamp
+					hit++
+				}
+			}
+			continue
+		}
 		for i := 0; i < n; i++ {
 			a := i
 			if !all {
@@ -1136,7 +1230,8 @@ func (cn *counter) inDom(t mln.TypeID, d int32) bool {
 }
 
 // countSuffix turns on counting the independent suffix of a plan in
-// closed form (tests turn it off to compare with the enumeration).
+// closed form, and the shortcuts for simple checks (planStep.vpos)
+// (tests turn it off to compare with the enumeration).
 var countSuffix = true
 
 // suffix returns the completions of steps k.. of the independent suffix
@@ -1169,9 +1264,9 @@ func (cn *counter) suffix(k int) int64 {
 		var c int64
 		switch {
 		case st.countOnly:
-			c, scanned = cn.falseCount(st)
+			c, scanned = cn.suffixCount(i)
 		case st.closed:
-			c, _ = cn.falseCount(st)
+			c, _ = cn.suffixCount(i)
 		default:
 			for _, x := range cn.dom(p.varType[st.v]) {
 				cn.bind[st.v] = x
@@ -1228,6 +1323,36 @@ func (cn *counter) suffix(k int) int64 {
 		memo.nodes, memo.calls, memo.trailing, memo.n = nodes, calls, trailing, n
 	}
 	return cn.suffixResult(nodes, calls, trailing, n)
+}
+
+// suffixCount returns falseCount of closed step k of the independent
+// suffix, remembered while the variables its checks mention (markVars)
+// keep their values.
+func (cn *counter) suffixCount(k int) (count, scanned int64) {
+	for len(cn.stepCounts) <= k {
+		cn.stepCounts = append(cn.stepCounts, stepCount{})
+	}
+	st := &cn.p.steps[k]
+	sc := &cn.stepCounts[k]
+	if sc.valid {
+		same := true
+		for i, v := range st.markVars {
+			if cn.bind[v] != sc.key[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return sc.count, sc.scanned
+		}
+	}
+	sc.count, sc.scanned = cn.falseCount(st)
+	sc.valid = true
+	sc.key = sc.key[:0]
+	for _, v := range st.markVars {
+		sc.key = append(sc.key, cn.bind[v])
+	}
+	return sc.count, sc.scanned
 }
 
 // suffixResult adds the groundings an independent suffix examines
@@ -1359,9 +1484,22 @@ func (cn *counter) tallyUniform(k int, dom []mln.ConstID, m int64, mark []uint32
 		if wp.has(id) == piv.neg {
 			n = -n // the pivot literal is false: the grounding is false
 		}
-		cn.tally(piv.pred, id, n, cn.plusBinding())
+		cn.emit(piv.pred, id, n)
 	}
 	return 0
+}
+
+// emit tallies n at atom id of predicate p with the current binding of
+// the "+" variables: straight into the direct accumulator when the
+// counter has one.
+func (cn *counter) emit(p mln.PredID, id int64, n int64) {
+	if cn.direct != nil {
+		if off := cn.rowOff[p]; off >= 0 {
+			cn.direct.add(off+id, n)
+		}
+		return
+	}
+	cn.tally(p, id, n, cn.plusBinding())
 }
 
 // after continues after step k, tallying when the pivot has just become
@@ -1388,7 +1526,7 @@ func (cn *counter) doTally(n int64) {
 	if cn.w.preds[l.pred].has(id) == l.neg {
 		n = -n // the pivot literal is false: the grounding is false
 	}
-	cn.tally(l.pred, id, n, cn.plusBinding())
+	cn.emit(l.pred, id, n)
 }
 
 // plusBinding returns the current binding of the "+" variables (nil
@@ -1452,9 +1590,9 @@ func (cn *counter) expand() {
 	for key, f := range cn.exAtoms {
 		switch {
 		case trueAtoms == 1 && f == 1:
-			cn.tally(mln.PredID(key[0]), key[1], 1, cn.plusBinding())
+			cn.emit(mln.PredID(key[0]), key[1], 1)
 		case trueAtoms == 0:
-			cn.tally(mln.PredID(key[0]), key[1], -1, cn.plusBinding())
+			cn.emit(mln.PredID(key[0]), key[1], -1)
 		}
 	}
 }

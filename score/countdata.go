@@ -481,7 +481,7 @@ func (d *PLLData) scratch() *countScratch {
 // d's groundings bound, keeping its buffers (tally is left to set).
 func (sc *countScratch) counter(d *PLLData, w *cworld) *counter {
 	cn := &sc.cn
-	*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp, suf: cn.suf, stepMarks: cn.stepMarks}
+	*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp, suf: cn.suf, stepMarks: cn.stepMarks, stepCounts: cn.stepCounts}
 	return cn
 }
 
@@ -853,14 +853,7 @@ func (d *PLLData) countWorld(c *mln.Clause, plans []*countPlan, wi int) (column,
 	sc := d.scratch()
 	defer d.pool.Put(sc)
 	cn := sc.counter(d, d.worlds[wi])
-	cn.tally = func(p mln.PredID, id int64, n int64, _ []mln.ConstID) {
-		off := d.rowOff[p]
-		if off < 0 {
-			return
-		}
-		r := off + id
-		sc.add(r, n)
-	}
+	cn.direct, cn.rowOff = sc, d.rowOff
 	d.runPlans(cn, plans)
 	var col column
 	if sc.drain(&col) {
