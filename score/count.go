@@ -92,6 +92,13 @@ type planStep struct {
 	// markVars are the variables other than v that a closed step's checks
 	// and neq mention: its marks stay while they keep their values.
 	markVars []int
+	// grouped marks a join step before or after the tally (not at it)
+	// that binds one variable some later step, check or tally mentions
+	// (its argument groupPos) and others that none does: the enumeration
+	// below is the same for the passing atoms with the same value of the
+	// first, so it runs once per value (counter.joinGrouped).
+	grouped  bool
+	groupPos int
 	// vpos[i], for a closed step, is the position of v in check i when
 	// the check is simple (countPlan.simplePos), else -1 (prepare).
 	vpos []int
@@ -589,6 +596,28 @@ func (p *countPlan) findSuffix() {
 				}
 			}
 			st.dangling = st.dangling && any
+			if !st.dangling && st.kind == stepJoin {
+				// One new variable mentioned later and another not: the
+				// passing atoms are grouped by the first's value.
+				var used, unused []int
+				for v, b := range boundBy {
+					if b == k {
+						if later[v] {
+							used = append(used, v)
+						} else {
+							unused = append(unused, v)
+						}
+					}
+				}
+				if len(used) == 1 && len(unused) > 0 {
+					for j, t := range p.lits[st.lit].args {
+						if t.IsVar() && t.Var() == used[0] {
+							st.grouped, st.groupPos = true, j
+							break
+						}
+					}
+				}
+			}
 		}
 		if k == p.tallyStep {
 			mark(&p.lits[p.pivot])
@@ -665,6 +694,8 @@ type counter struct {
 	stepMarks []stepMark
 	// stepCounts[k] remembers the count of closed suffix step k.
 	stepCounts []stepCount
+	// groups[k] is the scratch of grouped join step k.
+	groups []groupScratch
 	// suf is scratch for suffix.
 	suf []int64
 	// lastEntry is seen at the last call of rec.
@@ -1031,6 +1062,9 @@ func (cn *counter) rec(k int) int64 {
 		}
 		return n
 	}
+	if st.grouped && countSuffix {
+		return cn.joinGrouped(k, first, cands)
+	}
 	visit := func(a int32) {
 		args := wp.args[int(a)*ar : int(a)*ar+ar]
 		ns, ok := mln.BindArgs(l.args, args, cn.bind, setv[:])
@@ -1051,6 +1085,101 @@ func (cn *counter) rec(k int) int64 {
 		}
 	}
 	return n
+}
+
+// groupScratch is joinGrouped's scratch at one step: per value of the
+// grouping argument (its position in the argument's type), a stamp, the
+// passing atoms and one of them, and the values in the order met.
+type groupScratch struct {
+	mark  []uint32
+	stamp uint32
+	cnt   []int64
+	rep   []int32
+	order []int32
+}
+
+// joinGrouped runs grouped join step k (planStep.grouped) over the true
+// atoms (all) or cands: the passing atoms grouped by the value of the
+// grouping argument, the enumeration below runs once per group with its
+// number of atoms (copies). The group of the last passing atom runs
+// last, so that the last call of rec, and the bound's decision, are the
+// enumeration's.
+func (cn *counter) joinGrouped(k int, all bool, cands []int32) int64 {
+	p := cn.p
+	st := &p.steps[k]
+	l := &p.lits[st.lit]
+	wp := &cn.w.preds[l.pred]
+	ar := wp.arity
+	gp := st.groupPos
+	ti := l.tidx[gp]
+	for len(cn.groups) <= k {
+		cn.groups = append(cn.groups, groupScratch{})
+	}
+	g := &cn.groups[k]
+	if sz := cn.m.Types[l.argType[gp]].Size(); len(g.mark) < sz {
+		g.mark = make([]uint32, sz)
+		g.cnt = make([]int64, sz)
+		g.rep = make([]int32, sz)
+	}
+	g.stamp++
+	if g.stamp == 0 {
+		clear(g.mark)
+		g.stamp = 1
+	}
+	stamp := g.stamp
+	order := g.order[:0]
+	last := int32(-1)
+	var setv [16]int
+	n := len(cands)
+	if all {
+		n = wp.numTrue()
+	}
+	for i := 0; i < n; i++ {
+		a := int32(i)
+		if !all {
+			a = cands[i]
+		}
+		args := wp.args[int(a)*ar : int(a)*ar+ar]
+		ns, ok := mln.BindArgs(l.args, args, cn.bind, setv[:])
+		if ok && cn.checks(st.checks, st.neq) {
+			d := ti[args[gp]]
+			if g.mark[d] != stamp {
+				g.mark[d], g.cnt[d], g.rep[d] = stamp, 0, a
+				order = append(order, d)
+			}
+			g.cnt[d]++
+			last = d
+		}
+		for i := 0; i < ns; i++ {
+			cn.bind[setv[i]] = -1
+		}
+	}
+	g.order = order
+	var r int64
+	run := func(d int32) {
+		a := g.rep[d]
+		args := wp.args[int(a)*ar : int(a)*ar+ar]
+		ns, _ := mln.BindArgs(l.args, args, cn.bind, setv[:])
+		r += cn.copies(k, g.cnt[d])
+		for i := 0; i < ns; i++ {
+			cn.bind[setv[i]] = -1
+		}
+	}
+	for _, d := range order {
+		if d != last {
+			run(d)
+			if cn.over {
+				return 0
+			}
+		}
+	}
+	if last >= 0 {
+		run(last)
+	}
+	if cn.over {
+		return 0
+	}
+	return r
 }
 
 // falseCount returns the number of values of a closed step's variable

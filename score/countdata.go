@@ -481,7 +481,7 @@ func (d *PLLData) scratch() *countScratch {
 // d's groundings bound, keeping its buffers (tally is left to set).
 func (sc *countScratch) counter(d *PLLData, w *cworld) *counter {
 	cn := &sc.cn
-	*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp, suf: cn.suf, stepMarks: cn.stepMarks, stepCounts: cn.stepCounts}
+	*cn = counter{sp: d.sp, w: w, m: d.m, limit: d.opt.MaxGroundings, bind: cn.bind, exAtoms: cn.exAtoms, mark: cn.mark, stamp: cn.stamp, suf: cn.suf, stepMarks: cn.stepMarks, stepCounts: cn.stepCounts, groups: cn.groups}
 	return cn
 }
 

@@ -476,13 +476,20 @@ func (s *Scorer) ScoreEach(ctx context.Context, cands []*mln.Clause, opt FitOpti
 // when there are none.
 func (s *Scorer) overlay(db int, b *WPLL, removed []bool, cc []*ClauseCounts, np int) (*WPLL, *WPLL) {
 	nb := len(s.clauses)
-	var changed []int32
 	var gone []int // removed clauses
+	nc, ncc := 0, 0
 	for k, r := range removed {
 		if r {
 			gone = append(gone, k)
-			changed = append(changed, s.counts[k].cols[db].idx...)
+			nc += len(s.counts[k].cols[db].idx)
 		}
+	}
+	for _, c := range cc {
+		ncc += len(c.cols[db].idx)
+	}
+	changed := make([]int32, 0, nc+ncc)
+	for _, k := range gone {
+		changed = append(changed, s.counts[k].cols[db].idx...)
 	}
 	for _, c := range cc {
 		changed = append(changed, c.cols[db].idx...)
@@ -493,17 +500,31 @@ func (s *Scorer) overlay(db int, b *WPLL, removed []bool, cc []*ClauseCounts, np
 	if len(changed) == 0 {
 		return &view, nil
 	}
+	// The base atoms of the changed rows (-1: none), and the entries the
+	// rows will hold at most.
+	at := make([]int, len(changed))
+	entries := ncc
+	for i, r := range changed {
+		a, found := slices.BinarySearch(b.aGlobal, r)
+		if !found {
+			a = -1
+		} else {
+			entries += b.aStart[a+1] - b.aStart[a]
+		}
+		at[i] = a
+	}
 	view.rMul = slices.Clone(b.rMul)
 	x := &WPLL{opt: b.opt, np: np}
 	x.aStart = make([]int, 1, len(changed)+1)
 	x.aOff = make([]float64, len(changed))
 	x.aMul = make([]float64, len(changed))
+	x.aIdx = make([]int32, 0, entries)
+	x.aVal = make([]float64, 0, entries)
 	pos := make([]int, len(cc))
 	gpos := make([]int, len(gone))
 	mul := s.d.mul[db]
 	for i, r := range changed {
-		a, found := slices.BinarySearch(b.aGlobal, r)
-		if found {
+		if a := at[i]; a >= 0 {
 			lo, hi := b.aStart[a], b.aStart[a+1]
 			for q := lo; q < hi; q++ {
 				if !removed[b.aIdx[q]] {

@@ -1,6 +1,7 @@
 package structure
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -200,79 +201,82 @@ func CanonicalKey(c *mln.Clause) string {
 		}
 	}
 	n := len(perm)
-	rename := make([]int, len(c.Vars))
+	nv := len(c.Vars)
+	// rename[v] numbers variable v as it first occurs (-1: not yet);
+	// levels below hold the renamings saved at each depth of the search.
+	renames := make([]int, (n+2)*nv)
+	rename := renames[:nv]
 	for i := range rename {
 		rename[i] = -1
 	}
 	next := 0
-	term := func(b *strings.Builder, t mln.Term) {
+	term := func(b []byte, t mln.Term) []byte {
 		if t.IsVar() {
 			v := t.Var()
 			if rename[v] < 0 {
 				rename[v] = next
 				next++
 			}
-			b.WriteByte('v')
-			b.WriteString(strconv.Itoa(rename[v]))
-			b.WriteByte(':')
-			b.WriteString(strconv.Itoa(int(c.Vars[v].Type)))
-		} else {
-			b.WriteString(strconv.Itoa(int(t.Const())))
+			b = append(b, 'v')
+			b = strconv.AppendInt(b, int64(rename[v]), 10)
+			b = append(b, ':')
+			return strconv.AppendInt(b, int64(c.Vars[v].Type), 10)
 		}
+		return strconv.AppendInt(b, int64(t.Const()), 10)
 	}
-	lit := func(b *strings.Builder, l *mln.Literal) {
+	lit := func(b []byte, l *mln.Literal) []byte {
 		if l.Neg {
-			b.WriteByte('!')
+			b = append(b, '!')
 		}
-		b.WriteString(strconv.Itoa(int(l.Pred)))
-		b.WriteByte('(')
+		b = strconv.AppendInt(b, int64(l.Pred), 10)
+		b = append(b, '(')
 		for j, t := range l.Args {
 			if j > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			term(b, t)
+			b = term(b, t)
 		}
-		b.WriteByte(')')
+		return append(b, ')')
 	}
-	// comparisons writes the comparison literals, sorted, under the
+	// comparisons appends the comparison literals, sorted, under the
 	// renaming the predicate literals fixed.
-	comparisons := func(b *strings.Builder) {
+	comparisons := func(b []byte) []byte {
 		if len(cmps) == 0 {
-			return
+			return b
 		}
 		keys := make([]string, len(cmps))
 		for k, li := range cmps {
 			l := &c.Lits[li]
-			var kb strings.Builder
+			var kb []byte
 			if l.Neg {
-				kb.WriteByte('!')
+				kb = append(kb, '!')
 			}
-			kb.WriteString("b" + strconv.Itoa(int(l.Builtin)) + "(")
+			kb = append(kb, 'b')
+			kb = strconv.AppendInt(kb, int64(l.Builtin), 10)
+			kb = append(kb, '(')
 			args := make([]string, len(l.Args))
 			for j, t := range l.Args {
-				var ab strings.Builder
-				term(&ab, t)
-				args[j] = ab.String()
+				args[j] = string(term(nil, t))
 			}
 			if l.Builtin == mln.Eq || l.Builtin == mln.Neq {
 				slices.Sort(args) // symmetric
 			}
-			kb.WriteString(strings.Join(args, ","))
-			kb.WriteByte(')')
-			keys[k] = kb.String()
+			kb = append(kb, strings.Join(args, ",")...)
+			kb = append(kb, ')')
+			keys[k] = string(kb)
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			b.WriteString(k)
+			b = append(b, k...)
 		}
+		return b
 	}
+	buf := make([]byte, 0, 128)
 	if n > 6 {
-		var b strings.Builder
 		for _, li := range perm {
-			lit(&b, &c.Lits[li])
+			buf = lit(buf, &c.Lits[li])
 		}
-		comparisons(&b)
-		return b.String()
+		return string(comparisons(buf))
 	}
 	// The key is the smallest, over the orders of the predicate literals,
 	// of the literals written in that order (variables numbered as they
@@ -280,45 +284,46 @@ func CanonicalKey(c *mln.Clause) string {
 	// search over prefixes: a prefix written is a prefix of every key
 	// that extends it, so one that sorts after the best key so far (or
 	// extends it) cannot lead to a smaller one and is abandoned.
-	best := ""
-	worse := func(prefix string) bool {
-		if best == "" {
+	var best []byte
+	found := false
+	worse := func(prefix []byte) bool {
+		if !found {
 			return false
 		}
 		m := min(len(prefix), len(best))
-		if c := strings.Compare(prefix[:m], best[:m]); c != 0 {
+		if c := bytes.Compare(prefix[:m], best[:m]); c != 0 {
 			return c > 0
 		}
 		return len(prefix) > len(best)
 	}
-	var b strings.Builder
-	var try func(k int, prefix string)
-	try = func(k int, prefix string) {
+	var try func(k int)
+	try = func(k int) {
 		if k == n {
-			b.Reset()
-			b.WriteString(prefix)
-			comparisons(&b)
-			if s := b.String(); best == "" || s < best {
-				best = s
+			l := len(buf)
+			buf = comparisons(buf)
+			if !found || bytes.Compare(buf, best) < 0 {
+				best = append(best[:0], buf...)
+				found = true
 			}
+			buf = buf[:l]
 			return
 		}
-		saved := slices.Clone(rename)
+		saved := renames[(k+1)*nv : (k+2)*nv]
+		copy(saved, rename)
 		savedNext := next
+		l := len(buf)
 		for i := k; i < n; i++ {
 			perm[k], perm[i] = perm[i], perm[k]
-			b.Reset()
-			b.WriteString(prefix)
-			lit(&b, &c.Lits[perm[k]])
-			p := b.String()
-			if !worse(p) {
-				try(k+1, p)
+			buf = lit(buf, &c.Lits[perm[k]])
+			if !worse(buf) {
+				try(k + 1)
 			}
+			buf = buf[:l]
 			copy(rename, saved)
 			next = savedNext
 			perm[k], perm[i] = perm[i], perm[k]
 		}
 	}
-	try(0, "")
-	return best
+	try(0)
+	return string(best)
 }
