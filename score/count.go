@@ -947,10 +947,11 @@ func (cn *counter) rec(k int) int64 {
 			if st.uniform {
 				return cn.tallyUniform(k, dom, int64(len(dom)-hit), mark, stamp, ti)
 			}
+			pos := cn.w.domPos(p.varType[st.v])
 			if st.dangling {
-				for _, c := range dom {
-					if mark[ti[c]] != stamp {
-						cn.bind[st.v] = c
+				for i, d := range pos {
+					if mark[d] != stamp {
+						cn.bind[st.v] = dom[i]
 						break
 					}
 				}
@@ -958,11 +959,11 @@ func (cn *counter) rec(k int) int64 {
 				cn.bind[st.v] = -1
 				return n
 			}
-			for _, c := range dom {
-				if mark[ti[c]] == stamp {
+			for i, d := range pos {
+				if mark[d] == stamp {
 					continue
 				}
-				cn.bind[st.v] = c
+				cn.bind[st.v] = dom[i]
 				n += cn.after(k)
 			}
 			cn.bind[st.v] = -1
@@ -1575,6 +1576,17 @@ func (cn *counter) tallyUniform(k int, dom []mln.ConstID, m int64, mark []uint32
 		base += int64(i) * piv.stride[j]
 	}
 	wp := &cn.w.preds[piv.pred]
+	// same: v's positions in the pivot are of v's type, so that its
+	// position in its type places the pivot atom.
+	same := tv != nil
+	for j, t := range piv.args {
+		if t.IsVar() && t.Var() == v && piv.argType[j] != p.varType[v] {
+			same = false
+		}
+	}
+	if same && cn.direct != nil && countSuffix {
+		return cn.tallyUniformDirect(k, dom, m, mark, stamp, valid, base, coef)
+	}
 	var r int64
 	first := true
 	for _, c := range dom {
@@ -1614,6 +1626,60 @@ func (cn *counter) tallyUniform(k int, dom []mln.ConstID, m int64, mark []uint32
 			n = -n // the pivot literal is false: the grounding is false
 		}
 		cn.emit(piv.pred, id, n)
+	}
+	return 0
+}
+
+// tallyUniformDirect is tallyUniform into the direct accumulator when
+// v's position in its type places the pivot atom: its id is base +
+// coef·position.
+func (cn *counter) tallyUniformDirect(k int, dom []mln.ConstID, m int64, mark []uint32, stamp uint32, valid bool, base, coef int64) int64 {
+	p := cn.p
+	v := p.steps[k].v
+	pos := cn.w.domPos(p.varType[v])
+	i0 := 0
+	for i0 < len(pos) && mark[pos[i0]] == stamp {
+		i0++
+	}
+	if i0 == len(pos) {
+		return 0
+	}
+	cn.bind[v] = dom[i0]
+	s0 := cn.seen
+	r := cn.rec(k + 1)
+	cn.bind[v] = -1
+	if cn.over {
+		return 0
+	}
+	size, last := cn.seen-s0, cn.lastEntry-s0
+	cn.seen = satAdd(s0, satMul(m, size))
+	cn.lastEntry = satAdd(s0, satAdd(satMul(m-1, size), last))
+	if cn.limit > 0 && cn.lastEntry > cn.limit {
+		cn.over = true
+		return 0
+	}
+	piv := &p.lits[p.pivot]
+	off := cn.rowOff[piv.pred]
+	if r == 0 || !valid || off < 0 {
+		return 0
+	}
+	r *= cn.mult
+	wp := &cn.w.preds[piv.pred]
+	// n[1] where the pivot literal is true, n[0] where it is false (the
+	// grounding is false).
+	var n [2]int64
+	n[0], n[1] = -r, r
+	acc := cn.direct
+	for _, d := range pos[i0:] {
+		if mark[d] == stamp {
+			continue
+		}
+		id := base + int64(d)*coef
+		t := 0
+		if wp.has(id) != piv.neg {
+			t = 1
+		}
+		acc.add(off+id, n[t])
 	}
 	return 0
 }

@@ -79,6 +79,35 @@ type cworld struct {
 	dom [][]mln.ConstID
 	// in[t][i], with dom: the i-th constant of type t is in dom[t].
 	in [][]bool
+	// pos[t] lists the positions in type t of the constants of the
+	// world's domain of t, in order (domPos).
+	pos [][]int32
+}
+
+// domPos returns the positions in type t of the constants of w's domain
+// of t: the i-th constant of the domain is the pos[i]-th of t.
+func (w *cworld) domPos(t mln.TypeID) []int32 {
+	return w.pos[t]
+}
+
+// setPositions fills pos from the domains (the model's without dom).
+func (w *cworld) setPositions(s *atomSpace) {
+	w.pos = make([][]int32, len(s.m.Types))
+	for t, ty := range s.m.Types {
+		if w.dom == nil {
+			ps := make([]int32, ty.Size())
+			for i := range ps {
+				ps[i] = int32(i)
+			}
+			w.pos[t] = ps
+			continue
+		}
+		ps := make([]int32, len(w.dom[t]))
+		for i, c := range w.dom[t] {
+			ps[i] = s.typeIdx[t][c]
+		}
+		w.pos[t] = ps
+	}
 }
 
 // setDomains gives w the domains dom (OwnDomains).
@@ -91,6 +120,7 @@ func (w *cworld) setDomains(s *atomSpace, dom [][]mln.ConstID) {
 			w.in[t][s.typeIdx[t][c]] = true
 		}
 	}
+	w.setPositions(s)
 }
 
 type cwPred struct {
@@ -150,6 +180,7 @@ func newCWorld(s *atomSpace, db *mln.Database) *cworld {
 			}
 		})
 	}
+	w.setPositions(s)
 	return w
 }
 
