@@ -718,6 +718,12 @@ type stepCount struct {
 	valid          bool
 	key            []mln.ConstID
 	count, scanned int64
+	// For a step whose checks mention one other variable: its count
+	// and scan per position of that variable's value in its type, valid
+	// where stamps holds stamp.
+	stamp         uint32
+	stamps        []uint32
+	counts, scans []int64
 }
 
 // stepMark is a mark array with its current stamp (counter.markHits).
@@ -747,7 +753,13 @@ func (cn *counter) run(p *countPlan) {
 		cn.stepMarks[i].valid = false
 	}
 	for i := range cn.stepCounts {
-		cn.stepCounts[i].valid = false
+		sc := &cn.stepCounts[i]
+		sc.valid = false
+		sc.stamp++
+		if sc.stamp == 0 {
+			clear(sc.stamps)
+			sc.stamp = 1
+		}
 	}
 	if !cn.checks(p.pre, p.preNeq) {
 		return
@@ -1460,10 +1472,27 @@ func (cn *counter) suffix(k int) int64 {
 // keep their values.
 func (cn *counter) suffixCount(k int) (count, scanned int64) {
 	for len(cn.stepCounts) <= k {
-		cn.stepCounts = append(cn.stepCounts, stepCount{})
+		cn.stepCounts = append(cn.stepCounts, stepCount{stamp: 1})
 	}
 	st := &cn.p.steps[k]
 	sc := &cn.stepCounts[k]
+	if len(st.markVars) == 1 {
+		// Remembered per value of the one variable, for the plan's run.
+		u := st.markVars[0]
+		t := cn.p.varType[u]
+		if n := cn.m.Types[t].Size(); len(sc.stamps) < n {
+			sc.stamps = make([]uint32, n)
+			sc.counts = make([]int64, n)
+			sc.scans = make([]int64, n)
+		}
+		d := cn.sp.typeIdx[t][cn.bind[u]]
+		if sc.stamps[d] == sc.stamp {
+			return sc.counts[d], sc.scans[d]
+		}
+		c, s := cn.falseCount(st)
+		sc.stamps[d], sc.counts[d], sc.scans[d] = sc.stamp, c, s
+		return c, s
+	}
 	if sc.valid {
 		same := true
 		for i, v := range st.markVars {
