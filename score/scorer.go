@@ -504,8 +504,11 @@ func (s *Scorer) overlay(db int, b *WPLL, removed []bool, cc []*ClauseCounts, np
 	// rows will hold at most.
 	at := make([]int, len(changed))
 	entries := ncc
+	lo := 0 // the rows increase: each search starts after the last
 	for i, r := range changed {
-		a, found := slices.BinarySearch(b.aGlobal, r)
+		a, found := slices.BinarySearch(b.aGlobal[lo:], r)
+		a += lo
+		lo = a
 		if !found {
 			a = -1
 		} else {
