@@ -29,6 +29,10 @@ type AlchemyFactor struct {
 	Preds []mln.PredID
 	Args  [][]mln.ConstID
 	Neg   []bool
+	// Count is the number of groundings of the clause that Alchemy files
+	// under this factor (it keeps each ground clause of a first-order
+	// clause once, with this count).
+	Count int
 	// Formula is the index of the formula (Model.Formulas) whose clause
 	// it grounds.
 	Formula int
@@ -59,8 +63,8 @@ func AlchemyFactorGraph(m *mln.Model, db *mln.Database, closed func(mln.PredID) 
 		g.ground(c)
 		for _, id := range groups.order() {
 			grp := g.groupList[id]
-			for _, tup := range grp.tuples {
-				f := AlchemyFactor{Formula: c.src}
+			for ti, tup := range grp.tuples {
+				f := AlchemyFactor{Formula: c.src, Count: grp.counts[ti]}
 				for _, l := range grp.key.lits {
 					args := make([]mln.ConstID, len(l.terms))
 					for i, t := range l.terms {
@@ -99,7 +103,8 @@ type alchemyGroup struct {
 	key    alchemyClause // canonical clause of the unknown literals
 	canon  []int         // variable id (of the clause grounded) -> canonical id (-1: not in key)
 	tuples [][]int       // canonical constants, index 0 unused
-	seen   map[string]bool
+	counts []int         // the groundings of each tuple
+	seen   map[string]int
 }
 
 type alchemyGrounder struct {
@@ -797,7 +802,7 @@ func (g *alchemyGrounder) addTuple(c alchemyClause, varLits []alchemyLit, consts
 		kc := alchemyClause{lits: slices.Clone(key), src: c.src}
 		canon := map[int]int{}
 		canonicalize(&kc, canon, g.cid)
-		grp = &alchemyGroup{key: kc, seen: map[string]bool{}}
+		grp = &alchemyGroup{key: kc, seen: map[string]int{}}
 		grp.canon = make([]int, len(consts))
 		for i := range grp.canon {
 			grp.canon[i] = -1
@@ -825,10 +830,14 @@ func (g *alchemyGrounder) addTuple(c alchemyClause, varLits []alchemyLit, consts
 		tup[cv] = consts[v]
 	}
 	tk := fmt.Sprint(tup)
-	if !grp.seen[tk] {
-		grp.seen[tk] = true
+	i, ok := grp.seen[tk]
+	if !ok {
+		i = len(grp.tuples)
+		grp.seen[tk] = i
 		grp.tuples = append(grp.tuples, tup)
+		grp.counts = append(grp.counts, 0)
 	}
+	grp.counts[i]++
 }
 
 // sgiHashtable replays the bucket structure of libstdc++'s SGI hashtable
