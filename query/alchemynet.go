@@ -62,10 +62,74 @@ func AlchemyNodeRanks(net *ground.Network, fs []AlchemyFactor) []int32 {
 	return out
 }
 
+// AlchemyBPRanks returns the order of Alchemy 2.0's infer -bp output for
+// the atoms of net (ground with the evidence db), with fs its factor graph
+// (AlchemyFactorGraph): for each atom its position in the output (the
+// outputs are by predicate, in the model's order, each predicate's atoms
+// by this rank), or -1 for an atom Alchemy does not list. Alchemy lists
+// the variables of its factor graph in the order they enter it; after
+// those of a predicate that has evidence atoms, it lists that
+// predicate's other unknown atoms (in no factor) in the order its list of
+// them is left in (all of them by their constants, each listed one
+// replaced by the last), with probability 0 where the true marginal of an
+// atom in no ground clause is 1/2.
+func AlchemyBPRanks(net *ground.Network, db *mln.Database, fs []AlchemyFactor) []int32 {
+	m := db.Model
+	rank := AlchemyNodeRanks(net, fs)
+	n := int32(0)
+	for _, r := range rank {
+		n = max(n, r+1)
+	}
+	byPred := map[mln.PredID][]int32{}
+	for a := range rank {
+		if p := net.AtomPred[a]; p >= 0 {
+			byPred[p] = append(byPred[p], int32(a))
+		}
+	}
+	for p, atoms := range byPred {
+		if db.Count(p) == 0 {
+			continue
+		}
+		var nodes []int32
+		for _, a := range atoms {
+			if rank[a] >= 0 {
+				nodes = append(nodes, a)
+			}
+		}
+		if len(nodes) == 0 {
+			continue // Alchemy lists no atom of a predicate without variables
+		}
+		// The unknown groundings by their constants (each argument's
+		// position in its type, the first argument slowest).
+		list := slices.Clone(atoms)
+		pos := func(a int32) []int32 {
+			out := make([]int32, len(net.AtomArgs[a]))
+			for i, c := range net.AtomArgs[a] {
+				out[i], _ = m.Types[m.Preds[p].Args[i]].Index(c)
+			}
+			return out
+		}
+		slices.SortFunc(list, func(x, y int32) int { return slices.Compare(pos(x), pos(y)) })
+		slices.SortFunc(nodes, func(x, y int32) int { return int(rank[x] - rank[y]) })
+		for _, a := range nodes {
+			i := slices.Index(list, a)
+			list[i] = list[len(list)-1]
+			list = list[:len(list)-1]
+		}
+		for _, a := range list {
+			rank[a] = n
+			n++
+		}
+	}
+	return rank
+}
+
 // SetAtomRanks makes WriteMarginals list each predicate's atoms (the
 // predicates in the model's order) by rank, the atoms of negative rank
-// after the others in the network's order: with AlchemyNodeRanks, in the
-// order of Alchemy's BP output. nil restores the network's order.
+// after the others in the network's order: with AlchemyBPRanks, in the
+// order of Alchemy's BP output. With SetOmitFree, an atom in no ground
+// clause is listed when its rank is not negative. nil restores the
+// network's order.
 func (q *Query) SetAtomRanks(rank []int32) { q.rank = rank }
 
 // sortByRank orders atoms by predicate, then by q.rank.

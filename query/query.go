@@ -475,7 +475,7 @@ func (q *Query) writeTrueInOrder(w io.Writer, db *mln.Database, net *ground.Netw
 func (q *Query) WriteMarginals(w io.Writer, net *ground.Network, probs []float64, smooth float64) error {
 	m := q.model
 	for _, a := range q.order(net) {
-		if q.omitFree && len(net.Occurrences(a)) == 0 {
+		if q.omitFree && len(net.Occurrences(a)) == 0 && (q.rank == nil || q.rank[a] < 0) {
 			continue
 		}
 		pr := net.AtomPred[a]

@@ -245,7 +245,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 			cid := query.AlchemyConstIDs(m)
 			return atomicfile.Write(*out, func(w io.Writer) error { return query.WriteAlchemyNetwork(w, net, fg, cid) })
 		default:
-			ax.q.SetAtomRanks(query.AlchemyNodeRanks(net, fg))
+			ax.q.SetAtomRanks(query.AlchemyBPRanks(net, db, fg))
 		}
 	}
 	if ax.outputNetwork {
