@@ -1,12 +1,14 @@
 package query
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/marple-mln/marple/ground"
 	"github.com/marple-mln/marple/mln"
 )
 
@@ -251,4 +253,122 @@ Smokes(Nick)
 	if !slices.Equal(got, want) {
 		t.Errorf("factors %q\nAlchemy's %q", got, want)
 	}
+}
+
+// TestAlchemyFactorGraphGrounds checks on random evidence for a few models
+// that Alchemy's factor graph as rebuilt holds the ground clauses Marple's
+// grounder makes: the same sets of literals, as many times (a factor
+// stands for as many as its count), so that its order covers every atom
+// and clause of the network.
+func TestAlchemyFactorGraphGrounds(t *testing.T) {
+	models := []string{
+		"Friends(person, person)\nSmokes(person)\nCancer(person)\n1.5 Smokes(x) => Cancer(x)\n1.1 Friends(x, y) => (Smokes(x) <=> Smokes(y))\n",
+		multiModel,
+		"R(t, t)\nP(t)\nQ(t, u)\n0.5 R(x, y) ^ R(y, z) => R(x, z)\n-1 P(x) ^ Q(x, B) ^ x != y ^ R(x, y)\n0.7 EXIST v Q(x, v) v P(x)\n0.3 R(x, x) v !P(x)\n1 P(A) v R(A, x)\n",
+	}
+	queries := [][]string{{"Smokes", "Cancer"}, {"Likes", "Good", "Hard"}, {"R", "P"}}
+	rng := uint64(1)
+	next := func(n int) int {
+		rng = rng*6364136223846793005 + 1442695040888963407
+		return int(rng>>33) % n
+	}
+	for mi, model := range models {
+		for trial := 0; trial < 20; trial++ {
+			m, err := mln.ParseModel("m.mln", model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Compile(); err != nil {
+				t.Fatal(err)
+			}
+			// Random evidence over four constants per type, every
+			// predicate with at least one atom.
+			var ev strings.Builder
+			seen := map[string]bool{}
+			for _, p := range m.Preds {
+				for k := 0; k < 1+next(6); k++ {
+					var args []string
+					for _, ty := range p.Args {
+						args = append(args, fmt.Sprintf("%s%d", strings.ToUpper(m.Types[ty].Name[:1]), next(4)))
+					}
+					atom := fmt.Sprintf("%s(%s)", p.Name, strings.Join(args, ", "))
+					if seen[atom] {
+						continue
+					}
+					seen[atom] = true
+					if next(4) == 0 {
+						atom = "!" + atom
+					}
+					ev.WriteString(atom + "\n")
+				}
+			}
+			db, err := mln.ParseDatabase(m, "e.db", ev.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var q []mln.PredID
+			for _, n := range queries[mi] {
+				p, _ := m.Pred(n)
+				q = append(q, p.ID)
+			}
+			net, err := ground.Ground(context.Background(), m, db, ground.Options{Query: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs, err := AlchemyFactorGraph(m, db, AlchemyClosedWorld(db, q, nil, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := func(lits []string) string {
+				slices.Sort(lits)
+				return strings.Join(slices.Compact(lits), " ")
+			}
+			marple := map[string]int{}
+			for c := 0; c < net.NumClauses(); c++ {
+				var lits []string
+				for _, l := range net.Clause(c) {
+					a := l.Atom()
+					s := m.AtomString(net.AtomPred[a], net.AtomArgs[a])
+					if l.Neg() {
+						s = "!" + s
+					}
+					lits = append(lits, s)
+				}
+				marple[key(lits)]++
+			}
+			alchemy := map[string]int{}
+			for _, f := range fs {
+				var lits []string
+				for i := range f.Preds {
+					s := m.AtomString(f.Preds[i], f.Args[i])
+					if f.Neg[i] {
+						s = "!" + s
+					}
+					lits = append(lits, s)
+				}
+				alchemy[key(lits)] += f.Count
+			}
+			for k, n := range marple {
+				if alchemy[k] != n {
+					t.Errorf("model %d, evidence\n%s: Marple's ground clause %s ×%d, Alchemy's graph ×%d", mi, ev.String(), k, n, alchemy[k])
+				}
+			}
+			for k := range alchemy {
+				if marple[k] == 0 && !tautology(k) {
+					t.Errorf("model %d, evidence\n%s: Alchemy's factor %s is no ground clause of Marple's", mi, ev.String(), k)
+				}
+			}
+		}
+	}
+}
+
+// tautology reports whether a clause key holds an atom and its negation.
+func tautology(k string) bool {
+	lits := strings.Split(k, " ")
+	for _, l := range lits {
+		if slices.Contains(lits, "!"+l) {
+			return true
+		}
+	}
+	return false
 }
