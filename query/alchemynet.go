@@ -102,18 +102,25 @@ func AlchemyBPRanks(net *ground.Network, db *mln.Database, fs []AlchemyFactor) [
 		// The unknown groundings by their constants (each argument's
 		// position in its type, the first argument slowest).
 		list := slices.Clone(atoms)
-		pos := func(a int32) []int32 {
-			out := make([]int32, len(net.AtomArgs[a]))
+		pos := make(map[int32][]int32, len(list))
+		for _, a := range list {
+			x := make([]int32, len(net.AtomArgs[a]))
 			for i, c := range net.AtomArgs[a] {
-				out[i], _ = m.Types[m.Preds[p].Args[i]].Index(c)
+				x[i], _ = m.Types[m.Preds[p].Args[i]].Index(c)
 			}
-			return out
+			pos[a] = x
 		}
-		slices.SortFunc(list, func(x, y int32) int { return slices.Compare(pos(x), pos(y)) })
+		slices.SortFunc(list, func(x, y int32) int { return slices.Compare(pos[x], pos[y]) })
 		slices.SortFunc(nodes, func(x, y int32) int { return int(rank[x] - rank[y]) })
+		at := make(map[int32]int, len(list))
+		for i, a := range list {
+			at[a] = i
+		}
 		for _, a := range nodes {
-			i := slices.Index(list, a)
-			list[i] = list[len(list)-1]
+			i := at[a]
+			last := list[len(list)-1]
+			list[i] = last
+			at[last] = i
 			list = list[:len(list)-1]
 		}
 		for _, a := range list {
