@@ -41,8 +41,8 @@ type AlchemyFactor struct {
 // AlchemyFactorGraph returns the factors of the factor graph Alchemy 2.0's
 // infer builds for BP (-bp, -outputNetwork) from model m and evidence db,
 // in Alchemy's order; closed reports whether a predicate is closed world
-// (in Alchemy's infer: every predicate but the query predicates, unless
-// -ow or -cw say otherwise). It returns an error for a model outside what
+// (AlchemyClosedWorld gives Alchemy's infer's). It returns an error for a
+// model outside what
 // the reconstruction covers (internal functions, comparisons other than =
 // and !=, existential quantifiers over more than a few thousand
 // groundings, "+" formulas); the caller then keeps its own order.
