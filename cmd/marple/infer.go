@@ -55,6 +55,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	ef.registerSampling(fs)
 	var wf worldFlags
 	wf.register(true, fs)
+	fs.BoolVar(&wf.nonEvidenceOpen, "nonEvidenceOpen", false, "the predicates with no atom in the evidence are open world too (their atoms unknown), -cw ones excepted, as Alchemy's infer reads them (default: closed world, their atoms false)")
 	var ax inferExtras // -a, -f, -bp, partial -q atoms...: infer_query.go
 	ax.register(fs)
 	var mf marginalFlags // -numChains, -converge, diagnostics: marginals.go
