@@ -148,6 +148,8 @@ type Choice struct {
 // 0, so when the gains so far plus minus the CLL without repeated
 // predicates of each database left sum to 0 or less, no search left can
 // make the mean gain positive, and they are not run (Choice.Skipped).
+// For the same reason a search with them scores the held-out predicates
+// cheapest first and stops once those scored settle it (Choice.Bounded).
 // Every search, refit and count shares one count cache: a clause is
 // counted once per database. The choice and the model are those of
 // running every search, one at a time. With one training database there is nothing to hold out, and with s.Scorer set the databases cannot be split: s is
