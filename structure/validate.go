@@ -430,8 +430,9 @@ func heldOutScores(ctx context.Context, model *mln.Model, db *mln.Database, pred
 // for: each predicate's CLL is at most 0, so the sum of those scored,
 // divided by len(preds), bounds the mean. It then returns that bound with
 // bounded set. Each predicate's CLL does not depend on the order (each
-// inference has its own seed), and when every one is scored the mean is
-// summed in the order of preds, so the value is heldOutScores's.
+// inference grounds anew and starts from v's seed), and when every one is
+// scored the mean is summed in the order of preds, so the value is
+// heldOutScores's.
 func heldOutBounded(ctx context.Context, model *mln.Model, db *mln.Database, preds []mln.PredID, v Validation, enough func(bound float64) bool) (cll float64, bounded bool, err error) {
 	type job struct {
 		i       int
