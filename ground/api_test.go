@@ -268,3 +268,44 @@ func TestAddFormula(t *testing.T) {
 		}
 	}
 }
+
+// TestNonEvidenceOpen checks that NonEvidenceOpen makes the predicates the
+// database does not mention open world (their atoms unknown, in the
+// network), leaves those it mentions closed, and yields to ClosedWorld.
+func TestNonEvidenceOpen(t *testing.T) {
+	m, err := mln.ParseModel("hidden.mln", smokersMLN+"Drinks(person)\n0.5 Drinks(x) => Smokes(x)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := mln.ParseDatabase(m, "smokers.db", smokersDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := m.Pred("Smokes")
+	d, _ := m.Pred("Drinks")
+	c, _ := m.Pred("Cancer")
+	bob, _ := m.Const("Bob") // Smokes(Bob) is unknown
+	ctx := context.Background()
+	for _, tc := range []struct {
+		opt            ground.Options
+		drinks, cancer bool
+	}{
+		{ground.Options{Query: []mln.PredID{s.ID}}, false, false},
+		{ground.Options{Query: []mln.PredID{s.ID}, NonEvidenceOpen: true}, true, false},
+		{ground.Options{Query: []mln.PredID{s.ID}, NonEvidenceOpen: true, ClosedWorld: []mln.PredID{d.ID}}, false, false},
+	} {
+		net, err := ground.Ground(ctx, m, db, tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := net.AtomID(d.ID, []mln.ConstID{bob}); ok != tc.drinks {
+			t.Errorf("%+v: Drinks(Bob) in the network: %v, want %v", tc.opt, ok, tc.drinks)
+		}
+		if _, ok := net.AtomID(c.ID, []mln.ConstID{bob}); ok != tc.cancer {
+			t.Errorf("%+v: Cancer(Bob) in the network: %v, want %v", tc.opt, ok, tc.cancer)
+		}
+	}
+}

@@ -32,6 +32,11 @@ type Options struct {
 	// "?"-listed atoms unknown; except, when not named in ClosedWorld, those
 	// the model's dialect makes open world (mln.Model.OpenByDefault).
 	OpenWorld, ClosedWorld []mln.PredID
+	// NonEvidenceOpen makes every predicate with no atom in the database
+	// open world too, ClosedWorld's excepted: Alchemy's infer reads a
+	// predicate the evidence does not mention as unknown, where Marple
+	// reads it as false.
+	NonEvidenceOpen bool
 	// MaxBytes is the memory the grounding may take, as estimated before
 	// it starts (Estimate), with the state of the engine that will run on
 	// the network (Engine); above it Ground refuses with an error naming
@@ -188,7 +193,8 @@ func newGrounder(m *mln.Model, db *mln.Database, opt Options) (*grounder, error)
 	for p := range n {
 		// The model's dialect may make a predicate open world by default
 		// (mln.Model.OpenByDefault); naming it closed world overrides that.
-		if !closed[p] && m.OpenByDefault(mln.PredID(p), db) {
+		if !closed[p] && (m.OpenByDefault(mln.PredID(p), db) ||
+			opt.NonEvidenceOpen && !m.Preds[p].Closed && (db == nil || db.Count(mln.PredID(p)) == 0)) {
 			g.open[p] = true
 		}
 	}

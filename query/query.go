@@ -138,6 +138,8 @@ type Query struct {
 	// omitFree leaves out of WriteMarginals the atoms in no ground clause
 	// (SetOmitFree).
 	omitFree bool
+	// rank orders each predicate's atoms in WriteMarginals (SetAtomRanks).
+	rank []int32
 }
 
 // SetMAPEvidence makes WriteMAP without all, in Alchemy's order
@@ -326,6 +328,7 @@ func (q *Query) order(net *ground.Network) []int32 {
 				out = append(out, int32(a))
 			}
 		}
+		q.sortByRank(out, net)
 		return out
 	}
 	byPred := map[mln.PredID][]int32{}
@@ -472,7 +475,7 @@ func (q *Query) writeTrueInOrder(w io.Writer, db *mln.Database, net *ground.Netw
 func (q *Query) WriteMarginals(w io.Writer, net *ground.Network, probs []float64, smooth float64) error {
 	m := q.model
 	for _, a := range q.order(net) {
-		if q.omitFree && len(net.Occurrences(a)) == 0 {
+		if q.omitFree && len(net.Occurrences(a)) == 0 && (q.rank == nil || q.rank[a] < 0) {
 			continue
 		}
 		pr := net.AtomPred[a]

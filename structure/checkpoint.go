@@ -41,12 +41,14 @@ type SearchState struct {
 // repeated predicates with database f held out; 2n: the final search), the
 // held-out score (NaN for a search not needed) and why it stopped early
 // ("": it did not) of each validation search before it, by phase, and the
-// state of that phase's search (nil: none saved yet).
+// state of that phase's search (nil: none saved yet). Bounded says that
+// one of those scores is an upper bound (Choice.Bounded).
 type ValidatedState struct {
 	Phase   int
 	CLL     []float64
 	Stopped []string
 	Search  *SearchState
+	Bounded bool
 }
 
 // checkpointVersion tags the gob stream of WriteState.

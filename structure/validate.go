@@ -96,6 +96,13 @@ type Choice struct {
 	// make the mean gain positive. Their CLL in FoldCLL is NaN, and CLL[1]
 	// is the mean over the databases searched.
 	Skipped int
+	// Bounded is set when the held-out CLL of the last search with
+	// repeated predicates run (in CLL[1] and FoldCLL) is an upper bound,
+	// not the value: its held-out predicates are scored cheapest first,
+	// each CLL is at most 0, and the scoring stopped once the sum of
+	// those scored, over the number of predicates, settled the choice
+	// against them (as Skipped). The choice is that of scoring them all.
+	Bounded bool
 	// Scored counts the candidates the validation searches scored.
 	Scored int
 	// Seconds is the time the validation took (both searches and their
@@ -141,6 +148,8 @@ type Choice struct {
 // 0, so when the gains so far plus minus the CLL without repeated
 // predicates of each database left sum to 0 or less, no search left can
 // make the mean gain positive, and they are not run (Choice.Skipped).
+// For the same reason a search with them scores the held-out predicates
+// cheapest first and stops once those scored settle it (Choice.Bounded).
 // Every search, refit and count shares one count cache: a clause is
 // counted once per database. The choice and the model are those of
 // running every search, one at a time. With one training database there is nothing to hold out, and with s.Scorer set the databases cannot be split: s is
@@ -198,6 +207,7 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		cll[i] = math.NaN()
 	}
 	phase := 0
+	vr0bounded := false
 	if v.Resume != nil {
 		if v.Resume.Phase < 0 || v.Resume.Phase > final || len(v.Resume.CLL) < v.Resume.Phase || len(v.Resume.Stopped) < v.Resume.Phase {
 			return nil, nil, fmt.Errorf("structure: the saved state's phase %d is not one of a validated search over %d databases", v.Resume.Phase, n)
@@ -205,11 +215,12 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 		phase = v.Resume.Phase
 		copy(cll, v.Resume.CLL[:phase])
 		copy(stops, v.Resume.Stopped[:phase])
+		vr0bounded = v.Resume.Bounded
 	}
 	pr := newRunProgress(t0, final+1, min(runtime.GOMAXPROCS(0), n))
 	vr := &validationRun{ctx: ctx, method: method, dbs: dbs, pos: pos, s: s, sc: sc, v: v, preds: preds, n: n,
 		cll: cll, stops: stops, done: make([]bool, final), results: make([]*Result, final), errs: make([]error, final),
-		saved: make([]*SearchState, final), pr: pr}
+		saved: make([]*SearchState, final), pr: pr, bounded: vr0bounded}
 	for i := 0; i < phase; i++ {
 		vr.done[i] = true
 	}
@@ -236,7 +247,7 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 			ch.Scored += r.Scored
 		}
 	}
-	ch.Skipped = vr.skipped
+	ch.Skipped, ch.Bounded = vr.skipped, vr.bounded
 	var gains, with []float64
 	for f := 0; f < n; f++ {
 		ch.FoldCLL[pos[f]] = [2]float64{cll[f], cll[n+f]}
@@ -253,15 +264,21 @@ func LearnValidated(ctx context.Context, method Method, dbs []*mln.Database, s S
 	ch.CLL = [2]float64{orderFreeMean(cll[:n]), orderFreeMean(with)}
 	gain, se := meanSE(gains)
 	ch.SE = se
-	ch.RepeatedPredicates = ch.Skipped == 0 && gain > se
+	// A bounded CLL settled the choice against them (the gain's mean is
+	// at most 0).
+	ch.RepeatedPredicates = ch.Skipped == 0 && !ch.Bounded && gain > se
 	ch.Seconds = time.Since(t0).Seconds()
 	if v.Log != nil {
+		at := ""
+		if ch.Bounded {
+			at = "at most "
+		}
 		if ch.Skipped > 0 {
-			fmt.Fprintf(v.Log, "marple: validation chose repeated predicates false (mean held-out CLL %.4f with, over the first %d held-out databases, %.4f without, over %d; the other %d searches with them could not make the mean gain positive, since a CLL is at most 0) in %.1fs\n",
-				ch.CLL[1], n-ch.Skipped, ch.CLL[0], n, ch.Skipped, ch.Seconds)
+			fmt.Fprintf(v.Log, "marple: validation chose repeated predicates false (mean held-out CLL %s%.4f with, over the first %d held-out databases, %.4f without, over %d; the other %d searches with them could not make the mean gain positive, since a CLL is at most 0) in %.1fs\n",
+				at, ch.CLL[1], n-ch.Skipped, ch.CLL[0], n, ch.Skipped, ch.Seconds)
 		} else {
-			fmt.Fprintf(v.Log, "marple: validation chose repeated predicates %v (mean held-out CLL %.4f with, %.4f without, over %d held-out databases; gain %.4f ± %.4f) in %.1fs\n",
-				ch.RepeatedPredicates, ch.CLL[1], ch.CLL[0], n, gain, se, ch.Seconds)
+			fmt.Fprintf(v.Log, "marple: validation chose repeated predicates %v (mean held-out CLL %s%.4f with, %.4f without, over %d held-out databases; gain %.4f ± %.4f) in %.1fs\n",
+				ch.RepeatedPredicates, at, ch.CLL[1], ch.CLL[0], n, gain, se, ch.Seconds)
 		}
 	}
 	s.RepeatedPredicates = ch.RepeatedPredicates
@@ -406,6 +423,90 @@ func heldOutScores(ctx context.Context, model *mln.Model, db *mln.Database, pred
 	return cll / n, auc / n, nil
 }
 
+// heldOutBounded is heldOutScores's CLL, except that the predicates are
+// scored cheapest first (those whose grounding is refused first, then by
+// ground.Estimate's count of ground clauses) and the scoring stops once
+// enough reports that an upper bound on the mean CLL settles what it is
+// for: each predicate's CLL is at most 0, so the sum of those scored,
+// divided by len(preds), bounds the mean. It then returns that bound with
+// bounded set. Each predicate's CLL does not depend on the order (each
+// inference grounds anew and starts from v's seed), and when every one is
+// scored the mean is summed in the order of preds, so the value is
+// heldOutScores's.
+func heldOutBounded(ctx context.Context, model *mln.Model, db *mln.Database, preds []mln.PredID, v Validation, enough func(bound float64) bool) (cll float64, bounded bool, err error) {
+	type job struct {
+		i       int
+		refused bool
+		size    int64
+	}
+	jobs := make([]job, len(preds))
+	for i, p := range preds {
+		ev, doms := heldOutEvidence(model, db, p)
+		clauses, bytes, err := ground.Estimate(model, ev, ground.Options{Query: []mln.PredID{p}, Domains: doms})
+		if err != nil {
+			return 0, false, err
+		}
+		jobs[i] = job{i: i, refused: bytes > ground.DefaultMaxBytes, size: clauses}
+	}
+	// Refused groundings first (each ends the scoring at -Inf), then the
+	// smallest: the order only decides how soon the bound settles.
+	slices.SortStableFunc(jobs, func(a, b job) int {
+		if a.refused != b.refused {
+			if a.refused {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.size, b.size)
+	})
+	np := float64(len(preds))
+	cl := make([]float64, len(preds))
+	sum := 0.0
+	for k, j := range jobs {
+		probs, gold, err := InferHeldOut(ctx, model, db, preds[j.i], v.options())
+		if errors.Is(err, ground.ErrTooLarge) {
+			if v.Log != nil {
+				fmt.Fprintf(v.Log, "marple: validation: a model too large to ground on a held-out database scores -Inf (%v)\n", err)
+			}
+			return math.Inf(-1), false, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		cl[j.i] = eval.CLL(probs, gold)
+		sum += cl[j.i]
+		if k < len(jobs)-1 && enough(sum/np) {
+			if v.Log != nil {
+				fmt.Fprintf(v.Log, "marple: validation: %d of %d predicates scored on the held-out database bound its CLL by %.4f, which settles the choice: the other %d are not inferred\n", k+1, len(preds), sum/np, len(preds)-k-1)
+			}
+			return sum / np, true, nil
+		}
+	}
+	for i := range preds {
+		cll += cl[i]
+	}
+	return cll / np, false, nil
+}
+
+// heldOutEvidence returns the evidence of predicate p's inference on db
+// (every other predicate's atoms) and db's own domains.
+func heldOutEvidence(model *mln.Model, db *mln.Database, p mln.PredID) (*mln.Database, map[mln.TypeID][]mln.ConstID) {
+	ev := mln.NewDatabase(model)
+	for q := range model.Preds {
+		if mln.PredID(q) == p {
+			continue
+		}
+		db.Atoms(mln.PredID(q), func(args []mln.ConstID, v mln.Truth) {
+			ev.Set(mln.PredID(q), args, v)
+		})
+	}
+	doms := map[mln.TypeID][]mln.ConstID{}
+	for t, d := range score.OwnDomains(db.Model, db) {
+		doms[mln.TypeID(t)] = d
+	}
+	return ev, doms
+}
+
 // InferHeldOut infers predicate p of a database given all its other
 // atoms: model (whose types and constants are the database's model's, as
 // Result.Model's are) is grounded over the database's own constants with p
@@ -414,22 +515,12 @@ func heldOutScores(ctx context.Context, model *mln.Model, db *mln.Database, pred
 // It returns the marginals and the atoms' truth in the database.
 func InferHeldOut(ctx context.Context, model *mln.Model, db *mln.Database, p mln.PredID, opt mcsat.Options) (probs []float64, gold []bool, err error) {
 	truth := map[string]bool{}
-	ev := mln.NewDatabase(model)
-	for q := range model.Preds {
-		db.Atoms(mln.PredID(q), func(args []mln.ConstID, v mln.Truth) {
-			if mln.PredID(q) == p {
-				if v == mln.True {
-					truth[mln.BindingKey(args)] = true
-				}
-				return
-			}
-			ev.Set(mln.PredID(q), args, v)
-		})
-	}
-	doms := map[mln.TypeID][]mln.ConstID{}
-	for t, d := range score.OwnDomains(db.Model, db) {
-		doms[mln.TypeID(t)] = d
-	}
+	db.Atoms(p, func(args []mln.ConstID, v mln.Truth) {
+		if v == mln.True {
+			truth[mln.BindingKey(args)] = true
+		}
+	})
+	ev, doms := heldOutEvidence(model, db, p)
 	net, err := ground.Ground(ctx, model, ev, ground.Options{Query: []mln.PredID{p}, Domains: doms})
 	if err != nil {
 		return nil, nil, err
@@ -469,6 +560,7 @@ type validationRun struct {
 	errs    []error
 	saved   []*SearchState // by phase: its search's last state
 	skipped int            // searches with repeated predicates not needed
+	bounded bool           // a held-out CLL is a bound (Choice.Bounded)
 	pr      *runProgress
 }
 
@@ -534,6 +626,18 @@ func (vr *validationRun) settled(k int) bool {
 	return bound <= 0
 }
 
+// settledWith reports whether the searches done, with cll the held-out
+// CLL of the search with repeated predicates without database f (every
+// earlier phase done), settle the choice (settled(f+1)).
+func (vr *validationRun) settledWith(f int, cll float64) bool {
+	vr.mu.Lock()
+	defer vr.mu.Unlock()
+	saved := vr.cll[vr.n+f]
+	defer func() { vr.cll[vr.n+f] = saved }()
+	vr.cll[vr.n+f] = cll
+	return vr.settled(f + 1)
+}
+
 // skip marks the searches from phase ph on as not needed.
 func (vr *validationRun) skip(ph int) {
 	vr.mu.Lock()
@@ -566,10 +670,19 @@ func (vr *validationRun) phase(ph int) {
 	t := time.Now()
 	r, err := LearnBatch(vr.ctx, vr.method, without(vr.dbs, f), vs, vr.sc)
 	var cll float64
+	var bounded bool
 	if err == nil {
 		var learned *mln.Model
 		if learned, err = r.Model(vr.s.Model); err == nil {
-			cll, _, err = heldOutScores(vr.ctx, learned, vr.dbs[f], vr.preds, vr.v)
+			if rep {
+				// Every earlier phase is done: the scoring stops once a
+				// bound on this CLL settles the choice.
+				cll, bounded, err = heldOutBounded(vr.ctx, learned, vr.dbs[f], vr.preds, vr.v, func(bound float64) bool {
+					return vr.settledWith(f, bound)
+				})
+			} else {
+				cll, _, err = heldOutScores(vr.ctx, learned, vr.dbs[f], vr.preds, vr.v)
+			}
 		}
 	}
 	vr.mu.Lock()
@@ -580,14 +693,21 @@ func (vr *validationRun) phase(ph int) {
 		return
 	}
 	vr.cll[ph], vr.stops[ph], vr.done[ph] = cll, r.Stopped, true
+	if bounded {
+		vr.bounded = true
+	}
 	vr.pr.finished(time.Since(t))
 	if vr.v.Log != nil {
 		stopped := ""
 		if r.Stopped != "" {
 			stopped = " (stopped: " + r.Stopped + ")"
 		}
-		fmt.Fprintf(vr.v.Log, "marple: validation: repeated predicates %v: %d clauses learned without database %d%s, held-out CLL %.4f (search %d of %d, %s, %s elapsed)\n",
-			rep, len(r.Clauses), vr.pos[f]+1, stopped, cll, ph+1, vr.pr.totalSearches(), time.Since(t).Round(100*time.Millisecond), vr.pr.elapsed().Round(time.Second))
+		at := ""
+		if bounded {
+			at = "at most "
+		}
+		fmt.Fprintf(vr.v.Log, "marple: validation: repeated predicates %v: %d clauses learned without database %d%s, held-out CLL %s%.4f (search %d of %d, %s, %s elapsed)\n",
+			rep, len(r.Clauses), vr.pos[f]+1, stopped, at, cll, ph+1, vr.pr.totalSearches(), time.Since(t).Round(100*time.Millisecond), vr.pr.elapsed().Round(time.Second))
 	}
 	if err := vr.checkpoint(); err != nil {
 		vr.errs[ph] = err
@@ -618,7 +738,7 @@ func (vr *validationRun) checkpoint() error {
 		return nil
 	}
 	p := vr.prefix()
-	st := &ValidatedState{Phase: p, CLL: slices.Clone(vr.cll[:p]), Stopped: slices.Clone(vr.stops[:p])}
+	st := &ValidatedState{Phase: p, CLL: slices.Clone(vr.cll[:p]), Stopped: slices.Clone(vr.stops[:p]), Bounded: vr.bounded}
 	if p < len(vr.saved) {
 		st.Search = vr.saved[p]
 	}
@@ -641,7 +761,7 @@ func (vr *validationRun) withPhase(vs Settings, i int) Settings {
 			if vr.prefix() != i {
 				return nil
 			}
-			return vr.v.Checkpoint(&ValidatedState{Phase: i, CLL: slices.Clone(vr.cll[:i]), Stopped: slices.Clone(vr.stops[:i]), Search: ss})
+			return vr.v.Checkpoint(&ValidatedState{Phase: i, CLL: slices.Clone(vr.cll[:i]), Stopped: slices.Clone(vr.stops[:i]), Search: ss, Bounded: vr.bounded})
 		}
 	}
 	if vr.v.Resume != nil && vr.v.Resume.Phase == i {

@@ -19,7 +19,9 @@ import (
 // validation search run and counts not shared gave before the searches
 // ran concurrently, shared their counts and stopped when the choice was
 // decided. Three of the cases choose against repeated predicates before
-// every search with them has run; the first admits them. The default run
+// every held-out predicate of the last search with them run is inferred
+// (Choice.Bounded), one of them before every search with them has run;
+// the first admits them. The default run
 // checks two cases, MARPLE_LONG_TESTS=1 all four. MARPLE_UPDATE_GOLDEN=1
 // rewrites the files.
 func TestLearnValidatedGolden(t *testing.T) {
@@ -44,7 +46,7 @@ func TestLearnValidatedGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%d of %d searches with repeated predicates skipped", ch.Skipped, ch.Folds)
+			t.Logf("%d of %d searches with repeated predicates skipped; held-out CLL with them bounded: %v", ch.Skipped, ch.Folds, ch.Bounded)
 			var b strings.Builder
 			fmt.Fprintf(&b, "repeated predicates %v\n", ch.RepeatedPredicates)
 			if ch.Joins != nil {

@@ -244,7 +244,7 @@ func findIncrement(code []byte) int {
 	for i := 1; i+1 < len(code); i++ {
 		if code[i] == '+' && code[i+1] == '+' && isIdentChar(code[i-1]) {
 			k := i + 2
-			for k < len(code) && (code[k] == ' ' || code[k] == '\t' || code[k] == '\r' || code[k] == '\n') {
+			for k < len(code) && (isSpaceOrNewline(code[k])) {
 				k++
 			}
 			if k < len(code) && isIdentChar(code[k]) {
@@ -384,4 +384,9 @@ func findCardinality(code []byte) int {
 		i++
 	}
 	return -1
+}
+
+// isSpaceOrNewline reports whether c is white space to the scanner.
+func isSpaceOrNewline(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || c == '\n'
 }

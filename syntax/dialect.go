@@ -224,6 +224,10 @@ func (p *parser) definite(d *FormulaDecl) {
 	p.advance()
 	p.skipNewlines()
 	body := p.formula()
+	if w := NestedWeight(body); w != nil {
+		p.errs.Add(w.WeightPos, "the body of a definite clause has no weighted sub-formulas")
+		panic(bailout{})
+	}
 	bad := Pos{}
 	Walk(body, func(g Formula) bool {
 		switch g := g.(type) {

@@ -267,6 +267,9 @@ func (c *alchemyCall) finish() error {
 	}
 	switch c.prog {
 	case alInfer:
+		// Alchemy's infer reads a predicate the evidence does not
+		// mention as unknown, not false.
+		c.set("nonEvidenceOpen", "true")
 		var modes []string
 		for _, m := range []string{"m", "a", "p", "ms", "bp"} {
 			if given(m) || m == "bp" && given("efbp") && !given("bp") ||

@@ -119,11 +119,14 @@ type worldFlags struct {
 	query       string
 	openWorld   string
 	closedWorld string
-	maxMem      int64
-	workers     int
-	queryFlag   string            // the flag that names the query predicates: q or ne
-	engine      ground.EngineCost // the memory of the engine that will run
-	dialect     string            // the model files' language (syntax.Dialect)
+	// nonEvidenceOpen: the predicates the evidence does not mention are
+	// open world (infer's -nonEvidenceOpen).
+	nonEvidenceOpen bool
+	maxMem          int64
+	workers         int
+	queryFlag       string            // the flag that names the query predicates: q or ne
+	engine          ground.EngineCost // the memory of the engine that will run
+	dialect         string            // the model files' language (syntax.Dialect)
 }
 
 func (w *worldFlags) register(fsQuery bool, fs interface {
@@ -201,13 +204,14 @@ func (w *worldFlags) groundOptions(m *mln.Model, prog io.Writer) (ground.Options
 		return ground.Options{}, err
 	}
 	return ground.Options{
-		Query:       q,
-		OpenWorld:   ow,
-		ClosedWorld: cw,
-		MaxBytes:    w.maxMem << 20,
-		Engine:      w.engine,
-		Workers:     w.workers,
-		Progress:    prog,
+		Query:           q,
+		OpenWorld:       ow,
+		ClosedWorld:     cw,
+		NonEvidenceOpen: w.nonEvidenceOpen,
+		MaxBytes:        w.maxMem << 20,
+		Engine:          w.engine,
+		Workers:         w.workers,
+		Progress:        prog,
 	}, nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/marple-mln/marple/infer/engines"
 	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/mln"
+	"github.com/marple-mln/marple/query"
 	"github.com/marple-mln/marple/syntax"
 )
 
@@ -54,6 +55,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	ef.registerSampling(fs)
 	var wf worldFlags
 	wf.register(true, fs)
+	fs.BoolVar(&wf.nonEvidenceOpen, "nonEvidenceOpen", false, "the predicates with no atom in the evidence are open world too (their atoms unknown), -cw ones excepted, as Alchemy's infer reads them (default: closed world, their atoms false)")
 	var ax inferExtras // -a, -f, -bp, partial -q atoms...: infer_query.go
 	ax.register(fs)
 	var mf marginalFlags // -numChains, -converge, diagnostics: marginals.go
@@ -234,6 +236,19 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		isQuery[q] = true
 	}
 	ax.markQuery(isQuery)
+	if ax.omitFree || ax.outputNetwork && ax.networkNumbers {
+		// Alchemy's BP output and network: in the order of its factor graph.
+		fg, err := query.AlchemyFactorGraph(m, db, query.AlchemyClosedWorld(db, gopt.Query, gopt.OpenWorld, gopt.ClosedWorld))
+		switch {
+		case err != nil:
+			fmt.Fprintf(e.stderr, "marple infer: the atoms are not in the order of Alchemy's factor graph but by their constants: Marple does not reproduce that order for %v\n", err)
+		case ax.outputNetwork:
+			cid := query.AlchemyConstIDs(m)
+			return atomicfile.Write(*out, func(w io.Writer) error { return query.WriteAlchemyNetwork(w, net, fg, cid) })
+		default:
+			ax.q.SetAtomRanks(query.AlchemyBPRanks(net, db, fg))
+		}
+	}
 	if ax.outputNetwork {
 		if ax.networkNumbers {
 			return atomicfile.Write(*out, func(w io.Writer) error { return net.WriteFactorGraphNumbers(w) })

@@ -64,8 +64,8 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.Float64Var(&x.saTemp, "saTemp", 0, "MC-SAT: SampleSAT's temperature (0: the default)")
 	fs.Float64Var(&x.smooth, "smooth", 0, "MC-SAT/Gibbs: write (p·n + 1/2)/(n + 1) for an estimate p, so that no probability is 0 or 1 (Alchemy's infer smooths with n = 10000; 0: no smoothing)")
 	fs.BoolVar(&x.queryOrder, "queryOrder", false, "write the results in the order of the query: the -f atoms, then item by item of the -q list, each atom once (Alchemy's order; default: the network's, by predicate)")
-	fs.BoolVar(&x.omitFree, "omitFree", false, "marginals: leave out of the results the query atoms that are in no ground clause (Alchemy's BP output; their probability is 0.5, or that of their unit clauses)")
-	fs.BoolVar(&x.networkNumbers, "networkNumbers", false, "with -outputNetwork: Alchemy's layout, each atom written as the numbers of its arguments' constants (without its predicate, as Alchemy), each value followed by a blank")
+	fs.BoolVar(&x.omitFree, "omitFree", false, "marginals: Alchemy's BP output: each predicate's atoms in the order of Alchemy's factor graph, without the query atoms in no ground clause but those of a predicate with evidence atoms, listed after the others as Alchemy lists them (with their marginal, 1/2, where Alchemy writes 0)")
+	fs.BoolVar(&x.networkNumbers, "networkNumbers", false, "with -outputNetwork: Alchemy's layout and order: the atoms in the order they enter Alchemy's factor graph, each written as the numbers Alchemy gives its arguments' constants (type by type; without its predicate, as Alchemy), then its factors, each value followed by a blank (a factor's value: the sum of the weights of the ground clauses it stands for, where Alchemy writes the square of one)")
 	fs.BoolVar(&x.outputNetwork, "outputNetwork", false, "write the ground network to -r instead of running inference, as Alchemy's factor graph: the atoms, then per ground clause its atoms and its log-factor table (a clause of more than 20 literals: the clause and its weight)")
 }
 

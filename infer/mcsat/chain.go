@@ -30,7 +30,10 @@ func NewChain(net *ground.Network, opt Options) (*Chain, error) {
 	}
 	opt.defaults()
 	ws := net.Weights(nil)
-	lay := newLayout(net, opt.Bias, ws)
+	lay, err := newLayout(context.Background(), net, opt.Bias, ws)
+	if err != nil {
+		return nil, err
+	}
 	s, err := newChain(lay.model(ws, opt.Bias), &opt, 0)
 	if err != nil {
 		return nil, err
@@ -55,7 +58,11 @@ func (c *Chain) World() []bool { return c.s.y }
 func (c *Chain) Sample(ctx context.Context, n int, fn func(y []bool)) error {
 	c.ws = c.net.Weights(c.ws)
 	if c.lay == nil || !c.lay.fits(c.ws, c.opt.Bias) {
-		c.lay = newLayout(c.net, c.opt.Bias, c.ws)
+		lay, err := newLayout(ctx, c.net, c.opt.Bias, c.ws)
+		if err != nil {
+			return err
+		}
+		c.lay = lay
 	}
 	m := c.lay.model(c.ws, c.opt.Bias)
 	s := newState(m, c.s.rng)

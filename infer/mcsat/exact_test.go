@@ -78,7 +78,7 @@ func TestConditionals(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	for i := 0; i < 300; i++ {
 		net, bias, _ := randomModel(rng, false)
-		m := newModel(net, bias)
+		m := testModel(net, bias)
 		s := newState(m, rng)
 		s.begin()
 		for a := range s.y {

@@ -42,7 +42,7 @@ func TestStartWhereWalkSATFails(t *testing.T) {
 	const n, k = 4000, 4
 	net := equivalenceChain(n, k)
 	// WalkSAT alone, as the chains started before.
-	m := newModel(net, nil)
+	m := testModel(net, nil)
 	opt := Options{}
 	opt.defaults()
 	s := newState(m, rand.New(rand.NewPCG(1, 2)))
@@ -119,7 +119,7 @@ func equivalences(n int, w float64) *ground.Network {
 // clauses false where it can, chain 1 with them true: on a chain of hard
 // equivalences, the two modes.
 func TestDispersedStarts(t *testing.T) {
-	m := newModel(equivalences(50, 1.5), nil)
+	m := testModel(equivalences(50, 1.5), nil)
 	opt := Options{}
 	opt.defaults()
 	for chain, want := range []bool{false, true} {
@@ -177,7 +177,7 @@ func TestClassMovesMatchExact(t *testing.T) {
 			net.AddClause([]ground.Lit{ground.MakeLit(a, true), ground.MakeLit(b, opposite)}, math.Inf(1), -1, -1, 1)
 		}
 		want, ok := exactMarginals(net, bias)
-		if !ok || len(newModel(net, bias).tiedClasses()) == 0 {
+		if !ok || len(testModel(net, bias).tiedClasses()) == 0 {
 			continue
 		}
 		tested++

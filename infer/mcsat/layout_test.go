@@ -1,6 +1,7 @@
 package mcsat
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
@@ -191,7 +192,7 @@ func TestLayoutMatchesDirectMerge(t *testing.T) {
 		if err != nil {
 			continue // hard clauses unsatisfiable
 		}
-		lay := newLayout(net, bias, net.Weights(nil))
+		lay := testLayout(net, bias, net.Weights(nil))
 		for step := range 6 {
 			if step > 0 {
 				for c := range net.NumClauses() {
@@ -262,5 +263,37 @@ func sameModel(t *testing.T, trial, step int, got, want *model) {
 	}
 	if !eq || len(got.w) != len(want.w) {
 		t.Fatalf("trial %d step %d: layout model\n%+v\ndirect merge\n%+v", trial, step, got, want)
+	}
+}
+
+// testModel is newModel without a context to cancel.
+func testModel(net *ground.Network, bias []float64) *model {
+	m, err := newModel(context.Background(), net, bias)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// testLayout is newLayout without a context to cancel.
+func testLayout(net *ground.Network, bias []float64, ws []float64) *layout {
+	l, err := newLayout(context.Background(), net, bias, ws)
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// TestLayoutCancelled checks that building a model stops when its context
+// is cancelled.
+func TestLayoutCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	net := equivalences(50, 1.5)
+	if _, err := newLayout(ctx, net, nil, net.Weights(nil)); err != context.Canceled {
+		t.Fatalf("newLayout: %v, want %v", err, context.Canceled)
+	}
+	if _, err := MCSAT(ctx, net, Options{Samples: 10}); err == nil {
+		t.Fatal("MCSAT ran with a cancelled context")
 	}
 }

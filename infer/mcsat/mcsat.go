@@ -189,12 +189,12 @@ func (o *Options) defaults() {
 	}
 }
 
-func prepare(net *ground.Network, opt *Options) (*model, error) {
+func prepare(ctx context.Context, net *ground.Network, opt *Options) (*model, error) {
 	if opt.Bias != nil && len(opt.Bias) != net.NumAtoms() {
 		return nil, errors.New("mcsat: Bias has the wrong length")
 	}
 	opt.defaults()
-	return newModel(net, opt.Bias), nil
+	return newModel(ctx, net, opt.Bias)
 }
 
 // newChain returns a state for chain k seeded from opt.Seed, in a world
@@ -211,7 +211,7 @@ func newChain(m *model, opt *Options, k int) (*state, error) {
 // nearly its exact marginal from few samples), or with Options.Indicators
 // that fraction.
 func MCSAT(ctx context.Context, net *ground.Network, opt Options) ([]float64, error) {
-	m, err := prepare(net, &opt)
+	m, err := prepare(ctx, net, &opt)
 	if err != nil {
 		return nil, err
 	}
@@ -426,7 +426,7 @@ func (s *state) selectNaive() {
 // Options.HardWeight gives them a finite weight; with hard constraints the
 // chain may be unable to reach every world, so use several chains.
 func Gibbs(ctx context.Context, net *ground.Network, opt Options) ([]float64, error) {
-	m, err := prepare(net, &opt)
+	m, err := prepare(ctx, net, &opt)
 	if err != nil {
 		return nil, err
 	}

@@ -358,7 +358,7 @@ func TestSampleSATBookkeeping(t *testing.T) {
 	for range 20 {
 		net, bias, _ := randomModel(rng, false)
 		opt := Options{Options: infer.Options{Bias: bias}}
-		m, _ := prepare(net, &opt)
+		m, _ := prepare(context.Background(), net, &opt)
 		s, err := newChain(m, &opt, 0)
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package mcsat
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -61,9 +62,13 @@ type selGroup struct {
 // uniform draws, so skipping pays only when selections are rare.
 const skipAbove = 0.125
 
-func newModel(net *ground.Network, bias []float64) *model {
+func newModel(ctx context.Context, net *ground.Network, bias []float64) (*model, error) {
 	ws := net.Weights(nil)
-	return newLayout(net, bias, ws).model(ws, bias)
+	l, err := newLayout(ctx, net, bias, ws)
+	if err != nil {
+		return nil, err
+	}
+	return l.model(ws, bias), nil
 }
 
 // layout is the part of a model that does not depend on the soft clauses'
@@ -94,8 +99,10 @@ type layout struct {
 }
 
 // newLayout builds the layout of net's clauses at weights ws (one per
-// clause: which clauses are hard) and the bias units.
-func newLayout(net *ground.Network, bias []float64, ws []float64) *layout {
+// clause: which clauses are hard) and the bias units. It stops with ctx's
+// error when ctx is cancelled (a network of millions of clauses takes
+// seconds).
+func newLayout(ctx context.Context, net *ground.Network, bias []float64, ws []float64) (*layout, error) {
 	n := net.NumAtoms()
 	nc := net.NumClauses()
 	nb := 0
@@ -116,6 +123,11 @@ func newLayout(net *ground.Network, bias []float64, ws []float64) *layout {
 		return int32(len(l.hard) - 1)
 	}
 	for c := range nc + nb {
+		if c&(1<<16-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		buf = buf[:0]
 		taut := false
 		hard := false
@@ -172,7 +184,7 @@ func newLayout(net *ground.Network, bias []float64, ws []float64) *layout {
 	ns := len(l.hard)
 	l.sum = make([]float64, ns)
 	l.seen = make([]bool, ns)
-	return l
+	return l, nil
 }
 
 // fits reports whether the layout was built with the same hard clauses as

@@ -183,7 +183,10 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 				bias[i] = opt.Bias[a]
 			}
 		}
-		m := newModel(sub, bias)
+		m, err := newModel(ctx, sub, bias)
+		if err != nil {
+			return err
+		}
 		if opt.BlockWeight > 0 {
 			blocks[k] = m.blocks(opt.BlockWeight, opt.MaxBlock)
 			classes[k] = m.tiedClasses()

@@ -231,7 +231,7 @@ func TestBlocks(t *testing.T) {
 	net.AddClause([]ground.Lit{lit(2, false), lit(3, false)}, 6, -1, -1, 1) // would make 4 atoms
 	net.AddClause([]ground.Lit{lit(4, false), lit(5, true)}, math.Inf(1), -1, -1, 1)
 	net.AddClause([]ground.Lit{lit(5, false), lit(6, false)}, 1, -1, -1, 1) // too light
-	got := newModel(net, nil).blocks(5, 3)
+	got := testModel(net, nil).blocks(5, 3)
 	want := [][]int32{{0, 1, 2}, {4, 5}}
 	if len(got) != len(want) {
 		t.Fatalf("blocks %v, want %v", got, want)
@@ -249,7 +249,7 @@ func TestBlockMoveAlone(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := range 10 {
 		net, bias, exact := randomModel(rng, false)
-		m := newModel(net, bias)
+		m := testModel(net, bias)
 		s, err := startChain(m, &Options{InitSteps: DefaultInitSteps, Noise: DefaultNoise}, rand.New(rand.NewPCG(uint64(i), 1)), i)
 		if err != nil {
 			t.Fatal(err)

@@ -253,10 +253,14 @@ func choiceNote(ch *structure.Choice) string {
 		}
 		more += fmt.Sprintf("; per-constant refinements kept %d of %d (%s), held-out CLL %.4f -> %.4f, AUC-PR %.4f -> %.4f, %.0fs", len(c.Kept), len(c.Tried), kept, c.CLL[0], c.CLL[1], c.AUCPR[0], c.AUCPR[1], c.Seconds)
 	}
-	if ch.Skipped > 0 {
-		return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without (%d databases held out in turn), %.4f with (the first %d; the other searches with them could not change the choice), %.0fs%s%s", ch.RepeatedPredicates, ch.CLL[0], ch.Folds, ch.CLL[1], ch.Folds-ch.Skipped, ch.Seconds, stopped, more)
+	at := ""
+	if ch.Bounded {
+		at = "at most "
 	}
-	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %.4f with (± %.4f, %d databases held out in turn), %.0fs%s%s", ch.RepeatedPredicates, ch.CLL[0], ch.CLL[1], ch.SE, ch.Folds, ch.Seconds, stopped, more)
+	if ch.Skipped > 0 {
+		return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without (%d databases held out in turn), %s%.4f with (the first %d; the other searches with them could not change the choice), %.0fs%s%s", ch.RepeatedPredicates, ch.CLL[0], ch.Folds, at, ch.CLL[1], ch.Folds-ch.Skipped, ch.Seconds, stopped, more)
+	}
+	return fmt.Sprintf("; validated: repeated predicates %v, held-out CLL %.4f without, %s%.4f with (± %.4f, %d databases held out in turn), %.0fs%s%s", ch.RepeatedPredicates, ch.CLL[0], at, ch.CLL[1], ch.SE, ch.Folds, ch.Seconds, stopped, more)
 }
 
 // capScores lists the held-out scores of each join cap.
