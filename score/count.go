@@ -1476,7 +1476,7 @@ func (cn *counter) suffixCount(k int) (count, scanned int64) {
 	}
 	st := &cn.p.steps[k]
 	sc := &cn.stepCounts[k]
-	if len(st.markVars) == 1 {
+	if len(st.markVars) == 1 && cn.sp.typeIdx[cn.p.varType[st.markVars[0]]][cn.bind[st.markVars[0]]] >= 0 {
 		// Remembered per value of the one variable, for the plan's run.
 		u := st.markVars[0]
 		t := cn.p.varType[u]
