@@ -34,8 +34,13 @@ Cancer(Dan)
 `
 
 func loadSmokers(t *testing.T) (*mln.Model, *mln.Database, []mln.PredID) {
+	return loadSmokersWith(t, "")
+}
+
+// loadSmokersWith is loadSmokers with more model text after smokersMLN.
+func loadSmokersWith(t *testing.T, more string) (*mln.Model, *mln.Database, []mln.PredID) {
 	t.Helper()
-	m, err := mln.ParseModel("smokers.mln", smokersMLN)
+	m, err := mln.ParseModel("smokers.mln", smokersMLN+more)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,18 +278,8 @@ func TestAddFormula(t *testing.T) {
 // database does not mention open world (their atoms unknown, in the
 // network), leaves those it mentions closed, and yields to ClosedWorld.
 func TestNonEvidenceOpen(t *testing.T) {
-	m, err := mln.ParseModel("hidden.mln", smokersMLN+"Drinks(person)\n0.5 Drinks(x) => Smokes(x)\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := mln.ParseDatabase(m, "smokers.db", smokersDB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Compile(); err != nil {
-		t.Fatal(err)
-	}
-	s, _ := m.Pred("Smokes")
+	m, db, q := loadSmokersWith(t, "Drinks(person)\n0.5 Drinks(x) => Smokes(x)\n")
+	s := m.Preds[q[0]]
 	d, _ := m.Pred("Drinks")
 	c, _ := m.Pred("Cancer")
 	bob, _ := m.Const("Bob") // Smokes(Bob) is unknown

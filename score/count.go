@@ -1386,17 +1386,8 @@ func (cn *counter) suffix(k int) int64 {
 	e := len(p.steps) - 1
 	memo := &cn.sufMemo
 	if k == p.indepFrom {
-		if memo.valid {
-			same := true
-			for i, v := range p.sufVars {
-				if cn.bind[v] != memo.key[i] {
-					same = false
-					break
-				}
-			}
-			if same {
-				return cn.suffixResult(memo.nodes, memo.calls, memo.trailing, memo.n)
-			}
+		if memo.valid && cn.boundAs(p.sufVars, memo.key) {
+			return cn.suffixResult(memo.nodes, memo.calls, memo.trailing, memo.n)
 		}
 	}
 	cs := cn.suf[:0]
@@ -1458,10 +1449,7 @@ func (cn *counter) suffix(k int) int64 {
 	}
 	if k == p.indepFrom {
 		memo.valid = true
-		memo.key = memo.key[:0]
-		for _, v := range p.sufVars {
-			memo.key = append(memo.key, cn.bind[v])
-		}
+		memo.key = cn.appendBinding(memo.key[:0], p.sufVars)
 		memo.nodes, memo.calls, memo.trailing, memo.n = nodes, calls, trailing, n
 	}
 	return cn.suffixResult(nodes, calls, trailing, n)
@@ -1493,25 +1481,32 @@ func (cn *counter) suffixCount(k int) (count, scanned int64) {
 		sc.stamps[d], sc.counts[d], sc.scans[d] = sc.stamp, c, s
 		return c, s
 	}
-	if sc.valid {
-		same := true
-		for i, v := range st.markVars {
-			if cn.bind[v] != sc.key[i] {
-				same = false
-				break
-			}
-		}
-		if same {
-			return sc.count, sc.scanned
-		}
+	if sc.valid && cn.boundAs(st.markVars, sc.key) {
+		return sc.count, sc.scanned
 	}
 	sc.count, sc.scanned = cn.falseCount(st)
 	sc.valid = true
-	sc.key = sc.key[:0]
-	for _, v := range st.markVars {
-		sc.key = append(sc.key, cn.bind[v])
-	}
+	sc.key = cn.appendBinding(sc.key[:0], st.markVars)
 	return sc.count, sc.scanned
+}
+
+// boundAs reports whether variables vars have the values key (as
+// appendBinding wrote them).
+func (cn *counter) boundAs(vars []int, key []mln.ConstID) bool {
+	for i, v := range vars {
+		if cn.bind[v] != key[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// appendBinding appends the values of variables vars to key.
+func (cn *counter) appendBinding(key []mln.ConstID, vars []int) []mln.ConstID {
+	for _, v := range vars {
+		key = append(key, cn.bind[v])
+	}
+	return key
 }
 
 // suffixResult adds the groundings an independent suffix examines
