@@ -100,6 +100,17 @@ type Options struct {
 	// clauses tie (see Sampling).
 	BlockWeight float64
 	MaxBlock    int
+	// Stars, for Run, Sampling and Chain, adds star moves after every
+	// step: each atom in no hard clause with two or more neighbours of at
+	// most StarLeafDegree clauses (default DefaultStarLeafDegree), no two
+	// of them in one clause, is resampled jointly with those neighbours
+	// (its leaves) from their conditional distribution, the leaves summed
+	// out exactly (they are independent given the hub). An atom that
+	// clauses tie to many otherwise free atoms (a field atom of entity
+	// resolution and the citation pairs it links) then changes with them
+	// in one move.
+	Stars          bool
+	StarLeafDegree int
 
 	// Flips is the number of SampleSAT moves per MC-SAT step (default:
 	// the number of unfixed atoms in selected clauses; the other unfixed
