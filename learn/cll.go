@@ -251,6 +251,11 @@ type DiscriminativeSettings struct {
 	// atom: t = 0 holds its weight near 0, t = 1 lets it carry the
 	// citations when the held-out databases support it.
 	TuneJointPrior bool
+	// Stars adds star moves (mcsat.Options.Stars) to the default MC-SAT
+	// chains and to TuneJointPrior's held-out inference: an atom tied to
+	// many atoms of few clauses (a field atom and the citation pairs it
+	// links) is resampled jointly with them.
+	Stars bool
 	// OnJointPrior, when set, is called with TuneJointPrior's choice.
 	OnJointPrior func(*JointPriorChoice)
 	// OnHeldOut, when set, is called after each held-out run of
@@ -662,6 +667,7 @@ type cllProblem struct {
 	workers int
 
 	connMax, connMin []float64 // per parameter: connections (scaleJointPrior)
+	stars            bool      // held-out inference with star moves
 	custom           bool      // the samplers are the caller's (DiscriminativeSettings.Sampler)
 	meanSq           float64   // noise's last mean squared ratio of a gradient entry to its standard error
 }
@@ -1083,7 +1089,7 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		if st.Samples == 0 {
 			st.Samples = cllSamples(model, cmp.Or(s.MinSamples, CLLMinSamples))
 		}
-		o := mcsat.Options{}
+		o := mcsat.Options{Stars: s.Stars}
 		o.Seed = s.Seed
 		factory = MCSATSamplers(st.Samples, o)
 	}
@@ -1105,6 +1111,7 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 	np := pb.np
 	st.Examples, st.Params = len(pb.exs), np
 	pb.custom = s.Sampler != nil
+	pb.stars = s.Stars
 	if s.ScaleJointPrior && prec > 0 {
 		pb.scaleJointPrior()
 	}

@@ -296,27 +296,31 @@ func TestDiscriminativeMCSAT(t *testing.T) {
 	if gn := exactGradNorm(t, m, exs, 1/4.0); gn > 1e-6 {
 		t.Fatalf("exact optimum: gradient %g", gn)
 	}
-	var got [][]float64
-	for _, workers := range []int{1, 2} {
-		clear(m.Weights)
-		st, err := Discriminative(ctx, m, exs, DiscriminativeSettings{Samples: 500, Seed: 7, Workers: workers})
-		if err != nil {
-			t.Fatal(err)
+	// Without and with star moves (each Smokes atom a hub, its friends'
+	// Smokes atoms its leaves).
+	for _, stars := range []bool{false, true} {
+		var got [][]float64
+		for _, workers := range []int{1, 2} {
+			clear(m.Weights)
+			st, err := Discriminative(ctx, m, exs, DiscriminativeSettings{Samples: 500, Seed: 7, Workers: workers, Stars: stars})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Samples != 500 || st.Iterations == 0 {
+				t.Fatalf("stats %+v", st)
+			}
+			got = append(got, slices.Clone(m.Weights))
 		}
-		if st.Samples != 500 || st.Iterations == 0 {
-			t.Fatalf("stats %+v", st)
+		if !slices.Equal(got[0], got[1]) {
+			t.Fatalf("stars %v: weights depend on workers: %v, %v", stars, got[0], got[1])
 		}
-		got = append(got, slices.Clone(m.Weights))
-	}
-	if !slices.Equal(got[0], got[1]) {
-		t.Fatalf("weights depend on workers: %v, %v", got[0], got[1])
-	}
-	for i, x := range got[0] {
-		if math.Abs(x-exact[i]) > 0.2+0.1*math.Abs(exact[i]) {
-			t.Errorf("weight %d: MC-SAT %.3f, exact optimum %.3f (all: %v vs %v)", i, x, exact[i], got[0], exact)
+		for i, x := range got[0] {
+			if math.Abs(x-exact[i]) > 0.2+0.1*math.Abs(exact[i]) {
+				t.Errorf("stars %v: weight %d: MC-SAT %.3f, exact optimum %.3f (all: %v vs %v)", stars, i, x, exact[i], got[0], exact)
+			}
 		}
+		t.Logf("stars %v: MC-SAT %v, exact %v", stars, got[0], exact)
 	}
-	t.Logf("MC-SAT %v, exact %v", got[0], exact)
 }
 
 // TestDiscriminativeAdaptiveConverges learns the smokers model with

@@ -29,6 +29,7 @@ type marginalFlags struct {
 	maxSeconds float64
 	exactAtoms int
 	indicators bool
+	stars      bool
 	// hardNote is what the summary line says of the hard clauses (see
 	// checkHard).
 	hardNote string
@@ -40,6 +41,7 @@ func (f *marginalFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.minBeta, "minBeta", mcsat.DefaultMinBeta, "MC-SAT/Gibbs: weight scale of the hottest tempered replica, in (0, 1)")
 	fs.Float64Var(&f.blockW, "blockWeight", mcsat.DefaultBlockWeight, "MC-SAT/Gibbs: after each step, resample jointly the atoms that clauses of at least this absolute weight tie, and flip together those that hard clauses tie as equal or opposite (block moves; negative: none)")
 	fs.IntVar(&f.maxBlock, "maxBlock", mcsat.DefaultMaxBlock, "MC-SAT/Gibbs: most atoms in a block of the block moves (at most 20)")
+	fs.BoolVar(&f.stars, "stars", false, "MC-SAT/Gibbs: after each step, resample each atom in no hard clause jointly with its neighbours of at most "+strconv.Itoa(mcsat.DefaultStarLeafDegree)+" clauses, no two of them in one clause, those summed out exactly (star moves: an atom tied to many otherwise free atoms, such as a field atom and the citation pairs it links, changes with them)")
 	fs.IntVar(&f.exactAtoms, "exactAtoms", mcsat.DefaultExactAtoms, "MC-SAT/Gibbs: a connected component of at most this many atoms gets its exact marginals, by enumerating its worlds, instead of samples (negative: sample every component)")
 	fs.BoolVar(&f.indicators, "indicators", false, "MC-SAT: estimate each marginal by the fraction of samples in which the atom is true (Alchemy's estimate) instead of the mean of its probability given the rest of each sample (Rao-Blackwellised: less variance, more CPU per sample)")
 	fs.StringVar(&f.diagFile, "diagnostics", "", "MC-SAT/Gibbs: write each query atom's probability, R-hat and effective sample size to this file")
@@ -85,6 +87,7 @@ func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, 
 	opt.Chains, opt.Replicas, opt.MinBeta = f.chains, f.replicas, f.minBeta
 	opt.BlockWeight, opt.MaxBlock = f.blockW, f.maxBlock
 	opt.ExactAtoms, opt.Indicators = f.exactAtoms, f.indicators
+	opt.Stars = f.stars
 	if f.exactAtoms == 0 {
 		opt.ExactAtoms = -1 // mcsat: 0 selects the default
 	}

@@ -69,11 +69,18 @@ func (c *Chain) Sample(ctx context.Context, n int, fn func(y []bool)) error {
 	copy(s.y, c.s.y)
 	s.recount()
 	c.s = s
+	var stars []star
+	var gain []float64
+	if c.opt.Stars {
+		stars = m.stars(c.opt.starLeafDegree())
+		gain = starScratch(stars)
+	}
 	for step := 0; step < n; step++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		s.mcsatStep(&c.opt)
+		s.starSweep(stars, gain)
 		fn(s.y)
 	}
 	return nil

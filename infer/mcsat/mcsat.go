@@ -100,6 +100,17 @@ type Options struct {
 	// clauses tie (see Sampling).
 	BlockWeight float64
 	MaxBlock    int
+	// Stars, for MCSAT, Run, Sampling and Chain, adds star moves after every
+	// step: each atom in no hard clause with two or more neighbours of at
+	// most StarLeafDegree clauses (default DefaultStarLeafDegree), no two
+	// of them in one clause, is resampled jointly with those neighbours
+	// (its leaves) from their conditional distribution, the leaves summed
+	// out exactly (they are independent given the hub). An atom that
+	// clauses tie to many otherwise free atoms (a field atom of entity
+	// resolution and the citation pairs it links) then changes with them
+	// in one move.
+	Stars          bool
+	StarLeafDegree int
 
 	// Flips is the number of SampleSAT moves per MC-SAT step (default:
 	// the number of unfixed atoms in selected clauses; the other unfixed
@@ -217,6 +228,11 @@ func MCSAT(ctx context.Context, net *ground.Network, opt Options) ([]float64, er
 	}
 	counts := make([]float64, m.n)
 	cond, diff, force := make([]float64, m.n), make([]float64, m.n), make([]uint8, m.n)
+	var stars []star
+	if opt.Stars {
+		stars = m.stars(opt.starLeafDegree())
+	}
+	gain := starScratch(stars)
 	for k := 0; k < opt.Chains; k++ {
 		s, err := newChain(m, &opt, k)
 		if err != nil {
@@ -227,6 +243,7 @@ func MCSAT(ctx context.Context, net *ground.Network, opt Options) ([]float64, er
 				return nil, err
 			}
 			s.mcsatStep(&opt)
+			s.starSweep(stars, gain)
 			if step >= opt.BurnIn {
 				if opt.Indicators {
 					for a, v := range s.y {

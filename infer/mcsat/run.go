@@ -91,6 +91,8 @@ type unit struct {
 	force       []uint8
 	blocks      [][]int32 // the blocks of the block moves
 	classes     [][]int32 // the classes of atoms hard clauses tie (tiedClasses)
+	stars       []star    // the star moves (Options.Stars)
+	sgain       []float64 // scratch of the star moves
 	bscore      []float64 // scratch of the block moves
 	bhard       []int32
 	cost        int // literals: a rough cost per step, for scheduling
@@ -169,6 +171,7 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 	models := make([][]*model, len(r.comps))
 	blocks := make([][][]int32, len(r.comps))
 	classes := make([][][]int32, len(r.comps))
+	stars := make([][]star, len(r.comps))
 	bs := betas(opt.Replicas, opt.MinBeta)
 	err := r.parallel(ctx, len(r.comps), func(k int) error {
 		if len(r.byComp[k]) == 0 {
@@ -190,6 +193,9 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 		if opt.BlockWeight > 0 {
 			blocks[k] = m.blocks(opt.BlockWeight, opt.MaxBlock)
 			classes[k] = m.tiedClasses()
+		}
+		if opt.Stars {
+			stars[k] = m.stars(opt.starLeafDegree())
 		}
 		models[k] = make([]*model, len(bs))
 		for i, b := range bs {
@@ -225,6 +231,8 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 		u.lad = l
 		u.blocks = blocks[u.comp]
 		u.classes = classes[u.comp]
+		u.stars = stars[u.comp]
+		u.sgain = starScratch(u.stars)
 		big := 0
 		for _, b := range u.blocks {
 			big = max(big, len(b))
@@ -470,6 +478,7 @@ func (r *Sampling) step(u *unit, record bool) {
 		for _, b := range u.classes {
 			s.classMove(b, r.opt.HardWeight)
 		}
+		s.starSweep(u.stars, u.sgain)
 	}
 	switch {
 	case !record:

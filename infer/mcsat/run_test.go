@@ -19,14 +19,15 @@ func TestRunMatchesExact(t *testing.T) {
 		for _, set := range []struct {
 			reps   int
 			blockW float64
-		}{{1, -1}, {1, 0}, {3, 0}, {1, 1}} {
+			stars  bool
+		}{{1, -1, false}, {1, 0, false}, {3, 0, false}, {1, 1, false}, {1, -1, true}, {2, 1, true}} {
 			reps := set.reps
 			rng := rand.New(rand.NewPCG(3, 4))
 			worst := 0.0
 			for i := range 12 {
 				net, bias, exact := randomModel(rng, method == MethodGibbs)
 				opt := Options{Options: infer.Options{Bias: bias, Seed: int64(i)}, Samples: 10000, Replicas: reps, MinBeta: 0.3, BlockWeight: set.blockW, MaxBlock: 4, ExactAtoms: -1,
-					Indicators: i%2 == 1}
+					Indicators: i%2 == 1, Stars: set.stars, StarLeafDegree: 3}
 				got, d, err := Run(context.Background(), net, 2, opt, method)
 				if err != nil {
 					t.Fatal(err)
