@@ -56,7 +56,7 @@ func TestStars(t *testing.T) {
 	found := 0
 	for range 50 {
 		net, _ := starModel(rng)
-		m := newModel(net, nil)
+		m := testModel(net, nil)
 		hard := make([]bool, m.n)
 		for c := range m.numClauses() {
 			if math.IsInf(m.w[c], 0) {
@@ -118,7 +118,7 @@ func TestStarMoveMatchesExact(t *testing.T) {
 	worst := 0.0
 	for i := range 20 {
 		net, exact := starModel(rng)
-		m := newModel(net, nil)
+		m := testModel(net, nil)
 		s, err := startChain(m, &Options{InitSteps: DefaultInitSteps, Noise: DefaultNoise}, rand.New(rand.NewPCG(uint64(i), 2)), 0)
 		if err != nil {
 			t.Fatal(err)
