@@ -1037,66 +1037,40 @@ func (cn *counter) rec(k int) int64 {
 		}
 		return n
 	}
-	ar := wp.arity
 	var setv [16]int
 	if st.dangling && countSuffix {
 		var m int64
 		pick := int32(-1)
 		count := func(a int32) {
-			args := wp.args[int(a)*ar : int(a)*ar+ar]
-			ns, ok := mln.BindArgs(l.args, args, cn.bind, setv[:])
+			ns, ok := cn.bindAtom(l, wp, a, setv[:])
 			if ok && cn.checks(st.checks, st.neq) {
 				if m == 0 {
 					pick = a
 				}
 				m++
 			}
-			for i := 0; i < ns; i++ {
-				cn.bind[setv[i]] = -1
-			}
+			cn.unbind(setv[:ns])
 		}
-		if first {
-			for a := 0; a < wp.numTrue(); a++ {
-				count(int32(a))
-			}
-		} else {
-			for _, a := range cands {
-				count(a)
-			}
-		}
+		wp.each(first, cands, count)
 		if m == 0 {
 			return 0
 		}
-		args := wp.args[int(pick)*ar : int(pick)*ar+ar]
-		ns, _ := mln.BindArgs(l.args, args, cn.bind, setv[:])
+		ns, _ := cn.bindAtom(l, wp, pick, setv[:])
 		n = cn.copies(k, m)
-		for i := 0; i < ns; i++ {
-			cn.bind[setv[i]] = -1
-		}
+		cn.unbind(setv[:ns])
 		return n
 	}
 	if st.grouped && countSuffix {
 		return cn.joinGrouped(k, first, cands)
 	}
 	visit := func(a int32) {
-		args := wp.args[int(a)*ar : int(a)*ar+ar]
-		ns, ok := mln.BindArgs(l.args, args, cn.bind, setv[:])
+		ns, ok := cn.bindAtom(l, wp, a, setv[:])
 		if ok && cn.checks(st.checks, st.neq) {
 			n += cn.after(k)
 		}
-		for i := 0; i < ns; i++ {
-			cn.bind[setv[i]] = -1
-		}
+		cn.unbind(setv[:ns])
 	}
-	if first {
-		for a := 0; a < wp.numTrue(); a++ {
-			visit(int32(a))
-		}
-	} else {
-		for _, a := range cands {
-			visit(a)
-		}
-	}
+	wp.each(first, cands, visit)
 	return n
 }
 
@@ -1152,10 +1126,9 @@ func (cn *counter) joinGrouped(k int, all bool, cands []int32) int64 {
 		if !all {
 			a = cands[i]
 		}
-		args := wp.args[int(a)*ar : int(a)*ar+ar]
-		ns, ok := mln.BindArgs(l.args, args, cn.bind, setv[:])
+		ns, ok := cn.bindAtom(l, wp, a, setv[:])
 		if ok && cn.checks(st.checks, st.neq) {
-			d := ti[args[gp]]
+			d := ti[wp.args[int(a)*ar+gp]]
 			if g.mark[d] != stamp {
 				g.mark[d], g.cnt[d], g.rep[d] = stamp, 0, a
 				order = append(order, d)
@@ -1163,20 +1136,15 @@ func (cn *counter) joinGrouped(k int, all bool, cands []int32) int64 {
 			g.cnt[d]++
 			last = d
 		}
-		for i := 0; i < ns; i++ {
-			cn.bind[setv[i]] = -1
-		}
+		cn.unbind(setv[:ns])
 	}
 	g.order = order
 	var r int64
 	run := func(d int32) {
 		a := g.rep[d]
-		args := wp.args[int(a)*ar : int(a)*ar+ar]
-		ns, _ := mln.BindArgs(l.args, args, cn.bind, setv[:])
+		ns, _ := cn.bindAtom(l, wp, a, setv[:])
 		r += cn.copies(k, g.cnt[d])
-		for i := 0; i < ns; i++ {
-			cn.bind[setv[i]] = -1
-		}
+		cn.unbind(setv[:ns])
 	}
 	for _, d := range order {
 		if d != last {
@@ -1857,4 +1825,33 @@ func clauseString(m *mln.Model, c *mln.Clause) string {
 		s += ")"
 	}
 	return s
+}
+
+// bindAtom binds the variables of literal l to the arguments of true atom
+// a of its predicate (wp), as mln.BindArgs does, recording the variables
+// it sets in setv.
+func (cn *counter) bindAtom(l *planLit, wp *cwPred, a int32, setv []int) (int, bool) {
+	ar := wp.arity
+	return mln.BindArgs(l.args, wp.args[int(a)*ar:int(a)*ar+ar], cn.bind, setv)
+}
+
+// unbind clears the variables bindAtom set.
+func (cn *counter) unbind(setv []int) {
+	for _, v := range setv {
+		cn.bind[v] = -1
+	}
+}
+
+// each calls f on every true atom of the predicate when all, else on
+// cands.
+func (wp *cwPred) each(all bool, cands []int32, f func(a int32)) {
+	if all {
+		for a := 0; a < wp.numTrue(); a++ {
+			f(int32(a))
+		}
+		return
+	}
+	for _, a := range cands {
+		f(a)
+	}
 }
