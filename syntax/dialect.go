@@ -270,41 +270,22 @@ func isHeadVar(v string, hs []string) bool {
 	return false
 }
 
+// renameTerm copies a term with its variables renamed ("+" flags kept).
 func renameTerm(t Term, ren map[string]string) Term {
-	switch t.Kind {
-	case VarTerm:
-		if r, ok := ren[t.Name]; ok {
-			t.Name = r
-		}
-	case FuncTerm:
-		args := make([]Term, len(t.Args))
-		for i, a := range t.Args {
-			args[i] = renameTerm(a, ren)
-		}
-		t.Args = args
-	}
-	return t
+	return substTerm(t, renaming(ren))
 }
 
-// renameFormula copies a quantifier-free formula with its variables
-// renamed.
+// renameFormula copies a formula with its free variables renamed ("+"
+// flags kept).
 func renameFormula(f Formula, ren map[string]string) Formula {
-	switch f := f.(type) {
-	case *Atom:
-		a := *f
-		a.Args = make([]Term, len(f.Args))
-		for i, t := range f.Args {
-			a.Args[i] = renameTerm(t, ren)
-		}
-		return &a
-	case *Compare:
-		c := *f
-		c.X, c.Y = renameTerm(f.X, ren), renameTerm(f.Y, ren)
-		return &c
-	case *Not:
-		return &Not{NotPos: f.NotPos, X: renameFormula(f.X, ren)}
-	case *Binary:
-		return &Binary{Op: f.Op, OpPos: f.OpPos, X: renameFormula(f.X, ren), Y: renameFormula(f.Y, ren)}
+	return Substitute(f, renaming(ren))
+}
+
+// renaming is the substitution of variables by variables that ren names.
+func renaming(ren map[string]string) map[string]Term {
+	sub := make(map[string]Term, len(ren))
+	for v, r := range ren {
+		sub[v] = Term{Kind: VarTerm, Name: r}
 	}
-	return f
+	return sub
 }

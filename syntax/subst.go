@@ -2,8 +2,9 @@ package syntax
 
 // Substitute returns a copy of f with its free variables named in sub
 // replaced by sub's terms, each at the position of the variable it
-// replaces, inside function terms too. A variable a quantifier binds is
-// left alone within the quantifier's body. f itself is not changed.
+// replaces, inside function terms too; a variable replaced by a variable
+// keeps its "+". A variable a quantifier binds is left alone within the
+// quantifier's body. f itself is not changed.
 func Substitute(f Formula, sub map[string]Term) Formula {
 	switch f := f.(type) {
 	case *Atom:
@@ -58,6 +59,9 @@ func substTerm(t Term, sub map[string]Term) Term {
 	case VarTerm:
 		if r, ok := sub[t.Name]; ok {
 			r.TermPos = t.TermPos
+			if r.Kind == VarTerm {
+				r.Plus = r.Plus || t.Plus // a variable renamed keeps its "+"
+			}
 			return r
 		}
 	case FuncTerm:
