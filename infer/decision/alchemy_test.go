@@ -241,16 +241,7 @@ func TestAlchemyViral(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := engines.DefaultSettings()
-	s.Workers = 1
-	eng, err := p.AutoEngine(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := p.Solve(ctx, decision.SolveOptions{Engine: eng, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := solveOneWorker(ctx, t, p)
 	var got []string
 	for _, i := range p.Order() {
 		a := p.Actions[i]
@@ -303,16 +294,7 @@ func TestAlchemyUmbrella(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := engines.DefaultSettings()
-	s.Workers = 1
-	eng, err := p.AutoEngine(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := p.Solve(ctx, decision.SolveOptions{Engine: eng, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := solveOneWorker(ctx, t, p)
 	var names []string
 	for _, i := range p.Order() {
 		a := p.Actions[i]
@@ -349,4 +331,20 @@ func TestAlchemyUmbrella(t *testing.T) {
 	if math.Abs(res.Utility-7.18681) > 2e-5 {
 		t.Errorf("utility %v, Alchemy's 7.18681", res.Utility)
 	}
+}
+
+// solveOneWorker solves p with its automatic engine on one worker, seed 1.
+func solveOneWorker(ctx context.Context, t *testing.T, p *decision.Problem) *decision.Result {
+	t.Helper()
+	s := engines.DefaultSettings()
+	s.Workers = 1
+	eng, err := p.AutoEngine(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Solve(ctx, decision.SolveOptions{Engine: eng, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

@@ -42,18 +42,8 @@ func TestFitBrute(t *testing.T) {
 		return k
 	}
 	veg, fem := atom("Veg", ann), atom("Fem", ann)
-	n := len(p.Atoms)
 	var z, pv, pf float64
-	world := make([]bool, n)
-	for wi := 0; wi < 1<<n; wi++ {
-		for i := range world {
-			world[i] = wi>>i&1 == 1
-		}
-		r := p.Eval(world)
-		if r.HardViolated > 0 {
-			continue
-		}
-		e := math.Exp(r.Score)
+	eachWorld(p, func(world []bool, e float64) {
 		z += e
 		if world[veg] {
 			pv += e
@@ -61,7 +51,7 @@ func TestFitBrute(t *testing.T) {
 		if world[fem] {
 			pf += e
 		}
-	}
+	})
 	for i, c := range []struct{ got, want float64 }{{pv / z, 0.2}, {pf / z, 0.6}} {
 		if math.Abs(c.got-c.want) > 1e-5 {
 			t.Errorf("constraint %d: probability %v by enumeration, want %v (fit says %v)", i, c.got, c.want, res.Probs[i])
@@ -130,8 +120,25 @@ func TestFitSoftEvidenceBrute(t *testing.T) {
 		return k
 	}
 	sa, cb := idx("Smokes", "Ann"), idx("Cancer", "Bob")
-	n := len(p.Atoms)
 	var z, ps, pf float64
+	eachWorld(p, func(world []bool, e float64) {
+		z += e
+		if world[sa] {
+			ps += e
+		}
+		if world[cb] || world[sa] {
+			pf += e
+		}
+	})
+	if math.Abs(ps/z-0.8) > 1e-6 || math.Abs(pf/z-0.9) > 1e-6 {
+		t.Errorf("P(Smokes(Ann) | e) = %v, want 0.8; P(Cancer(Bob) v Smokes(Ann) | e) = %v, want 0.9", ps/z, pf/z)
+	}
+}
+
+// eachWorld calls f on every world of p's unknown atoms that satisfies the
+// hard clauses, with its unnormalised probability.
+func eachWorld(p *brute.Problem, f func(world []bool, e float64)) {
+	n := len(p.Atoms)
 	world := make([]bool, n)
 	for wi := 0; wi < 1<<n; wi++ {
 		for i := range world {
@@ -141,16 +148,6 @@ func TestFitSoftEvidenceBrute(t *testing.T) {
 		if r.HardViolated > 0 {
 			continue
 		}
-		e := math.Exp(r.Score)
-		z += e
-		if world[sa] {
-			ps += e
-		}
-		if world[cb] || world[sa] {
-			pf += e
-		}
-	}
-	if math.Abs(ps/z-0.8) > 1e-6 || math.Abs(pf/z-0.9) > 1e-6 {
-		t.Errorf("P(Smokes(Ann) | e) = %v, want 0.8; P(Cancer(Bob) v Smokes(Ann) | e) = %v, want 0.9", ps/z, pf/z)
+		f(world, math.Exp(r.Score))
 	}
 }
