@@ -28,8 +28,9 @@ func (c *colRef) hard() bool { return c.param < 0 && c.bindParam == nil }
 // given columns over np parameters: one row per scored atom some column
 // touches (the others, Δ = 0, go to the constant), merged. With keep, the
 // per-atom rows are kept (for overlays); otherwise they are dropped once
-// merged.
-func (d *PLLData) buildRows(db int, cols []colRef, np int, keep bool) *WPLL {
+// merged. With canonical the rows are merged in the order of their
+// contents (WPLL.compress), whatever the constants' numbers.
+func (d *PLLData) buildRows(db int, cols []colRef, np int, keep, canonical bool) *WPLL {
 	p := &WPLL{opt: d.opt.PLLOptions, np: np}
 	// Columns in parameter order (hard ones last), so that each atom's
 	// entries come out sorted and equal parameters adjacent.
@@ -145,7 +146,7 @@ func (d *PLLData) buildRows(db int, cols []colRef, np int, keep bool) *WPLL {
 		p.aMul[i] = mul[pr]
 		left[pr]--
 	}
-	p.compress()
+	p.compress(canonical)
 	for q := range d.m.Preds {
 		p.constant += float64(left[q]) * mul[q] * logSigmoid(0)
 	}
@@ -237,7 +238,7 @@ func (d *PLLData) newScorer(clauses []*mln.Clause, counts []*ClauseCounts) *Scor
 		}
 	}
 	for db := range d.worlds {
-		s.base = append(s.base, d.buildRows(db, cols, len(clauses), true))
+		s.base = append(s.base, d.buildRows(db, cols, len(clauses), true, false))
 	}
 	return s
 }
@@ -568,7 +569,7 @@ func (s *Scorer) overlay(db int, b *WPLL, removed []bool, cc []*ClauseCounts, np
 		x.aStart = append(x.aStart, len(x.aIdx))
 		x.atoms++
 	}
-	x.compress()
+	x.compress(false)
 	x.aStart, x.aIdx, x.aVal, x.aOff, x.aMul, x.aRow = nil, nil, nil, nil, nil, nil
 	return &view, x
 }
@@ -625,7 +626,7 @@ func (d *PLLData) ModelRows(ctx context.Context) ([]*WPLL, error) {
 	}
 	var ps []*WPLL
 	for db := range d.worlds {
-		ps = append(ps, d.buildRows(db, cols, len(model.Weights), false))
+		ps = append(ps, d.buildRows(db, cols, len(model.Weights), false, true))
 	}
 	return ps, nil
 }

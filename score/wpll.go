@@ -1,6 +1,7 @@
 package score
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -429,7 +430,7 @@ func (p *WPLL) build(dirty []bool, old *WPLL) {
 			}
 		}
 	}
-	p.compress()
+	p.compress(true)
 }
 
 // row appends to idx and val the count differences Δ_a of atom a (indices
@@ -536,9 +537,21 @@ func parallelChunks(n, size, workers int, newWorker func() func(lo, hi int)) {
 }
 
 // compress merges equal atom rows (rows without parameters into the
-// constant) and splits the distinct rows into evaluation blocks.
-func (p *WPLL) compress() {
+// constant) and splits the distinct rows into evaluation blocks. The atoms
+// are visited in atom order, or with canonical in the order of their rows'
+// contents (then of their weights c_a): the distinct rows, their order and
+// every sum are then the same whatever order the atoms were numbered in
+// (the order of a database's lines, which decides the constants' numbers),
+// so an evaluation's rounding, and an optimiser's path through it, is too.
+func (p *WPLL) compress(canonical bool) {
 	n := len(p.aOff)
+	order := make([]int32, n)
+	for a := range order {
+		order[a] = int32(a)
+	}
+	if canonical {
+		slices.SortStableFunc(order, p.compareAtoms)
+	}
 	p.rStart = []int{0}
 	p.rIdx, p.rVal, p.rOff, p.rMul = nil, nil, nil, nil
 	p.constant = 0
@@ -547,7 +560,7 @@ func (p *WPLL) compress() {
 	var constKeys []float64
 	buckets := map[uint64][]int32{}
 	p.aRow = make([]int32, n)
-	for a := 0; a < n; a++ {
+	for _, a := range order {
 		p.aRow[a] = -1
 		m := p.aMul[a]
 		if m == 0 {
@@ -604,6 +617,28 @@ func (p *WPLL) compress() {
 	if rows > 0 {
 		p.blocks = append(p.blocks, rows)
 	}
+}
+
+// compareAtoms orders atoms a and b by their rows (offset, then entries:
+// index and value in turn, a shorter prefix first), then by their weights.
+func (p *WPLL) compareAtoms(a, b int32) int {
+	if c := cmp.Compare(p.aOff[a], p.aOff[b]); c != 0 {
+		return c
+	}
+	alo, ahi := p.aStart[a], p.aStart[a+1]
+	blo, bhi := p.aStart[b], p.aStart[b+1]
+	for k := 0; alo+k < ahi && blo+k < bhi; k++ {
+		if c := cmp.Compare(p.aIdx[alo+k], p.aIdx[blo+k]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(p.aVal[alo+k], p.aVal[blo+k]); c != 0 {
+			return c
+		}
+	}
+	if c := cmp.Compare(ahi-alo, bhi-blo); c != 0 {
+		return c
+	}
+	return cmp.Compare(p.aMul[a], p.aMul[b])
 }
 
 // hashRow hashes a row (FNV-1a over its words).
