@@ -8,6 +8,7 @@ import (
 	"github.com/marple-mln/marple/query"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,7 @@ type inferExtras struct {
 	firstOrder                                    bool // -fomc or -lis (infer_lifted.go)
 	wmcMaxNodes, wmcMaxWork                       int64
 	queryOrder, omitFree, networkNumbers          bool
+	listHidden                                    bool
 	queryFile                                     string
 	convThresh, maxSeconds                        float64
 	bpCheck                                       int
@@ -65,6 +67,7 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.Float64Var(&x.smooth, "smooth", 0, "MC-SAT/Gibbs: write (p·n + 1/2)/(n + 1) for an estimate p, so that no probability is 0 or 1 (Alchemy's infer smooths with n = 10000; 0: no smoothing)")
 	fs.BoolVar(&x.queryOrder, "queryOrder", false, "write the results in the order of the query: the -f atoms, then item by item of the -q list, each atom once (Alchemy's order; default: the network's, by predicate)")
 	fs.BoolVar(&x.omitFree, "omitFree", false, "marginals: Alchemy's BP output: each predicate's atoms in the order of Alchemy's factor graph, without the query atoms in no ground clause but those of a predicate with evidence atoms, listed after the others as Alchemy lists them (with their marginal, 1/2, where Alchemy writes 0)")
+	fs.BoolVar(&x.listHidden, "listHidden", false, "with -omitFree: also list the atoms of Alchemy's factor graph whose predicates are open world and not queried (hidden: with -nonEvidenceOpen, those without evidence), among the query predicates' atoms by predicate, in the order of the factor graph, as Alchemy's BP output does")
 	fs.BoolVar(&x.networkNumbers, "networkNumbers", false, "with -outputNetwork: Alchemy's layout and order: the atoms in the order they enter Alchemy's factor graph, each written as the numbers Alchemy gives its arguments' constants (type by type; without its predicate, as Alchemy), then its factors, each value followed by a blank (a factor's value: the sum of the weights of the ground clauses it stands for, where Alchemy writes the square of one)")
 	fs.BoolVar(&x.outputNetwork, "outputNetwork", false, "write the ground network to -r instead of running inference, as Alchemy's factor graph: the atoms, then per ground clause its atoms and its log-factor table (a clause of more than 20 literals: the clause and its weight)")
 }
@@ -111,6 +114,8 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 		return usagef("-wmcMaxNodes and -wmcMaxWork bound -wmc: give -wmc")
 	case x.networkNumbers && !x.outputNetwork:
 		return usagef("-networkNumbers goes with -outputNetwork")
+	case x.listHidden && !x.omitFree:
+		return usagef("-listHidden goes with -omitFree (Alchemy's BP output)")
 	case x.lifted && !x.bp:
 		return liftedMisuse(marginal, gibbs, x.all)
 	case x.liftRounds < 0:
@@ -221,6 +226,19 @@ func (x *inferExtras) keep(p mln.PredID, args []mln.ConstID) bool { return x.q.K
 func (x *inferExtras) applyQueryEvidence(m *mln.Model, db *mln.Database, wf *worldFlags) {
 	x.qevPreds = x.q.ListedEvidence(db)
 	wf.query = predNames(m, x.q.Preds())
+}
+
+// groundOpen reports whether the grounding with options gopt takes
+// predicate p as open world (its unlisted atoms unknown), as package
+// ground decides.
+func groundOpen(m *mln.Model, db *mln.Database, gopt ground.Options, p mln.PredID) bool {
+	switch {
+	case slices.Contains(gopt.Query, p) || slices.Contains(gopt.OpenWorld, p):
+		return true
+	case slices.Contains(gopt.ClosedWorld, p):
+		return false
+	}
+	return m.OpenByDefault(p, db) || gopt.NonEvidenceOpen && !m.Preds[p].Closed && (db == nil || db.Count(p) == 0)
 }
 
 // markQuery adds the -queryEvidence predicates to the query predicates of
