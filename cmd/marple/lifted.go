@@ -45,8 +45,14 @@ func inferLiftedModel(ctx context.Context, e *env, p *progress, ax *inferExtras,
 		open = slices.Compact(open)
 	}
 	for q := range m.Preds {
-		if id := mln.PredID(q); m.OpenByDefault(id, db) && !slices.Contains(open, id) {
+		id := mln.PredID(q)
+		if slices.Contains(open, id) {
+			continue
+		}
+		if m.OpenByDefault(id, db) {
 			open = append(open, id) // open world in the model's dialect
+		} else if wf.nonEvidenceOpen && !m.Preds[id].Closed && db.Count(id) == 0 {
+			open = append(open, id) // no evidence: open world (-nonEvidenceOpen)
 		}
 	}
 	slices.Sort(open)
