@@ -238,25 +238,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	ax.markQuery(isQuery)
 	if ax.omitFree || ax.outputNetwork && ax.networkNumbers {
 		// Alchemy's BP output and network: in the order of its factor graph.
-		closed := query.AlchemyClosedWorld(db, gopt.Query, gopt.OpenWorld, gopt.ClosedWorld)
-		fg, err := query.AlchemyFactorGraph(m, db, closed)
-		switch {
-		case err != nil:
-			fmt.Fprintf(e.stderr, "marple infer: the atoms are not in the order of Alchemy's factor graph but by their constants: Marple does not reproduce that order for %v\n", err)
-		case ax.outputNetwork:
+		if fg, ok := alchemyOrder(e.stderr, &ax, m, db, net, gopt, isQuery); ok && ax.outputNetwork {
 			cid := query.AlchemyConstIDs(m)
 			return atomicfile.Write(*out, func(w io.Writer) error { return query.WriteAlchemyNetwork(w, net, fg, cid) })
-		case ax.listHidden:
-			// The hidden predicates: open world in Alchemy's reading and
-			// in the grounding, not queried.
-			hidden := func(p mln.PredID) bool {
-				return !isQuery[p] && !closed(p) && groundOpen(m, db, gopt, p)
-			}
-			rank, extra := query.AlchemyBPOrder(net, db, fg, hidden)
-			ax.q.SetAtomRanks(rank)
-			ax.q.SetListHidden(true, extra)
-		default:
-			ax.q.SetAtomRanks(query.AlchemyBPRanks(net, db, fg))
 		}
 	}
 	if ax.outputNetwork {

@@ -228,6 +228,35 @@ func (x *inferExtras) applyQueryEvidence(m *mln.Model, db *mln.Database, wf *wor
 	wf.query = predNames(m, x.q.Preds())
 }
 
+// alchemyOrder rebuilds Alchemy's factor graph of the grounding net (made
+// with options gopt) and, for Alchemy's BP output (-omitFree), orders the
+// atoms to write by it, with those of the hidden predicates (-listHidden).
+// It says on stderr, and returns false, when Marple does not rebuild that
+// order for the model.
+func alchemyOrder(stderr io.Writer, ax *inferExtras, m *mln.Model, db *mln.Database, net *ground.Network, gopt ground.Options, isQuery []bool) ([]query.AlchemyFactor, bool) {
+	closed := query.AlchemyClosedWorld(db, gopt.Query, gopt.OpenWorld, gopt.ClosedWorld)
+	fg, err := query.AlchemyFactorGraph(m, db, closed)
+	if err != nil {
+		fmt.Fprintf(stderr, "marple infer: the atoms are not in the order of Alchemy's factor graph but by their constants: Marple does not reproduce that order for %v\n", err)
+		return nil, false
+	}
+	switch {
+	case !ax.omitFree:
+	case ax.listHidden:
+		// The hidden predicates: open world in Alchemy's reading and in
+		// the grounding, not queried.
+		hidden := func(p mln.PredID) bool {
+			return !isQuery[p] && !closed(p) && groundOpen(m, db, gopt, p)
+		}
+		rank, extra := query.AlchemyBPOrder(net, db, fg, hidden)
+		ax.q.SetAtomRanks(rank)
+		ax.q.SetListHidden(true, extra)
+	default:
+		ax.q.SetAtomRanks(query.AlchemyBPRanks(net, db, fg))
+	}
+	return fg, true
+}
+
 // groundOpen reports whether the grounding with options gopt takes
 // predicate p as open world (its unlisted atoms unknown), as package
 // ground decides.
