@@ -277,12 +277,13 @@ func unknownAtoms(net *ground.Network, db *mln.Database, p mln.PredID, extra *[]
 func (q *Query) SetAtomRanks(rank []int32) { q.rank = rank }
 
 // SetListHidden makes WriteMarginals, in the order of atom ranks
-// (SetAtomRanks) and not in the order of the query, also list the atoms of
-// the predicates not queried that have a rank, and the atoms extra (by
+// (SetAtomRanks) and not in the order of the query, list every atom that
+// has a rank, asked for or not (of a predicate not queried, or of a query
+// predicate outside the patterns of the query), and the atoms extra (by
 // predicate and rank, each with probability 1/2), among the query atoms by
-// predicate and rank: with AlchemyBPOrder, the atoms of the hidden
-// predicates that Alchemy's BP lists. extra nil lists none but the
-// network's.
+// predicate and rank: with AlchemyBPOrder, every atom Alchemy's BP lists,
+// the atoms of its hidden predicates among them. extra nil lists none but
+// the network's.
 func (q *Query) SetListHidden(on bool, extra []AlchemyAtom) {
 	q.hidden = on
 	q.extra = extra

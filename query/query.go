@@ -140,9 +140,8 @@ type Query struct {
 	omitFree bool
 	// rank orders each predicate's atoms in WriteMarginals (SetAtomRanks).
 	rank []int32
-	// hidden makes WriteMarginals list the ranked atoms of the predicates
-	// not queried too, and the atoms extra, which the network lacks
-	// (SetListHidden).
+	// hidden makes WriteMarginals list every ranked atom, asked for or
+	// not, and the atoms extra, which the network lacks (SetListHidden).
 	hidden bool
 	extra  []AlchemyAtom
 }
@@ -331,7 +330,7 @@ func (q *Query) order(net *ground.Network) []int32 {
 		for a := 0; a < net.NumAtoms(); a++ {
 			pr := net.AtomPred[a]
 			if is[pr] && q.Keep(pr, net.AtomArgs[a]) ||
-				q.hidden && q.rank != nil && q.rank[a] >= 0 && pr >= 0 && !is[pr] {
+				q.hidden && q.rank != nil && q.rank[a] >= 0 && pr >= 0 {
 				out = append(out, int32(a))
 			}
 		}
