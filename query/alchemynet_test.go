@@ -50,8 +50,22 @@ Cancer(Anna)
 	}
 	hidden := func(p mln.PredID) bool { return p == friends.ID || p == knows.ID }
 	rank, extra := AlchemyBPOrder(net, db, fs, hidden)
-	if got, want := rank, AlchemyBPRanks(net, db, fs); len(got) != len(want) {
-		t.Fatalf("%d ranks, AlchemyBPRanks %d", len(got), len(want))
+	// The query atoms: listed and ordered as by AlchemyBPRanks.
+	plain := AlchemyBPRanks(net, db, fs)
+	for _, p := range q.Preds() {
+		order := func(r []int32) []int32 {
+			var out []int32
+			for a := range r {
+				if net.AtomPred[a] == p && r[a] >= 0 {
+					out = append(out, int32(a))
+				}
+			}
+			slices.SortFunc(out, func(x, y int32) int { return int(r[x] - r[y]) })
+			return out
+		}
+		if g, w := order(rank), order(plain); !slices.Equal(g, w) {
+			t.Errorf("%s: atoms %v, AlchemyBPRanks %v", m.Preds[p].Name, g, w)
+		}
 	}
 
 	inGraph := map[string]bool{}
