@@ -237,7 +237,11 @@ func alchemyOrder(stderr io.Writer, ax *inferExtras, m *mln.Model, db *mln.Datab
 	closed := query.AlchemyClosedWorld(db, gopt.Query, gopt.OpenWorld, gopt.ClosedWorld)
 	fg, err := query.AlchemyFactorGraph(m, db, closed)
 	if err != nil {
-		fmt.Fprintf(stderr, "marple infer: the atoms are not in the order of Alchemy's factor graph but by their constants: Marple does not reproduce that order for %v\n", err)
+		what := ""
+		if ax.listHidden {
+			what = ", and the query atoms only"
+		}
+		fmt.Fprintf(stderr, "marple infer: the atoms are not in the order of Alchemy's factor graph but by their constants%s: Marple does not reproduce that order for %v\n", what, err)
 		return nil, false
 	}
 	switch {
