@@ -74,16 +74,98 @@ func AlchemyNodeRanks(net *ground.Network, fs []AlchemyFactor) []int32 {
 // replaced by the last), with probability 0 where the true marginal of an
 // atom in no ground clause is 1/2.
 func AlchemyBPRanks(net *ground.Network, db *mln.Database, fs []AlchemyFactor) []int32 {
+	rank, _ := AlchemyBPOrder(net, db, fs, nil)
+	return rank
+}
+
+// AlchemyAtom is a ground atom of Alchemy's output, at position Rank among
+// the atoms of its predicate.
+type AlchemyAtom struct {
+	Pred mln.PredID
+	Args []mln.ConstID
+	Rank int32
+}
+
+// AlchemyBPOrder is AlchemyBPRanks with the atoms of the predicates hidden
+// reports (the open-world predicates not queried, whose atoms Alchemy's BP
+// lists too: the variables of its factor graph, and for a predicate with
+// evidence atoms its other unknown atoms after them, as for a query
+// predicate). It also returns the atoms of those predicates that Alchemy
+// lists and net lacks, by predicate and rank: unknown atoms of open-world
+// predicates that are in no ground clause net keeps (Alchemy keeps the
+// tautologies its grounding gives as factors; the grounder drops them), so
+// each is true with probability 1/2, independently of the others.
+func AlchemyBPOrder(net *ground.Network, db *mln.Database, fs []AlchemyFactor, hidden func(mln.PredID) bool) ([]int32, []AlchemyAtom) {
 	m := db.Model
 	rank := AlchemyNodeRanks(net, fs)
 	n := int32(0)
 	for _, r := range rank {
 		n = max(n, r+1)
 	}
+	// An entry of a predicate's list: an atom of net (a >= 0) or an extra
+	// atom (a < 0: extra[-a-1]).
+	var extra []AlchemyAtom
+	extraRank := map[string]int{} // atomKey -> index in extra
+	if hidden != nil {
+		seen := map[string]bool{}
+		for _, f := range fs {
+			for i, p := range f.Preds {
+				k := atomKey(p, f.Args[i])
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				if _, ok := net.AtomID(p, f.Args[i]); ok || !hidden(p) {
+					continue
+				}
+				extraRank[k] = len(extra)
+				extra = append(extra, AlchemyAtom{Pred: p, Args: slices.Clone(f.Args[i]), Rank: int32(len(seen) - 1)})
+			}
+		}
+		n = max(n, int32(len(seen)))
+	}
+	entryRank := func(e int32) int32 {
+		if e >= 0 {
+			return rank[e]
+		}
+		return extra[-e-1].Rank
+	}
+	entryArgs := func(e int32) []mln.ConstID {
+		if e >= 0 {
+			return net.AtomArgs[e]
+		}
+		return extra[-e-1].Args
+	}
 	byPred := map[mln.PredID][]int32{}
 	for a := range rank {
-		if p := net.AtomPred[a]; p >= 0 {
+		if p := net.AtomPred[a]; p >= 0 && (hidden == nil || !hidden(p)) {
 			byPred[p] = append(byPred[p], int32(a))
+		}
+	}
+	if hidden != nil {
+		for p := range m.Preds {
+			if !hidden(mln.PredID(p)) {
+				continue
+			}
+			var list []int32
+			if db.Count(mln.PredID(p)) == 0 {
+				// No remaining list: only the variables of the graph.
+				for a := range rank {
+					if net.AtomPred[a] == mln.PredID(p) {
+						list = append(list, int32(a))
+					}
+				}
+				for i, x := range extra {
+					if x.Pred == mln.PredID(p) {
+						list = append(list, int32(-i-1))
+					}
+				}
+			} else {
+				list = unknownAtoms(net, db, mln.PredID(p), &extra, extraRank)
+			}
+			if len(list) > 0 {
+				byPred[mln.PredID(p)] = list
+			}
 		}
 	}
 	for p, atoms := range byPred {
@@ -92,7 +174,7 @@ func AlchemyBPRanks(net *ground.Network, db *mln.Database, fs []AlchemyFactor) [
 		}
 		var nodes []int32
 		for _, a := range atoms {
-			if rank[a] >= 0 {
+			if entryRank(a) >= 0 {
 				nodes = append(nodes, a)
 			}
 		}
@@ -104,14 +186,15 @@ func AlchemyBPRanks(net *ground.Network, db *mln.Database, fs []AlchemyFactor) [
 		list := slices.Clone(atoms)
 		pos := make(map[int32][]int32, len(list))
 		for _, a := range list {
-			x := make([]int32, len(net.AtomArgs[a]))
-			for i, c := range net.AtomArgs[a] {
+			args := entryArgs(a)
+			x := make([]int32, len(args))
+			for i, c := range args {
 				x[i], _ = m.Types[m.Preds[p].Args[i]].Index(c)
 			}
 			pos[a] = x
 		}
 		slices.SortFunc(list, func(x, y int32) int { return slices.Compare(pos[x], pos[y]) })
-		slices.SortFunc(nodes, func(x, y int32) int { return int(rank[x] - rank[y]) })
+		slices.SortFunc(nodes, func(x, y int32) int { return int(entryRank(x) - entryRank(y)) })
 		at := make(map[int32]int, len(list))
 		for i, a := range list {
 			at[a] = i
@@ -124,11 +207,65 @@ func AlchemyBPRanks(net *ground.Network, db *mln.Database, fs []AlchemyFactor) [
 			list = list[:len(list)-1]
 		}
 		for _, a := range list {
-			rank[a] = n
+			if a >= 0 {
+				rank[a] = n
+			} else {
+				extra[-a-1].Rank = n
+			}
 			n++
 		}
 	}
-	return rank
+	var out []AlchemyAtom
+	for _, x := range extra {
+		if x.Rank >= 0 {
+			out = append(out, x)
+		}
+	}
+	slices.SortFunc(out, func(x, y AlchemyAtom) int {
+		if x.Pred != y.Pred {
+			return int(x.Pred) - int(y.Pred)
+		}
+		return int(x.Rank - y.Rank)
+	})
+	return rank, out
+}
+
+// unknownAtoms returns the unknown atoms of open-world predicate p (those
+// db does not list as true or false) as entries of AlchemyBPOrder's lists:
+// the atoms of net, and the others added to extra (rank -1 unless they are
+// there already).
+func unknownAtoms(net *ground.Network, db *mln.Database, p mln.PredID, extra *[]AlchemyAtom, extraRank map[string]int) []int32 {
+	m := db.Model
+	types := m.Preds[p].Args
+	var list []int32
+	args := make([]mln.ConstID, len(types))
+	var walk func(i int)
+	walk = func(i int) {
+		if i == len(types) {
+			if v, ok := db.Get(p, args); ok && v != mln.Unknown {
+				return
+			}
+			if a, ok := net.AtomID(p, args); ok {
+				list = append(list, a)
+				return
+			}
+			k := atomKey(p, args)
+			j, ok := extraRank[k]
+			if !ok {
+				j = len(*extra)
+				extraRank[k] = j
+				*extra = append(*extra, AlchemyAtom{Pred: p, Args: slices.Clone(args), Rank: -1})
+			}
+			list = append(list, int32(-j-1))
+			return
+		}
+		for _, c := range m.Types[types[i]].Consts {
+			args[i] = c
+			walk(i + 1)
+		}
+	}
+	walk(0)
+	return list
 }
 
 // SetAtomRanks makes WriteMarginals list each predicate's atoms (the
@@ -138,6 +275,19 @@ func AlchemyBPRanks(net *ground.Network, db *mln.Database, fs []AlchemyFactor) [
 // clause is listed when its rank is not negative. nil restores the
 // network's order.
 func (q *Query) SetAtomRanks(rank []int32) { q.rank = rank }
+
+// SetListHidden makes WriteMarginals, in the order of atom ranks
+// (SetAtomRanks) and not in the order of the query, list every atom that
+// has a rank, asked for or not (of a predicate not queried, or of a query
+// predicate outside the patterns of the query), and the atoms extra (by
+// predicate and rank, each with probability 1/2), among the query atoms by
+// predicate and rank: with AlchemyBPOrder, every atom Alchemy's BP lists,
+// the atoms of its hidden predicates among them. extra nil lists none but
+// the network's.
+func (q *Query) SetListHidden(on bool, extra []AlchemyAtom) {
+	q.hidden = on
+	q.extra = extra
+}
 
 // sortByRank orders atoms by predicate, then by q.rank.
 func (q *Query) sortByRank(atoms []int32, net *ground.Network) {

@@ -140,6 +140,10 @@ type Query struct {
 	omitFree bool
 	// rank orders each predicate's atoms in WriteMarginals (SetAtomRanks).
 	rank []int32
+	// hidden makes WriteMarginals list every ranked atom, asked for or
+	// not, and the atoms extra, which the network lacks (SetListHidden).
+	hidden bool
+	extra  []AlchemyAtom
 }
 
 // SetMAPEvidence makes WriteMAP without all, in Alchemy's order
@@ -324,7 +328,9 @@ func (q *Query) order(net *ground.Network) []int32 {
 	var out []int32
 	if !q.inOrder {
 		for a := 0; a < net.NumAtoms(); a++ {
-			if pr := net.AtomPred[a]; is[pr] && q.Keep(pr, net.AtomArgs[a]) {
+			pr := net.AtomPred[a]
+			if is[pr] && q.Keep(pr, net.AtomArgs[a]) ||
+				q.hidden && q.rank != nil && q.rank[a] >= 0 && pr >= 0 {
 				out = append(out, int32(a))
 			}
 		}
@@ -474,20 +480,46 @@ func (q *Query) writeTrueInOrder(w io.Writer, db *mln.Database, net *ground.Netw
 // sampled marginals with 10000).
 func (q *Query) WriteMarginals(w io.Writer, net *ground.Network, probs []float64, smooth float64) error {
 	m := q.model
+	write := func(p mln.PredID, args []mln.ConstID, pr float64) error {
+		if smooth > 0 {
+			pr = (pr*smooth + 0.5) / (smooth + 1)
+		}
+		_, err := fmt.Fprintf(w, "%s %s\n", m.AtomString(p, args), formatProb(pr))
+		return err
+	}
+	extra := q.extra
+	if !q.hidden || q.rank == nil || q.inOrder {
+		extra = nil
+	}
+	// next writes the extra atoms that precede atom a (all that are left
+	// when a < 0): they are by predicate and rank, as the atoms.
+	next := func(a int32) error {
+		for len(extra) > 0 {
+			x := extra[0]
+			if a >= 0 {
+				if p := net.AtomPred[a]; x.Pred > p || x.Pred == p && q.rank[a] >= 0 && x.Rank > q.rank[a] {
+					return nil
+				}
+			}
+			if err := write(x.Pred, x.Args, 0.5); err != nil {
+				return err
+			}
+			extra = extra[1:]
+		}
+		return nil
+	}
 	for _, a := range q.order(net) {
 		if q.omitFree && len(net.Occurrences(a)) == 0 && (q.rank == nil || q.rank[a] < 0) {
 			continue
 		}
-		pr := net.AtomPred[a]
-		p := probs[a]
-		if smooth > 0 {
-			p = (p*smooth + 0.5) / (smooth + 1)
+		if err := next(a); err != nil {
+			return err
 		}
-		if _, err := fmt.Fprintf(w, "%s %s\n", m.AtomString(pr, net.AtomArgs[a]), formatProb(p)); err != nil {
+		if err := write(net.AtomPred[a], net.AtomArgs[a], probs[a]); err != nil {
 			return err
 		}
 	}
-	return nil
+	return next(-1)
 }
 
 // formatProb writes a probability with six significant digits.

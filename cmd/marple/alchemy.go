@@ -349,8 +349,10 @@ func (c *alchemyCall) finish() error {
 		switch modes[0] {
 		case "bp":
 			// Alchemy's BP lists the atoms of its factor graph by
-			// predicate: none that is in no ground clause.
+			// predicate: none that is in no ground clause, and the
+			// atoms of the hidden predicates too.
 			c.set("omitFree", "true")
+			c.set("listHidden", "true")
 		case "decision":
 		default:
 			c.set("queryOrder", "true") // the atoms in the order of -q, as Alchemy

@@ -134,6 +134,25 @@ func compareAlchemyOutput(t *testing.T, kind string, tol float64, got, want stri
 				t.Errorf("%s: Marple %g, Alchemy %g (tolerance %g)", g[i].atom, g[i].value, w[i].value, tol)
 			}
 		}
+	case "unordered":
+		g, w := resultRows(t, got), resultRows(t, want)
+		if len(g) != len(w) {
+			t.Fatalf("Marple lists %d atoms, Alchemy %d:\n%s\nAlchemy:\n%s", len(g), len(w), got, want)
+		}
+		wv := map[string]float64{}
+		for _, r := range w {
+			wv[r.atom] = r.value
+		}
+		for _, r := range g {
+			v, ok := wv[r.atom]
+			switch {
+			case !ok:
+				t.Errorf("%s: Alchemy does not list it:\n%s", r.atom, want)
+			case math.Abs(r.value-v) > tol:
+				t.Errorf("%s: Marple %g, Alchemy %g (tolerance %g)", r.atom, r.value, v, tol)
+			}
+			delete(wv, r.atom)
+		}
 	case "decision", "actions":
 		gu, ga := decisionRows(t, got)
 		wu, wa := decisionRows(t, want)

@@ -409,7 +409,8 @@ func TestAlchemyInferQueries(t *testing.T) {
 		want []string // the atoms of the result, in order
 		bits string   // -a: the 0/1 column
 	}{
-		{"-e " + td + "/univ.db -f " + td + "/univ-query.db -bp", []string{"advisedBy(Cy,Ada)", "advisedBy(Eve,Ada)", "advisedBy(Eve,Bob)"}, ""},
+		// With -bp, every atom of Alchemy's factor graph, asked for or not:
+		// the cases bp-partial and bp-query-file of expected/cases.txt.
 		{"-e " + td + "/univ.db -q advisedBy(Eve,p),advisedBy(x,x) -ms -maxSteps 100", []string{
 			// In the order of -q, as Alchemy's: advisedBy(Eve,Eve) at its
 			// first item.

@@ -238,15 +238,9 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 	ax.markQuery(isQuery)
 	if ax.omitFree || ax.outputNetwork && ax.networkNumbers {
 		// Alchemy's BP output and network: in the order of its factor graph.
-		fg, err := query.AlchemyFactorGraph(m, db, query.AlchemyClosedWorld(db, gopt.Query, gopt.OpenWorld, gopt.ClosedWorld))
-		switch {
-		case err != nil:
-			fmt.Fprintf(e.stderr, "marple infer: the atoms are not in the order of Alchemy's factor graph but by their constants: Marple does not reproduce that order for %v\n", err)
-		case ax.outputNetwork:
+		if fg, ok := alchemyOrder(e.stderr, &ax, m, db, net, gopt, isQuery); ok && ax.outputNetwork {
 			cid := query.AlchemyConstIDs(m)
 			return atomicfile.Write(*out, func(w io.Writer) error { return query.WriteAlchemyNetwork(w, net, fg, cid) })
-		default:
-			ax.q.SetAtomRanks(query.AlchemyBPRanks(net, db, fg))
 		}
 	}
 	if ax.outputNetwork {

@@ -8,6 +8,7 @@ import (
 	"github.com/marple-mln/marple/query"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,7 @@ type inferExtras struct {
 	firstOrder                                    bool // -fomc or -lis (infer_lifted.go)
 	wmcMaxNodes, wmcMaxWork                       int64
 	queryOrder, omitFree, networkNumbers          bool
+	listHidden                                    bool
 	queryFile                                     string
 	convThresh, maxSeconds                        float64
 	bpCheck                                       int
@@ -65,6 +67,7 @@ func (x *inferExtras) register(fs *flag.FlagSet) {
 	fs.Float64Var(&x.smooth, "smooth", 0, "MC-SAT/Gibbs: write (p·n + 1/2)/(n + 1) for an estimate p, so that no probability is 0 or 1 (Alchemy's infer smooths with n = 10000; 0: no smoothing)")
 	fs.BoolVar(&x.queryOrder, "queryOrder", false, "write the results in the order of the query: the -f atoms, then item by item of the -q list, each atom once (Alchemy's order; default: the network's, by predicate)")
 	fs.BoolVar(&x.omitFree, "omitFree", false, "marginals: Alchemy's BP output: each predicate's atoms in the order of Alchemy's factor graph, without the query atoms in no ground clause but those of a predicate with evidence atoms, listed after the others as Alchemy lists them (with their marginal, 1/2, where Alchemy writes 0)")
+	fs.BoolVar(&x.listHidden, "listHidden", false, "with -omitFree: list every atom of Alchemy's factor graph, as Alchemy's BP output does: also those of the open-world predicates not queried (hidden: with -nonEvidenceOpen, those without evidence) and those of a query predicate that partly ground -q atoms do not ask for, among the query atoms by predicate, in the order of the factor graph")
 	fs.BoolVar(&x.networkNumbers, "networkNumbers", false, "with -outputNetwork: Alchemy's layout and order: the atoms in the order they enter Alchemy's factor graph, each written as the numbers Alchemy gives its arguments' constants (type by type; without its predicate, as Alchemy), then its factors, each value followed by a blank (a factor's value: the sum of the weights of the ground clauses it stands for, where Alchemy writes the square of one)")
 	fs.BoolVar(&x.outputNetwork, "outputNetwork", false, "write the ground network to -r instead of running inference, as Alchemy's factor graph: the atoms, then per ground clause its atoms and its log-factor table (a clause of more than 20 literals: the clause and its weight)")
 }
@@ -111,6 +114,8 @@ func (x *inferExtras) setup(wf *worldFlags, samples *int, marginal, gibbs bool) 
 		return usagef("-wmcMaxNodes and -wmcMaxWork bound -wmc: give -wmc")
 	case x.networkNumbers && !x.outputNetwork:
 		return usagef("-networkNumbers goes with -outputNetwork")
+	case x.listHidden && !x.omitFree:
+		return usagef("-listHidden goes with -omitFree (Alchemy's BP output)")
 	case x.lifted && !x.bp:
 		return liftedMisuse(marginal, gibbs, x.all)
 	case x.liftRounds < 0:
@@ -221,6 +226,52 @@ func (x *inferExtras) keep(p mln.PredID, args []mln.ConstID) bool { return x.q.K
 func (x *inferExtras) applyQueryEvidence(m *mln.Model, db *mln.Database, wf *worldFlags) {
 	x.qevPreds = x.q.ListedEvidence(db)
 	wf.query = predNames(m, x.q.Preds())
+}
+
+// alchemyOrder rebuilds Alchemy's factor graph of the grounding net (made
+// with options gopt) and, for Alchemy's BP output (-omitFree), orders the
+// atoms to write by it, with those of the hidden predicates (-listHidden).
+// It says on stderr, and returns false, when Marple does not rebuild that
+// order for the model.
+func alchemyOrder(stderr io.Writer, ax *inferExtras, m *mln.Model, db *mln.Database, net *ground.Network, gopt ground.Options, isQuery []bool) ([]query.AlchemyFactor, bool) {
+	closed := query.AlchemyClosedWorld(db, gopt.Query, gopt.OpenWorld, gopt.ClosedWorld)
+	fg, err := query.AlchemyFactorGraph(m, db, closed)
+	if err != nil {
+		what := ""
+		if ax.listHidden {
+			what = ", and the query atoms only"
+		}
+		fmt.Fprintf(stderr, "marple infer: the atoms are not in the order of Alchemy's factor graph but by their constants%s: Marple does not reproduce that order for %v\n", what, err)
+		return nil, false
+	}
+	switch {
+	case !ax.omitFree:
+	case ax.listHidden:
+		// The hidden predicates: open world in Alchemy's reading and in
+		// the grounding, not queried.
+		hidden := func(p mln.PredID) bool {
+			return !isQuery[p] && !closed(p) && groundOpen(m, db, gopt, p)
+		}
+		rank, extra := query.AlchemyBPOrder(net, db, fg, hidden)
+		ax.q.SetAtomRanks(rank)
+		ax.q.SetListHidden(true, extra)
+	default:
+		ax.q.SetAtomRanks(query.AlchemyBPRanks(net, db, fg))
+	}
+	return fg, true
+}
+
+// groundOpen reports whether the grounding with options gopt takes
+// predicate p as open world (its unlisted atoms unknown), as package
+// ground decides.
+func groundOpen(m *mln.Model, db *mln.Database, gopt ground.Options, p mln.PredID) bool {
+	switch {
+	case slices.Contains(gopt.Query, p) || slices.Contains(gopt.OpenWorld, p):
+		return true
+	case slices.Contains(gopt.ClosedWorld, p):
+		return false
+	}
+	return m.OpenByDefault(p, db) || gopt.NonEvidenceOpen && !m.Preds[p].Closed && (db == nil || db.Count(p) == 0)
 }
 
 // markQuery adds the -queryEvidence predicates to the query predicates of

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,7 +18,9 @@ import (
 
 // inferLiftedModel runs `infer -bp -lifted` by lifting the first-order
 // model (bp.LiftModel), without grounding, and writes the marginals of the
-// unknown query atoms in the order the ground network lists them. It
+// unknown query atoms in the order the ground network lists them (with
+// -omitFree, Alchemy's BP output, the atoms of Alchemy's factor graph in its
+// order, for which it grounds the network: writeLiftedAlchemy). It
 // returns false, having done nothing, when the model or the flags ask for
 // what LiftModel does not lift (-cw, -a, -outputNetwork; the caller then
 // lifts the ground network).
@@ -45,8 +48,14 @@ func inferLiftedModel(ctx context.Context, e *env, p *progress, ax *inferExtras,
 		open = slices.Compact(open)
 	}
 	for q := range m.Preds {
-		if id := mln.PredID(q); m.OpenByDefault(id, db) && !slices.Contains(open, id) {
+		id := mln.PredID(q)
+		if slices.Contains(open, id) {
+			continue
+		}
+		if m.OpenByDefault(id, db) {
 			open = append(open, id) // open world in the model's dialect
+		} else if wf.nonEvidenceOpen && !m.Preds[id].Closed && db.Count(id) == 0 {
+			open = append(open, id) // no evidence: open world (-nonEvidenceOpen)
 		}
 	}
 	slices.Sort(open)
@@ -73,6 +82,9 @@ func inferLiftedModel(ctx context.Context, e *env, p *progress, ax *inferExtras,
 	how += note
 	done("%s", how)
 	fmt.Fprintln(e.stderr, "marple infer: note: BP lifted from the model is not checked against MC-SAT (that needs the ground network); loopy BP can settle on a wrong fixed point: -bp without -lifted checks it")
+	if ax.omitFree {
+		return true, writeLiftedAlchemy(ctx, e, p, ax, wf, m, db, mm, out, how, start)
+	}
 	n := 0
 	if err := atomicfile.Write(out, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
@@ -120,4 +132,41 @@ func inferLiftedModel(ctx context.Context, e *env, p *progress, ax *inferExtras,
 	}
 	fmt.Fprintf(e.stdout, "marple infer: %d query atoms, %s, %.2fs\n", n, how, time.Since(start).Seconds())
 	return true, nil
+}
+
+// writeLiftedAlchemy writes the marginals mm of the lifted model as
+// Alchemy's BP output (-omitFree): the atoms of its ground factor graph in
+// its order (with those of the hidden predicates under -listHidden), for
+// which the network is ground.
+func writeLiftedAlchemy(ctx context.Context, e *env, p *progress, ax *inferExtras, wf *worldFlags, m *mln.Model, db *mln.Database, mm *bp.ModelMarginals, out, how string, start time.Time) error {
+	net, gopt, err := groundProblem(ctx, p, e, wf, m, db)
+	if err != nil {
+		return err
+	}
+	isQuery := make([]bool, len(m.Preds))
+	for _, q := range gopt.Query {
+		isQuery[q] = true
+	}
+	ax.markQuery(isQuery)
+	alchemyOrder(e.stderr, ax, m, db, net, gopt, isQuery)
+	probs := make([]float64, net.NumAtoms())
+	for a := range probs {
+		probs[a] = mm.Prob(net.AtomPred[a], net.AtomArgs[a])
+	}
+	var lines lineCounter
+	if err := atomicfile.Write(out, func(w io.Writer) error {
+		return ax.writeMarginals(io.MultiWriter(w, &lines), m, net, probs, isQuery)
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "marple infer: %d atoms written in the order of Alchemy's factor graph, %s, %.2fs\n", lines, how, time.Since(start).Seconds())
+	return nil
+}
+
+// lineCounter counts the lines written to it.
+type lineCounter int
+
+func (c *lineCounter) Write(b []byte) (int, error) {
+	*c += lineCounter(bytes.Count(b, []byte{'\n'}))
+	return len(b), nil
 }
