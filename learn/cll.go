@@ -254,8 +254,11 @@ type DiscriminativeSettings struct {
 	// Stars adds star moves (mcsat.Options.Stars) to the default MC-SAT
 	// chains and to TuneJointPrior's held-out inference: an atom tied to
 	// many atoms of few clauses (a field atom and the citation pairs it
-	// links) is resampled jointly with them.
-	Stars bool
+	// links) is resampled jointly with them. AutoStars, without Stars,
+	// makes only the star moves whose hub's clauses to its leaves weigh
+	// at least mcsat.DefaultStarWeight at the weights of the round
+	// (mcsat.Options.AutoStars): none while the joint weights are small.
+	Stars, AutoStars bool
 	// OnJointPrior, when set, is called with TuneJointPrior's choice.
 	OnJointPrior func(*JointPriorChoice)
 	// OnHeldOut, when set, is called after each held-out run of
@@ -667,7 +670,7 @@ type cllProblem struct {
 	workers int
 
 	connMax, connMin []float64 // per parameter: connections (scaleJointPrior)
-	stars            bool      // held-out inference with star moves
+	stars, autoStars bool      // held-out inference with star moves (Stars, AutoStars)
 	custom           bool      // the samplers are the caller's (DiscriminativeSettings.Sampler)
 	meanSq           float64   // noise's last mean squared ratio of a gradient entry to its standard error
 }
@@ -1089,7 +1092,7 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		if st.Samples == 0 {
 			st.Samples = cllSamples(model, cmp.Or(s.MinSamples, CLLMinSamples))
 		}
-		o := mcsat.Options{Stars: s.Stars}
+		o := mcsat.Options{Stars: s.Stars, AutoStars: s.AutoStars}
 		o.Seed = s.Seed
 		factory = MCSATSamplers(st.Samples, o)
 	}
@@ -1111,7 +1114,7 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 	np := pb.np
 	st.Examples, st.Params = len(pb.exs), np
 	pb.custom = s.Sampler != nil
-	pb.stars = s.Stars
+	pb.stars, pb.autoStars = s.Stars, s.AutoStars
 	if s.ScaleJointPrior && prec > 0 {
 		pb.scaleJointPrior()
 	}

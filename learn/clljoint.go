@@ -186,7 +186,7 @@ func (pb *cllProblem) heldOutCLL(ctx context.Context, e *cllExample, w []float64
 			probs[a] /= W
 		}
 	} else {
-		eng := mcsat.Engine{Options: mcsat.Options{Samples: heldOutSamples, Chains: 1, Stars: pb.stars}, Workers: pb.workers}
+		eng := mcsat.Engine{Options: mcsat.Options{Samples: heldOutSamples, Chains: 1, Stars: pb.stars, AutoStars: pb.autoStars}, Workers: pb.workers}
 		var err error
 		if probs, err = eng.Marginals(ctx, e.net, infer.Options{Seed: seed}); err != nil {
 			return 0, err

@@ -34,7 +34,7 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			gopt.Query = append(gopt.Query, mln.PredID(q))
 		}
 	}
-	if f.extras != nil && f.extras.dTuneJointPrior && (!f.multi || f.priorSD != 0 || f.noPrior) {
+	if f.extras != nil && f.extras.dTuneJointPrior.on() && (!f.multi || f.priorSD != 0 || f.noPrior) {
 		return usagef("-dTuneJointPrior needs -multipleDatabases and the default prior (no -priorStdDev, no -noPrior)")
 	}
 	var (
@@ -126,9 +126,9 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			// Without -priorStdDev, σ is chosen on the training databases,
 			// each left out in turn.
 			TunePrior: f.priorSD == 0 && f.multi,
-			// With -dTuneJointPrior, so is the narrowing of the joint
-			// weights' prior.
-			TuneJointPrior: f.extras.dTuneJointPrior,
+			// So is the narrowing of the joint weights' prior (unless
+			// -dTuneJointPrior=false or -dFlatPrior).
+			TuneJointPrior: f.extras.dTuneJointPrior.auto() && !f.extras.dFlatPrior && f.priorSD == 0 && !f.noPrior && f.multi,
 			Progress: func(pr learn.DiscriminativeProgress) {
 				if (time.Since(lastReport) < time.Second || pr.Elapsed < time.Second) && !*tf.verbose {
 					return
