@@ -13,18 +13,18 @@ const (
 	// makes no star move (a single leaf is a block of two atoms, which the
 	// block moves cover).
 	starMinLeaves = 2
-	// DefaultStarWeight is the total absolute weight of a hub's clauses to
-	// its leaves from which Options.AutoStars makes its star moves. A hub
-	// that agrees with its leaves is held there by that weight: flipping
-	// it alone costs about as many nats, and so does undoing the leaves
-	// one at a time (each against the others and the hub), so a
-	// single-site sampler leaves such a mode about once in e^W steps. At
-	// W = 10 that is once in 22,000 steps, beyond the few thousand of a
-	// run (at W = 5, once in 150, which single-site moves do cross); the
-	// hubs of the smokers model and of UW-CSE's learned models stay
-	// below it (a few clauses of weight 1-2), the field atoms of Cora's
-	// field ⇔ citation rules, up to 165 clauses of 0.2-0.6 each, are far
-	// above.
+	// DefaultStarWeight is the weight W of a hub from which
+	// Options.AutoStars makes its star move: the most that flipping the
+	// hub alone can lower the log-potential of its clauses to its leaves,
+	// the leaves agreeing with it (see starWeight). Undoing the leaves one
+	// at a time first costs about as much (each against the hub), so a
+	// single-site sampler leaves such a state about once in e^W moves: at
+	// W = 10 once in 22,000, more than the steps of a run (at W = 5 once
+	// in 150, which single-site moves do cross). The Smokes atoms of
+	// friends and smokers weigh 1.5 + 1.1 per friend that is no friend of
+	// another (under 10 below 8 such friends); the field atoms of Cora's
+	// field ⇔ citation rules, tied to up to 165 citation pairs by
+	// 0.2-0.6 each, weigh tens to hundreds.
 	DefaultStarWeight = 10.0
 )
 
@@ -88,22 +88,54 @@ func (m *model) stars(maxDeg int) []star {
 	return out
 }
 
-// weight returns the total absolute weight of the clauses holding the
-// star's hub and one of its leaves (no clause holds two leaves).
+// starWeight returns the weight that holds the star's hub when its
+// leaves agree with it: the largest drop of the log-potential that
+// flipping the hub alone can cause, over the hub's two values and the
+// leaves' values, counting the clauses that hold the hub and a leaf (no
+// clause holds two leaves) with their other literals false. A
+// single-site sampler leaves such a state about once in e^weight moves of
+// the hub.
 func (m *model) starWeight(st *star) float64 {
-	leaf := make(map[int32]bool, len(st.leaves))
-	for _, l := range st.leaves {
-		leaf[l] = true
+	leaf := make(map[int32]int, len(st.leaves))
+	for i, l := range st.leaves {
+		leaf[l] = i
 	}
-	w := 0.0
+	// cost[h][2i+y]: the drop of leaf i's clauses when the hub flips from
+	// h with the leaf at y.
+	var cost [2][]float64
+	cost[0], cost[1] = make([]float64, 2*len(st.leaves)), make([]float64, 2*len(st.leaves))
+	b := func(x bool) float64 {
+		if x {
+			return 1
+		}
+		return 0
+	}
 	for _, o := range m.occurrences(st.hub) {
 		c := int(o >> 1)
+		hubNeg := o&1 == 1
 		for _, lt := range m.clause(c) {
-			if leaf[lt.Atom()] {
-				w += math.Abs(m.w[c])
-				break
+			i, ok := leaf[lt.Atom()]
+			if !ok {
+				continue
 			}
+			for h := range 2 {
+				for y := range 2 {
+					leafTrue := (y == 1) != lt.Neg()
+					before := leafTrue || (h == 1) != hubNeg
+					after := leafTrue || (h == 0) != hubNeg
+					cost[h][2*i+y] += m.w[c] * (b(before) - b(after))
+				}
+			}
+			break
 		}
+	}
+	w := math.Inf(-1)
+	for h := range 2 {
+		sum := 0.0
+		for i := range st.leaves {
+			sum += max(cost[h][2*i], cost[h][2*i+1])
+		}
+		w = max(w, sum)
 	}
 	return w
 }
