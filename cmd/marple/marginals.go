@@ -41,7 +41,7 @@ func (f *marginalFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.minBeta, "minBeta", mcsat.DefaultMinBeta, "MC-SAT/Gibbs: weight scale of the hottest tempered replica, in (0, 1)")
 	fs.Float64Var(&f.blockW, "blockWeight", mcsat.DefaultBlockWeight, "MC-SAT/Gibbs: after each step, resample jointly the atoms that clauses of at least this absolute weight tie, and flip together those that hard clauses tie as equal or opposite (block moves; negative: none)")
 	fs.IntVar(&f.maxBlock, "maxBlock", mcsat.DefaultMaxBlock, "MC-SAT/Gibbs: most atoms in a block of the block moves (at most 20)")
-	fs.Var(&f.stars, "stars", "MC-SAT/Gibbs: after each step, resample each atom in no hard clause jointly with its neighbours of at most "+strconv.Itoa(mcsat.DefaultStarLeafDegree)+" clauses, no two of them in one clause, those summed out exactly (star moves: an atom tied to many otherwise free atoms, such as a field atom and the citation pairs it links, changes with them; exact, so they change the mixing and the cost, not the distribution). Default: only for the atoms whose clauses to those neighbours weigh at least "+strconv.FormatFloat(mcsat.DefaultStarWeight, 'g', -1, 64)+" in total, which single-site moves could not free (said on stderr and in the summary when there are any); -stars: for every such atom; -stars=false: none")
+	fs.Var(&f.stars, "stars", "MC-SAT/Gibbs: after each step, resample each atom in no hard clause jointly with its neighbours of at most "+strconv.Itoa(mcsat.DefaultStarLeafDegree)+" clauses, no two of them in one clause, those summed out exactly (star moves: an atom tied to many otherwise free atoms, such as a field atom and the citation pairs it links, changes with them; exact, so they change the mixing and the cost, not the distribution). Default: only for the atoms whose flip alone would cost at least "+strconv.FormatFloat(mcsat.DefaultStarWeight, 'g', -1, 64)+" nats against those neighbours agreeing with them, a state single-site moves would not leave (said on stderr and in the summary when there are any); -stars: for every such atom; -stars=false: none")
 	fs.IntVar(&f.exactAtoms, "exactAtoms", mcsat.DefaultExactAtoms, "MC-SAT/Gibbs: a connected component of at most this many atoms gets its exact marginals, by enumerating its worlds, instead of samples (negative: sample every component)")
 	fs.BoolVar(&f.indicators, "indicators", false, "MC-SAT: estimate each marginal by the fraction of samples in which the atom is true (Alchemy's estimate) instead of the mean of its probability given the rest of each sample (Rao-Blackwellised: less variance, more CPU per sample)")
 	fs.StringVar(&f.diagFile, "diagnostics", "", "MC-SAT/Gibbs: write each query atom's probability, R-hat and effective sample size to this file")
@@ -99,7 +99,7 @@ func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, 
 	if hubs, leaves := s.StarMoves(); hubs > 0 {
 		why := "-stars"
 		if opt.AutoStars {
-			why = fmt.Sprintf("automatic: their clauses to their leaves weigh at least %g, which single-site moves would not cross; -stars=false: none", mcsat.DefaultStarWeight)
+			why = fmt.Sprintf("automatic: a flip of one alone would cost at least %g nats against its leaves, a state single-site moves would not leave; -stars=false: none", mcsat.DefaultStarWeight)
 		}
 		fmt.Fprintf(e.stderr, "marple infer: star moves on %d atoms with %d leaves (%s)\n", hubs, leaves, why)
 		starNote = fmt.Sprintf(", star moves on %d atoms", hubs)
