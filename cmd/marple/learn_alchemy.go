@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/marple-mln/marple/infer/mcsat"
 	"github.com/marple-mln/marple/learn"
 	"github.com/marple-mln/marple/mln"
 	"github.com/marple-mln/marple/score"
@@ -39,7 +38,7 @@ type learnExtras struct {
 	dZeroStart            bool     // dcll: start from w = 0, chains from random worlds
 	dFlatPrior            bool     // dcll: one σ for every weight, not divided by connections
 	dTuneJointPrior       autoBool // dcll: choose the joint prior's narrowing by held-out CLL (unset: where it applies)
-	dStars                autoBool // dcll: star moves in the MC-SAT chains (unset: mcsat's automatic rule)
+	dStars                bool     // dcll: star moves in the MC-SAT chains
 	gAlchemy              bool     // pll: Alchemy's objective and L-BFGS-B (learnwts -g)
 	priorMean             float64  // pll with -gAlchemy: prior mean of formulas without a weight
 	dClauseWeights        bool     // dcll, vp: one weight per clause of a formula's CNF
@@ -65,7 +64,7 @@ func (x *learnExtras) register(fs *flag.FlagSet, tf *trainFlags) {
 	fs.BoolVar(&x.dZeroStart, "dZeroStart", false, "dcll, vp: start from zero weights and random worlds (Alchemy's learnwts -d; default: from the exact optimum with the formulas that link query atoms at weight 0, the chains from worlds drawn from it)")
 	fs.BoolVar(&x.dFlatPrior, "dFlatPrior", false, "dcll: one prior σ for every weight, as Alchemy (default: σ of a weight whose clauses link query atoms is divided by its connections, the most ground clauses through one atom)")
 	fs.Var(&x.dTuneJointPrior, "dTuneJointPrior", "dcll: choose how far the connections narrow a joint weight's prior, σ / (cmax^(1-t)·cmin^t) for t = 0, 1/2, 1 (cmax, cmin: connections through its most and least connected predicate), by the CLL of the largest training database held out; needs -multipleDatabases with two or more databases and the default prior (default: on where it applies; -dTuneJointPrior=false: t = 0)")
-	fs.Var(&x.dStars, "dStars", "dcll: after every MC-SAT step of the learning chains (and of the held-out runs of -dTuneJointPrior), resample each atom that clauses tie to two or more atoms of few clauses jointly with them, those summed out exactly (star moves; see marple infer -stars). Default: at each round's weights, only for the atoms whose flip alone would cost at least "+fmt.Sprint(mcsat.DefaultStarWeight)+" nats against those atoms agreeing with them; -dStars: for every such atom; -dStars=false: none")
+	fs.BoolVar(&x.dStars, "dStars", true, "dcll: after every MC-SAT step of the learning chains (and of the held-out runs of -dTuneJointPrior), resample each atom that clauses tie to two or more atoms of few clauses jointly with them, those summed out exactly (star moves; see marple infer -stars); -dStars=false: none")
 	fs.IntVar(&x.dMaxSamples, "dMaxSamples", 0, "dcll: largest number of MC-SAT steps per example and iteration the schedule reaches (0: 8 × -numSamples, doubled up to 64 × whenever the gradient stalls there beyond the noise)")
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "pll, dcll, vp: only the -ne atoms a training database lists (true or false) are query atoms; its unlisted -ne atoms are false evidence (Alchemy's learnwts -queryEvidence; without -multipleDatabases, dcll and vp make the merged -t files one example)")
 	fs.BoolVar(&x.gAlchemy, "gAlchemy", false, "pll: learn as Alchemy's learnwts -g: the prior's mean of each weight is the weight written in the .mln (-priorMean for formulas without one and for the unit clauses -addUnitClauses adds), hard formulas learned too (each clause's mean 10) and written hard, formulas that are the same clause learn one weight, split evenly among them, and L-BFGS runs as Alchemy's L-BFGS-B (5 corrections, its line search and its stop on -gConvThresh and -maxIter); default: every prior's mean 0, one weight per formula, gonum's L-BFGS")
@@ -127,7 +126,7 @@ func (x *learnExtras) apply(s *learn.DiscriminativeSettings) {
 	s.Lambda, s.MaxLambda, s.NoPrecondition = x.cgLambda, x.cgMaxLambda, x.cgNoPrecond
 	s.Adaptive, s.MaxSamples = !x.dFixed, x.dMaxSamples
 	s.ZeroStart = x.dZeroStart
-	s.Stars, s.AutoStars = x.dStars.on(), !x.dStars.set
+	s.Stars = x.dStars
 	s.ScaleJointPrior = !x.dFlatPrior
 	s.DataHessian, s.MinSamples = x.dDataHessian, x.dMinSamples
 	if x.cgMinLLChange != 0 {
