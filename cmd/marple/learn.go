@@ -64,8 +64,7 @@ with -multipleDatabases, how much (through its most or least connected
 predicate) is chosen by held-out CLL on the largest training database
 (-dTuneJointPrior=false: through the most connected). Its MC-SAT chains
 make star moves (an atom resampled jointly with the atoms its clauses tie
-it to) where those clauses weigh enough to trap single-atom moves
-(-dStars: everywhere; -dStars=false: never). A dcll run that ends
+it to; -dStars=false: none). A dcll run that ends
 unconverged names the weights whose gradients stayed beyond the noise of
 the samples.
 
