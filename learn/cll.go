@@ -255,8 +255,8 @@ type DiscriminativeSettings struct {
 	// chains and to TuneJointPrior's held-out inference: an atom tied to
 	// many atoms of few clauses (a field atom and the citation pairs it
 	// links) is resampled jointly with them. AutoStars, without Stars,
-	// makes only the star moves whose hub's clauses to its leaves weigh
-	// at least mcsat.DefaultStarWeight at the weights of the round
+	// makes them only in the rounds whose weights give an example's
+	// network a hub of mcsat.DefaultStarWeight or more
 	// (mcsat.Options.AutoStars): none while the joint weights are small.
 	Stars, AutoStars bool
 	// OnJointPrior, when set, is called with TuneJointPrior's choice.

@@ -110,11 +110,12 @@ type Options struct {
 	// resolution and the citation pairs it links) then changes with them
 	// in one move.
 	//
-	// AutoStars, without Stars, makes the star moves of the hubs whose
-	// clauses to their leaves weigh at least StarWeight in total (absolute
-	// weights; default DefaultStarWeight): the hubs that would trap a
-	// single-site sampler. A network without such a hub runs as without
-	// star moves, draw for draw. Every star move is an exact block Gibbs
+	// AutoStars, without Stars, makes the star moves of a network (of
+	// each connected component, in Run and Sampling) only when one of its
+	// hubs weighs at least StarWeight (default DefaultStarWeight): when a
+	// flip of the hub alone, its leaves agreeing with it, would cost that
+	// many nats, a state a single-site sampler would not leave. A network
+	// without such a hub runs as without star moves, draw for draw. Every star move is an exact block Gibbs
 	// move, so neither option changes the distribution sampled, only how
 	// fast the chains mix and what a step costs.
 	Stars          bool

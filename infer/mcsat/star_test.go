@@ -229,9 +229,9 @@ func smokersNet(n int) *ground.Network {
 	return net
 }
 
-// TestAutoStarsTrigger checks the automatic rule of the star moves: a hub
-// whose clauses to its leaves weigh DefaultStarWeight or more gets its
-// star move, a lighter one and the smokers' Smokes atoms none (and their
+// TestAutoStarsTrigger checks the automatic rule of the star moves: a
+// network with a hub of DefaultStarWeight or more gets every star move,
+// one with lighter hubs only and the smokers' network none (and their
 // chains then draw the same worlds as without star moves), Stars moves
 // every star, and the marginals with the automatic moves are exact.
 func TestAutoStarsTrigger(t *testing.T) {
@@ -248,6 +248,18 @@ func TestAutoStarsTrigger(t *testing.T) {
 	}
 	if st := testModel(light, nil).chooseStars(&Options{AutoStars: true, StarWeight: 7.5}); len(st) != 1 {
 		t.Errorf("light hub with StarWeight 7.5: %d stars, want 1", len(st))
+	}
+	// A light hub in a network with a heavy one gets its move too.
+	both := ground.NewNetwork(13)
+	for c := range heavy.NumClauses() {
+		both.AddClause(heavy.Clause(c), heavy.Weight(c), -1, -1, 1)
+	}
+	const lightHub = 9
+	for l := int32(lightHub + 1); l < lightHub+4; l++ {
+		both.AddClause([]ground.Lit{ground.MakeLit(lightHub, true), ground.MakeLit(l, false)}, 0.5, -1, -1, 1)
+	}
+	if st := testModel(both, nil).chooseStars(&auto); len(st) != 2 {
+		t.Errorf("heavy and light hubs: %d automatic stars, want 2", len(st))
 	}
 	if st := testModel(light, nil).chooseStars(&Options{}); st != nil {
 		t.Errorf("no star option: stars %v", st)
