@@ -246,7 +246,10 @@ type DiscriminativeSettings struct {
 	// its most and least connected predicate; the other examples are
 	// learned from their own independent start, and the left-out one is
 	// scored with MC-SAT's marginals (or, with Sampler, its worlds'). On
-	// equal scores the earlier exponent wins. A rule from a field to a
+	// equal scores the earlier exponent wins, and an exponent whose held-out
+	// runs all converged wins over one whose runs did not (the CLL of
+	// weights a run stalled at says little of the exponent); only when
+	// none converged does the best score win. A rule from a field to a
 	// citation meets one clause per citation atom and thousands per field
 	// atom: t = 0 holds its weight near 0, t = 1 lets it carry the
 	// citations when the held-out databases support it.
