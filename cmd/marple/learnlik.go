@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -162,8 +163,14 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			if ch.Examples > 1 {
 				held = fmt.Sprintf("%d databases each left out in turn", ch.Examples)
 			}
-			fmt.Fprintf(e.stderr, "marple: learn: joint weights' prior σ / (cmax^(1-t)·cmin^t), t = %g chosen by CLL on %s%s (%.1fs)\n",
-				ch.Exponent, held, b.String(), ch.Elapsed.Seconds())
+			how := "chosen by CLL"
+			for i, t := range ch.Exponents {
+				if t == ch.Exponent && ch.Converged[i] && slices.Max(ch.HeldOutCLL) > ch.HeldOutCLL[i] {
+					how = "chosen, the best CLL whose held-out run converged,"
+				}
+			}
+			fmt.Fprintf(e.stderr, "marple: learn: joint weights' prior σ / (cmax^(1-t)·cmin^t), t = %g %s on %s%s (%.1fs)\n",
+				ch.Exponent, how, held, b.String(), ch.Elapsed.Seconds())
 		}
 		set.OnHeldOut = func(t float64, k int, cll float64, st *learn.DiscriminativeStats) {
 			fmt.Fprintf(e.stderr, "marple: learn: joint prior t = %g, database %d left out: held-out CLL %.6g (%d iterations, converged %v, %.1fs)\n",
