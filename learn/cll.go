@@ -246,7 +246,10 @@ type DiscriminativeSettings struct {
 	// its most and least connected predicate; the other examples are
 	// learned from their own independent start, and the left-out one is
 	// scored with MC-SAT's marginals (or, with Sampler, its worlds'). On
-	// equal scores the earlier exponent wins. A rule from a field to a
+	// equal scores the earlier exponent wins, and an exponent whose held-out
+	// runs all converged wins over one whose runs did not (the CLL of
+	// weights a run stalled at says little of the exponent); only when
+	// none converged does the best score win. A rule from a field to a
 	// citation meets one clause per citation atom and thousands per field
 	// atom: t = 0 holds its weight near 0, t = 1 lets it carry the
 	// citations when the held-out databases support it.
@@ -254,8 +257,11 @@ type DiscriminativeSettings struct {
 	// Stars adds star moves (mcsat.Options.Stars) to the default MC-SAT
 	// chains and to TuneJointPrior's held-out inference: an atom tied to
 	// many atoms of few clauses (a field atom and the citation pairs it
-	// links) is resampled jointly with them.
-	Stars bool
+	// links) is resampled jointly with them. AutoStars, without Stars,
+	// makes them only in the rounds whose weights give an example's
+	// network a hub of mcsat.DefaultStarWeight or more
+	// (mcsat.Options.AutoStars): none while the joint weights are small.
+	Stars, AutoStars bool
 	// OnJointPrior, when set, is called with TuneJointPrior's choice.
 	OnJointPrior func(*JointPriorChoice)
 	// OnHeldOut, when set, is called after each held-out run of
@@ -667,7 +673,7 @@ type cllProblem struct {
 	workers int
 
 	connMax, connMin []float64 // per parameter: connections (scaleJointPrior)
-	stars            bool      // held-out inference with star moves
+	stars, autoStars bool      // held-out inference with star moves (Stars, AutoStars)
 	custom           bool      // the samplers are the caller's (DiscriminativeSettings.Sampler)
 	meanSq           float64   // noise's last mean squared ratio of a gradient entry to its standard error
 }
@@ -1089,7 +1095,7 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 		if st.Samples == 0 {
 			st.Samples = cllSamples(model, cmp.Or(s.MinSamples, CLLMinSamples))
 		}
-		o := mcsat.Options{Stars: s.Stars}
+		o := mcsat.Options{Stars: s.Stars, AutoStars: s.AutoStars}
 		o.Seed = s.Seed
 		factory = MCSATSamplers(st.Samples, o)
 	}
@@ -1111,7 +1117,7 @@ func Discriminative(ctx context.Context, model *mln.Model, examples ExampleSourc
 	np := pb.np
 	st.Examples, st.Params = len(pb.exs), np
 	pb.custom = s.Sampler != nil
-	pb.stars = s.Stars
+	pb.stars, pb.autoStars = s.Stars, s.AutoStars
 	if s.ScaleJointPrior && prec > 0 {
 		pb.scaleJointPrior()
 	}

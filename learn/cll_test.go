@@ -297,12 +297,15 @@ func TestDiscriminativeMCSAT(t *testing.T) {
 		t.Fatalf("exact optimum: gradient %g", gn)
 	}
 	// Without and with star moves (each Smokes atom a hub, its friends'
-	// Smokes atoms its leaves).
-	for _, stars := range []bool{false, true} {
+	// Smokes atoms its leaves), and with the automatic rule, which finds
+	// no hub heavy enough here and so learns what no star moves learn.
+	var plain []float64
+	for _, mode := range []string{"none", "all", "auto"} {
+		stars, auto := mode == "all", mode == "auto"
 		var got [][]float64
 		for _, workers := range []int{1, 2} {
 			clear(m.Weights)
-			st, err := Discriminative(ctx, m, exs, DiscriminativeSettings{Samples: 500, Seed: 7, Workers: workers, Stars: stars})
+			st, err := Discriminative(ctx, m, exs, DiscriminativeSettings{Samples: 500, Seed: 7, Workers: workers, Stars: stars, AutoStars: auto})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -312,14 +315,22 @@ func TestDiscriminativeMCSAT(t *testing.T) {
 			got = append(got, slices.Clone(m.Weights))
 		}
 		if !slices.Equal(got[0], got[1]) {
-			t.Fatalf("stars %v: weights depend on workers: %v, %v", stars, got[0], got[1])
+			t.Fatalf("stars %s: weights depend on workers: %v, %v", mode, got[0], got[1])
 		}
 		for i, x := range got[0] {
 			if math.Abs(x-exact[i]) > 0.2+0.1*math.Abs(exact[i]) {
-				t.Errorf("stars %v: weight %d: MC-SAT %.3f, exact optimum %.3f (all: %v vs %v)", stars, i, x, exact[i], got[0], exact)
+				t.Errorf("stars %s: weight %d: MC-SAT %.3f, exact optimum %.3f (all: %v vs %v)", mode, i, x, exact[i], got[0], exact)
 			}
 		}
-		t.Logf("stars %v: MC-SAT %v, exact %v", stars, got[0], exact)
+		t.Logf("stars %v: MC-SAT %v, exact %v", mode, got[0], exact)
+		switch mode {
+		case "none":
+			plain = got[0]
+		case "auto":
+			if !slices.Equal(got[0], plain) {
+				t.Errorf("automatic star moves: %v, without star moves %v", got[0], plain)
+			}
+		}
 	}
 }
 

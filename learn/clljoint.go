@@ -41,9 +41,9 @@ type JointPriorChoice struct {
 	// Exponents are the candidates t, HeldOutCLL their conditional
 	// log-likelihood summed over the atoms of the examples each left out
 	// in turn (−Inf for a candidate abandoned once its partial sum fell
-	// below the best candidate's total: each term is negative, so it could
-	// not win), Converged whether every held-out run of the candidate
-	// stopped converged.
+	// below the best total of a candidate whose runs converged: each term
+	// is negative, so it could not win), Converged whether every held-out
+	// run of the candidate stopped converged.
 	Exponents  []float64
 	HeldOutCLL []float64
 	Converged  []bool
@@ -98,15 +98,16 @@ func (pb *cllProblem) tuneJointPrior(ctx context.Context, run *cllRun, w []float
 	ch := &JointPriorChoice{Exponents: slices.Clone(JointPriorExponents), Examples: len(heldOut)}
 	sub := *run
 	sub.quiet, sub.stopStalled = true, true
-	best := math.Inf(-1)
+	bestConv := math.Inf(-1) // the best total of an exponent whose runs converged
 	for _, t := range ch.Exponents {
 		pb.setJointScale(t)
 		held, conv, abandoned := 0.0, true, false
 		for _, k := range heldOut {
 			e := pb.exs[k]
-			if held < best {
+			if held < bestConv {
 				// Each example adds a negative CLL: this exponent can no
-				// longer win.
+				// longer win (an exponent whose runs converged is
+				// preferred whatever this one's convergence).
 				abandoned = true
 				break
 			}
@@ -135,14 +136,38 @@ func (pb *cllProblem) tuneJointPrior(ctx context.Context, run *cllRun, w []float
 			held = math.Inf(-1)
 		}
 		ch.HeldOutCLL = append(ch.HeldOutCLL, held)
-		ch.Converged = append(ch.Converged, conv)
-		if held > best {
-			best, ch.Exponent = held, t
+		ch.Converged = append(ch.Converged, conv && !abandoned)
+		if conv && !abandoned && held > bestConv {
+			bestConv = held
 		}
 	}
+	ch.Exponent = chooseExponent(ch)
 	pb.setJointScale(ch.Exponent)
 	ch.Elapsed = time.Since(start)
 	return ch, nil
+}
+
+// chooseExponent returns the exponent of the best held-out CLL among those
+// whose held-out runs all converged, or among all when none did; the
+// earlier one on equal scores. The CLL of weights learning did not
+// converge to is a sample of where the run stopped, not of the exponent:
+// a run stalled with weights its chains cannot mix can score well on one
+// held-out database and badly on another.
+func chooseExponent(ch *JointPriorChoice) float64 {
+	pick := func(conv bool) (float64, bool) {
+		best, t, ok := math.Inf(-1), 0.0, false
+		for i, x := range ch.HeldOutCLL {
+			if (!conv || ch.Converged[i]) && x > best {
+				best, t, ok = x, ch.Exponents[i], true
+			}
+		}
+		return t, ok
+	}
+	if t, ok := pick(true); ok {
+		return t
+	}
+	t, _ := pick(false)
+	return t
 }
 
 // subset returns the problem of every example but the one at index out,
@@ -186,7 +211,7 @@ func (pb *cllProblem) heldOutCLL(ctx context.Context, e *cllExample, w []float64
 			probs[a] /= W
 		}
 	} else {
-		eng := mcsat.Engine{Options: mcsat.Options{Samples: heldOutSamples, Chains: 1, Stars: pb.stars}, Workers: pb.workers}
+		eng := mcsat.Engine{Options: mcsat.Options{Samples: heldOutSamples, Chains: 1, Stars: pb.stars, AutoStars: pb.autoStars}, Workers: pb.workers}
 		var err error
 		if probs, err = eng.Marginals(ctx, e.net, infer.Options{Seed: seed}); err != nil {
 			return 0, err

@@ -342,6 +342,7 @@ func (c *alchemyCall) finish() error {
 		}
 		if modes[0] == "ms" || modes[0] == "p" {
 			c.set("smooth", "10000") // Alchemy's MCMC output: (p·10000 + 1/2)/10001
+			c.set("stars", "false")  // Alchemy's samplers move one atom at a time
 		}
 		if modes[0] == "p" && c.flags["numChains"] == "" {
 			c.set("numChains", "10") // Alchemy's Gibbs sampler runs 10 chains
@@ -479,6 +480,10 @@ func (c *alchemyCall) finish() error {
 			}
 			if !marple && !vp {
 				c.set("dMinSamples", "100") // Alchemy's floor of 10,000 / the fewest groundings
+				// Alchemy's prior and chains: no held-out choice of the
+				// joint prior, no star moves.
+				c.set("dTuneJointPrior", "false")
+				c.set("dStars", "false")
 			}
 			tune := marple || given("dTunePrior")
 			if !tune && c.flags["priorStdDev"] == "" && !given("noPrior") {

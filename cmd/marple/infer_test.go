@@ -82,3 +82,47 @@ func TestFmtCount(t *testing.T) {
 		}
 	}
 }
+
+// TestInferAutoStars checks infer's default star moves: on by themselves
+// where one atom's flip would cost 10 nats or more against the atoms it
+// is tied to (and said), off with -stars=false, and absent on the smokers
+// model, whose marginals are then those of -stars=false byte for byte.
+func TestInferAutoStars(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "hub.mln")
+	src := "t = {T}\nx = {A, B, C, D, E, F, G, H, I, J}\nHub(t)\nLeaf(x)\n2 Hub(T) => Leaf(x)\n-0.5 Leaf(x)\n-0.3 Hub(T)\n"
+	if err := os.WriteFile(model, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, string) {
+		t.Helper()
+		code, stdout, stderr := marple(t, append([]string{"infer", "-ms", "-exactAtoms", "-1", "-numChains", "2", "-maxSteps", "200", "-seed", "1"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		return stdout, stderr
+	}
+	out, errs := run("-i", model, "-r", filepath.Join(dir, "hub.res"), "-q", "Hub,Leaf")
+	if !strings.Contains(out, "star moves on 1 atoms") || !strings.Contains(errs, "star moves on 1 atoms with 10 leaves (automatic") {
+		t.Errorf("heavy hub: no automatic star moves said:\n%s%s", out, errs)
+	}
+	if out, _ := run("-i", model, "-r", filepath.Join(dir, "hub.res"), "-q", "Hub,Leaf", "-stars=false"); strings.Contains(out, "star moves") {
+		t.Errorf("-stars=false: %s", out)
+	}
+	var res []string
+	for _, flag := range []string{"-stars=false", "-numChains=2"} {
+		r := filepath.Join(dir, "smokers"+flag+".res")
+		out, errs := run("-i", smokers+"smoking-weighted.mln", "-e", smokers+"smoking-test.db", "-r", r, "-q", "Smokes,Cancer", flag)
+		if strings.Contains(out+errs, "star moves") {
+			t.Errorf("smokers %s: star moves:\n%s%s", flag, out, errs)
+		}
+		b, err := os.ReadFile(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = append(res, string(b))
+	}
+	if res[0] != res[1] {
+		t.Errorf("smokers: the default's marginals differ from -stars=false's")
+	}
+}

@@ -60,9 +60,13 @@ chooses σ among 0.25, 0.5, 1, 2, 4 by the conditional log-likelihood of
 that start on each training database left out in turn. dcll divides σ of a
 weight whose clauses link query atoms by its connections, the most ground
 clauses through one atom (-dFlatPrior: one σ for every weight, as Alchemy);
--dTuneJointPrior chooses how much (through its most or least connected
-predicate) by held-out CLL on the largest training database. A dcll run that ends unconverged names the weights whose
-gradients stayed beyond the noise of the samples.
+with -multipleDatabases, how much (through its most or least connected
+predicate) is chosen by held-out CLL on the largest training database
+(-dTuneJointPrior=false: through the most connected). Its MC-SAT chains
+make star moves (an atom resampled jointly with the atoms its clauses tie
+it to; -dStars=false: none). A dcll run that ends
+unconverged names the weights whose gradients stayed beyond the noise of
+the samples.
 
 vp is Alchemy's voted perceptron (learnwts -d -dVP): every iteration
 estimates the expected counts of the -ne atoms' formulas with MC-SAT

@@ -27,23 +27,23 @@ type learnExtras struct {
 	cgMinLLChange         float64
 	cgNoPrecond           bool
 	timeLimit             time.Duration
-	vpRate, vpMomentum    float64 // vp: -dLearningRate, -dMomentum
-	vpNoPW                bool    // vp: -dNoPW
-	vpMAP                 bool    // vp: -dMAPCounts
-	withEM                bool    // dcll: EM over the "?" atoms
-	emIter                int     // -emIter
-	queryEvidence         bool    // pll, dcll, vp: only the listed -ne atoms are query atoms
-	dFixed                bool    // dcll: Alchemy's fixed samples, no noise-aware stop
-	dMaxSamples           int     // dcll: largest MC-SAT steps per round of the schedule
-	dZeroStart            bool    // dcll: start from w = 0, chains from random worlds
-	dFlatPrior            bool    // dcll: one σ for every weight, not divided by connections
-	dTuneJointPrior       bool    // dcll: choose the joint prior's narrowing by held-out CLL
-	dStars                bool    // dcll: star moves in the MC-SAT chains
-	gAlchemy              bool    // pll: Alchemy's objective and L-BFGS-B (learnwts -g)
-	priorMean             float64 // pll with -gAlchemy: prior mean of formulas without a weight
-	dClauseWeights        bool    // dcll, vp: one weight per clause of a formula's CNF
-	dDataHessian          bool    // dcll: the Hessian products leave the prior out
-	dMinSamples           int     // dcll: floor of the default MC-SAT steps per iteration
+	vpRate, vpMomentum    float64  // vp: -dLearningRate, -dMomentum
+	vpNoPW                bool     // vp: -dNoPW
+	vpMAP                 bool     // vp: -dMAPCounts
+	withEM                bool     // dcll: EM over the "?" atoms
+	emIter                int      // -emIter
+	queryEvidence         bool     // pll, dcll, vp: only the listed -ne atoms are query atoms
+	dFixed                bool     // dcll: Alchemy's fixed samples, no noise-aware stop
+	dMaxSamples           int      // dcll: largest MC-SAT steps per round of the schedule
+	dZeroStart            bool     // dcll: start from w = 0, chains from random worlds
+	dFlatPrior            bool     // dcll: one σ for every weight, not divided by connections
+	dTuneJointPrior       autoBool // dcll: choose the joint prior's narrowing by held-out CLL (unset: where it applies)
+	dStars                bool     // dcll: star moves in the MC-SAT chains
+	gAlchemy              bool     // pll: Alchemy's objective and L-BFGS-B (learnwts -g)
+	priorMean             float64  // pll with -gAlchemy: prior mean of formulas without a weight
+	dClauseWeights        bool     // dcll, vp: one weight per clause of a formula's CNF
+	dDataHessian          bool     // dcll: the Hessian products leave the prior out
+	dMinSamples           int      // dcll: floor of the default MC-SAT steps per iteration
 }
 
 // register declares the flags; -addUnitClauses sets tf's.
@@ -63,8 +63,8 @@ func (x *learnExtras) register(fs *flag.FlagSet, tf *trainFlags) {
 	fs.BoolVar(&x.dFixed, "dFixedSamples", false, "dcll: Alchemy's schedule: -numSamples MC-SAT steps every iteration, stopping only on -cgMinLLChange or -maxIter (default: double the steps whenever the gradient is within the noise of the samples, stop converged when it is at -dMaxSamples)")
 	fs.BoolVar(&x.dZeroStart, "dZeroStart", false, "dcll, vp: start from zero weights and random worlds (Alchemy's learnwts -d; default: from the exact optimum with the formulas that link query atoms at weight 0, the chains from worlds drawn from it)")
 	fs.BoolVar(&x.dFlatPrior, "dFlatPrior", false, "dcll: one prior σ for every weight, as Alchemy (default: σ of a weight whose clauses link query atoms is divided by its connections, the most ground clauses through one atom)")
-	fs.BoolVar(&x.dTuneJointPrior, "dTuneJointPrior", false, "dcll, with -multipleDatabases and no -priorStdDev: choose how far the connections narrow a joint weight's prior, σ / (cmax^(1-t)·cmin^t) for t = 0, 1/2, 1 (cmax, cmin: connections through its most and least connected predicate), by the CLL of the largest training database held out (default: t = 0)")
-	fs.BoolVar(&x.dStars, "dStars", false, "dcll: after every MC-SAT step of the learning chains (and of the held-out runs of -dTuneJointPrior), resample each atom that clauses tie to two or more atoms of few clauses jointly with them, those summed out exactly (star moves; see marple infer -stars)")
+	fs.Var(&x.dTuneJointPrior, "dTuneJointPrior", "dcll: choose how far the connections narrow a joint weight's prior, σ / (cmax^(1-t)·cmin^t) for t = 0, 1/2, 1 (cmax, cmin: connections through its most and least connected predicate), by the CLL of the largest training database held out; needs -multipleDatabases with two or more databases and the default prior (default: on where it applies; -dTuneJointPrior=false: t = 0)")
+	fs.BoolVar(&x.dStars, "dStars", true, "dcll: after every MC-SAT step of the learning chains (and of the held-out runs of -dTuneJointPrior), resample each atom that clauses tie to two or more atoms of few clauses jointly with them, those summed out exactly (star moves; see marple infer -stars); -dStars=false: none")
 	fs.IntVar(&x.dMaxSamples, "dMaxSamples", 0, "dcll: largest number of MC-SAT steps per example and iteration the schedule reaches (0: 8 × -numSamples, doubled up to 64 × whenever the gradient stalls there beyond the noise)")
 	fs.BoolVar(&x.queryEvidence, "queryEvidence", false, "pll, dcll, vp: only the -ne atoms a training database lists (true or false) are query atoms; its unlisted -ne atoms are false evidence (Alchemy's learnwts -queryEvidence; without -multipleDatabases, dcll and vp make the merged -t files one example)")
 	fs.BoolVar(&x.gAlchemy, "gAlchemy", false, "pll: learn as Alchemy's learnwts -g: the prior's mean of each weight is the weight written in the .mln (-priorMean for formulas without one and for the unit clauses -addUnitClauses adds), hard formulas learned too (each clause's mean 10) and written hard, formulas that are the same clause learn one weight, split evenly among them, and L-BFGS runs as Alchemy's L-BFGS-B (5 corrections, its line search and its stop on -gConvThresh and -maxIter); default: every prior's mean 0, one weight per formula, gonum's L-BFGS")
@@ -105,7 +105,7 @@ func (x *learnExtras) check(method string) error {
 		return usagef("-dZeroStart applies to -method dcll (-d) and vp only")
 	case x.dFlatPrior && method != "dcll":
 		return usagef("-dFlatPrior applies to -method dcll (-d) only")
-	case x.dTuneJointPrior && (method != "dcll" || x.dFlatPrior):
+	case x.dTuneJointPrior.on() && (method != "dcll" || x.dFlatPrior):
 		return usagef("-dTuneJointPrior applies to -method dcll (-d) without -dFlatPrior")
 	case x.gAlchemy && method != "pll":
 		return usagef("-gAlchemy applies to -method pll (-g) only")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,7 +35,7 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			gopt.Query = append(gopt.Query, mln.PredID(q))
 		}
 	}
-	if f.extras != nil && f.extras.dTuneJointPrior && (!f.multi || f.priorSD != 0 || f.noPrior) {
+	if f.extras != nil && f.extras.dTuneJointPrior.on() && (!f.multi || f.priorSD != 0 || f.noPrior) {
 		return usagef("-dTuneJointPrior needs -multipleDatabases and the default prior (no -priorStdDev, no -noPrior)")
 	}
 	var (
@@ -126,9 +127,9 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			// Without -priorStdDev, σ is chosen on the training databases,
 			// each left out in turn.
 			TunePrior: f.priorSD == 0 && f.multi,
-			// With -dTuneJointPrior, so is the narrowing of the joint
-			// weights' prior.
-			TuneJointPrior: f.extras.dTuneJointPrior,
+			// So is the narrowing of the joint weights' prior (unless
+			// -dTuneJointPrior=false or -dFlatPrior).
+			TuneJointPrior: f.extras.dTuneJointPrior.auto() && !f.extras.dFlatPrior && f.priorSD == 0 && !f.noPrior && f.multi,
 			Progress: func(pr learn.DiscriminativeProgress) {
 				if (time.Since(lastReport) < time.Second || pr.Elapsed < time.Second) && !*tf.verbose {
 					return
@@ -162,8 +163,14 @@ func learnLikelihood(ctx context.Context, e *env, p *progress, tf *trainFlags, m
 			if ch.Examples > 1 {
 				held = fmt.Sprintf("%d databases each left out in turn", ch.Examples)
 			}
-			fmt.Fprintf(e.stderr, "marple: learn: joint weights' prior σ / (cmax^(1-t)·cmin^t), t = %g chosen by CLL on %s%s (%.1fs)\n",
-				ch.Exponent, held, b.String(), ch.Elapsed.Seconds())
+			how := "chosen by CLL"
+			for i, t := range ch.Exponents {
+				if t == ch.Exponent && ch.Converged[i] && slices.Max(ch.HeldOutCLL) > ch.HeldOutCLL[i] {
+					how = "chosen, the best CLL whose held-out run converged,"
+				}
+			}
+			fmt.Fprintf(e.stderr, "marple: learn: joint weights' prior σ / (cmax^(1-t)·cmin^t), t = %g %s on %s%s (%.1fs)\n",
+				ch.Exponent, how, held, b.String(), ch.Elapsed.Seconds())
 		}
 		set.OnHeldOut = func(t float64, k int, cll float64, st *learn.DiscriminativeStats) {
 			fmt.Fprintf(e.stderr, "marple: learn: joint prior t = %g, database %d left out: held-out CLL %.6g (%d iterations, converged %v, %.1fs)\n",

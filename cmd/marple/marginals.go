@@ -29,7 +29,7 @@ type marginalFlags struct {
 	maxSeconds float64
 	exactAtoms int
 	indicators bool
-	stars      bool
+	stars      autoBool // unset: mcsat.Options.AutoStars
 	// hardNote is what the summary line says of the hard clauses (see
 	// checkHard).
 	hardNote string
@@ -41,7 +41,7 @@ func (f *marginalFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.minBeta, "minBeta", mcsat.DefaultMinBeta, "MC-SAT/Gibbs: weight scale of the hottest tempered replica, in (0, 1)")
 	fs.Float64Var(&f.blockW, "blockWeight", mcsat.DefaultBlockWeight, "MC-SAT/Gibbs: after each step, resample jointly the atoms that clauses of at least this absolute weight tie, and flip together those that hard clauses tie as equal or opposite (block moves; negative: none)")
 	fs.IntVar(&f.maxBlock, "maxBlock", mcsat.DefaultMaxBlock, "MC-SAT/Gibbs: most atoms in a block of the block moves (at most 20)")
-	fs.BoolVar(&f.stars, "stars", false, "MC-SAT/Gibbs: after each step, resample each atom in no hard clause jointly with its neighbours of at most "+strconv.Itoa(mcsat.DefaultStarLeafDegree)+" clauses, no two of them in one clause, those summed out exactly (star moves: an atom tied to many otherwise free atoms, such as a field atom and the citation pairs it links, changes with them)")
+	fs.Var(&f.stars, "stars", "MC-SAT/Gibbs: after each step, resample each atom in no hard clause jointly with its neighbours of at most "+strconv.Itoa(mcsat.DefaultStarLeafDegree)+" clauses, no two of them in one clause, those summed out exactly (star moves: an atom tied to many otherwise free atoms, such as a field atom and the citation pairs it links, changes with them; exact, so they change the mixing and the cost, not the distribution). Default: in each connected part of the network where one such atom's flip alone would cost at least "+strconv.FormatFloat(mcsat.DefaultStarWeight, 'g', -1, 64)+" nats against its neighbours agreeing with it, a state single-site moves would not leave (said on stderr and in the summary when there are any); -stars: everywhere; -stars=false: none")
 	fs.IntVar(&f.exactAtoms, "exactAtoms", mcsat.DefaultExactAtoms, "MC-SAT/Gibbs: a connected component of at most this many atoms gets its exact marginals, by enumerating its worlds, instead of samples (negative: sample every component)")
 	fs.BoolVar(&f.indicators, "indicators", false, "MC-SAT: estimate each marginal by the fraction of samples in which the atom is true (Alchemy's estimate) instead of the mean of its probability given the rest of each sample (Rao-Blackwellised: less variance, more CPU per sample)")
 	fs.StringVar(&f.diagFile, "diagnostics", "", "MC-SAT/Gibbs: write each query atom's probability, R-hat and effective sample size to this file")
@@ -87,13 +87,22 @@ func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, 
 	opt.Chains, opt.Replicas, opt.MinBeta = f.chains, f.replicas, f.minBeta
 	opt.BlockWeight, opt.MaxBlock = f.blockW, f.maxBlock
 	opt.ExactAtoms, opt.Indicators = f.exactAtoms, f.indicators
-	opt.Stars = f.stars
+	opt.Stars, opt.AutoStars = f.stars.on(), !f.stars.set
 	if f.exactAtoms == 0 {
 		opt.ExactAtoms = -1 // mcsat: 0 selects the default
 	}
 	s, err := mcsat.NewSampling(ctx, net, workers, opt, method)
 	if err != nil {
 		return err
+	}
+	starNote := ""
+	if hubs, leaves := s.StarMoves(); hubs > 0 {
+		why := "-stars"
+		if opt.AutoStars {
+			why = fmt.Sprintf("automatic: in each part of the network where a flip of one atom alone would cost at least %g nats against its leaves, a state single-site moves would not leave; -stars=false: none", mcsat.DefaultStarWeight)
+		}
+		fmt.Fprintf(e.stderr, "marple infer: star moves on %d atoms with %d leaves (%s)\n", hubs, leaves, why)
+		starNote = fmt.Sprintf(", star moves on %d atoms", hubs)
 	}
 	query := make([]bool, net.NumAtoms())
 	for a := range query {
@@ -178,10 +187,38 @@ func inferMarginals(ctx context.Context, e *env, p *progress, f *marginalFlags, 
 	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples x %d chains, max R-hat %s, %d query atoms above %g, min ESS %s%s, %.2fs\n",
-		net.NumAtoms(), net.NumClauses(), total, f.chains, fmtRhat(d.MaxRhat), d.NumAbove, threshold, summaryESS(d.MinESS), f.hardNote, time.Since(start).Seconds())
+	fmt.Fprintf(e.stdout, "marple infer: %d atoms, %d clauses, %d samples x %d chains, max R-hat %s, %d query atoms above %g, min ESS %s%s%s, %.2fs\n",
+		net.NumAtoms(), net.NumClauses(), total, f.chains, fmtRhat(d.MaxRhat), d.NumAbove, threshold, summaryESS(d.MinESS), starNote, f.hardNote, time.Since(start).Seconds())
 	return nil
 }
+
+// autoBool is a boolean flag whose default, when it is not given, the
+// library decides (an automatic rule).
+type autoBool struct{ set, v bool }
+
+func (b *autoBool) String() string {
+	if b == nil || !b.set {
+		return "auto"
+	}
+	return strconv.FormatBool(b.v)
+}
+
+func (b *autoBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	b.set, b.v = true, v
+	return nil
+}
+
+func (b *autoBool) IsBoolFlag() bool { return true }
+
+// on reports whether the flag was given true.
+func (b *autoBool) on() bool { return b.set && b.v }
+
+// auto reports whether the flag was not given or given true.
+func (b *autoBool) auto() bool { return !b.set || b.v }
 
 func fmtRhat(r float64) string {
 	switch {

@@ -69,10 +69,9 @@ func (c *Chain) Sample(ctx context.Context, n int, fn func(y []bool)) error {
 	copy(s.y, c.s.y)
 	s.recount()
 	c.s = s
-	var stars []star
+	stars := m.chooseStars(&c.opt)
 	var gain []float64
-	if c.opt.Stars {
-		stars = m.stars(c.opt.starLeafDegree())
+	if stars != nil {
 		gain = starScratch(stars)
 	}
 	for step := 0; step < n; step++ {

@@ -109,8 +109,19 @@ type Options struct {
 	// clauses tie to many otherwise free atoms (a field atom of entity
 	// resolution and the citation pairs it links) then changes with them
 	// in one move.
+	//
+	// AutoStars, without Stars, makes the star moves of a network (of
+	// each connected component, in Run and Sampling) only when one of its
+	// hubs weighs at least StarWeight (default DefaultStarWeight): when a
+	// flip of the hub alone, its leaves agreeing with it, would cost that
+	// many nats, a state a single-site sampler would not leave. A network
+	// without such a hub runs as without star moves, draw for draw. Every star move is an exact block Gibbs
+	// move, so neither option changes the distribution sampled, only how
+	// fast the chains mix and what a step costs.
 	Stars          bool
+	AutoStars      bool
 	StarLeafDegree int
+	StarWeight     float64
 
 	// Flips is the number of SampleSAT moves per MC-SAT step (default:
 	// the number of unfixed atoms in selected clauses; the other unfixed
@@ -228,10 +239,7 @@ func MCSAT(ctx context.Context, net *ground.Network, opt Options) ([]float64, er
 	}
 	counts := make([]float64, m.n)
 	cond, diff, force := make([]float64, m.n), make([]float64, m.n), make([]uint8, m.n)
-	var stars []star
-	if opt.Stars {
-		stars = m.stars(opt.starLeafDegree())
-	}
+	stars := m.chooseStars(&opt)
 	gain := starScratch(stars)
 	for k := 0; k < opt.Chains; k++ {
 		s, err := newChain(m, &opt, k)

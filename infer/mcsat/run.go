@@ -194,9 +194,7 @@ func NewSampling(ctx context.Context, net *ground.Network, workers int, opt Opti
 			blocks[k] = m.blocks(opt.BlockWeight, opt.MaxBlock)
 			classes[k] = m.tiedClasses()
 		}
-		if opt.Stars {
-			stars[k] = m.stars(opt.starLeafDegree())
-		}
+		stars[k] = m.chooseStars(&opt)
 		models[k] = make([]*model, len(bs))
 		for i, b := range bs {
 			models[k][i] = m.scaled(b)
@@ -537,6 +535,22 @@ func (r *Sampling) Diagnostics() *Diagnostics {
 	}
 	d.Summarize(nil, RhatThreshold)
 	return d
+}
+
+// StarMoves returns the number of hubs whose star moves the chains make
+// (Options.Stars, AutoStars) and the number of their leaves, over all
+// components.
+func (r *Sampling) StarMoves() (hubs, leaves int) {
+	for _, us := range r.byComp {
+		if len(us) == 0 {
+			continue
+		}
+		hubs += len(us[0].stars)
+		for _, st := range us[0].stars {
+			leaves += len(st.leaves)
+		}
+	}
+	return hubs, leaves
 }
 
 // SwapRates returns, for each pair of neighbouring replicas (i, i+1), the

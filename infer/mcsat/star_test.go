@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/marple-mln/marple/ground"
@@ -195,4 +196,126 @@ func TestStarChainMatchesExact(t *testing.T) {
 func maxDiff(a, b []float64) float64 {
 	e, _ := maxErr(a, b)
 	return e
+}
+
+// hubModel returns a hub (atom 0) tied to k leaves by one clause of
+// weight w each (hub ⇒ leaf), and a unit clause on every atom: its hub
+// weighs k·w.
+func hubModel(k int, w float64) *ground.Network {
+	net := ground.NewNetwork(k + 1)
+	net.AddClause([]ground.Lit{ground.MakeLit(0, false)}, -0.3, -1, -1, 1)
+	for l := 1; l <= k; l++ {
+		net.AddClause([]ground.Lit{ground.MakeLit(0, true), ground.MakeLit(int32(l), false)}, w, -1, -1, 1)
+		net.AddClause([]ground.Lit{ground.MakeLit(int32(l), false)}, -0.5, -1, -1, 1)
+	}
+	return net
+}
+
+// smokersNet returns the ground network of friends and smokers (1.5
+// Smokes(x) ⇒ Cancer(x), 1.1 Friends(x, y) ⇒ (Smokes(x) ⇔ Smokes(y)))
+// over n people in a ring, each the friend of the next two: atoms 0..n-1
+// Smokes, n..2n-1 Cancer.
+func smokersNet(n int) *ground.Network {
+	net := ground.NewNetwork(2 * n)
+	s := func(x int, neg bool) ground.Lit { return ground.MakeLit(int32(x%n), neg) }
+	for x := range n {
+		net.AddClause([]ground.Lit{s(x, true), ground.MakeLit(int32(n+x), false)}, 1.5, -1, -1, 1)
+		for d := 1; d <= 2; d++ {
+			for _, dir := range [][2]int{{x, x + d}, {x + d, x}} {
+				net.AddClause([]ground.Lit{s(dir[0], true), s(dir[1], false)}, 1.1, -1, -1, 1)
+			}
+		}
+	}
+	return net
+}
+
+// TestAutoStarsTrigger checks the automatic rule of the star moves: a
+// network with a hub of DefaultStarWeight or more gets every star move,
+// one with lighter hubs only and the smokers' network none (and their
+// chains then draw the same worlds as without star moves), Stars moves
+// every star, and the marginals with the automatic moves are exact.
+func TestAutoStarsTrigger(t *testing.T) {
+	heavy, light := hubModel(8, 1.5), hubModel(8, 1.0) // 12 and 8 nats
+	auto := Options{AutoStars: true}
+	if st := testModel(heavy, nil).chooseStars(&auto); len(st) != 1 || st[0].hub != 0 || len(st[0].leaves) != 8 {
+		t.Errorf("heavy hub: stars %v, want hub 0 with 8 leaves", st)
+	}
+	if st := testModel(light, nil).chooseStars(&auto); len(st) != 0 {
+		t.Errorf("light hub: stars %v, want none", st)
+	}
+	if st := testModel(light, nil).chooseStars(&Options{Stars: true}); len(st) != 1 {
+		t.Errorf("light hub with Stars: %d stars, want 1", len(st))
+	}
+	if st := testModel(light, nil).chooseStars(&Options{AutoStars: true, StarWeight: 7.5}); len(st) != 1 {
+		t.Errorf("light hub with StarWeight 7.5: %d stars, want 1", len(st))
+	}
+	// A light hub in a network with a heavy one gets its move too.
+	both := ground.NewNetwork(13)
+	for c := range heavy.NumClauses() {
+		both.AddClause(heavy.Clause(c), heavy.Weight(c), -1, -1, 1)
+	}
+	const lightHub = 9
+	for l := int32(lightHub + 1); l < lightHub+4; l++ {
+		both.AddClause([]ground.Lit{ground.MakeLit(lightHub, true), ground.MakeLit(l, false)}, 0.5, -1, -1, 1)
+	}
+	if st := testModel(both, nil).chooseStars(&auto); len(st) != 2 {
+		t.Errorf("heavy and light hubs: %d automatic stars, want 2", len(st))
+	}
+	if st := testModel(light, nil).chooseStars(&Options{}); st != nil {
+		t.Errorf("no star option: stars %v", st)
+	}
+	smokers := smokersNet(30)
+	if st := testModel(smokers, nil).chooseStars(&Options{Stars: true}); len(st) == 0 {
+		t.Fatal("smokers: no star at all; the test checks nothing")
+	}
+	if st := testModel(smokers, nil).chooseStars(&auto); len(st) != 0 {
+		t.Errorf("smokers: %d automatic stars, want none", len(st))
+	}
+
+	ctx := context.Background()
+	for _, c := range []struct {
+		name  string
+		net   *ground.Network
+		stars int
+	}{{"heavy", heavy, 1}, {"smokers", smokers, 0}} {
+		opt := Options{Options: infer.Options{Seed: 5}, Samples: 20000, Chains: 2, ExactAtoms: -1}
+		plain, err := NewSampling(ctx, c.net, 1, opt, MethodMCSAT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.AutoStars = true
+		s, err := NewSampling(ctx, c.net, 1, opt, MethodMCSAT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hubs, _ := s.StarMoves(); hubs != c.stars {
+			t.Errorf("%s: star moves on %d hubs, want %d", c.name, hubs, c.stars)
+		}
+		if hubs, _ := plain.StarMoves(); hubs != 0 {
+			t.Errorf("%s without star options: star moves on %d hubs", c.name, hubs)
+		}
+		n := 20000
+		if c.stars == 0 {
+			n = 300
+		}
+		for _, r := range []*Sampling{plain, s} {
+			if err := r.Sample(ctx, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, without := s.Marginals(), plain.Marginals()
+		if c.stars == 0 {
+			if !slices.Equal(got, without) {
+				t.Errorf("%s: the automatic rule made no star move but changed the marginals", c.name)
+			}
+			continue
+		}
+		exact, ok := exactMarginals(c.net, nil)
+		if !ok {
+			t.Fatalf("%s: no exact marginals", c.name)
+		}
+		if e, a := maxErr(got, exact); e > 0.02 {
+			t.Errorf("%s: atom %d: %.4f, exact %.4f", c.name, a, got[a], exact[a])
+		}
+	}
 }
