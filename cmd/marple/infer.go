@@ -231,11 +231,7 @@ func runInfer(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 
-	isQuery := make([]bool, len(m.Preds))
-	for _, q := range gopt.Query {
-		isQuery[q] = true
-	}
-	ax.markQuery(isQuery)
+	isQuery := ax.queryMask(m, gopt.Query)
 	if ax.omitFree || ax.outputNetwork && ax.networkNumbers {
 		// Alchemy's BP output and network: in the order of its factor graph.
 		if fg, ok := alchemyOrder(e.stderr, &ax, m, db, net, gopt, isQuery); ok && ax.outputNetwork {

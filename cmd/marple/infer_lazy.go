@@ -49,11 +49,7 @@ func inferLazy(ctx context.Context, e *env, p *progress, ax *inferExtras, wf *wo
 	net := res.Net
 	built := fmt.Sprintf("%d atoms (%d expanded), %d clauses built", net.NumAtoms(), res.Expanded, res.Clauses)
 	done("%s", built)
-	isQuery := make([]bool, len(m.Preds))
-	for _, q := range gopt.Query {
-		isQuery[q] = true
-	}
-	ax.markQuery(isQuery)
+	isQuery := ax.queryMask(m, gopt.Query)
 	if marginal {
 		note := ""
 		if w := engines.HardFalseWarning(res.HardFalse); w != "" {

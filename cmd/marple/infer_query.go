@@ -274,12 +274,17 @@ func groundOpen(m *mln.Model, db *mln.Database, gopt ground.Options, p mln.PredI
 	return m.OpenByDefault(p, db) || gopt.NonEvidenceOpen && !m.Preds[p].Closed && (db == nil || db.Count(p) == 0)
 }
 
-// markQuery adds the -queryEvidence predicates to the query predicates of
-// the output.
-func (x *inferExtras) markQuery(isQuery []bool) {
+// queryMask marks the predicates of the output: the query predicates
+// and the -queryEvidence ones.
+func (x *inferExtras) queryMask(m *mln.Model, query []mln.PredID) []bool {
+	isQuery := make([]bool, len(m.Preds))
+	for _, q := range query {
+		isQuery[q] = true
+	}
 	for _, p := range x.qevPreds {
 		isQuery[p] = true
 	}
+	return isQuery
 }
 
 // samplerOptions sets the SampleSAT settings of -walkProb and -saTemp.

@@ -143,11 +143,7 @@ func writeLiftedAlchemy(ctx context.Context, e *env, p *progress, ax *inferExtra
 	if err != nil {
 		return err
 	}
-	isQuery := make([]bool, len(m.Preds))
-	for _, q := range gopt.Query {
-		isQuery[q] = true
-	}
-	ax.markQuery(isQuery)
+	isQuery := ax.queryMask(m, gopt.Query)
 	alchemyOrder(e.stderr, ax, m, db, net, gopt, isQuery)
 	probs := make([]float64, net.NumAtoms())
 	for a := range probs {
