@@ -1529,14 +1529,23 @@ func (cn *counter) copies(k int, m int64) int64 {
 	if cn.over {
 		return 0
 	}
+	if cn.repeated(s0, m) {
+		return 0
+	}
+	return r * m
+}
+
+// repeated counts the groundings examined since s0 (one enumeration) m
+// times, the last entry in the last of the m copies, and reports whether
+// that passes the bound (then the count stops: cn.over).
+func (cn *counter) repeated(s0, m int64) bool {
 	size, last := cn.seen-s0, cn.lastEntry-s0
 	cn.seen = satAdd(s0, satMul(m, size))
 	cn.lastEntry = satAdd(s0, satAdd(satMul(m-1, size), last))
 	if cn.limit > 0 && cn.lastEntry > cn.limit {
 		cn.over = true
-		return 0
 	}
-	return r * m
+	return cn.over
 }
 
 // tallyUniform runs a uniform tally step k: the enumeration below it
@@ -1593,11 +1602,7 @@ func (cn *counter) tallyUniform(k int, dom []mln.ConstID, m int64, mark []uint32
 			if cn.over {
 				return 0
 			}
-			size, last := cn.seen-s0, cn.lastEntry-s0
-			cn.seen = satAdd(s0, satMul(m, size))
-			cn.lastEntry = satAdd(s0, satAdd(satMul(m-1, size), last))
-			if cn.limit > 0 && cn.lastEntry > cn.limit {
-				cn.over = true
+			if cn.repeated(s0, m) {
 				return 0
 			}
 			if r == 0 || !valid {
@@ -1643,11 +1648,7 @@ func (cn *counter) tallyUniformDirect(k int, dom []mln.ConstID, m int64, mark []
 	if cn.over {
 		return 0
 	}
-	size, last := cn.seen-s0, cn.lastEntry-s0
-	cn.seen = satAdd(s0, satMul(m, size))
-	cn.lastEntry = satAdd(s0, satAdd(satMul(m-1, size), last))
-	if cn.limit > 0 && cn.lastEntry > cn.limit {
-		cn.over = true
+	if cn.repeated(s0, m) {
 		return 0
 	}
 	piv := &p.lits[p.pivot]
