@@ -151,6 +151,9 @@ type PLLData struct {
 	cache      map[string]*countEntry
 	cacheBytes int64
 	pool       sync.Pool // *countScratch
+	// args indexes the worlds' atoms by argument (argWorlds).
+	argOnce sync.Once
+	args    []argWorld
 }
 
 type countEntry struct {
@@ -673,15 +676,12 @@ func (cc *ClauseCounts) bytes() int64 {
 
 // count computes the counts of c.
 func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
-	plans, err := compileClause(d.m, c)
-	if err != nil {
-		return nil, clauseError(d.m, c, err)
-	}
-	for _, p := range plans {
-		p.prepare(d.sp)
-	}
 	if d.opt.Shared != nil && len(c.Plus) == 0 {
-		return d.countShared(c, plans)
+		return d.countShared(c)
+	}
+	plans, err := d.compile(c)
+	if err != nil {
+		return nil, err
 	}
 	sc := d.scratch()
 	defer d.pool.Put(sc)
@@ -754,14 +754,30 @@ func (d *PLLData) count(c *mln.Clause) (*ClauseCounts, error) {
 	return cc, nil
 }
 
+// compile returns the counting plans of c placed in d's atom space.
+func (d *PLLData) compile(c *mln.Clause) ([]*countPlan, error) {
+	plans, err := compileClause(d.m, c)
+	if err != nil {
+		return nil, clauseError(d.m, c, err)
+	}
+	for _, p := range plans {
+		p.prepare(d.sp)
+	}
+	return plans, nil
+}
+
 // countShared computes the counts of c (no "+" variables) from its exact
 // counts in each database, taken from the shared cache or counted there:
 // a sampled PLLData keeps the sampled rows. The result is the one count
 // computes: every row's count is the same sum, and a sample only drops
 // rows.
-func (d *PLLData) countShared(c *mln.Clause, plans []*countPlan) (*ClauseCounts, error) {
+func (d *PLLData) countShared(c *mln.Clause) (*ClauseCounts, error) {
 	sh := d.opt.Shared
 	ck := d.key(c)
+	// The plans are compiled for the first database counted here: a
+	// clause counted before (by this search or another) in every
+	// database needs none.
+	var plans []*countPlan
 	// A clause past the bound on groundings in one database fails in all
 	// of them: the databases whose counts are known are looked at first,
 	// then the others largest first (the likeliest to pass the bound), so
@@ -805,7 +821,12 @@ func (d *PLLData) countShared(c *mln.Clause, plans []*countPlan) (*ClauseCounts,
 		if ok {
 			<-e.done
 		} else {
-			e.col, e.examined, e.over, e.err = d.countWorld(c, plans, wi)
+			if plans == nil {
+				plans, e.err = d.compile(c)
+			}
+			if e.err == nil {
+				e.col, e.examined, e.over, e.err = d.countWorld(c, plans, wi)
+			}
 			close(e.done)
 			n := e.col.bytes()
 			sh.mu.Lock()

@@ -64,9 +64,17 @@ func (d *PLLData) buildRows(db int, cols []colRef, np int, keep, canonical bool)
 	touched = slices.Compact(touched)
 	touched = slices.Clip(touched)
 	n := len(touched)
-	local := func(r int32) int {
-		i, _ := slices.BinarySearch(touched, r)
-		return i
+	// local returns the position of row r in touched, searching forward
+	// from i (a column's rows increase, and each is in touched).
+	local := func(i int, r int32) int {
+		if touched[i] == r {
+			return i
+		}
+		if touched[i+1] == r {
+			return i + 1
+		}
+		j, _ := slices.BinarySearch(touched[i+2:], r)
+		return i + 2 + j
 	}
 	// Entries per atom (upper bound), then fill.
 	start := make([]int, n+1)
@@ -74,8 +82,10 @@ func (d *PLLData) buildRows(db int, cols []colRef, np int, keep, canonical bool)
 		if c.hard() {
 			continue
 		}
+		i := 0
 		for _, r := range c.cc.cols[db].idx {
-			start[local(r)+1]++
+			i = local(i, r)
+			start[i+1]++
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -88,14 +98,16 @@ func (d *PLLData) buildRows(db int, cols []colRef, np int, keep, canonical bool)
 	unsorted := false
 	for _, c := range cols {
 		col := c.cc.cols[db]
+		i := 0
 		if c.hard() {
 			for k, r := range col.idx {
-				off[local(r)] += float64(col.val[k]) * d.opt.HardWeight
+				i = local(i, r)
+				off[i] += float64(col.val[k]) * d.opt.HardWeight
 			}
 			continue
 		}
 		for k, r := range col.idx {
-			i := local(r)
+			i = local(i, r)
 			v := float64(col.val[k]) * c.coef * c.cc.Scale(db)
 			q := c.param
 			if c.bindParam != nil {
@@ -200,6 +212,30 @@ func (d *PLLData) kept(db int, q mln.PredID) int64 {
 		return k
 	}
 	return int64(math.Round(1 / d.mul[db][q]))
+}
+
+// keptTrue returns the number of kept (scored, sampled) atoms of q in
+// database db that are true.
+func (d *PLLData) keptTrue(db int, q mln.PredID) int64 {
+	if d.mul[db][q] == 0 {
+		return 0
+	}
+	wp := &d.worlds[db].preds[q]
+	bits := d.sampled[db]
+	var k int64
+	for a := 0; a < wp.numTrue(); a++ {
+		id := d.sp.id(q, wp.args[a*wp.arity:(a+1)*wp.arity])
+		if r := d.rowOff[q] + id; id >= 0 && (bits == nil || bits[r>>6]&(1<<(r&63)) != 0) {
+			k++
+		}
+	}
+	return k
+}
+
+// rowTrue reports whether the atom at row (of predicate q) of database db
+// is true.
+func (d *PLLData) rowTrue(db int, q mln.PredID, row int32) bool {
+	return d.worlds[db].preds[q].has(int64(row) - d.rowOff[q])
 }
 
 // Scorer scores a set of first-order clauses, each with its own weight, by

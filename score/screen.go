@@ -30,8 +30,10 @@ type Screen struct {
 	obj  float64
 	rem  sync.Map // clause index -> *removed
 
+	argOnce  sync.Once
+	arg      argLosses
 	lossOnce sync.Once
-	loss     []float64 // per predicate: Σ c_a (−log σ(s_a)) over its scored atoms
+	loss     [][2]float64 // per predicate: Σ c_a (−log σ(s_a)) over its scored false and true atoms
 }
 
 // Screen returns the screen of s's clauses at weights w (one per clause;
@@ -152,66 +154,111 @@ func (sc *Screen) Gain(ctx context.Context, remove []int, cand *mln.Clause) (gai
 	return rm.gain + f, w, nil
 }
 
-// Bound returns an upper bound on the gain Gain returns for any candidate
-// whose predicates are among preds, with the base clauses at the indices
-// remove dropped, without counting the candidate: the removals' change
-// plus the loss Σ c_a (−log σ(r_a)) of every scored atom of preds at the
-// log-odds r_a without the removed clauses. A candidate's Δ is 0 at the
-// atoms of other predicates, and its term at an atom, c_a (log σ(r_a +
-// w·Δ_a) − log σ(r_a)), is at most −c_a log σ(r_a) whatever its weight;
-// the prior only lowers the gain.
-func (sc *Screen) Bound(remove []int, preds []mln.PredID) (float64, error) {
+// Bound returns an upper bound on the gain Gain returns for candidate
+// cand with the base clauses at the indices remove dropped, without
+// counting the candidate.
+//
+// A candidate's term at an atom, c_a (log σ(r_a + w·Δ_a) − log σ(r_a)) at
+// the log-odds r_a without the removed clauses, is at most the atom's
+// loss −c_a log σ(r_a) where w·Δ_a > 0 and at most 0 elsewhere (the prior
+// only lowers the gain). A ground clause's Δ at an atom is +1 only when
+// the atom's value satisfies a literal of it on the atom (a true atom in a
+// positive literal, a false one in a negative literal) and -1 only when
+// it satisfies none, so for w > 0 only the true atoms of the predicates of
+// positive literals and the false atoms of those of negative literals can
+// gain, for w < 0 the others. Each side's loss is bounded twice, and the
+// smaller taken: over those atoms of every predicate, and over those an
+// argument restricts (argBound); the bound is the removals' change plus
+// the larger side.
+func (sc *Screen) Bound(remove []int, cand *mln.Clause) (float64, error) {
+	var pos, neg []mln.PredID
+	for _, l := range cand.Lits {
+		switch {
+		case l.Pred < 0:
+		case l.Neg && !slices.Contains(neg, l.Pred):
+			neg = append(neg, l.Pred)
+		case !l.Neg && !slices.Contains(pos, l.Pred):
+			pos = append(pos, l.Pred)
+		}
+	}
+	gain, up, err := sc.signedBound(remove, pos, neg)
+	if err != nil {
+		return 0, err
+	}
+	arg := sc.argBound(sc.removal(remove), cand)
+	return gain + max(min(up[0], arg[0]), min(up[1], arg[1])), nil
+}
+
+// signedBound returns the removals' change and the losses of each side
+// (w > 0, w < 0) over every atom of the predicates pos of positive
+// literals and neg of negative ones (Bound). Over every predicate in both,
+// each side is minus the WPLL without the removed clauses.
+func (sc *Screen) signedBound(remove []int, pos, neg []mln.PredID) (float64, [2]float64, error) {
 	s := sc.s
 	for _, i := range remove {
 		if i < 0 || i >= len(s.clauses) {
-			return 0, fmt.Errorf("score: Screen.Bound: no clause %d", i)
+			return 0, [2]float64{}, fmt.Errorf("score: Screen.Bound: no clause %d", i)
 		}
 	}
 	sc.lossOnce.Do(sc.predLoss)
 	rm := sc.removal(remove)
-	ps := slices.Clone(preds)
-	slices.Sort(ps)
-	ps = slices.Compact(ps)
-	b := rm.gain
-	for _, p := range ps {
-		if p < 0 || int(p) >= len(sc.loss) {
-			continue
+	in := func(ps []mln.PredID, p mln.PredID) bool { return p >= 0 && slices.Contains(ps, p) }
+	// up[0] bounds the gain at w > 0, up[1] at w < 0; a true atom of a
+	// positive literal's predicate gains at w > 0, and so on.
+	var up [2]float64
+	side := func(p mln.PredID, truth bool, x float64) {
+		if in(pos, p) {
+			if truth {
+				up[0] += x
+			} else {
+				up[1] += x
+			}
 		}
-		b += sc.loss[p]
-	}
-	if len(remove) == 0 {
-		return b, nil
-	}
-	// The removals change the log-odds of the atoms they touch.
-	d := s.d
-	for db := range s.base {
-		rr := &rm.dbs[db]
-		lk := sc.lookup(db)
-		pr := mln.PredID(-1)
-		for i, row := range rr.rows {
-			if pr < 0 || !d.inPred(row, pr) {
-				pr = d.predOfRow(row)
+		if in(neg, p) {
+			if truth {
+				up[1] += x
+			} else {
+				up[0] += x
 			}
-			if pr < 0 || !slices.Contains(ps, pr) {
-				continue
-			}
-			c, x := lk.at(row)
-			if c == 0 {
-				continue
-			}
-			b += c * (logSigmoid(x) - logSigmoid(rr.y[i]))
 		}
 	}
-	return b, nil
+	for p := range sc.loss {
+		side(mln.PredID(p), true, sc.loss[p][1])
+		side(mln.PredID(p), false, sc.loss[p][0])
+	}
+	if len(remove) > 0 {
+		// The removals change the log-odds of the atoms they touch.
+		d := s.d
+		for db := range s.base {
+			rr := &rm.dbs[db]
+			lk := sc.lookup(db)
+			pr := mln.PredID(-1)
+			for i, row := range rr.rows {
+				if pr < 0 || !d.inPred(row, pr) {
+					pr = d.predOfRow(row)
+				}
+				if !in(pos, pr) && !in(neg, pr) {
+					continue
+				}
+				c, x := lk.at(row)
+				if c == 0 {
+					continue
+				}
+				side(pr, d.rowTrue(db, pr, row), c*(logSigmoid(x)-logSigmoid(rr.y[i])))
+			}
+		}
+	}
+	return rm.gain, up, nil
 }
 
-// predLoss computes sc.loss: per predicate, the loss of its scored atoms
-// at the screen's weights (an atom no base clause touches has log-odds 0).
+// predLoss computes sc.loss: per predicate, the loss of its scored false
+// and true atoms at the screen's weights (an atom no base clause touches
+// has log-odds 0).
 func (sc *Screen) predLoss() {
 	s, d := sc.s, sc.s.d
-	sc.loss = make([]float64, len(d.m.Preds))
+	sc.loss = make([][2]float64, len(d.m.Preds))
 	for db, b := range s.base {
-		mass := make([]float64, len(d.m.Preds)) // c_a of the atoms in the base's rows
+		mass := make([][2]float64, len(d.m.Preds)) // c_a of the false and true atoms in the base's rows
 		pr := mln.PredID(-1)
 		for a, row := range b.aGlobal {
 			if pr < 0 || !d.inPred(row, pr) {
@@ -220,15 +267,25 @@ func (sc *Screen) predLoss() {
 			if pr < 0 || b.aMul[a] == 0 {
 				continue
 			}
-			mass[pr] += b.aMul[a]
-			sc.loss[pr] -= b.aMul[a] * logSigmoid(sc.odds[db][a])
+			t := 0
+			if d.rowTrue(db, pr, row) {
+				t = 1
+			}
+			mass[pr][t] += b.aMul[a]
+			sc.loss[pr][t] -= b.aMul[a] * logSigmoid(sc.odds[db][a])
 		}
 		for q := range d.m.Preds {
 			if d.rowOff[q] < 0 || d.mul[db][q] == 0 {
 				continue
 			}
-			if rest := float64(d.kept(db, mln.PredID(q)))*d.mul[db][q] - mass[q]; rest > 0 {
-				sc.loss[q] += rest * math.Ln2
+			mul := d.mul[db][q]
+			rest := float64(d.kept(db, mln.PredID(q)))*mul - mass[q][0] - mass[q][1]
+			restTrue := min(max(float64(d.keptTrue(db, mln.PredID(q)))*mul-mass[q][1], 0), max(rest, 0))
+			if restTrue > 0 {
+				sc.loss[q][1] += restTrue * math.Ln2
+			}
+			if restFalse := rest - restTrue; restFalse > 0 {
+				sc.loss[q][0] += restFalse * math.Ln2
 			}
 		}
 	}

@@ -184,9 +184,9 @@ func (cs *countScorer) Screen(ctx context.Context, clauses []*mln.Clause, w []fl
 }
 
 // boundFunc returns an upper bound on the gain the ScreenFunc of the same
-// model returns for any candidate over the predicates preds with the model
-// clause at remove (-1: none) dropped, without counting the candidate.
-type boundFunc func(remove int, preds []mln.PredID) (float64, error)
+// model returns for candidate cand with the model clause at remove (-1:
+// none) dropped, without counting the candidate.
+type boundFunc func(remove int, cand *mln.Clause) (float64, error)
 
 // boundScreener is a Screener whose screen also bounds the gains before
 // counting (countScorer: score.Screen.Bound).
@@ -205,12 +205,12 @@ func (cs *countScorer) screenBound(ctx context.Context, clauses []*mln.Clause, w
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	bound := func(remove int, preds []mln.PredID) (float64, error) {
+	bound := func(remove int, cand *mln.Clause) (float64, error) {
 		var rm []int
 		if remove >= 0 {
 			rm = []int{remove}
 		}
-		return sc.Bound(rm, preds)
+		return sc.Bound(rm, cand)
 	}
 	f := func(ctx context.Context, remove int, cand *mln.Clause) (float64, float64, error) {
 		var rm []int

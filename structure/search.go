@@ -578,7 +578,7 @@ func (sr *searcher) screenPruning(ctx context.Context, cands []*candidate, lengt
 		if c.op == opRemove || sr.s.Joins && Join(c.clause) {
 			continue
 		}
-		b, err := st.bound(c.target, clausePreds(c.clause))
+		b, err := st.bound(c.target, c.clause)
 		if err != nil {
 			return err
 		}
@@ -669,16 +669,6 @@ func kthLargest(xs []float64, k int) float64 {
 	return v[k-1]
 }
 
-// clausePreds returns the predicates of c's literals.
-func clausePreds(c *mln.Clause) []mln.PredID {
-	var ps []mln.PredID
-	for _, l := range c.Lits {
-		if l.Pred >= 0 && !slices.Contains(ps, l.Pred) {
-			ps = append(ps, l.Pred)
-		}
-	}
-	return ps
-}
 
 // joinFromZero reports whether a tight fit of c starts from zero weights
 // rather than the model's: with Joins, for a join. The pseudo-likelihood
