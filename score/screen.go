@@ -33,7 +33,7 @@ type Screen struct {
 	argOnce  sync.Once
 	arg      argLosses
 	lossOnce sync.Once
-	loss     [][2]float64 // per predicate: Σ c_a (−log σ(s_a)) over its scored false and true atoms
+	loss     [][][2]float64 // per database and predicate: Σ c_a (−log σ(s_a)) over its scored false and true atoms
 }
 
 // Screen returns the screen of s's clauses at weights w (one per clause;
@@ -109,22 +109,34 @@ func (sc *Screen) Gain(ctx context.Context, remove []int, cand *mln.Clause) (gai
 	if cc == nil {
 		return rm.gain, 0, nil
 	}
-	// The objective's change is the removals' plus Σ_a c_a (log σ(r_a +
-	// w·Δ_a) − log σ(r_a)) over the atoms the candidate touches, r_a the
-	// log-odds without the removed clauses: atoms with equal (r_a, Δ_a)
-	// are merged.
+	gt, mul, r, delta := sc.groups(rm, cc, nil)
+	defer groupTables.Put(gt)
+	w, f := newton1D(mul, r, delta, sc.prec)
+	return rm.gain + f, w, nil
+}
+
+// groups returns the candidate's atoms (of the databases counted marks;
+// nil: all) grouped by their log-odds without the removed clauses and
+// their Δ: per group its mass Σ c_a, log-odds and Δ. The objective's
+// change is the removals' plus Σ_a c_a (log σ(r_a + w·Δ_a) − log σ(r_a))
+// over the atoms the candidate touches, r_a the log-odds without the
+// removed clauses: atoms with equal (r_a, Δ_a) are merged. The group
+// table goes back to groupTables when done.
+func (sc *Screen) groups(rm *removed, cc *ClauseCounts, counted []bool) (gt *groupTable, mul, r, delta []float64) {
+	s := sc.s
 	nnz := 0
 	for db := range s.base {
 		nnz += len(cc.cols[db].idx)
 	}
-	gt, _ := groupTables.Get().(*groupTable)
+	gt, _ = groupTables.Get().(*groupTable)
 	if gt == nil {
 		gt = &groupTable{}
 	}
-	defer groupTables.Put(gt)
 	gt.reset(nnz)
-	var mul, r, delta []float64
 	for db := range s.base {
+		if counted != nil && !counted[db] {
+			continue
+		}
 		col := cc.cols[db]
 		rr := &rm.dbs[db]
 		k := 0
@@ -150,8 +162,7 @@ func (sc *Screen) Gain(ctx context.Context, remove []int, cand *mln.Clause) (gai
 			mul[g] += c
 		}
 	}
-	w, f := newton1D(mul, r, delta, sc.prec)
-	return rm.gain + f, w, nil
+	return gt, mul, r, delta
 }
 
 // Bound returns an upper bound on the gain Gain returns for candidate
@@ -171,6 +182,21 @@ func (sc *Screen) Gain(ctx context.Context, remove []int, cand *mln.Clause) (gai
 // argument restricts (argBound); the bound is the removals' change plus
 // the larger side.
 func (sc *Screen) Bound(remove []int, cand *mln.Clause) (float64, error) {
+	gain, up, err := sc.dbBounds(remove, cand)
+	if err != nil {
+		return 0, err
+	}
+	var tot [2]float64
+	for _, u := range up {
+		tot[0] += u[0]
+		tot[1] += u[1]
+	}
+	return gain + max(tot[0], tot[1]), nil
+}
+
+// dbBounds returns the removals' change and, per database, the bounds of
+// each side's loss (Bound).
+func (sc *Screen) dbBounds(remove []int, cand *mln.Clause) (float64, [][2]float64, error) {
 	var pos, neg []mln.PredID
 	for _, l := range cand.Lits {
 		switch {
@@ -183,81 +209,89 @@ func (sc *Screen) Bound(remove []int, cand *mln.Clause) (float64, error) {
 	}
 	gain, up, err := sc.signedBound(remove, pos, neg)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	arg := sc.argBound(sc.removal(remove), cand)
-	return gain + max(min(up[0], arg[0]), min(up[1], arg[1])), nil
+	for db := range up {
+		up[db][0] = min(up[db][0], arg[db][0])
+		up[db][1] = min(up[db][1], arg[db][1])
+	}
+	return gain, up, nil
 }
 
-// signedBound returns the removals' change and the losses of each side
-// (w > 0, w < 0) over every atom of the predicates pos of positive
-// literals and neg of negative ones (Bound). Over every predicate in both,
-// each side is minus the WPLL without the removed clauses.
-func (sc *Screen) signedBound(remove []int, pos, neg []mln.PredID) (float64, [2]float64, error) {
+// signedBound returns the removals' change and, per database, the losses
+// of each side (w > 0, w < 0) over every atom of the predicates pos of
+// positive literals and neg of negative ones (Bound). Over every
+// predicate in both, each side's sum over the databases is minus the WPLL
+// without the removed clauses.
+func (sc *Screen) signedBound(remove []int, pos, neg []mln.PredID) (float64, [][2]float64, error) {
 	s := sc.s
 	for _, i := range remove {
 		if i < 0 || i >= len(s.clauses) {
-			return 0, [2]float64{}, fmt.Errorf("score: Screen.Bound: no clause %d", i)
+			return 0, nil, fmt.Errorf("score: Screen.Bound: no clause %d", i)
 		}
 	}
 	sc.lossOnce.Do(sc.predLoss)
 	rm := sc.removal(remove)
 	in := func(ps []mln.PredID, p mln.PredID) bool { return p >= 0 && slices.Contains(ps, p) }
-	// up[0] bounds the gain at w > 0, up[1] at w < 0; a true atom of a
-	// positive literal's predicate gains at w > 0, and so on.
-	var up [2]float64
-	side := func(p mln.PredID, truth bool, x float64) {
+	// up[db][0] bounds the gain at w > 0, up[db][1] at w < 0; a true atom
+	// of a positive literal's predicate gains at w > 0, and so on.
+	up := make([][2]float64, len(s.base))
+	side := func(u *[2]float64, p mln.PredID, truth bool, x float64) {
 		if in(pos, p) {
 			if truth {
-				up[0] += x
+				u[0] += x
 			} else {
-				up[1] += x
+				u[1] += x
 			}
 		}
 		if in(neg, p) {
 			if truth {
-				up[1] += x
+				u[1] += x
 			} else {
-				up[0] += x
+				u[0] += x
 			}
 		}
 	}
-	for p := range sc.loss {
-		side(mln.PredID(p), true, sc.loss[p][1])
-		side(mln.PredID(p), false, sc.loss[p][0])
-	}
-	if len(remove) > 0 {
+	d := s.d
+	for db := range s.base {
+		u := &up[db]
+		for p, l := range sc.loss[db] {
+			side(u, mln.PredID(p), true, l[1])
+			side(u, mln.PredID(p), false, l[0])
+		}
+		if len(remove) == 0 {
+			continue
+		}
 		// The removals change the log-odds of the atoms they touch.
-		d := s.d
-		for db := range s.base {
-			rr := &rm.dbs[db]
-			lk := sc.lookup(db)
-			pr := mln.PredID(-1)
-			for i, row := range rr.rows {
-				if pr < 0 || !d.inPred(row, pr) {
-					pr = d.predOfRow(row)
-				}
-				if !in(pos, pr) && !in(neg, pr) {
-					continue
-				}
-				c, x := lk.at(row)
-				if c == 0 {
-					continue
-				}
-				side(pr, d.rowTrue(db, pr, row), c*(logSigmoid(x)-logSigmoid(rr.y[i])))
+		rr := &rm.dbs[db]
+		lk := sc.lookup(db)
+		pr := mln.PredID(-1)
+		for i, row := range rr.rows {
+			if pr < 0 || !d.inPred(row, pr) {
+				pr = d.predOfRow(row)
 			}
+			if !in(pos, pr) && !in(neg, pr) {
+				continue
+			}
+			c, x := lk.at(row)
+			if c == 0 {
+				continue
+			}
+			side(u, pr, d.rowTrue(db, pr, row), c*(logSigmoid(x)-logSigmoid(rr.y[i])))
 		}
 	}
 	return rm.gain, up, nil
 }
 
-// predLoss computes sc.loss: per predicate, the loss of its scored false
-// and true atoms at the screen's weights (an atom no base clause touches
-// has log-odds 0).
+// predLoss computes sc.loss: per database and predicate, the loss of its
+// scored false and true atoms at the screen's weights (an atom no base
+// clause touches has log-odds 0).
 func (sc *Screen) predLoss() {
 	s, d := sc.s, sc.s.d
-	sc.loss = make([][2]float64, len(d.m.Preds))
+	sc.loss = make([][][2]float64, len(s.base))
 	for db, b := range s.base {
+		loss := make([][2]float64, len(d.m.Preds))
 		mass := make([][2]float64, len(d.m.Preds)) // c_a of the false and true atoms in the base's rows
 		pr := mln.PredID(-1)
 		for a, row := range b.aGlobal {
@@ -272,7 +306,7 @@ func (sc *Screen) predLoss() {
 				t = 1
 			}
 			mass[pr][t] += b.aMul[a]
-			sc.loss[pr][t] -= b.aMul[a] * logSigmoid(sc.odds[db][a])
+			loss[pr][t] -= b.aMul[a] * logSigmoid(sc.odds[db][a])
 		}
 		for q := range d.m.Preds {
 			if d.rowOff[q] < 0 || d.mul[db][q] == 0 {
@@ -282,12 +316,13 @@ func (sc *Screen) predLoss() {
 			rest := float64(d.kept(db, mln.PredID(q)))*mul - mass[q][0] - mass[q][1]
 			restTrue := min(max(float64(d.keptTrue(db, mln.PredID(q)))*mul-mass[q][1], 0), max(rest, 0))
 			if restTrue > 0 {
-				sc.loss[q][1] += restTrue * math.Ln2
+				loss[q][1] += restTrue * math.Ln2
 			}
 			if restFalse := rest - restTrue; restFalse > 0 {
-				sc.loss[q][0] += restFalse * math.Ln2
+				loss[q][0] += restFalse * math.Ln2
 			}
 		}
+		sc.loss[db] = loss
 	}
 }
 
@@ -404,19 +439,7 @@ func seek(xs []int32, from int, x int32) int {
 // prec·w²/2 (concave) by Newton's method with step halving, from w = 0,
 // and returns the maximiser and f there.
 func newton1D(c, r, delta []float64, prec float64) (w, f float64) {
-	eval := func(w float64) (f, g, h float64) {
-		for i, d := range delta {
-			if d == 0 {
-				continue
-			}
-			z := r[i] + w*d
-			f += c[i] * (logSigmoid(z) - logSigmoid(r[i]))
-			p := sigmoid(-z) // ∂ log σ(z)/∂z
-			g += c[i] * d * p
-			h -= c[i] * d * d * p * (1 - p)
-		}
-		return f - prec*w*w/2, g - prec*w, h - prec
-	}
+	eval := func(w float64) (f, g, h float64) { return screenEval(c, r, delta, prec, w) }
 	f, g, h := eval(0)
 	for it := 0; it < ScreenMaxIter; it++ {
 		if math.Abs(g) < 1e-10 {
@@ -448,6 +471,22 @@ func newton1D(c, r, delta []float64, prec float64) (w, f float64) {
 		}
 	}
 	return w, f
+}
+
+// screenEval returns the one-dimensional objective Σ_i c_i (log σ(r_i +
+// w·Δ_i) − log σ(r_i)) − prec·w²/2 and its first and second derivatives.
+func screenEval(c, r, delta []float64, prec, w float64) (f, g, h float64) {
+	for i, d := range delta {
+		if d == 0 {
+			continue
+		}
+		z := r[i] + w*d
+		f += c[i] * (logSigmoid(z) - logSigmoid(r[i]))
+		p := sigmoid(-z) // ∂ log σ(z)/∂z
+		g += c[i] * d * p
+		h -= c[i] * d * d * p * (1 - p)
+	}
+	return f - prec*w*w/2, g - prec*w, h - prec
 }
 
 // sigmoid is 1/(1+e^-x).

@@ -195,7 +195,7 @@ func (sc *Screen) argLoss() {
 	}
 }
 
-// argBound bounds each side's loss (w > 0, w < 0; Bound; +Inf for a
+// argBound bounds, per database, each side's loss (w > 0, w < 0; Bound; +Inf for a
 // candidate with existential or "+" variables or a predicate without
 // arguments) over the atoms the candidate's literals can change with
 // Δ ≠ 0, restricted by their arguments: where the atom of literal L is the one flipped, every other
@@ -208,27 +208,33 @@ func (sc *Screen) argLoss() {
 // the loss of the values allowed (none restricted: every atom); a
 // predicate's atoms count at most once per side; the removed clauses'
 // rows add their loss's increase.
-func (sc *Screen) argBound(rm *removed, cand *mln.Clause) [2]float64 {
+func (sc *Screen) argBound(rm *removed, cand *mln.Clause) [][2]float64 {
 	s, d := sc.s, sc.s.d
-	none := [2]float64{math.Inf(1), math.Inf(1)}
+	up := make([][2]float64, len(s.base))
+	none := func() [][2]float64 {
+		for db := range up {
+			up[db] = [2]float64{math.Inf(1), math.Inf(1)}
+		}
+		return up
+	}
 	if len(cand.Exist) > 0 || len(cand.Plus) > 0 {
-		return none
+		return none()
 	}
 	for _, l := range cand.Lits {
 		if l.Pred >= 0 && len(l.Args) == 0 {
-			return none
+			return none()
 		}
 	}
 	sc.argOnce.Do(sc.argLoss)
 	aws := d.argWorlds()
 	isExist := make([]bool, len(cand.Vars))
-	var up [2]float64
 	type side struct {
 		p    mln.PredID
 		sums [2]float64 // per side
 	}
 	var preds []side
 	for db := range s.base {
+		u := &up[db]
 		aw := &aws[db]
 		by, tot := sc.arg.by[db], sc.arg.tot[db]
 		preds = preds[:0]
@@ -312,8 +318,8 @@ func (sc *Screen) argBound(rm *removed, cand *mln.Clause) [2]float64 {
 					lim[t] += tot[x.p][t]
 				}
 			}
-			up[0] += min(x.sums[0], lim[0])
-			up[1] += min(x.sums[1], lim[1])
+			u[0] += min(x.sums[0], lim[0])
+			u[1] += min(x.sums[1], lim[1])
 		}
 		// The removed clauses' rows: their loss's increase, on the sides
 		// their truth value gains at.
@@ -341,9 +347,9 @@ func (sc *Screen) argBound(rm *removed, cand *mln.Clause) [2]float64 {
 					continue
 				}
 				if truth != l.Neg {
-					up[0] += inc
+					u[0] += inc
 				} else {
-					up[1] += inc
+					u[1] += inc
 				}
 			}
 		}

@@ -54,10 +54,11 @@ func TestScreenBound(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, up, err := sc.signedBound(remove, all, all)
+				_, ups, err := sc.signedBound(remove, all, all)
 				if err != nil {
 					t.Fatal(err)
 				}
+				up := sumSides(ups)
 				if want := g - (obj + prior); math.Abs(g+up[0]-want) > 1e-9 || math.Abs(g+up[1]-want) > 1e-9 {
 					t.Fatalf("remove %v: bounds over every predicate %.12g and %.12g, want the removal's gain minus the WPLL %.12g", remove, g+up[0], g+up[1], want)
 				}
@@ -89,10 +90,11 @@ func TestScreenBound(t *testing.T) {
 					}
 					// The signs and arguments only tighten the bound over
 					// the clause's predicates.
-					rg, up, err := sc.signedBound(remove, preds, preds)
+					rg, ups, err := sc.signedBound(remove, preds, preds)
 					if err != nil {
 						t.Fatal(err)
 					}
+					up := sumSides(ups)
 					loose := rg + max(up[0], up[1])
 					if ub > loose+1e-12 {
 						t.Fatalf("options %+v, remove %v, %s: bound %.12g above the bound without signs %.12g", opt, remove, src, ub, loose)
@@ -181,7 +183,7 @@ func TestScreenBoundExact(t *testing.T) {
 				}
 				for _, remove := range [][]int{nil, {len(s.Clauses()) - 1}, {0}} {
 					rm := sc.removal(remove)
-					var exact [2]float64
+					exact := make([][2]float64, len(s.base))
 					for db := range s.base {
 						rr := &rm.dbs[db]
 						lk := sc.lookup(db)
@@ -192,28 +194,45 @@ func TestScreenBoundExact(t *testing.T) {
 							}
 							switch v := cc.cols[db].val[i]; {
 							case v > 0:
-								exact[0] -= cA * logSigmoid(y)
+								exact[db][0] -= cA * logSigmoid(y)
 							case v < 0:
-								exact[1] -= cA * logSigmoid(y)
+								exact[db][1] -= cA * logSigmoid(y)
 							}
 						}
 					}
 					arg := sc.argBound(rm, c)
-					for k := range 2 {
-						if arg[k] < exact[k]-1e-9*(1+exact[k]) {
-							t.Fatalf("options %+v, scored all %v, remove %v, %s: side %d's argument bound %.12g below the loss where Δ has its sign %.12g",
-								opt, scoredAll, remove, clauseString(m, c), k, arg[k], exact[k])
+					_, both, err := sc.dbBounds(remove, c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for db := range exact {
+						for k := range 2 {
+							e := exact[db][k]
+							if arg[db][k] < e-1e-9*(1+e) || both[db][k] < e-1e-9*(1+e) {
+								t.Fatalf("options %+v, scored all %v, remove %v, %s: database %d, side %d: argument bound %.12g, bound %.12g, below the loss where Δ has its sign %.12g",
+									opt, scoredAll, remove, clauseString(m, c), db, k, arg[db][k], both[db][k], e)
+							}
 						}
 					}
 					b, err := sc.Bound(remove, c)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if want := rm.gain + max(exact[0], exact[1]); b < want-1e-9*(1+math.Abs(want)) {
+					tot := sumSides(exact)
+					if want := rm.gain + max(tot[0], tot[1]); b < want-1e-9*(1+math.Abs(want)) {
 						t.Fatalf("options %+v, remove %v, %s: bound %.12g below %.12g", opt, remove, clauseString(m, c), b, want)
 					}
 				}
 			}
 		}
 	}
+}
+
+// sumSides sums per-database bounds of each side.
+func sumSides(up [][2]float64) (s [2]float64) {
+	for _, u := range up {
+		s[0] += u[0]
+		s[1] += u[1]
+	}
+	return s
 }
