@@ -669,7 +669,6 @@ func kthLargest(xs []float64, k int) float64 {
 	return v[k-1]
 }
 
-
 // joinFromZero reports whether a tight fit of c starts from zero weights
 // rather than the model's: with Joins, for a join. The pseudo-likelihood
 // is nearly flat along the direction in which a join's weight and its
