@@ -1193,6 +1193,22 @@ func (cn *counter) checkCands(l *planLit, v int) (cands []int32, all bool) {
 	return nil, true
 }
 
+// checkVals returns the positions in their type of argument vp of the
+// candidates checkCands returns for positive check l (all: every true
+// atom), from the world's index, or nil when it has none for them (a
+// predicate of more than two arguments).
+func (cn *counter) checkVals(l *planLit, v, vp int, all bool) []int32 {
+	wp := &cn.w.preds[l.pred]
+	if all {
+		return wp.pos[vp]
+	}
+	if wp.other == nil {
+		return nil
+	}
+	k := 1 - vp // the other argument, bound (checkCands)
+	return wp.other[k][l.tidx[k][cn.term(l.args[k])]]
+}
+
 // countHits returns the hits and the true atoms scanned of markHits on a
 // closed step without marking them when the step has one simple check
 // (planStep.vpos) and no neq: the check's candidate atoms each give a
@@ -1240,7 +1256,20 @@ func (cn *counter) markHits(st *planStep, markp *[]uint32, stampp *uint32) (hit 
 		}
 		scanned += int64(n)
 		if vp := st.vpos[ci]; vp >= 0 && countSuffix {
-			// Every candidate matches; its value of v is its argument vp.
+			// Every candidate matches; its value of v is its argument vp
+			// (positions in the type read from the world's index).
+			if n == 0 {
+				continue
+			}
+			if vs := cn.checkVals(l, v, vp, all); vs != nil {
+				for _, d := range vs {
+					if mark[d] != stamp {
+						mark[d] = stamp
+						hit++
+					}
+				}
+				continue
+			}
 			for i := 0; i < n; i++ {
 				a := i
 				if !all {

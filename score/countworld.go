@@ -131,6 +131,11 @@ type cwPred struct {
 	// post[j][i]: the true atoms whose j-th argument is the i-th constant
 	// of the argument's type.
 	post [][][]int32
+	// pos[j][a] is the position in its type of atom a's j-th argument;
+	// for a binary predicate, other[j][i] lists those of the other
+	// argument of the atoms of post[j][i], in the same order.
+	pos   [][]int32
+	other [][][]int32
 }
 
 const cwBitsMax = 1 << 28
@@ -180,8 +185,45 @@ func newCWorld(s *atomSpace, db *mln.Database) *cworld {
 			}
 		})
 	}
+	for p, pr := range m.Preds {
+		w.preds[p].index(s, pr.Args)
+	}
 	w.setPositions(s)
 	return w
+}
+
+// index fills pos and other from the true atoms and post.
+func (wp *cwPred) index(s *atomSpace, types []mln.TypeID) {
+	n := wp.numTrue()
+	if wp.arity == 0 {
+		return
+	}
+	wp.pos = make([][]int32, wp.arity)
+	for j, t := range types {
+		ps := make([]int32, n)
+		for a := range n {
+			ps[a] = s.typeIdx[t][wp.args[a*wp.arity+j]]
+		}
+		wp.pos[j] = ps
+	}
+	if wp.arity != 2 {
+		return
+	}
+	wp.other = make([][][]int32, 2)
+	for j := range 2 {
+		o := wp.pos[1-j]
+		wp.other[j] = make([][]int32, len(wp.post[j]))
+		for i, atoms := range wp.post[j] {
+			if len(atoms) == 0 {
+				continue
+			}
+			vs := make([]int32, len(atoms))
+			for k, a := range atoms {
+				vs[k] = o[a]
+			}
+			wp.other[j][i] = vs
+		}
+	}
 }
 
 // size returns the number of groundings of predicate p in w.

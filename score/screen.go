@@ -211,7 +211,11 @@ func (sc *Screen) dbBounds(remove []int, cand *mln.Clause) (float64, [][2]float6
 	if err != nil {
 		return 0, nil, err
 	}
-	arg := sc.argBound(sc.removal(remove), cand)
+	var rm *removed // none: no row changes
+	if len(remove) > 0 {
+		rm = sc.removal(remove)
+	}
+	arg := sc.argBound(rm, cand)
 	for db := range up {
 		up[db][0] = min(up[db][0], arg[db][0])
 		up[db][1] = min(up[db][1], arg[db][1])
@@ -253,7 +257,6 @@ func (sc *Screen) signedBound(remove []int, pos, neg []mln.PredID) (float64, [][
 			}
 		}
 	}
-	d := s.d
 	for db := range s.base {
 		u := &up[db]
 		for p, l := range sc.loss[db] {
@@ -264,21 +267,10 @@ func (sc *Screen) signedBound(remove []int, pos, neg []mln.PredID) (float64, [][
 			continue
 		}
 		// The removals change the log-odds of the atoms they touch.
-		rr := &rm.dbs[db]
-		lk := sc.lookup(db)
-		pr := mln.PredID(-1)
-		for i, row := range rr.rows {
-			if pr < 0 || !d.inPred(row, pr) {
-				pr = d.predOfRow(row)
-			}
-			if !in(pos, pr) && !in(neg, pr) {
-				continue
-			}
-			c, x := lk.at(row)
-			if c == 0 {
-				continue
-			}
-			side(u, pr, d.rowTrue(db, pr, row), c*(logSigmoid(x)-logSigmoid(rr.y[i])))
+		inc, _ := sc.removalLoss(rm)
+		for p, x := range inc[db] {
+			side(u, mln.PredID(p), true, x[1])
+			side(u, mln.PredID(p), false, x[0])
 		}
 	}
 	return rm.gain, up, nil
@@ -335,6 +327,44 @@ type removed struct {
 		c, y []float64
 	}
 	gain float64
+	// inc[db][p][t] sums the loss's change at the rows of predicate p
+	// with truth value t, pos its positive parts (removalLoss).
+	incOnce  sync.Once
+	inc, pos [][][2]float64
+}
+
+// removalLoss returns rm's inc and pos, built once.
+func (sc *Screen) removalLoss(rm *removed) (inc, pos [][][2]float64) {
+	rm.incOnce.Do(func() {
+		d := sc.s.d
+		rm.inc = make([][][2]float64, len(rm.dbs))
+		rm.pos = make([][][2]float64, len(rm.dbs))
+		for db := range rm.dbs {
+			rr := &rm.dbs[db]
+			inc := make([][2]float64, len(d.m.Preds))
+			pos := make([][2]float64, len(d.m.Preds))
+			lk := sc.lookup(db)
+			pr := mln.PredID(-1)
+			for i, row := range rr.rows {
+				if pr < 0 || !d.inPred(row, pr) {
+					pr = d.predOfRow(row)
+				}
+				c, x := lk.at(row)
+				if c == 0 || pr < 0 {
+					continue
+				}
+				t := 0
+				if d.rowTrue(db, pr, row) {
+					t = 1
+				}
+				x = c * (logSigmoid(x) - logSigmoid(rr.y[i]))
+				inc[pr][t] += x
+				pos[pr][t] += max(x, 0)
+			}
+			rm.inc[db], rm.pos[db] = inc, pos
+		}
+	})
+	return rm.inc, rm.pos
 }
 
 // removal returns the effect of dropping the clauses remove (cached for a
@@ -439,7 +469,13 @@ func seek(xs []int32, from int, x int32) int {
 // prec·w²/2 (concave) by Newton's method with step halving, from w = 0,
 // and returns the maximiser and f there.
 func newton1D(c, r, delta []float64, prec float64) (w, f float64) {
-	eval := func(w float64) (f, g, h float64) { return screenEval(c, r, delta, prec, w) }
+	lr := make([]float64, len(r)) // log σ(r_i), the same at every w
+	for i, x := range r {
+		if delta[i] != 0 {
+			lr[i] = logSigmoid(x)
+		}
+	}
+	eval := func(w float64) (f, g, h float64) { return screenEval(c, r, lr, delta, prec, w) }
 	f, g, h := eval(0)
 	for it := 0; it < ScreenMaxIter; it++ {
 		if math.Abs(g) < 1e-10 {
@@ -474,15 +510,25 @@ func newton1D(c, r, delta []float64, prec float64) (w, f float64) {
 }
 
 // screenEval returns the one-dimensional objective Σ_i c_i (log σ(r_i +
-// w·Δ_i) − log σ(r_i)) − prec·w²/2 and its first and second derivatives.
-func screenEval(c, r, delta []float64, prec, w float64) (f, g, h float64) {
+// w·Δ_i) − log σ(r_i)) − prec·w²/2 and its first and second derivatives,
+// given lr_i = log σ(r_i).
+func screenEval(c, r, lr, delta []float64, prec, w float64) (f, g, h float64) {
 	for i, d := range delta {
 		if d == 0 {
 			continue
 		}
 		z := r[i] + w*d
-		f += c[i] * (logSigmoid(z) - logSigmoid(r[i]))
-		p := sigmoid(-z) // ∂ log σ(z)/∂z
+		// log σ(z) and σ(−z) = ∂ log σ(z)/∂z from one exponential, as
+		// logSigmoid and sigmoid compute them.
+		var ls, p float64
+		if z >= 0 {
+			e := math.Exp(-z)
+			ls, p = -math.Log1p(e), e/(1+e)
+		} else {
+			e := math.Exp(z)
+			ls, p = z-math.Log1p(e), 1/(1+e)
+		}
+		f += c[i] * (ls - lr[i])
 		g += c[i] * d * p
 		h -= c[i] * d * d * p * (1 - p)
 	}

@@ -322,36 +322,22 @@ func (sc *Screen) argBound(rm *removed, cand *mln.Clause) [][2]float64 {
 			u[1] += min(x.sums[1], lim[1])
 		}
 		// The removed clauses' rows: their loss's increase, on the sides
-		// their truth value gains at.
+		// their truth value gains at, for each literal of their
+		// predicate.
 		if rm == nil || len(rm.dbs) == 0 {
 			continue
 		}
-		rr := &rm.dbs[db]
-		lk := sc.lookup(db)
-		pr := mln.PredID(-1)
-		for i, row := range rr.rows {
-			if pr < 0 || !d.inPred(row, pr) {
-				pr = d.predOfRow(row)
-			}
-			c, x := lk.at(row)
-			if c == 0 || pr < 0 {
+		_, pos := sc.removalLoss(rm)
+		for _, l := range cand.Lits {
+			if l.Pred < 0 {
 				continue
 			}
-			inc := c * (logSigmoid(x) - logSigmoid(rr.y[i]))
-			if inc <= 0 {
-				continue
+			t := 0 // the truth value whose atoms gain at w > 0
+			if !l.Neg {
+				t = 1
 			}
-			truth := d.rowTrue(db, pr, row)
-			for _, l := range cand.Lits {
-				if l.Pred != pr {
-					continue
-				}
-				if truth != l.Neg {
-					u[0] += inc
-				} else {
-					u[1] += inc
-				}
-			}
+			u[0] += pos[db][l.Pred][t]
+			u[1] += pos[db][l.Pred][1-t]
 		}
 	}
 	return up
