@@ -1021,7 +1021,7 @@ func (cn *counter) rec(k int) int64 {
 		}
 		if first {
 			first = false
-			ti := cn.sp.typeIdx[cn.m.Preds[l.pred].Args[j]][cn.term(t)]
+			ti := l.tidx[j][cn.term(t)]
 			if ti < 0 {
 				return 0
 			}
