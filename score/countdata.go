@@ -615,6 +615,12 @@ func (d *PLLData) restricted(c *mln.Clause, cc *ClauseCounts) *ClauseCounts {
 }
 
 func (d *PLLData) counts(c *mln.Clause) (*ClauseCounts, error) {
+	if d.opt.Shared != nil && len(c.Plus) == 0 && len(d.sampled) > 0 && d.sampled[0] != nil {
+		// A sample's counts are a filtered copy of the shared exact
+		// ones: made again when asked (a pass over them) rather than
+		// kept, which would add most of their memory again per sample.
+		return d.countShared(c)
+	}
 	k := d.key(c)
 	d.mu.Lock()
 	e, ok := d.cache[k]
