@@ -23,21 +23,7 @@ import (
 func TestScreenBound(t *testing.T) {
 	for _, opt := range []CountOptions{{}, {FractAtoms: 0.5, Seed: 3}, {OwnDomains: true}} {
 		for _, scoredAll := range []bool{true, false} {
-			m, s0, planted := plantedScorer(t, 5, 20, 3, opt)
-			if !scoredAll {
-				// Cancer is evidence: its atoms are not scored.
-				d, err := NewPLLData(m, dbsOf(s0), []mln.PredID{0, 2}, opt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if s0, err = d.NewScorer(s0.Clauses()); err != nil {
-					t.Fatal(err)
-				}
-			}
-			s, err := s0.Add(planted[0])
-			if err != nil {
-				t.Fatal(err)
-			}
+			m, s := boundScorer(t, 5, 20, opt, scoredAll)
 			fit, sc := screenAtFit(t, s)
 			all := []mln.PredID{0, 1, 2}
 			prec := 1 / float64(DefaultPLLPriorStdDev*DefaultPLLPriorStdDev)
@@ -132,20 +118,7 @@ func TestScreenBoundExact(t *testing.T) {
 	}{{"Smokes", 1}, {"Cancer", 1}, {"Friends", 2}}
 	for _, opt := range []CountOptions{{}, {FractAtoms: 0.5, Seed: 3}, {OwnDomains: true}} {
 		for _, scoredAll := range []bool{true, false} {
-			m, s0, planted := plantedScorer(t, 11, 12, 3, opt)
-			if !scoredAll {
-				d, err := NewPLLData(m, dbsOf(s0), []mln.PredID{0, 2}, opt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if s0, err = d.NewScorer(s0.Clauses()); err != nil {
-					t.Fatal(err)
-				}
-			}
-			s, err := s0.Add(planted[0])
-			if err != nil {
-				t.Fatal(err)
-			}
+			m, s := boundScorer(t, 11, 12, opt, scoredAll)
 			_, sc := screenAtFit(t, s)
 			for trial := 0; trial < 60; trial++ {
 				var lits []string
@@ -235,4 +208,26 @@ func sumSides(up [][2]float64) (s [2]float64) {
 		s[1] += u[1]
 	}
 	return s
+}
+
+// boundScorer returns the planted worlds' model and their scorer of the
+// unit clauses and the first planted clause; without scoredAll, Cancer is
+// evidence (its atoms are not scored).
+func boundScorer(t *testing.T, seed uint64, people int, opt CountOptions, scoredAll bool) (*mln.Model, *Scorer) {
+	t.Helper()
+	m, s0, planted := plantedScorer(t, seed, people, 3, opt)
+	if !scoredAll {
+		d, err := NewPLLData(m, dbsOf(s0), []mln.PredID{0, 2}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s0, err = d.NewScorer(s0.Clauses()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := s0.Add(planted[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s
 }
