@@ -1063,14 +1063,22 @@ func (cn *counter) rec(k int) int64 {
 	if st.grouped && countSuffix {
 		return cn.joinGrouped(k, first, cands)
 	}
-	visit := func(a int32) {
+	// Every true atom (first) or the candidates, each bound in turn.
+	na := len(cands)
+	if first {
+		na = wp.numTrue()
+	}
+	for i := 0; i < na; i++ {
+		a := int32(i)
+		if !first {
+			a = cands[i]
+		}
 		ns, ok := cn.bindAtom(l, wp, a, setv[:])
 		if ok && cn.checks(st.checks, st.neq) {
 			n += cn.after(k)
 		}
 		cn.unbind(setv[:ns])
 	}
-	wp.each(first, cands, visit)
 	return n
 }
 
