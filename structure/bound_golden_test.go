@@ -15,8 +15,10 @@ import (
 // clauses of up to four variables, on planted worlds, with a bound on
 // groundings that refuses many candidates (long clauses over 12 or 14
 // people), learns the models, and scores and prunes the candidates,
-// recorded in testdata/bound: those of the counting before its suffixes
-// were counted in closed form. MARPLE_UPDATE_GOLDEN=1 rewrites the files.
+// recorded in testdata/bound: the models and the candidates scored are
+// those of the counting before its suffixes were counted in closed form,
+// the candidates pruned those of the bound before counting
+// (score.Screen.Bound). MARPLE_UPDATE_GOLDEN=1 rewrites the files.
 func TestLearnBatchBoundGolden(t *testing.T) {
 	for _, cfg := range []struct {
 		seed          uint64
