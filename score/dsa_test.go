@@ -381,3 +381,12 @@ func TestDomainScaledTransfer(t *testing.T) {
 		t.Errorf("large domain: CLL with unscaled weights %.4f, scaled %.4f: want the scaled ones far better", plain, scaled)
 	}
 }
+
+// sigmoid is 1/(1+e^-x).
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}

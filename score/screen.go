@@ -109,20 +109,19 @@ func (sc *Screen) Gain(ctx context.Context, remove []int, cand *mln.Clause) (gai
 	if cc == nil {
 		return rm.gain, 0, nil
 	}
-	gt, mul, r, delta := sc.groups(rm, cc, nil)
+	gt, mul, r, delta := sc.groups(rm, cc)
 	defer groupTables.Put(gt)
 	w, f := newton1D(mul, r, delta, sc.prec)
 	return rm.gain + f, w, nil
 }
 
-// groups returns the candidate's atoms (of the databases counted marks;
-// nil: all) grouped by their log-odds without the removed clauses and
-// their Δ: per group its mass Σ c_a, log-odds and Δ. The objective's
-// change is the removals' plus Σ_a c_a (log σ(r_a + w·Δ_a) − log σ(r_a))
-// over the atoms the candidate touches, r_a the log-odds without the
-// removed clauses: atoms with equal (r_a, Δ_a) are merged. The group
-// table goes back to groupTables when done.
-func (sc *Screen) groups(rm *removed, cc *ClauseCounts, counted []bool) (gt *groupTable, mul, r, delta []float64) {
+// groups returns the candidate's atoms grouped by their log-odds without
+// the removed clauses and their Δ: per group its mass Σ c_a, log-odds and
+// Δ. The objective's change is the removals' plus Σ_a c_a (log σ(r_a +
+// w·Δ_a) − log σ(r_a)) over the atoms the candidate touches, r_a the
+// log-odds without the removed clauses: atoms with equal (r_a, Δ_a) are
+// merged. The group table goes back to groupTables when done.
+func (sc *Screen) groups(rm *removed, cc *ClauseCounts) (gt *groupTable, mul, r, delta []float64) {
 	s := sc.s
 	nnz := 0
 	for db := range s.base {
@@ -134,9 +133,6 @@ func (sc *Screen) groups(rm *removed, cc *ClauseCounts, counted []bool) (gt *gro
 	}
 	gt.reset(nnz)
 	for db := range s.base {
-		if counted != nil && !counted[db] {
-			continue
-		}
 		col := cc.cols[db]
 		rr := &rm.dbs[db]
 		k := 0
@@ -533,15 +529,6 @@ func screenEval(c, r, lr, delta []float64, prec, w float64) (f, g, h float64) {
 		h -= c[i] * d * d * p * (1 - p)
 	}
 	return f - prec*w*w/2, g - prec*w, h - prec
-}
-
-// sigmoid is 1/(1+e^-x).
-func sigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
 }
 
 // groupTable numbers distinct (log-odds, Δ) pairs in order of first
