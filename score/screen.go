@@ -31,7 +31,7 @@ type Screen struct {
 	rem  sync.Map // clause index -> *removed
 
 	argOnce  sync.Once
-	arg      argLosses
+	arg      [][][][][2]float64 // argLoss
 	lossOnce sync.Once
 	loss     [][][2]float64 // per database and predicate: Σ c_a (−log σ(s_a)) over its scored false and true atoms
 }

@@ -115,25 +115,17 @@ func (d *PLLData) argWorld(db int) argWorld {
 	return aw
 }
 
-// argLosses is a screen's loss of the scored atoms per database,
+// argLoss computes sc.arg: the loss of the scored atoms per database,
 // predicate, argument position, value (its position in the type) and
-// truth value ([0] false, [1] true), and per database and predicate.
-type argLosses struct {
-	by  [][][][][2]float64
-	tot [][][2]float64
-}
-
-// argLoss computes sc.arg.
+// truth value ([0] false, [1] true).
 func (sc *Screen) argLoss() {
 	s, d := sc.s, sc.s.d
 	aws := d.argWorlds()
-	sc.arg.by = make([][][][][2]float64, len(s.base))
-	sc.arg.tot = make([][][2]float64, len(s.base))
+	sc.arg = make([][][][][2]float64, len(s.base))
 	for db, b := range s.base {
 		aw := &aws[db]
 		by := make([][][][2]float64, len(d.m.Preds))
 		mass := make([][][][2]float64, len(d.m.Preds)) // c_a of the base's atoms
-		tot := make([][2]float64, len(d.m.Preds))
 		for p, pr := range d.m.Preds {
 			if aw.kept[p] == nil {
 				continue
@@ -158,7 +150,6 @@ func (sc *Screen) argLoss() {
 				t = 1
 			}
 			loss := -b.aMul[a] * logSigmoid(sc.odds[db][a])
-			tot[pr][t] += loss
 			id := int64(row) - d.rowOff[pr]
 			for j := range by[pr] {
 				ci := (id / d.sp.stride[pr][j]) % int64(len(by[pr][j]))
@@ -173,7 +164,6 @@ func (sc *Screen) argLoss() {
 			}
 			mul := d.mul[db][p]
 			for j := range by[p] {
-				var rest [2]float64
 				for ci := range by[p][j] {
 					all := aw.kept[p][j][ci]*mul - mass[p][j][ci][0] - mass[p][j][ci][1]
 					if all <= 0 {
@@ -182,24 +172,18 @@ func (sc *Screen) argLoss() {
 					tr := min(max(aw.keptTrue[p][j][ci]*mul-mass[p][j][ci][1], 0), all)
 					by[p][j][ci][1] += tr * math.Ln2
 					by[p][j][ci][0] += (all - tr) * math.Ln2
-					rest[1] += tr * math.Ln2
-					rest[0] += (all - tr) * math.Ln2
-				}
-				if j == 0 {
-					tot[p][0] += rest[0]
-					tot[p][1] += rest[1]
 				}
 			}
 		}
-		sc.arg.by[db], sc.arg.tot[db] = by, tot
+		sc.arg[db] = by
 	}
 }
 
-// argBound bounds, per database, each side's loss (w > 0, w < 0; Bound; +Inf for a
-// candidate with existential or "+" variables or a predicate without
-// arguments) over the atoms the candidate's literals can change with
-// Δ ≠ 0, restricted by their arguments: where the atom of literal L is the one flipped, every other
-// literal of the ground clause is false, so a variable of L that a
+// argBound bounds, per database, each side's loss (w > 0, w < 0; Bound;
+// +Inf for a candidate with existential or "+" variables or a predicate
+// without arguments) over the atoms the candidate's literals can change
+// with Δ ≠ 0, restricted by their arguments: where the atom of literal L
+// is the one flipped, every other literal of the ground clause is false, so a variable of L that a
 // negative literal K of another predicate (or of L's predicate in the
 // other sign: a ground clause with both is a tautology, Δ = 0) also
 // mentions takes a value of the true atoms of K's predicate at that
@@ -226,8 +210,8 @@ func (sc *Screen) argBound(rm *removed, cand *mln.Clause) [][2]float64 {
 		}
 	}
 	sc.argOnce.Do(sc.argLoss)
+	sc.lossOnce.Do(sc.predLoss)
 	aws := d.argWorlds()
-	isExist := make([]bool, len(cand.Vars))
 	type side struct {
 		p    mln.PredID
 		sums [2]float64 // per side
@@ -236,7 +220,7 @@ func (sc *Screen) argBound(rm *removed, cand *mln.Clause) [][2]float64 {
 	for db := range s.base {
 		u := &up[db]
 		aw := &aws[db]
-		by, tot := sc.arg.by[db], sc.arg.tot[db]
+		by, tot := sc.arg[db], sc.loss[db]
 		preds = preds[:0]
 		for li, l := range cand.Lits {
 			if l.Pred < 0 || by[l.Pred] == nil {
@@ -255,9 +239,8 @@ func (sc *Screen) argBound(rm *removed, cand *mln.Clause) [][2]float64 {
 					if ci >= 0 {
 						r = by[l.Pred][j][ci]
 					}
-				} else if v := term.Var(); isExist[v] {
-					continue
 				} else {
+					v := term.Var()
 					var sets [][]bool
 					var list []int32
 					for ki, k := range cand.Lits {
@@ -265,7 +248,7 @@ func (sc *Screen) argBound(rm *removed, cand *mln.Clause) [][2]float64 {
 							continue
 						}
 						for i, kt := range k.Args {
-							if kt.IsVar() && kt.Var() == v && !hasExistVar(k, isExist) {
+							if kt.IsVar() && kt.Var() == v {
 								sets = append(sets, aw.in[k.Pred][i])
 								if list == nil || len(aw.proj[k.Pred][i]) < len(list) {
 									list = aw.proj[k.Pred][i]
@@ -341,14 +324,4 @@ func (sc *Screen) argBound(rm *removed, cand *mln.Clause) [][2]float64 {
 		}
 	}
 	return up
-}
-
-// hasExistVar reports whether literal l mentions an existential variable.
-func hasExistVar(l mln.Literal, isExist []bool) bool {
-	for _, t := range l.Args {
-		if t.IsVar() && isExist[t.Var()] {
-			return true
-		}
-	}
-	return false
 }
