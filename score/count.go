@@ -1063,22 +1063,14 @@ func (cn *counter) rec(k int) int64 {
 	if st.grouped && countSuffix {
 		return cn.joinGrouped(k, first, cands)
 	}
-	// Every true atom (first) or the candidates, each bound in turn.
-	na := len(cands)
-	if first {
-		na = wp.numTrue()
-	}
-	for i := 0; i < na; i++ {
-		a := int32(i)
-		if !first {
-			a = cands[i]
-		}
+	visit := func(a int32) {
 		ns, ok := cn.bindAtom(l, wp, a, setv[:])
 		if ok && cn.checks(st.checks, st.neq) {
 			n += cn.after(k)
 		}
 		cn.unbind(setv[:ns])
 	}
+	wp.each(first, cands, visit)
 	return n
 }
 
@@ -1202,16 +1194,13 @@ func (cn *counter) checkCands(l *planLit, v int) (cands []int32, all bool) {
 }
 
 // checkVals returns the positions in their type of argument vp of the
-// candidates checkCands returns for positive check l (all: every true
-// atom), from the world's index, or nil when it has none for them (a
-// predicate of more than two arguments).
-func (cn *counter) checkVals(l *planLit, v, vp int, all bool) []int32 {
+// candidates checkCands returns for simple check l (planStep.vpos: at
+// most two arguments), from the world's index: every true atom's (all),
+// else those of the atoms whose other argument is bound.
+func (cn *counter) checkVals(l *planLit, vp int, all bool) []int32 {
 	wp := &cn.w.preds[l.pred]
 	if all {
 		return wp.pos[vp]
-	}
-	if wp.other == nil {
-		return nil
 	}
 	k := 1 - vp // the other argument, bound (checkCands)
 	return wp.other[k][l.tidx[k][cn.term(l.args[k])]]
@@ -1269,21 +1258,8 @@ func (cn *counter) markHits(st *planStep, markp *[]uint32, stampp *uint32) (hit 
 			if n == 0 {
 				continue
 			}
-			if vs := cn.checkVals(l, v, vp, all); vs != nil {
-				for _, d := range vs {
-					if mark[d] != stamp {
-						mark[d] = stamp
-						hit++
-					}
-				}
-				continue
-			}
-			for i := 0; i < n; i++ {
-				a := i
-				if !all {
-					a = int(cands[i])
-				}
-				if d := ti[wp.args[a*ar+vp]]; mark[d] != stamp {
+			for _, d := range cn.checkVals(l, vp, all) {
+				if mark[d] != stamp {
 					mark[d] = stamp
 					hit++
 				}
